@@ -1,0 +1,158 @@
+//===- TileCanonicalize.cpp - folders and canonical forms -----------------===//
+//
+// Folds of the shape ops and pointer arithmetic, and the patterns that
+// collapse chains of them: splats of constants become constants, chains of
+// broadcasts / reshapes / transposes become one op, a splat moves past any
+// shape op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/TileDialect.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// A splat constant reshaped to `type`, or null if `attr` is not one.
+static Attribute reshapeSplat(Attribute attr, ShapedType type) {
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(attr))
+    return SplatElementsAttr::get(type, splat.getSplatValue<Attribute>());
+  return {};
+}
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  Attribute src = adaptor.getSrc();
+  if (src && isa<IntegerAttr, FloatAttr>(src))
+    return SplatElementsAttr::get(getType(), src);
+  return {};
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  if (llvm::equal(getOrder(), llvm::seq<int32_t>(0, getOrder().size())) &&
+      getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return {};
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  // ptr + 0 is ptr; the offset may be a scalar or a splat zero.
+  Attribute offset = adaptor.getOffset();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(offset))
+    offset = splat.getSplatValue<Attribute>();
+  if (auto i = dyn_cast_if_present<IntegerAttr>(offset); i && i.getValue() == 0)
+    return getPtr();
+  return {};
+}
+
+namespace {
+/// shape-op(splat x) -> splat x, for every op that only moves elements.
+template <typename OpTy>
+struct SplatThroughShapeOp : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
+    if (!splat)
+      return failure();
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+
+/// broadcast(broadcast x) -> broadcast x.
+struct BroadcastOfBroadcast : public OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<BroadcastOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, op.getType(), inner.getSrc());
+    return success();
+  }
+};
+
+/// reshape(reshape x) and reshape(expand_dims x) -> reshape x.
+struct ReshapeOfShapeChange : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *def = op.getSrc().getDefiningOp();
+    if (!isa_and_present<ReshapeOp, ExpandDimsOp>(def))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
+                                           def->getOperand(0));
+    return success();
+  }
+};
+
+/// expand_dims(reshape x) -> reshape x: both only regroup row-major elements.
+struct ExpandDimsOfReshape : public OpRewritePattern<ExpandDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getSrc());
+    return success();
+  }
+};
+
+/// trans(trans x, p), q -> trans x, p o q.
+struct TransOfTrans : public OpRewritePattern<TransOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<TransOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int32_t> order;
+    for (int32_t d : op.getOrder())
+      order.push_back(inner.getOrder()[d]);
+    rewriter.replaceOpWithNewOp<TransOp>(op, op.getType(), inner.getSrc(),
+                                         order);
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<SplatThroughShapeOp<BroadcastOp>, BroadcastOfBroadcast>(context);
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<SplatThroughShapeOp<ExpandDimsOp>, ExpandDimsOfReshape>(context);
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<SplatThroughShapeOp<ReshapeOp>, ReshapeOfShapeChange>(context);
+}
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<SplatThroughShapeOp<TransOp>, TransOfTrans>(context);
+}

@@ -1,0 +1,56 @@
+//===- TileDialect.h - the tile dialect -------------------------*- C++ -*-===//
+//
+// Include this header to use the tile dialect: its dialect class, types,
+// enums and ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILEDIALECT_H
+#define TILEC_DIALECT_TILEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/TileDialect.h.inc"
+#include "dialect/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialect/TileTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/TileAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/TileOps.h.inc"
+
+namespace mlir::tile {
+
+/// The shape of a tile type, or {} for a scalar.
+ArrayRef<int64_t> getShapeOrEmpty(Type type);
+
+/// `type` with its element type replaced (shape and encoding kept).
+Type withElementType(Type type, Type elementType);
+
+/// The i1 type with the shape and encoding of `type`.
+Type getI1SameShape(Type type);
+
+/// The pointee type of a pointer or tile of pointers, with its shape and
+/// encoding; null if `type` is neither.
+Type getPointeeTypeSameShape(Type type);
+
+/// True when `func` is a kernel (carries `tile.kernel`).
+bool isKernel(Operation *func);
+
+/// The warps per program of a kernel: its `tile.num_warps`, else `dflt`.
+int getNumWarps(Operation *func, int dflt = 4);
+
+} // namespace mlir::tile
+
+#endif // TILEC_DIALECT_TILEDIALECT_H

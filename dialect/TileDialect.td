@@ -1,0 +1,99 @@
+//===- TileDialect.td - the tile dialect -------------------*- tablegen -*-===//
+//
+// The dialect, its pointer type and the type constraints shared by its ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TD
+#define TILE_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "Block-level SPMD tile programs for GPUs";
+  let description = [{
+    A kernel runs as a grid of *programs*; each program computes on *tiles*:
+    statically shaped builtin tensors (`tensor<128x64xf32>`) that the compiler
+    distributes over the program's threads. `arith` and `math` ops apply to
+    tiles elementwise. Global memory is reached through `!tile.ptr<T>` values
+    and tiles of them (`tensor<128x!tile.ptr<f32>>`).
+
+    Kernels are `func.func` ops carrying the unit attribute `tile.kernel`
+    (and optionally `tile.num_warps`); their parameters are scalars
+    (i1/i32/i64/f16/bf16/f32) or pointers, and may carry `tile.divisibility`
+    hints. A tile's tensor type may carry a layout encoding attribute; the
+    layout pass attaches them, the ops here ignore them when they check shapes.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    /// Marks a func.func as a kernel.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("tile.kernel");
+    }
+    /// Warps per program of a kernel (an i32).
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
+      return ::llvm::StringLiteral("tile.num_warps");
+    }
+    /// Parameter hint: the value (or address, for pointers) is a multiple of N.
+    static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
+      return ::llvm::StringLiteral("tile.divisibility");
+    }
+  }];
+}
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PtrType : Tile_Type<"Pointer", "ptr"> {
+  let summary = "pointer into global memory";
+  let description = [{
+    The address of a value of type `pointeeType` in the device's global
+    memory. Arithmetic on pointers is `tile.addptr`, in units of elements.
+
+    ```mlir
+    !tile.ptr<f32>
+    tensor<128x!tile.ptr<bf16>>
+    ```
+  }];
+  let parameters = (ins "Type":$pointeeType);
+  let assemblyFormat = "`<` $pointeeType `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "integer">;
+def Tile_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64],
+                           "floating-point">;
+def Tile_Ptr : DialectType<Tile_Dialect,
+    CPred<"::llvm::isa<::mlir::tile::PointerType>($_self)">, "pointer">;
+def Tile_Scalar : AnyTypeOf<[Tile_Int, Tile_Float, Tile_Ptr], "scalar">;
+
+def Tile_Tensor : RankedTensorOf<[Tile_Int, Tile_Float, Tile_Ptr]>;
+def Tile_IntTensor : RankedTensorOf<[Tile_Int]>;
+def Tile_BoolTensor : RankedTensorOf<[I1]>;
+def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;
+def Tile_FloatTensor : RankedTensorOf<[Tile_Float]>;
+
+def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor], "scalar or tile">;
+def Tile_IntLike : AnyTypeOf<[Tile_Int, Tile_IntTensor],
+                             "integer or tile of integers">;
+def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor], "i1 or tile of i1">;
+def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor],
+                             "pointer or tile of pointers">;
+def Tile_NumLike : AnyTypeOf<[Tile_Int, Tile_Float, Tile_IntTensor,
+                              Tile_FloatTensor], "number or tile of numbers">;
+
+#endif // TILE_DIALECT_TD

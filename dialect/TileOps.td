@@ -1,0 +1,463 @@
+//===- TileOps.td - ops of the tile dialect ----------------*- tablegen -*-===//
+//
+// Every op has a summary, a description with an example, a readable assembly
+// format and a verifier that names the shapes and types it rejects. Shapes are
+// compared without layout encodings: a later pass attaches those.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "TileDialect.td"
+include "TileEnums.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Program identity and index tiles
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program in the grid along one axis";
+  let description = [{
+    Returns the coordinate (0-based) of the running program along grid axis
+    `axis` (0, 1 or 2), like Triton's `tl.program_id`.
+
+    ```mlir
+    %pid = tile.program_id 0
+    ```
+  }];
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of programs in the grid along one axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs 1
+    ```
+  }];
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "1-D tile of consecutive i32 values [start, end)";
+  let description = [{
+    The tile `[start, start + 1, ..., end - 1]`; its length `end - start`
+    need not be a power of two.
+
+    ```mlir
+    %offs = tile.range 0, 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "tile whose every element is one scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : f32 -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tile along its unit dimensions";
+  let description = [{
+    The result has the rank of the source; each dimension either equals the
+    source's or the source's is 1 and is repeated.
+
+    ```mlir
+    %b = tile.broadcast %row : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a unit dimension at `axis`";
+  let description = [{
+    ```mlir
+    %c = tile.expand_dims %x, 1 : tensor<128xi32> -> tensor<128x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$src `,` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "same elements, row-major order, another shape";
+  let description = [{
+    ```mlir
+    %r = tile.reshape %x : tensor<4x32xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "permute the dimensions of a tile";
+  let description = [{
+    Result dimension `i` is source dimension `order[i]`.
+
+    ```mlir
+    %t = tile.trans %x, [1, 0] : tensor<32x64xf16> -> tensor<64x32xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$src `,` $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_JoinOp : Tile_Op<"join", [Pure]> {
+  let summary = "stack two tiles along a new minor dimension of size 2";
+  let description = [{
+    ```mlir
+    %j = tile.join %a, %b : tensor<64xf32> -> tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result) "
+      "custom<SameType>(ref(type($lhs)), type($rhs))";
+  let hasVerifier = 1;
+}
+
+def Tile_SplitOp : Tile_Op<"split", [Pure]> {
+  let summary = "split a tile along its minor dimension of size 2";
+  let description = [{
+    The inverse of `tile.join`.
+
+    ```mlir
+    %a, %b = tile.split %j : tensor<64x2xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs) "
+                       "custom<SameType>(ref(type($lhs)), type($rhs))";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "same tile, another distribution over threads";
+  let description = [{
+    Changes only the layout encoding of a tile; shape and element type stay.
+    Inserted by the layout pass where two layouts meet.
+
+    ```mlir
+    %y = tile.convert_layout %x : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure]> {
+  let summary = "advance pointers by a number of elements";
+  let description = [{
+    `ptr + offset`, in units of the pointee type, elementwise for tiles. The
+    offset is a same-shaped integer tile (or an integer, for a pointer).
+
+    ```mlir
+    %p = tile.addptr %base, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` "
+                       "type($offset) custom<SameType>(ref(type($ptr)), "
+                       "type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_BitcastOp : Tile_Op<"bitcast", [Pure]> {
+  let summary = "reinterpret pointers as pointers to another type";
+  let description = [{
+    ```mlir
+    %q = tile.bitcast %p : !tile.ptr<f32> -> !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    AttrSizedOperandSegments]> {
+  let summary = "load from global memory, optionally masked";
+  let description = [{
+    Loads the element behind each pointer. Where `mask` is false nothing is
+    read and the result takes `other` (undefined without `other`). Mask and
+    other have the shape of the pointers; their types are implied by it.
+
+    ```mlir
+    %x = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>>
+    %s = tile.load %q cache = cg evict = evict_last : !tile.ptr<f16>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr,
+                   Optional<Tile_BoolLike>:$mask,
+                   Optional<Tile_Value>:$other,
+                   DefaultValuedAttr<Tile_CacheModifierAttr,
+                       "::mlir::tile::CacheModifier::none">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicyAttr,
+                       "::mlir::tile::EvictionPolicy::normal">:$evict,
+                   UnitAttr:$isVolatile);
+  let results = (outs Tile_Value:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "Value":$ptr, CArg<"Value", "{}">:$mask,
+                   CArg<"Value", "{}">:$other)>
+  ];
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "store to global memory, optionally masked";
+  let description = [{
+    ```mlir
+    tile.store %p, %y, %m : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
+                   Optional<Tile_BoolLike>:$mask,
+                   DefaultValuedAttr<Tile_CacheModifierAttr,
+                       "::mlir::tile::CacheModifier::none">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicyAttr,
+                       "::mlir::tile::EvictionPolicy::normal">:$evict);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "atomic read-modify-write; returns the old values";
+  let description = [{
+    For each active element, atomically `*ptr = kind(*ptr, val)` and returns
+    the value `*ptr` held before. `add`, `max`, `min`, `umax`, `umin`, `and`,
+    `or`, `xor` take integers (`max`/`min` floats too), `fadd` floats, `xchg`
+    anything of 32 or 64 bits. Defaults: `sem = acq_rel`, `scope = gpu`.
+
+    ```mlir
+    %old = tile.atomic_rmw fadd %p, %v, %m : tensor<64x!tile.ptr<f32>>
+    %o = tile.atomic_rmw max %q, %i sem = relaxed scope = cta : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_RMWKindAttr:$kind, Tile_PtrLike:$ptr,
+                   Tile_Value:$val, Optional<Tile_BoolLike>:$mask,
+                   DefaultValuedAttr<Tile_MemSemanticAttr,
+                       "::mlir::tile::MemSemantic::acq_rel">:$sem,
+                   DefaultValuedAttr<Tile_MemScopeAttr,
+                       "::mlir::tile::MemScope::gpu">:$scope);
+  let results = (outs Tile_Value:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "atomic compare-and-swap; returns the old values";
+  let description = [{
+    For each element: `old = *ptr; if (old == cmp) *ptr = val; return old`.
+    Elements are 16, 32 or 64 bits wide.
+
+    ```mlir
+    %old = tile.atomic_cas %lock, %zero, %one : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$val,
+                   DefaultValuedAttr<Tile_MemSemanticAttr,
+                       "::mlir::tile::MemSemantic::acq_rel">:$sem,
+                   DefaultValuedAttr<Tile_MemScopeAttr,
+                       "::mlir::tile::MemScope::gpu">:$scope);
+  let results = (outs Tile_Value:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, scans, dot
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [
+    Pure, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "reduce tiles along one axis with a combiner region";
+  let description = [{
+    Reduces each source along `axis` with the combiner: a block taking the
+    accumulated values then the new values (2N scalars for N sources) and
+    yielding N scalars. Several sources reduce together, e.g. value and index
+    for an argmax. The combiner must be associative and commutative; the
+    order of combination is unspecified. The result drops `axis`; a 1-D
+    source reduces to a scalar.
+
+    ```mlir
+    %s = tile.reduce(%x) axis = 1 : (tensor<4x128xf32>) -> tensor<4xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.yield %c : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_Value>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = "`(` $srcs `)` `axis` `=` $axis attr-dict `:` "
+                       "functional-type($srcs, $results) $combineOp";
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [
+    Pure, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "inclusive prefix scan along one axis";
+  let description = [{
+    Inclusive scan of each source along `axis` with the combiner (same
+    signature as `tile.reduce`'s); `reverse` scans from the end. The results
+    have the sources' types.
+
+    ```mlir
+    %c = tile.scan(%x) axis = 0 : (tensor<256xi32>) -> tensor<256xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      tile.yield %s : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
+                   UnitAttr:$reverse);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = "`(` $srcs `)` `axis` `=` $axis (`reverse` $reverse^)? "
+                       "attr-dict `:` functional-type($srcs, $results) "
+                       "$combineOp";
+  let hasRegionVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"ReduceOp, ScanOp">]> {
+  let summary = "terminator of a reduce or scan combiner";
+  let description = [{
+    ```mlir
+    tile.yield %sum, %idx : f32, i32
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Scalar>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+  let summary = "matrix product with accumulation: d = a * b + c";
+  let description = [{
+    `a` is MxK, `b` KxN, `c` and the result MxN. Operands are f16, bf16,
+    f32, f8 (e4m3/e5m2) or i8, both of one type; the accumulator is f32, or
+    f16 for f16 operands, or i32 for i8. For f32 operands `precision` chooses
+    `ieee` (exact fp32 FMA), `tf32` (tensor cores, 10-bit mantissa) or
+    `tf32x3`; the default is `tf32`, as in Triton.
+
+    ```mlir
+    %d = tile.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16>
+                                 -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c,
+                   DefaultValuedAttr<Tile_InputPrecisionAttr,
+                       "::mlir::tile::InputPrecision::tf32">:$precision);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) "
+                       "`->` type($result) "
+                       "custom<SameType>(ref(type($result)), type($c))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Tile_PrintOp : Tile_Op<"print", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "print values from every program and thread";
+  let description = [{
+    Prints `prefix` followed by each argument (every element of a tile, with
+    its program id and index), in hexadecimal when `hex` is set.
+
+    ```mlir
+    tile.print "x = " %x, %n : tensor<16xf32>, i32
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
+                   Variadic<Tile_Value>:$args);
+  let assemblyFormat =
+      "$prefix (`hex` $hex^)? attr-dict ($args^ `:` type($args))?";
+}
+
+def Tile_AssertOp : Tile_Op<"assert", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "abort the kernel when a condition is false";
+  let description = [{
+    If any element of `condition` is false, reports `message` with the
+    program id and the element's index and stops the kernel.
+
+    ```mlir
+    tile.assert %inb, "index out of range" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_BoolLike:$condition, StrAttr:$message);
+  let assemblyFormat =
+      "$condition `,` $message attr-dict `:` type($condition)";
+}
+
+#endif // TILE_OPS_TD

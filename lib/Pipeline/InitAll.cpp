@@ -1,0 +1,42 @@
+//===- InitAll.cpp - registration of dialects and passes ------------------===//
+
+#include "tilec/InitAll.h"
+
+#include "dialect/TileDialect.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
+
+void tilec::registerTilecDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::tile::TileDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
+                  mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect,
+                  mlir::LLVM::LLVMDialect, mlir::vector::VectorDialect>();
+  mlir::func::registerInlinerExtension(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
+}
+
+void tilec::registerTilecPasses() {
+  mlir::registerTransformsPasses();
+  mlir::registerSCFPasses();
+  mlir::registerGPUPasses();
+  mlir::registerConversionPasses();
+  registerTilecPipelines();
+}

@@ -1,0 +1,36 @@
+# lit configuration of the tilec test suite.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TILEC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".tile", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "README.md"]
+
+# FileCheck variables are local to a CHECK-LABEL block unless $-prefixed.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%examples", os.path.join(config.tilec_src_root,
+                                                       "examples")))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
+tools = ["tile-opt", "tilec"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
+ptxas = shutil.which("ptxas") or os.path.join(config.cuda_root, "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.note("ptxas not found: tests that assemble PTX are unsupported")
