@@ -8,9 +8,11 @@
 #ifndef TILEC_PIPELINE_H
 #define TILEC_PIPELINE_H
 
+#include "mlir/Support/LLVM.h"
 #include <string>
 
 namespace mlir {
+class ModuleOp;
 class OpPassManager;
 } // namespace mlir
 
@@ -33,6 +35,19 @@ struct PipelineOptions {
 /// module to `options.emit`.
 void buildTilecPipeline(mlir::OpPassManager &pm,
                         const PipelineOptions &options);
+
+/// What compiling a module produces; fields past the emit level stay empty.
+struct CompileResult {
+  std::string ir;           ///< the module's text after the pipeline
+  std::string ptx;          ///< PTX (emit >= ptx)
+  std::string cubin;        ///< cubin bytes (emit == cubin)
+  std::string metadataJson; ///< kernel metadata, docs/metadata.md (emit >= ptx)
+};
+
+/// Runs the pipeline on `module` (in place) up to `options.emit`. Errors are
+/// reported through the module's context diagnostics and give failure().
+mlir::FailureOr<CompileResult> compileModule(mlir::ModuleOp module,
+                                             const PipelineOptions &options);
 
 } // namespace tilec
 

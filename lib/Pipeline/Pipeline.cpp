@@ -8,6 +8,7 @@
 #include "tilec/Pipeline.h"
 #include "tilec/InitAll.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -22,6 +23,18 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   (void)options;
+}
+
+FailureOr<tilec::CompileResult>
+tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
+  PassManager pm(module.getContext());
+  buildTilecPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+  CompileResult result;
+  llvm::raw_string_ostream os(result.ir);
+  module.print(os);
+  return result;
 }
 
 namespace {
