@@ -74,9 +74,11 @@ bool isIdentifier(std::string_view s) {
 }
 
 /// Names the generated namespace declares besides the kernels.
+/// (Kernel names may equal the generated functions' locals: a local hides
+/// the function's own name harmlessly.)
 const std::set<std::string_view> kGeneratedNames = {
-    "Kernels", "load",    "kernels", "binary", "metadataJson",
-    "context", "module",  "options", "k",      "loaded"};
+    "Kernels", "load", "kernels", "binary", "metadataJson", "context",
+    "module",  "options"};
 
 const char *hostPointee(ScalarType t) {
   switch (t) {
