@@ -11,6 +11,7 @@
 # ceiling, in one call, and prints the side-by-side table (bench/compare.py).
 # Environment: PEERS, the path of peers.py (default: shared/bench/peers.py,
 # ../shared/bench/peers.py or .gpu-runtime/peers.py, the first found);
+# PEER_WORK, the peers.py workloads to run instead of the same ones;
 # BUILD (default build-gpu); OUT, where rows and logs go (default
 # $BUILD/logs): tilec.json, peers.json, table.md.
 set -uo pipefail
@@ -68,6 +69,9 @@ for w in "${work[@]}"; do
 done
 if ((${#work[@]} == 0)); then
   peer_work=(copy add coscos bias_gelu softmax layernorm matmul launch)
+fi
+if [ -n "${PEER_WORK:-}" ]; then # e.g. PEER_WORK="copy launch": fewer peers
+  read -r -a peer_work <<<"$PEER_WORK"
 fi
 echo "== peers.py ${peer_work[*]}"
 OUT=$out PYTHONUNBUFFERED=1 python3 "$peers" "${peer_work[@]}" ||

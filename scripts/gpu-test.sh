@@ -21,6 +21,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build-gpu}
 logs=${OUT:-$build/logs}
 tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$logs"
 
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
@@ -49,7 +50,7 @@ step runtime "$build/bin/tilec-runtime-gpu-tests" --fixtures "$fixtures" \
 step examples "$build/bin/tilec-gpu-tests" --kernels "$kernels"
 step aot-example "$build/bin/tilec-aot-example"
 for tool in $tools; do
-  step "sanitizer-$tool" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+  step "sanitizer-$tool" "$sanitizer" --tool "$tool" --error-exitcode 3 \
     "$build/bin/tilec-gpu-tests" --kernels "$kernels" --small --exact
 done
 
