@@ -153,9 +153,9 @@ DeviceBuffer<T> randomBuffer(const Context &ctx, Rng &rng, size_t n,
   auto host = randomNormal<T>(rng, block, scale);
   for (size_t at = 0; at < n; at += block) {
     size_t count = std::min(block, n - at);
-    require(b.memory().copyFromHost(host.data(), count * sizeof(T),
-                                    at * sizeof(T)),
-            "fill");
+    require(
+        b.memory().copyFromHost(host.data(), count * sizeof(T), at * sizeof(T)),
+        "fill");
   }
   return b;
 }
@@ -192,8 +192,8 @@ Kernel kernelOf(const Context &ctx, const std::string &dir,
   return require(keep.back().kernel(name), name);
 }
 
-void benchElementwise(Bencher &b, Rng &rng, const std::string &dir,
-                      bool coscos, std::vector<Module> &keep) {
+void benchElementwise(Bencher &b, Rng &rng, const std::string &dir, bool coscos,
+                      std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
   const int64_t n = int64_t(1) << 28;
   Kernel k = kernelOf(ctx, dir, coscos ? "coscos" : "add", keep);
@@ -320,7 +320,8 @@ void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
   const std::string work = "launch tiny add n=4096 (host us per launch)";
   Kernel k = kernelOf(ctx, dir, "add", keep);
   const int n = 4096;
-  auto x = randomBuffer<float>(ctx, rng, n), y = randomBuffer<float>(ctx, rng, n);
+  auto x = randomBuffer<float>(ctx, rng, n),
+       y = randomBuffer<float>(ctx, rng, n);
   auto z = outputBuffer<float>(ctx, n);
   Stream stream = require(Stream::create(ctx), "stream");
   CUstream s = stream;
@@ -353,22 +354,22 @@ void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
     r.note = note;
     emit(r);
   };
-  emitUs(b.system(), hostUs([&] {
-           failed |= !k.launch(s, grid, x, y, z, n).ok();
-         },
-         5000));
-  emitUs("raw cuLaunchKernel", hostUs([&] {
-           failed |= d.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, 0, s, args,
-                                      nullptr) != CUDA_SUCCESS;
-         },
-         5000));
+  emitUs(b.system(),
+         hostUs([&] { failed |= !k.launch(s, grid, x, y, z, n).ok(); }, 5000));
+  emitUs("raw cuLaunchKernel",
+         hostUs(
+             [&] {
+               failed |= d.cuLaunchKernel(f, 4, 1, 1, 128, 1, 1, 0, s, args,
+                                          nullptr) != CUDA_SUCCESS;
+             },
+             5000));
   emitUs(b.system() + " bound launch",
          hostUs([&] { failed |= !bound.launch(s, grid).ok(); }, 5000));
   auto graph = require(Graph::capture(ctx, stream,
                                       [&]() -> Status {
                                         for (int i = 0; i < 100; ++i)
-                                          TILEC_RETURN_IF_ERROR(k.launch(
-                                              s, grid, x, y, z, n));
+                                          TILEC_RETURN_IF_ERROR(
+                                              k.launch(s, grid, x, y, z, n));
                                         return Status();
                                       }),
                        "graph");
@@ -386,9 +387,9 @@ void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
 int main(int argc, char **argv) {
   std::string dir, out, system = "tilec";
   std::vector<std::string> work;
-  const std::set<std::string> known = {"add",       "coscos",  "bias_gelu",
-                                       "softmax",   "layernorm", "rmsnorm",
-                                       "matmul",    "launch"};
+  const std::set<std::string> known = {"add",     "coscos",    "bias_gelu",
+                                       "softmax", "layernorm", "rmsnorm",
+                                       "matmul",  "launch"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--kernels" || a == "--system" || a == "--out") && i + 1 < argc)

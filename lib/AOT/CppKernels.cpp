@@ -33,29 +33,37 @@ namespace {
 
 const std::set<std::string_view> &cppKeywords() {
   static const std::set<std::string_view> words = {
-      "alignas",      "alignof",      "and",         "and_eq",
-      "asm",          "auto",         "bitand",      "bitor",
-      "bool",         "break",        "case",        "catch",
-      "char",         "char8_t",      "char16_t",    "char32_t",
-      "class",        "compl",        "concept",     "const",
-      "consteval",    "constexpr",    "constinit",   "const_cast",
-      "continue",     "co_await",     "co_return",   "co_yield",
-      "decltype",     "default",      "delete",      "do",
-      "double",       "dynamic_cast", "else",        "enum",
-      "explicit",     "export",       "extern",      "false",
-      "float",        "for",          "friend",      "goto",
-      "if",           "inline",       "int",         "long",
-      "mutable",      "namespace",    "new",         "noexcept",
-      "not",          "not_eq",       "nullptr",     "operator",
-      "or",           "or_eq",        "private",     "protected",
-      "public",       "register",     "reinterpret_cast", "requires",
-      "return",       "short",        "signed",      "sizeof",
-      "static",       "static_assert", "static_cast", "struct",
-      "switch",       "template",     "this",        "thread_local",
-      "throw",        "true",         "try",         "typedef",
-      "typeid",       "typename",     "union",       "unsigned",
-      "using",        "virtual",      "void",        "volatile",
-      "wchar_t",      "while",        "xor",         "xor_eq"};
+      "alignas",       "alignof",     "and",
+      "and_eq",        "asm",         "auto",
+      "bitand",        "bitor",       "bool",
+      "break",         "case",        "catch",
+      "char",          "char8_t",     "char16_t",
+      "char32_t",      "class",       "compl",
+      "concept",       "const",       "consteval",
+      "constexpr",     "constinit",   "const_cast",
+      "continue",      "co_await",    "co_return",
+      "co_yield",      "decltype",    "default",
+      "delete",        "do",          "double",
+      "dynamic_cast",  "else",        "enum",
+      "explicit",      "export",      "extern",
+      "false",         "float",       "for",
+      "friend",        "goto",        "if",
+      "inline",        "int",         "long",
+      "mutable",       "namespace",   "new",
+      "noexcept",      "not",         "not_eq",
+      "nullptr",       "operator",    "or",
+      "or_eq",         "private",     "protected",
+      "public",        "register",    "reinterpret_cast",
+      "requires",      "return",      "short",
+      "signed",        "sizeof",      "static",
+      "static_assert", "static_cast", "struct",
+      "switch",        "template",    "this",
+      "thread_local",  "throw",       "true",
+      "try",           "typedef",     "typeid",
+      "typename",      "union",       "unsigned",
+      "using",         "virtual",     "void",
+      "volatile",      "wchar_t",     "while",
+      "xor",           "xor_eq"};
   return words;
 }
 
@@ -77,8 +85,8 @@ bool isIdentifier(std::string_view s) {
 /// (Kernel names may equal the generated functions' locals: a local hides
 /// the function's own name harmlessly.)
 const std::set<std::string_view> kGeneratedNames = {
-    "Kernels", "load", "kernels", "binary", "metadataJson", "context",
-    "module",  "options"};
+    "Kernels",      "load",    "kernels", "binary",
+    "metadataJson", "context", "module",  "options"};
 
 const char *hostPointee(ScalarType t) {
   switch (t) {
@@ -260,21 +268,20 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
     // `<name>Kernel`.
     for (const KernelMetadata &other : metadata->kernels)
       if (other.name == k.name + "_" || other.name == k.name + "Kernel")
-        return Status::error("kernel '" + other.name +
-                             "' would clash with the generated '" +
-                             other.name + "' of kernel '" + k.name +
-                             "' (rename one of them)");
+        return Status::error(
+            "kernel '" + other.name + "' would clash with the generated '" +
+            other.name + "' of kernel '" + k.name + "' (rename one of them)");
   }
   // Parameters never take a name the generated code uses.
-  std::set<std::string> reserved = {"stream", "grid",     "kernels",
-                                    "k",      "loaded",   "context_",
-                                    "module_"};
+  std::set<std::string> reserved = {"stream", "grid",     "kernels", "k",
+                                    "loaded", "context_", "module_"};
   for (const KernelMetadata &k : metadata->kernels)
     reserved.insert(k.name + "_");
 
   bool isCubin = binary.size() >= 4 &&
-                 (std::memcmp(binary.data(), "\x7f"
-                                             "ELF",
+                 (std::memcmp(binary.data(),
+                              "\x7f"
+                              "ELF",
                               4) == 0 ||
                   std::memcmp(binary.data(), "\x50\xed\x55\xba", 4) == 0);
   if (!isCubin && binary.find(".target") == std::string_view::npos)
@@ -284,11 +291,9 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
   std::string ns = options.namespaceName;
   std::string guard = "TILEC_AOT_";
   for (char c : ns + "_" + options.headerInclude)
-    guard += (c >= 'a' && c <= 'z')   ? char(c - 'a' + 'A')
-             : (c >= 'A' && c <= 'Z') ||
-                     (c >= '0' && c <= '9')
-                 ? c
-                 : '_';
+    guard += (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A')
+             : (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c
+                                                                : '_';
   std::string origin = options.origin.empty() ? "" : " from " + options.origin;
   const char *rt = "::tilec::runtime::";
 
@@ -299,7 +304,7 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
        " (or newer), embedded with their metadata; link the tilec runtime.\n";
   h += "#ifndef " + guard + "\n#define " + guard + "\n\n";
   h += "#include \"tilec/runtime/Runtime.h\"\n\n#include <cstdint>\n"
-       "#include <string_view>\n\n";
+       "#include <string_view>\n#include <utility>\n\n";
   h += "namespace " + ns + " {\n\n";
   h += "/// The kernels, loaded into one context.\nclass Kernels {\npublic:\n";
   h += "  /// Loads the embedded kernels into `context`";
@@ -323,9 +328,11 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
     h += "  const " + std::string(rt) + "Kernel &" + k.name +
          "Kernel() const { return " + k.name + "_; }\n\n";
   }
-  h += "  const " + std::string(rt) + "Context &context() const { return "
+  h += "  const " + std::string(rt) +
+       "Context &context() const { return "
        "context_; }\n";
-  h += "  const " + std::string(rt) + "Module &module() const { return "
+  h += "  const " + std::string(rt) +
+       "Module &module() const { return "
        "module_; }\n\n";
   h += "private:\n  Kernels(" + std::string(rt) + "Context context, " + rt +
        "Module module";
@@ -342,8 +349,10 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
   h += "/// Loads the kernels into `context` for the functions below. Loading\n"
        "/// again into the same context does nothing; into another one is an\n"
        "/// error (use Kernels::load for several contexts).\n";
-  h += std::string(rt) + "Status load(const " + rt + "Context &context,\n    "
-       "const " + rt + "LoadOptions &options = {});\n";
+  h += std::string(rt) + "Status load(const " + rt +
+       "Context &context,\n    "
+       "const " +
+       rt + "LoadOptions &options = {});\n";
   h += "/// The kernels loaded by load(), or else loaded now into the context\n"
        "/// current on this thread.\n";
   h += std::string(rt) + "Expected<const Kernels *> kernels();\n\n";
@@ -407,14 +416,15 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
     s += ", std::move(*" + k.name + ")";
   s += ");\n}\n\n";
 
-  s += std::string(rt) + "Status load(const " + rt + "Context &context,\n    "
-       "const " + rt + "LoadOptions &options) {\n";
+  s += std::string(rt) + "Status load(const " + rt +
+       "Context &context,\n    "
+       "const " +
+       rt + "LoadOptions &options) {\n";
   s += "  std::lock_guard<std::mutex> lock(gMutex);\n";
   s += "  if (gKernels) {\n    if (gKernels->context().get() == "
        "context.get())\n      return {};\n";
-  s += "    return " + std::string(rt) +
-       "Status::error(\"the kernels of " + ns +
-       " are loaded into another context; use " + ns +
+  s += "    return " + std::string(rt) + "Status::error(\"the kernels of " +
+       ns + " are loaded into another context; use " + ns +
        "::Kernels::load for a second one\");\n  }\n";
   s += "  auto k = Kernels::load(context, options);\n  if (!k.ok())\n"
        "    return k.status();\n";
@@ -425,9 +435,11 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
   s += std::string(rt) + "Expected<const Kernels *> kernels() {\n";
   s += "  if (const Kernels *k = gLoaded.load(std::memory_order_acquire))\n"
        "    return k;\n";
-  s += "  auto context = " + std::string(rt) + "Context::current();\n"
+  s += "  auto context = " + std::string(rt) +
+       "Context::current();\n"
        "  if (!context.ok())\n    return context.status();\n";
-  s += "  if (" + std::string(rt) + "Status s = load(*context); !s.ok())\n"
+  s += "  if (" + std::string(rt) +
+       "Status s = load(*context); !s.ok())\n"
        "    return s;\n";
   s += "  return gLoaded.load(std::memory_order_acquire);\n}\n\n";
 

@@ -20,8 +20,7 @@ namespace {
 /// "an i32", "a bf16": the article that reads right before a type name.
 std::string withArticle(ScalarType t) {
   std::string_view name = typeName(t);
-  return (name[0] == 'i' || name[0] == 'f' ? "an " : "a ") +
-         std::string(name);
+  return (name[0] == 'i' || name[0] == 'f' ? "an " : "a ") + std::string(name);
 }
 
 std::string expectedText(const ParamInfo &p) {
@@ -30,17 +29,15 @@ std::string expectedText(const ParamInfo &p) {
   return withArticle(p.type) + " scalar";
 }
 
-[[gnu::cold, gnu::noinline]] Status paramError(const KernelMetadata &k,
-                                               size_t index,
-                                               const std::string &what) {
+[[gnu::cold, gnu::noinline]] Status
+paramError(const KernelMetadata &k, size_t index, const std::string &what) {
   return Status::error("kernel '" + k.name + "', parameter '" +
                        k.params[index].name + "' (#" + std::to_string(index) +
                        "): " + what);
 }
 
-[[gnu::cold, gnu::noinline]] Status mismatch(const KernelMetadata &k,
-                                             size_t index,
-                                             const ArgValue &arg) {
+[[gnu::cold, gnu::noinline]] Status
+mismatch(const KernelMetadata &k, size_t index, const ArgValue &arg) {
   return paramError(k, index,
                     "expects " + expectedText(k.params[index]) + " but got " +
                         describeArg(arg));
@@ -78,25 +75,22 @@ std::string valueText(const ArgValue &a) {
   return "?";
 }
 
-[[gnu::cold, gnu::noinline]] Status rangeError(const KernelMetadata &k,
-                                               size_t index,
-                                               const ArgValue &arg) {
+[[gnu::cold, gnu::noinline]] Status
+rangeError(const KernelMetadata &k, size_t index, const ArgValue &arg) {
   return paramError(k, index,
                     "value " + valueText(arg) + " does not fit in " +
                         std::string(typeName(k.params[index].type)));
 }
 
-[[gnu::cold, gnu::noinline]] Status divisibilityError(const KernelMetadata &k,
-                                                      size_t index,
-                                                      const ArgValue &arg) {
+[[gnu::cold, gnu::noinline]] Status
+divisibilityError(const KernelMetadata &k, size_t index, const ArgValue &arg) {
   const ParamInfo &p = k.params[index];
-  std::string what = p.kind == ParamInfo::Kind::Pointer
-                         ? "address " + valueText(arg) +
-                               " is not a multiple of " +
-                               std::to_string(p.divisibility) + " bytes"
-                         : "value " + valueText(arg) +
-                               " is not a multiple of " +
-                               std::to_string(p.divisibility);
+  std::string what =
+      p.kind == ParamInfo::Kind::Pointer
+          ? "address " + valueText(arg) + " is not a multiple of " +
+                std::to_string(p.divisibility) + " bytes"
+          : "value " + valueText(arg) + " is not a multiple of " +
+                std::to_string(p.divisibility);
   return paramError(k, index,
                     what + " (the divisibility the kernel was compiled for)");
 }

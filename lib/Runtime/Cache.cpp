@@ -55,8 +55,8 @@ void sha256Block(uint32_t state[8], const unsigned char *block) {
     uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
-  uint32_t a = state[0], b = state[1], c = state[2], d = state[3],
-           e = state[4], f = state[5], g = state[6], h = state[7];
+  uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4],
+           f = state[5], g = state[6], h = state[7];
   for (int i = 0; i < 64; ++i) {
     uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
     uint32_t ch = (e & f) ^ (~e & g);
@@ -129,8 +129,7 @@ Status makeDirs(const std::string &dir) {
   }
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Status::error("the cubin cache folder " + dir +
-                         " is not a folder");
+    return Status::error("the cubin cache folder " + dir + " is not a folder");
   return Status();
 }
 
@@ -169,8 +168,8 @@ std::string cubinCacheKey(const CubinCacheKeyParts &parts) {
   // Length-prefixed fields, so that no two different part lists give the
   // same hashed text.
   std::string text = "tilec-cubin-cache 1\n";
-  for (std::string_view field : {parts.deviceArch, parts.driverIdentity,
-                                 parts.jitOptions, parts.ptx}) {
+  for (std::string_view field :
+       {parts.deviceArch, parts.driverIdentity, parts.jitOptions, parts.ptx}) {
     text += std::to_string(field.size());
     text += ':';
     text += field;

@@ -24,8 +24,8 @@ ContextState::~ContextState() {
 }
 
 /// Retains the primary context of `device` (ordinal `ordinal`).
-static Expected<std::shared_ptr<ContextState>>
-retainPrimary(const Driver *d, int ordinal) {
+static Expected<std::shared_ptr<ContextState>> retainPrimary(const Driver *d,
+                                                             int ordinal) {
   auto s = std::make_shared<ContextState>();
   s->driver = d;
   s->ordinal = ordinal;
@@ -144,8 +144,8 @@ Expected<Stream> Stream::create(const Context &context) {
   ScopedContext scope(*s);
   TILEC_RETURN_IF_ERROR(scope.status());
   Stream stream;
-  if (CUresult r = s->driver->cuStreamCreate(&stream.stream_,
-                                             CU_STREAM_NON_BLOCKING);
+  if (CUresult r =
+          s->driver->cuStreamCreate(&stream.stream_, CU_STREAM_NON_BLOCKING);
       r != CUDA_SUCCESS)
     return s->driver->error("cuStreamCreate", r);
   stream.context_ = s;
@@ -206,9 +206,8 @@ Status Event::synchronize() const {
 
 Expected<float> Event::elapsedMs(const Event &start, const Event &end) {
   float ms = 0;
-  if (CUresult r =
-          start.context_->driver->cuEventElapsedTime(&ms, start.event_,
-                                                     end.event_);
+  if (CUresult r = start.context_->driver->cuEventElapsedTime(&ms, start.event_,
+                                                              end.event_);
       r != CUDA_SUCCESS)
     return start.context_->driver->error("cuEventElapsedTime", r);
   return ms;
@@ -249,8 +248,8 @@ Expected<DeviceMemory> DeviceMemory::allocate(const Context &context,
   CUdeviceptr p = 0;
   if (CUresult r = s->driver->cuMemAlloc(&p, bytes); r != CUDA_SUCCESS)
     return s->driver->error("cuMemAlloc", r)
-        .withContext("cannot allocate " + std::to_string(bytes) +
-                     " bytes on " + s->describe());
+        .withContext("cannot allocate " + std::to_string(bytes) + " bytes on " +
+                     s->describe());
   m.address_ = p;
   m.bytes_ = bytes;
   return m;
@@ -296,8 +295,8 @@ Status DeviceMemory::copyFromHost(const void *src, size_t bytes,
     return Status();
   ScopedContext scope(*context_);
   TILEC_RETURN_IF_ERROR(scope.status());
-  if (CUresult r = context_->driver->cuMemcpyHtoD(address_ + offset, src,
-                                                  bytes);
+  if (CUresult r =
+          context_->driver->cuMemcpyHtoD(address_ + offset, src, bytes);
       r != CUDA_SUCCESS)
     return context_->driver->error("cuMemcpyHtoD", r);
   return Status();
@@ -309,8 +308,8 @@ Status DeviceMemory::copyToHost(void *dst, size_t bytes, size_t offset) const {
     return Status();
   ScopedContext scope(*context_);
   TILEC_RETURN_IF_ERROR(scope.status());
-  if (CUresult r = context_->driver->cuMemcpyDtoH(dst, address_ + offset,
-                                                  bytes);
+  if (CUresult r =
+          context_->driver->cuMemcpyDtoH(dst, address_ + offset, bytes);
       r != CUDA_SUCCESS)
     return context_->driver->error("cuMemcpyDtoH", r);
   return Status();

@@ -71,12 +71,12 @@ Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
   d->libraryFile_ = resolvedFile(handle, path);
   const std::string where = "the CUDA driver " + d->libraryFile_;
 
-  auto getName =
-      reinterpret_cast<decltype(&::cuGetErrorName)>(dlsym(handle,
-                                                          "cuGetErrorName"));
+  auto getName = reinterpret_cast<decltype(&::cuGetErrorName)>(
+      dlsym(handle, "cuGetErrorName"));
   using GetProc = CUresult (*)(const char *, void **, int, cuuint64_t,
                                CUdriverProcAddressQueryResult *);
-  auto getProc = reinterpret_cast<GetProc>(dlsym(handle, "cuGetProcAddress_v2"));
+  auto getProc =
+      reinterpret_cast<GetProc>(dlsym(handle, "cuGetProcAddress_v2"));
   if (!getProc)
     return Status::error(where +
                          " is too old: it has no cuGetProcAddress_v2 (tilec "
@@ -100,8 +100,8 @@ Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
 #undef TILEC_RESOLVE_ENTRY
 
   if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS)
-    return Status::error(where + " failed to initialise: cuInit failed: " +
-                         d->errorString(r));
+    return Status::error(
+        where + " failed to initialise: cuInit failed: " + d->errorString(r));
   if (CUresult r = d->cuDriverGetVersion(&d->version_); r != CUDA_SUCCESS)
     return d->error("cuDriverGetVersion", r);
   if (d->version_ < 12000)

@@ -134,8 +134,8 @@ public:
     if (!v.ok())
       return v.status();
     if (!(*v)->isInteger() || (*v)->asInt() < lo || (*v)->asInt() > hi)
-      return error("\"" + std::string(key) + "\" is " + show(**v) +
-                   ", not " + expected);
+      return error("\"" + std::string(key) + "\" is " + show(**v) + ", not " +
+                   expected);
     return (*v)->asInt();
   }
 
@@ -148,15 +148,14 @@ private:
 };
 
 bool isScalarAbiType(ScalarType t) {
-  return t == ScalarType::I1 || t == ScalarType::I32 ||
-         t == ScalarType::I64 || t == ScalarType::F16 ||
-         t == ScalarType::BF16 || t == ScalarType::F32;
+  return t == ScalarType::I1 || t == ScalarType::I32 || t == ScalarType::I64 ||
+         t == ScalarType::F16 || t == ScalarType::BF16 || t == ScalarType::F32;
 }
 
 Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
   if (!v.isObject())
-    return Status::error("invalid kernel metadata: " + where + "is " +
-                         show(v) + ", not an object");
+    return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
+                         ", not an object");
   ParamInfo p;
   {
     Fields f(v, where);
@@ -196,9 +195,8 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
     if (!div.ok())
       return div.status();
     p.divisibility = *div;
-    bool integral =
-        p.kind == ParamInfo::Kind::Pointer ||
-        (isIntegerType(p.type) && p.type != ScalarType::I1);
+    bool integral = p.kind == ParamInfo::Kind::Pointer ||
+                    (isIntegerType(p.type) && p.type != ScalarType::I1);
     if (p.divisibility != 1 && !integral)
       return f.error("\"divisibility\" " + std::to_string(p.divisibility) +
                      " applies to integers and pointers, not to " +
@@ -207,11 +205,10 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
   return p;
 }
 
-Expected<KernelMetadata> parseKernel(const Value &v,
-                                     const std::string &where) {
+Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
   if (!v.isObject())
-    return Status::error("invalid kernel metadata: " + where + "is " +
-                         show(v) + ", not an object");
+    return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
+                         ", not an object");
   KernelMetadata k;
   {
     Fields f(v, where);
@@ -279,8 +276,8 @@ Expected<ModuleMetadata> parseMetadata(std::string_view text) {
   if (*format != "tilec-kernels")
     return f.error("\"format\" is " + json::quote(*format) +
                    ", not \"tilec-kernels\"");
-  auto version = f.integer("version", 1, INT32_MAX,
-                           "a whole number of 1 or more");
+  auto version =
+      f.integer("version", 1, INT32_MAX, "a whole number of 1 or more");
   if (!version.ok())
     return version.status();
   if (*version != kMetadataVersion)

@@ -36,8 +36,9 @@ double msSince(std::chrono::steady_clock::time_point start) {
 }
 
 bool isElf(std::string_view data) {
-  return data.size() >= 4 && std::memcmp(data.data(), "\x7f"
-                                                      "ELF",
+  return data.size() >= 4 && std::memcmp(data.data(),
+                                         "\x7f"
+                                         "ELF",
                                          4) == 0;
 }
 bool isFatbin(std::string_view data) {
@@ -53,9 +54,8 @@ Status checkTarget(const ModuleMetadata &m, const ContextState &s) {
   int want = t->major * 10 + t->minor, have = s.ccMajor * 10 + s.ccMinor;
   bool fits = t->archSpecific ? want == have : want <= have;
   if (!fits)
-    return Status::error("the kernels were compiled for " + m.target +
-                         " but " + s.describe() + " is sm_" +
-                         std::to_string(have));
+    return Status::error("the kernels were compiled for " + m.target + " but " +
+                         s.describe() + " is sm_" + std::to_string(have));
   return Status();
 }
 
@@ -66,14 +66,12 @@ Expected<std::string> compilePtx(const ContextState &s, std::string_view ptx,
   ScopedContext scope(s);
   TILEC_RETURN_IF_ERROR(scope.status());
   std::vector<char> errorLog(16384, '\0'), info(16384, '\0');
-  CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER,
-                         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                         CU_JIT_INFO_LOG_BUFFER,
-                         CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {errorLog.data(),
-                    reinterpret_cast<void *>(uintptr_t(errorLog.size() - 1)),
-                    info.data(),
-                    reinterpret_cast<void *>(uintptr_t(info.size() - 1))};
+  CUjit_option keys[] = {
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {
+      errorLog.data(), reinterpret_cast<void *>(uintptr_t(errorLog.size() - 1)),
+      info.data(), reinterpret_cast<void *>(uintptr_t(info.size() - 1))};
   CUlinkState link = nullptr;
   if (CUresult r = d->cuLinkCreate(4, keys, values, &link); r != CUDA_SUCCESS)
     return d->error("cuLinkCreate", r);
@@ -86,9 +84,9 @@ Expected<std::string> compilePtx(const ContextState &s, std::string_view ptx,
                          std::string(what) + ": " + d->errorString(r) + ")" +
                          (log.empty() ? "" : ":\n" + log));
   };
-  if (CUresult r = d->cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(),
-                                    text.size() + 1, "tilec.ptx", 0, nullptr,
-                                    nullptr);
+  if (CUresult r =
+          d->cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1,
+                           "tilec.ptx", 0, nullptr, nullptr);
       r != CUDA_SUCCESS)
     return fail("cuLinkAddData", r);
   void *cubin = nullptr;
@@ -162,8 +160,8 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
           return loaded;
         }
         // A cubin the driver refuses is rebuilt below and overwritten.
-        info.cacheNote = "the cached cubin was refused (" + loaded.message() +
-                         "); rebuilt";
+        info.cacheNote =
+            "the cached cubin was refused (" + loaded.message() + "); rebuilt";
       }
     } else {
       info.cacheNote = dir.message();
@@ -216,8 +214,8 @@ Expected<Module> Module::loadFiles(const Context &context,
   if (jsonPath.empty()) {
     size_t slash = binaryPath.find_last_of('/');
     size_t dot = binaryPath.find_last_of('.');
-    bool hasExt = dot != std::string::npos &&
-                  (slash == std::string::npos || dot > slash);
+    bool hasExt =
+        dot != std::string::npos && (slash == std::string::npos || dot > slash);
     jsonPath = (hasExt ? binaryPath.substr(0, dot) : binaryPath) + ".json";
   }
   auto binary = readFile(binaryPath);
@@ -253,8 +251,8 @@ Expected<Kernel> Module::kernel(std::string_view name) const {
   ScopedContext scope(s);
   TILEC_RETURN_IF_ERROR(scope.status());
   Kernel k;
-  if (CUresult r = d->cuModuleGetFunction(&k.function_, m.module,
-                                          meta->name.c_str());
+  if (CUresult r =
+          d->cuModuleGetFunction(&k.function_, m.module, meta->name.c_str());
       r != CUDA_SUCCESS)
     return d->error("cuModuleGetFunction", r)
         .withContext("kernel '" + meta->name + "'");
@@ -266,12 +264,12 @@ Expected<Kernel> Module::kernel(std::string_view name) const {
                         k.function_);
   d->cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function_);
   if (staticShared + meta->sharedBytes > s.sharedOptin)
-    return Status::error(
-        "kernel '" + meta->name + "' needs " +
-        std::to_string(staticShared + meta->sharedBytes) +
-        " bytes of shared memory (" + std::to_string(meta->sharedBytes) +
-        " dynamic) but " + s.describe() + " allows at most " +
-        std::to_string(s.sharedOptin));
+    return Status::error("kernel '" + meta->name + "' needs " +
+                         std::to_string(staticShared + meta->sharedBytes) +
+                         " bytes of shared memory (" +
+                         std::to_string(meta->sharedBytes) + " dynamic) but " +
+                         s.describe() + " allows at most " +
+                         std::to_string(s.sharedOptin));
   // Above 48 KiB in all, a block's dynamic shared memory must be opted in.
   if (staticShared + meta->sharedBytes > 48 * 1024) {
     if (CUresult r = d->cuFuncSetAttribute(
@@ -279,7 +277,8 @@ Expected<Kernel> Module::kernel(std::string_view name) const {
             static_cast<int>(meta->sharedBytes));
         r != CUDA_SUCCESS)
       return d->error("cuFuncSetAttribute", r)
-          .withContext("kernel '" + meta->name + "': raising its dynamic "
+          .withContext("kernel '" + meta->name +
+                       "': raising its dynamic "
                        "shared memory to " +
                        std::to_string(meta->sharedBytes) + " bytes");
   }
@@ -328,8 +327,8 @@ Status Kernel::launchArgs(CUstream stream, const Grid &grid,
   return Status();
 }
 
-Status Kernel::launchFailed(CUresult result, CUstream stream,
-                            const Grid &grid, void **params) const {
+Status Kernel::launchFailed(CUresult result, CUstream stream, const Grid &grid,
+                            void **params) const {
   const ContextState &s = *module_->context;
   // A thread with no (or another) context current cannot launch our
   // function: make ours current and try once more.

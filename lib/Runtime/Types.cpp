@@ -13,16 +13,11 @@ struct TypeEntry {
   unsigned bytes;
 };
 constexpr TypeEntry kTypes[] = {
-    {ScalarType::I1, "i1", 1},
-    {ScalarType::I8, "i8", 1},
-    {ScalarType::I16, "i16", 2},
-    {ScalarType::I32, "i32", 4},
-    {ScalarType::I64, "i64", 8},
-    {ScalarType::F16, "f16", 2},
-    {ScalarType::BF16, "bf16", 2},
-    {ScalarType::F32, "f32", 4},
-    {ScalarType::F64, "f64", 8},
-    {ScalarType::F8E4M3FN, "f8E4M3FN", 1},
+    {ScalarType::I1, "i1", 1},         {ScalarType::I8, "i8", 1},
+    {ScalarType::I16, "i16", 2},       {ScalarType::I32, "i32", 4},
+    {ScalarType::I64, "i64", 8},       {ScalarType::F16, "f16", 2},
+    {ScalarType::BF16, "bf16", 2},     {ScalarType::F32, "f32", 4},
+    {ScalarType::F64, "f64", 8},       {ScalarType::F8E4M3FN, "f8E4M3FN", 1},
     {ScalarType::F8E5M2, "f8E5M2", 1},
 };
 } // namespace
@@ -56,8 +51,8 @@ Half Half::fromFloat(float value) {
   uint32_t abs = x & 0x7fffffff;
   Half h;
   if (abs >= 0x7f800000) { // inf stays inf; NaN stays a quiet NaN
-    h.bits = sign | (abs > 0x7f800000 ? 0x7e00 | ((abs >> 13) & 0x3ff)
-                                      : 0x7c00);
+    h.bits =
+        sign | (abs > 0x7f800000 ? 0x7e00 | ((abs >> 13) & 0x3ff) : 0x7c00);
     return h;
   }
   if (abs >= 0x477ff000) { // rounds to above 65504
@@ -89,9 +84,9 @@ float Half::toFloat() const {
     float v = std::ldexp(static_cast<float>(mantissa), -24);
     return sign ? -v : v;
   }
-  uint32_t u = exponent == 31 ? sign | 0x7f800000 | (mantissa << 13)
-                              : sign | ((exponent - 15 + 127) << 23) |
-                                    (mantissa << 13);
+  uint32_t u = exponent == 31
+                   ? sign | 0x7f800000 | (mantissa << 13)
+                   : sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
   float f;
   std::memcpy(&f, &u, 4);
   return f;

@@ -134,8 +134,8 @@ void check(const std::string &what, const Output<T> &out,
   if (nonFinite)
     detail += "; " + std::to_string(nonFinite) + " non-finite elements";
   if (padTouched)
-    detail += "; " + std::to_string(padTouched) +
-              " row-padding elements overwritten";
+    detail +=
+        "; " + std::to_string(padTouched) + " row-padding elements overwritten";
   if (guardTouched)
     detail += "; " + std::to_string(guardTouched) +
               " elements past the end overwritten";
@@ -168,8 +168,8 @@ DeviceBuffer<T> upload(const Context &ctx, const std::vector<T> &v) {
 //===----------------------------------------------------------------------===//
 
 void testAdd(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
-  std::vector<int64_t> sizes = {1, 1000, 1024, 1025, 4097, 3 * 65536 + 5,
-                                1 << 20};
+  std::vector<int64_t> sizes = {1,    1000,          1024,   1025,
+                                4097, 3 * 65536 + 5, 1 << 20};
   if (!small)
     sizes.push_back((1 << 24) + 333);
   for (int64_t n : sizes) {
@@ -181,9 +181,8 @@ void testAdd(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
       auto z = Output<float>::make(ctx, n);
       Grid grid(ceilDiv(n, 1024) + extra);
       std::string what = "add n=" + std::to_string(n) + " " + gridText(grid);
-      if (!run(what, ctx, [&] {
-            return k.launch(nullptr, grid, dx, dy, z, int32_t(n));
-          }))
+      if (!run(what, ctx,
+               [&] { return k.launch(nullptr, grid, dx, dy, z, int32_t(n)); }))
         continue;
       std::vector<double> ref(n);
       for (int64_t i = 0; i < n; ++i)
@@ -198,8 +197,7 @@ void testAdd(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   report(!s.ok() && s.message().find("parameter 'x'") != std::string::npos &&
              s.message().find("not a multiple of 16 bytes") !=
                  std::string::npos,
-         "add refuses a misaligned x",
-         s.ok() ? "launched" : s.message());
+         "add refuses a misaligned x", s.ok() ? "launched" : s.message());
 }
 
 void testCoscos(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
@@ -214,8 +212,7 @@ void testCoscos(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
       auto dx = upload(ctx, x);
       auto y = Output<float>::make(ctx, n);
       Grid grid(ceilDiv(n, 1024) + extra);
-      std::string what =
-          "coscos n=" + std::to_string(n) + " " + gridText(grid);
+      std::string what = "coscos n=" + std::to_string(n) + " " + gridText(grid);
       if (!run(what, ctx,
                [&] { return k.launch(nullptr, grid, dx, y, int32_t(n)); }))
         continue;
@@ -298,8 +295,7 @@ void testSoftmax(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
          "softmax refuses n_cols=100", s.ok() ? "launched" : s.message());
 }
 
-void testLayernorm(const Context &ctx, const Kernel &k, Rng &rng,
-                   bool small) {
+void testLayernorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   auto shapes = kRowShapes;
   if (!small)
     shapes.push_back({2048, 4096});
@@ -328,9 +324,9 @@ void testLayernorm(const Context &ctx, const Kernel &k, Rng &rng,
       }
       double rstd = 1.0 / std::sqrt(var / double(cols) + double(eps));
       for (int64_t c = 0; c < cols; ++c)
-        ref[r * cols + c] = (toDouble(x[r * cols + c]) - mean) * rstd *
-                                toDouble(w[c]) +
-                            toDouble(b[c]);
+        ref[r * cols + c] =
+            (toDouble(x[r * cols + c]) - mean) * rstd * toDouble(w[c]) +
+            toDouble(b[c]);
     }
     check(what, y, ref, 2e-3);
   }
@@ -351,8 +347,8 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
     std::string what =
         "rmsnorm " + std::to_string(rows) + "x" + std::to_string(cols);
     if (!run(what, ctx, [&] {
-          return k.launch(nullptr, Grid(rows), dx, dr, dw, h, y,
-                          int32_t(cols), eps);
+          return k.launch(nullptr, Grid(rows), dx, dr, dw, h, y, int32_t(cols),
+                          eps);
         }))
       continue;
     // h is x + r rounded once to f16 (the f32 sum of two f16 is exact), so
@@ -362,8 +358,8 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
       double ssq = 0;
       for (int64_t c = 0; c < cols; ++c) {
         int64_t i = row * cols + c;
-        refH[i] = Half::fromFloat(float(toDouble(x[i]) + toDouble(r[i])))
-                      .toFloat();
+        refH[i] =
+            Half::fromFloat(float(toDouble(x[i]) + toDouble(r[i]))).toFloat();
         ssq += refH[i] * refH[i];
       }
       double rstd = 1.0 / std::sqrt(ssq / double(cols) + double(eps));
@@ -379,8 +375,10 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   struct Shape {
     int64_t m, n, k;
   };
-  std::vector<Shape> shapes = {{1, 1, 1},       {128, 128, 32},
-                               {200, 130, 77},  {257, 129, 300},
+  std::vector<Shape> shapes = {{1, 1, 1},
+                               {128, 128, 32},
+                               {200, 130, 77},
+                               {257, 129, 300},
                                {64, 384, 16}};
   if (!small) {
     shapes.push_back({512, 512, 512});
@@ -400,9 +398,8 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
     auto da = upload(ctx, a), db = upload(ctx, b);
     auto c = Output<BFloat16>::make(ctx, m * sc);
     Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
-    std::string what = "matmul " + std::to_string(m) + "x" +
-                       std::to_string(n) + "x" + std::to_string(kk) + " " +
-                       gridText(grid);
+    std::string what = "matmul " + std::to_string(m) + "x" + std::to_string(n) +
+                       "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
           return k.launch(nullptr, grid, da, db, c, int32_t(m), int32_t(n),
                           int32_t(kk), int32_t(sa), int32_t(sb), int32_t(sc));
@@ -425,9 +422,12 @@ struct Example {
   void (*test)(const Context &, const Kernel &, Rng &, bool);
 };
 const Example kExamples[] = {
-    {"add", testAdd},           {"coscos", testCoscos},
-    {"bias_gelu", testBiasGelu}, {"softmax", testSoftmax},
-    {"layernorm", testLayernorm}, {"rmsnorm", testRmsnorm},
+    {"add", testAdd},
+    {"coscos", testCoscos},
+    {"bias_gelu", testBiasGelu},
+    {"softmax", testSoftmax},
+    {"layernorm", testLayernorm},
+    {"rmsnorm", testRmsnorm},
     {"matmul", testMatmul},
 };
 
@@ -443,13 +443,11 @@ int usage(const char *why) {
 
 int main(int argc, char **argv) {
   Options o;
-  o.seed = uint64_t(
-      std::chrono::steady_clock::now().time_since_epoch().count());
+  o.seed =
+      uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      return i + 1 < argc ? argv[++i] : "";
-    };
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--kernels")
       o.kernels = value();
     else if (a == "--seed")

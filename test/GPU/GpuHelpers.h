@@ -1,4 +1,5 @@
-//===- GpuHelpers.h - shared by the GPU test and benchmark programs -*- C++ -*-===//
+//===- GpuHelpers.h - shared by the GPU test and benchmark programs -*- C++
+//-*-===//
 //
 // Random inputs, 16-bit float conversions for host references, norm-wise
 // error, command-line and kernel-folder helpers. Header-only: the programs
@@ -51,7 +52,8 @@ public:
   /// Standard normal (Box-Muller).
   double normal() {
     double u = uniform(), v = uniform();
-    return std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(6.283185307179586 * v);
+    return std::sqrt(-2.0 * std::log(1.0 - u)) *
+           std::cos(6.283185307179586 * v);
   }
 
 private:
@@ -89,9 +91,9 @@ inline Expected<Module> loadExample(const Context &ctx, const std::string &dir,
                                     const std::string &name) {
   std::string base = dir + "/" + name;
   struct stat st;
-  std::string binary =
-      stat((base + ".cubin").c_str(), &st) == 0 ? base + ".cubin"
-                                                : base + ".ptx";
+  std::string binary = stat((base + ".cubin").c_str(), &st) == 0
+                           ? base + ".cubin"
+                           : base + ".ptx";
   return Module::loadFiles(ctx, binary, base + ".json");
 }
 

@@ -74,8 +74,8 @@ void testLoads(const Context &ctx, const std::string &dir) {
   options.cacheDir = cacheDir;
   const Driver &d = ctx.driver();
   std::vector<double> cached;
-  for (const char *name : {"add", "coscos", "bias_gelu", "softmax",
-                           "layernorm", "rmsnorm", "matmul", "runtime"}) {
+  for (const char *name : {"add", "coscos", "bias_gelu", "softmax", "layernorm",
+                           "rmsnorm", "matmul", "runtime"}) {
     std::string base = dir + "/" + name;
     auto ptx = readFile(base + ".ptx");
     auto json = readFile(base + ".json");
@@ -108,8 +108,8 @@ void testLoads(const Context &ctx, const std::string &dir) {
               warm->loadInfo().source == LoadInfo::Source::CachedCubin &&
               cold->loadInfo().cacheNote.empty();
     report(ok, std::string("load ") + name,
-           "driver PTX " + fixed(rawMs) + " ms, tilec cold " +
-               fixed(coldMs) + " ms, cached " + fixed(warmMs) + " ms" +
+           "driver PTX " + fixed(rawMs) + " ms, tilec cold " + fixed(coldMs) +
+               " ms, cached " + fixed(warmMs) + " ms" +
                (cold->loadInfo().cacheNote.empty()
                     ? ""
                     : " (cache: " + cold->loadInfo().cacheNote + ")"));
@@ -117,8 +117,8 @@ void testLoads(const Context &ctx, const std::string &dir) {
   double med = median(cached);
   measure("load_ms.tilec_cached.median", med);
   report(!cached.empty() && med <= 5.0, "cached load is a few ms",
-         "median " + fixed(med) + " ms over " +
-             std::to_string(cached.size()) + " modules (limit 5 ms)");
+         "median " + fixed(med) + " ms over " + std::to_string(cached.size()) +
+             " modules (limit 5 ms)");
 
   // Bad PTX: the driver's JIT log comes back in the message.
   auto ptx = readFile(dir + "/add.ptx");
@@ -129,14 +129,14 @@ void testLoads(const Context &ctx, const std::string &dir) {
     if (at != std::string::npos)
       bad.replace(at, 4, "bogus.instruction %r1;");
     auto m = Module::loadPtx(ctx, bad, *json, options);
-    bool ok = !m.ok() &&
-              m.message().find("could not compile the PTX") !=
-                  std::string::npos &&
-              m.message().find(":\n") != std::string::npos;
-    report(ok, "bad PTX reports the JIT log",
-           m.ok() ? "loaded" : m.message());
+    bool ok =
+        !m.ok() &&
+        m.message().find("could not compile the PTX") != std::string::npos &&
+        m.message().find(":\n") != std::string::npos;
+    report(ok, "bad PTX reports the JIT log", m.ok() ? "loaded" : m.message());
   }
-  std::system(("rm -rf '" + cacheDir + "'").c_str());
+  if (std::system(("rm -rf '" + cacheDir + "'").c_str()) != 0)
+    std::fprintf(stderr, "could not remove %s\n", cacheDir.c_str());
 }
 
 void testKernels(const Context &ctx, const std::string &dir, Rng &rng) {
@@ -243,8 +243,8 @@ void testLaunches(const Context &ctx, const std::string &dir, Rng &rng) {
   CUstream s = stream;
   bool failed = false;
   auto raw = [&] {
-    failed |= d.cuLaunchKernel(f, unsigned(grid.x), 1, 1, 128, 1, 1, 0, s,
-                               args, nullptr) != CUDA_SUCCESS;
+    failed |= d.cuLaunchKernel(f, unsigned(grid.x), 1, 1, 128, 1, 1, 0, s, args,
+                               nullptr) != CUDA_SUCCESS;
   };
   auto tilec = [&] { failed |= !k.launch(s, grid, x, y, z, n).ok(); };
   auto boundLaunch = [&] { failed |= !bound.launch(s, grid).ok(); };
@@ -275,8 +275,8 @@ void testLaunches(const Context &ctx, const std::string &dir, Rng &rng) {
              " (limit 1.2)");
   report(enqRatio <= 1.2, "launch overhead (enqueue only)",
          "tilec " + fixed(median(enqueue["tilec"])) + " us, raw " +
-             fixed(median(enqueue["raw"])) + " us, ratio " +
-             fixed(enqRatio) + " (limit 1.2)");
+             fixed(median(enqueue["raw"])) + " us, ratio " + fixed(enqRatio) +
+             " (limit 1.2)");
 
   // A graph of 100 tilec launches: z = x + y each time; replays must
   // recompute it (z is poisoned between replays).
@@ -304,8 +304,8 @@ void testLaunches(const Context &ctx, const std::string &dir, Rng &rng) {
   std::vector<double> perLaunch;
   for (int round = 0; round < 5; ++round)
     perLaunch.push_back(
-        hostUsPerLaunch(stream, [&] { failed |= !graph->launch(stream).ok(); },
-                        200) /
+        hostUsPerLaunch(
+            stream, [&] { failed |= !graph->launch(stream).ok(); }, 200) /
         100.0);
   measure("launch_us.host.tilec_graph_x100", median(perLaunch));
 }

@@ -88,8 +88,7 @@ inline ArgValue makeArg(bool v) {
   return a;
 }
 template <std::integral T>
-  requires(!std::same_as<T, bool>)
-ArgValue makeArg(T v) {
+requires(!std::same_as<T, bool>) ArgValue makeArg(T v) {
   ArgValue a;
   constexpr ScalarType width = sizeof(T) == 1   ? ScalarType::I8
                                : sizeof(T) == 2 ? ScalarType::I16

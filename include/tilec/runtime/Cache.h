@@ -27,7 +27,7 @@ std::string sha256Hex(std::string_view data);
 /// What a cached cubin depends on.
 struct CubinCacheKeyParts {
   std::string_view ptx;
-  std::string_view deviceArch;     ///< the device's "sm_90": what the JIT built for
+  std::string_view deviceArch; ///< the device's "sm_90": what the JIT built for
   std::string_view driverIdentity; ///< Driver::identity()
   std::string_view jitOptions;     ///< the JIT options, spelt out
 };

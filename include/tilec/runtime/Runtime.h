@@ -115,8 +115,7 @@ private:
 /// Device memory without an element type, freed on destruction.
 class DeviceMemory {
 public:
-  static Expected<DeviceMemory> allocate(const Context &context,
-                                         size_t bytes);
+  static Expected<DeviceMemory> allocate(const Context &context, size_t bytes);
   uint64_t address() const { return address_; }
   size_t bytes() const { return bytes_; }
 
@@ -152,8 +151,7 @@ private:
 /// kernels as a pointer to T.
 template <typename T> class DeviceBuffer {
 public:
-  static Expected<DeviceBuffer> allocate(const Context &context,
-                                         size_t count) {
+  static Expected<DeviceBuffer> allocate(const Context &context, size_t count) {
     auto mem = DeviceMemory::allocate(context, count * sizeof(T));
     if (!mem.ok())
       return mem.status();

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <type_traits>
@@ -25,27 +26,39 @@ const bool kFakeDriverSet = (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1), true);
 
 // The typed signatures: pointers are DevicePtr<T> of the metadata's element
 // type, scalars their C++ types; renamed parameters keep their positions.
-static_assert(std::is_same_v<decltype(&fake_kernels::add),
-                             Status (*)(CUstream, const Grid &,
-                                        DevicePtr<float>, DevicePtr<float>,
-                                        DevicePtr<float>, int32_t)>);
-static_assert(std::is_same_v<decltype(&fake_kernels::probe),
-                             Status (*)(CUstream, const Grid &,
-                                        DevicePtr<float>, DevicePtr<Half>,
-                                        int32_t, int64_t, float, Half,
-                                        BFloat16, bool)>);
-static_assert(std::is_same_v<decltype(&fake::cubin::add),
-                             decltype(&fake_kernels::add)>);
+static_assert(
+    std::is_same_v<decltype(&fake_kernels::add),
+                   Status (*)(CUstream, const Grid &, DevicePtr<float>,
+                              DevicePtr<float>, DevicePtr<float>, int32_t)>);
+static_assert(
+    std::is_same_v<decltype(&fake_kernels::probe),
+                   Status (*)(CUstream, const Grid &, DevicePtr<float>,
+                              DevicePtr<Half>, int32_t, int64_t, float, Half,
+                              BFloat16, bool)>);
+static_assert(
+    std::is_same_v<decltype(&fake::cubin::add), decltype(&fake_kernels::add)>);
 
 int fakeLaunches() {
   void *h = dlopen(TILEC_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
   return reinterpret_cast<int (*)()>(dlsym(h, "fake_launchCount"))();
 }
 
+/// This process's cubin cache, removed at exit.
 std::string cacheDir() {
-  const char *tmp = std::getenv("TMPDIR");
-  return std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-aot-test-" +
-         std::to_string(getpid());
+  struct Scratch {
+    std::string path;
+    Scratch() {
+      const char *tmp = std::getenv("TMPDIR");
+      path = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-aot-test-" +
+             std::to_string(getpid());
+    }
+    ~Scratch() {
+      if (std::system(("rm -rf '" + path + "'").c_str()) != 0)
+        std::fprintf(stderr, "could not remove %s\n", path.c_str());
+    }
+  };
+  static Scratch scratch;
+  return scratch.path;
 }
 
 TEST(Generated, EmbedsTheInputs) {
@@ -80,8 +93,8 @@ TEST(Generated, FreeFunctionsLaunch) {
   auto dy = DeviceBuffer<float>::fromHost(*ctx, y);
   auto dz = DeviceBuffer<float>::allocate(*ctx, n + 8);
   ASSERT_TRUE(dz->memory().fill32(0x7fc00000u).ok());
-  Status s = fake_kernels::add(nullptr, Grid((n + 1023) / 1024), *dx, *dy,
-                               *dz, n);
+  Status s =
+      fake_kernels::add(nullptr, Grid((n + 1023) / 1024), *dx, *dy, *dz, n);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_TRUE(dz->copyToHost(z).ok());
   for (int i = 0; i < n; ++i)
@@ -100,13 +113,13 @@ TEST(Generated, FreeFunctionsLaunch) {
                              " is not a multiple of 16 bytes (the "
                              "divisibility the kernel was compiled for)");
   int before = fakeLaunches();
-  s = fake_kernels::probe(nullptr, Grid(1), *dx, DevicePtr<Half>(), 32, 7,
-                          0.5f, Half::fromFloat(1.0f),
-                          BFloat16::fromFloat(1.0f), true);
+  s = fake_kernels::probe(nullptr, Grid(1), *dx, DevicePtr<Half>(), 32, 7, 0.5f,
+                          Half::fromFloat(1.0f), BFloat16::fromFloat(1.0f),
+                          true);
   EXPECT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(fakeLaunches(), before + 1);
-  s = fake_kernels::probe(nullptr, Grid(1), *dx, DevicePtr<Half>(), 33, 7,
-                          0.5f, Half(), BFloat16(), false);
+  s = fake_kernels::probe(nullptr, Grid(1), *dx, DevicePtr<Half>(), 33, 7, 0.5f,
+                          Half(), BFloat16(), false);
   EXPECT_EQ(s.message(), "kernel 'probe', parameter 'grid' (#2): value 33 is "
                          "not a multiple of 16 (the divisibility the kernel "
                          "was compiled for)");

@@ -80,9 +80,9 @@ TEST(Args, PacksEachTypeIntoItsSlot) {
   float eps;
   std::memcpy(&eps, &p.slots[4], 4);
   EXPECT_EQ(eps, 1e-5f); // a double argument rounds to the f32 parameter
-  EXPECT_EQ(p.slots[5], 0x3800u);      // f16 0.5
-  EXPECT_EQ(p.slots[6], 0x4000u);      // bf16 2.0
-  EXPECT_EQ(p.slots[7], 1u);           // i1 widened to a 32-bit 1
+  EXPECT_EQ(p.slots[5], 0x3800u); // f16 0.5
+  EXPECT_EQ(p.slots[6], 0x4000u); // bf16 2.0
+  EXPECT_EQ(p.slots[7], 1u);      // i1 widened to a 32-bit 1
   // Negative i32 values fill exactly the low 4 bytes.
   Packed q = pack(X, Y, -16, -1, 0.0f, 1.0f, 1.0f, 0);
   ASSERT_TRUE(q.status.ok()) << q.status.message();
@@ -92,8 +92,8 @@ TEST(Args, PacksEachTypeIntoItsSlot) {
   EXPECT_EQ(q.slots[6], 0x3f80u); // float 1.0 -> bf16
   EXPECT_EQ(q.slots[7], 0u);      // integer 0 passes as i1 false
   // Unsigned integers within range pass; null pointers are divisible.
-  Packed r = pack(DevicePtr<float>(), Y, uint32_t(32), uint64_t(7), 1.0f,
-                  1.0f, 1.0f, false);
+  Packed r = pack(DevicePtr<float>(), Y, uint32_t(32), uint64_t(7), 1.0f, 1.0f,
+                  1.0f, false);
   EXPECT_TRUE(r.status.ok()) << r.status.message();
 }
 
@@ -220,8 +220,7 @@ TEST(Args, Describe) {
   EXPECT_EQ(describeArg(makeArg(DevicePtr<int8_t>())), "a pointer to i8");
   EXPECT_EQ(describeArg(makeArg(short(1))), "an integer (i16)");
   EXPECT_EQ(describeArg(makeArg(uint8_t(1))), "an unsigned integer (i8)");
-  EXPECT_EQ(describeArg(makeArg(BFloat16())),
-            "a floating-point value (bf16)");
+  EXPECT_EQ(describeArg(makeArg(BFloat16())), "a floating-point value (bf16)");
   EXPECT_EQ(describeArg(makeArg(false)), "a bool");
 }
 

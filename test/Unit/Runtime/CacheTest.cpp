@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <dirent.h>
 #include <fstream>
 #include <set>
@@ -15,12 +16,29 @@ using namespace tilec::runtime;
 
 namespace {
 
+/// This process's scratch folder, removed when the process exits normally
+/// (forked children leave with _exit and keep it).
+const std::string &scratchBase() {
+  struct Scratch {
+    std::string path;
+    Scratch() {
+      const char *tmp = std::getenv("TMPDIR");
+      path = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-cache-test-" +
+             std::to_string(getpid());
+      mkdir(path.c_str(), 0755);
+    }
+    ~Scratch() {
+      if (std::system(("rm -rf '" + path + "'").c_str()) != 0)
+        std::fprintf(stderr, "could not remove %s\n", path.c_str());
+    }
+  };
+  static Scratch scratch;
+  return scratch.path;
+}
+
 /// A fresh folder under the test's temporary directory.
 std::string freshDir(const std::string &name) {
-  const char *tmp = std::getenv("TMPDIR");
-  std::string base = std::string(tmp && *tmp ? tmp : "/tmp") +
-                     "/tilec-cache-test-" + std::to_string(getpid());
-  mkdir(base.c_str(), 0755);
+  const std::string &base = scratchBase();
   std::string dir = base + "/" + name;
   std::string cmd = "rm -rf '" + dir + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
@@ -43,8 +61,9 @@ TEST(Cache, Sha256KnownAnswers) {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256Hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(
+      sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(sha256Hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // Lengths around the padding's block boundaries (from Python's hashlib).
@@ -175,8 +194,7 @@ TEST(Cache, StoreErrors) {
                              "/sub: Not a directory");
   s = CubinCache(file).store("k", "data");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(),
-            "the cubin cache folder " + file + " is not a folder");
+  EXPECT_EQ(s.message(), "the cubin cache folder " + file + " is not a folder");
   s = CubinCache("").store("k", "data");
   EXPECT_EQ(s.message(), "the cubin cache folder is an empty path");
   if (geteuid() != 0) { // root writes through permissions
@@ -184,9 +202,8 @@ TEST(Cache, StoreErrors) {
     ASSERT_EQ(mkdir(ro.c_str(), 0555), 0);
     s = CubinCache(ro).store("k", "data");
     ASSERT_FALSE(s.ok());
-    EXPECT_EQ(s.message().rfind("cannot write the cubin cache file " + ro +
-                                    "/.tmp-",
-                                0),
+    EXPECT_EQ(s.message().rfind(
+                  "cannot write the cubin cache file " + ro + "/.tmp-", 0),
               0u)
         << s.message();
     EXPECT_NE(s.message().find(": Permission denied"), std::string::npos);

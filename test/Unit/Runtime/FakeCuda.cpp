@@ -471,7 +471,8 @@ struct Entry {
   const char *name;
   void *fn;
 };
-#define E(name, fn) {name, reinterpret_cast<void *>(&fn)}
+#define E(name, fn)                                                            \
+  { name, reinterpret_cast<void *>(&fn) }
 const Entry kEntries[] = {
     E("cuInit", fInit),
     E("cuDriverGetVersion", fDriverGetVersion),

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -105,11 +106,23 @@ std::string metadata(const std::string &target = "sm_90",
          extraKernels + "]}";
 }
 
+/// A fresh folder in this process's scratch folder, which is removed at
+/// exit.
 std::string tempDir(const std::string &name) {
-  const char *tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") +
-                    "/tilec-fake-test-" + std::to_string(getpid()) + "-" +
-                    name;
+  struct Scratch {
+    std::string path;
+    Scratch() {
+      const char *tmp = std::getenv("TMPDIR");
+      path = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-fake-test-" +
+             std::to_string(getpid());
+    }
+    ~Scratch() {
+      if (std::system(("rm -rf '" + path + "'").c_str()) != 0)
+        std::fprintf(stderr, "could not remove %s\n", path.c_str());
+    }
+  };
+  static Scratch scratch;
+  std::string dir = scratch.path + "/" + name;
   std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return dir;
@@ -317,8 +330,7 @@ TEST_F(FakeDriver, LoadErrors) {
   EXPECT_TRUE(Module::loadPtx(*ctx, kPtx, metadata("sm_90a"), options).ok());
 
   auto ghost = Module::loadPtx(
-      *ctx, kPtx,
-      metadata("sm_90", R"(, {"name": "ghost", "num_warps": 1,
+      *ctx, kPtx, metadata("sm_90", R"(, {"name": "ghost", "num_warps": 1,
         "threads_per_program": 32, "shared_bytes": 0, "params": []})"),
       options);
   EXPECT_EQ(ghost.message(), "kernel 'ghost' is in the metadata but not in "
@@ -328,8 +340,8 @@ TEST_F(FakeDriver, LoadErrors) {
   auto notCubin = Module::loadCubin(*ctx, kPtx, metadata());
   EXPECT_EQ(notCubin.message(), "the data is not a cubin (no ELF header); "
                                 "load PTX text with Module::loadPtx");
-  auto elf = Module::loadCubin(*ctx, std::string("\x7f") + "ELF" + kPtx,
-                               metadata());
+  auto elf =
+      Module::loadCubin(*ctx, std::string("\x7f") + "ELF" + kPtx, metadata());
   ASSERT_TRUE(elf.ok()) << elf.message();
   EXPECT_EQ(elf->loadInfo().source, LoadInfo::Source::Cubin);
 }
@@ -342,18 +354,22 @@ TEST_F(FakeDriver, LoadFiles) {
   ASSERT_TRUE(m.ok()) << m.message();
   EXPECT_EQ(m->metadata().kernelNames(),
             "add, probe, shared100k, shared300k, heavy");
-  { std::ofstream(dir + "/k.cubin", std::ios::binary) << "\x7f" "ELF" << kPtx; }
+  {
+    std::ofstream(dir + "/k.cubin", std::ios::binary) << "\x7f"
+                                                         "ELF"
+                                                      << kPtx;
+  }
   auto c = Module::loadFiles(*ctx, dir + "/k.cubin", dir + "/k.json");
   ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->loadInfo().source, LoadInfo::Source::Cubin);
 
   auto missing = Module::loadFiles(*ctx, dir + "/none.ptx");
-  EXPECT_EQ(missing.message(), "cannot read " + dir +
-                                   "/none.ptx: No such file or directory");
+  EXPECT_EQ(missing.message(),
+            "cannot read " + dir + "/none.ptx: No such file or directory");
   { std::ofstream(dir + "/lone.ptx") << kPtx; }
   auto noJson = Module::loadFiles(*ctx, dir + "/lone.ptx");
-  EXPECT_EQ(noJson.message(), "cannot read " + dir +
-                                  "/lone.json: No such file or directory");
+  EXPECT_EQ(noJson.message(),
+            "cannot read " + dir + "/lone.json: No such file or directory");
   { std::ofstream(dir + "/junk.ptx") << "hello"; }
   { std::ofstream(dir + "/junk.json") << metadata(); }
   auto junk = Module::loadFiles(*ctx, dir + "/junk.ptx");
@@ -430,8 +446,8 @@ TEST_F(FakeDriver, ArgumentsReachTheDriverAsTheAbiWants) {
   auto x = DevicePtr<float>::fromAddress(0x100000);
   auto y = DevicePtr<Half>::fromAddress(0x200002);
   int before = fake.launches();
-  Status s = probe.launch(nullptr, Grid(2, 3, 4), x, y, -32, int64_t(-5),
-                          1.5, Half::fromFloat(-2.0f), 3.0f, true);
+  Status s = probe.launch(nullptr, Grid(2, 3, 4), x, y, -32, int64_t(-5), 1.5,
+                          Half::fromFloat(-2.0f), 3.0f, true);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(fake.launches(), before + 1);
   EXPECT_EQ(fake.shape(before), (std::vector<unsigned>{2, 3, 4, 128, 0}));

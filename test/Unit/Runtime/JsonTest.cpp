@@ -91,7 +91,8 @@ TEST(Json, Errors) {
             "line 1, column 6: expected 4 hex digits after \\u");
   EXPECT_EQ(parseError(R"("\udc00")"),
             "line 1, column 8: unpaired UTF-16 surrogate in \\u escape");
-  EXPECT_EQ(parseError("-"), "line 1, column 2: expected a digit in the number");
+  EXPECT_EQ(parseError("-"),
+            "line 1, column 2: expected a digit in the number");
   EXPECT_EQ(parseError("1."),
             "line 1, column 3: expected a digit after '.' in the number");
   EXPECT_EQ(parseError("1e+"),

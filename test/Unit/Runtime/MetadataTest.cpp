@@ -106,8 +106,8 @@ TEST(Metadata, Targets) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->major, 12);
   EXPECT_FALSE(t->archSpecific);
-  for (const char *bad : {"sm_", "sm_9", "sm_9x", "compute_90", "sm_1000",
-                          "sm_05"}) {
+  for (const char *bad :
+       {"sm_", "sm_9", "sm_9x", "compute_90", "sm_1000", "sm_05"}) {
     auto b = parseTarget(bad);
     EXPECT_FALSE(b.ok()) << bad;
     EXPECT_EQ(b.message(), "\"" + std::string(bad) +

@@ -43,15 +43,16 @@ TEST(Types, HalfConversions) {
     float value;
     uint16_t bits;
   } cases[] = {
-      {0.0f, 0x0000},         {-0.0f, 0x8000},       {1.0f, 0x3c00},
-      {-2.0f, 0xc000},        {65504.0f, 0x7bff},    {65520.0f, 0x7c00},
-      {65519.0f, 0x7bff},     {6.1035156e-05f, 0x0400},
+      {0.0f, 0x0000},           {-0.0f, 0x8000},
+      {1.0f, 0x3c00},           {-2.0f, 0xc000},
+      {65504.0f, 0x7bff},       {65520.0f, 0x7c00},
+      {65519.0f, 0x7bff},       {6.1035156e-05f, 0x0400},
       {5.9604645e-08f, 0x0001}, // smallest subnormal
       {2.9802322e-08f, 0x0000}, // half of it: ties to even (0)
       {8.940697e-08f, 0x0002},  // 1.5 units: ties to even (2)
       {1.00048828125f, 0x3c00}, // 1 + 2^-11: tie, to even
       {1.00146484375f, 0x3c02}, // 1 + 3*2^-11: tie, to even (up)
-      {INFINITY, 0x7c00},     {-INFINITY, 0xfc00},
+      {INFINITY, 0x7c00},       {-INFINITY, 0xfc00},
   };
   for (const Case &c : cases) {
     EXPECT_EQ(Half::fromFloat(c.value).bits, c.bits) << c.value;
