@@ -86,12 +86,14 @@ Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
     CUresult r =
         getProc(name, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+    // A missing symbol comes back as CUDA_ERROR_NOT_FOUND with a status that
+    // says why; name what is missing rather than the error.
+    if (found != CU_GET_PROC_ADDRESS_SUCCESS || (r == CUDA_SUCCESS && !*fn))
+      return Status::error(where + " lacks " + name +
+                           " (tilec needs a driver for CUDA 12.0 or newer)");
     if (r != CUDA_SUCCESS)
       return Status::error(where + ": cuGetProcAddress(" + name +
                            ") failed: " + bootstrapErrorString(r, getName));
-    if (found != CU_GET_PROC_ADDRESS_SUCCESS || !*fn)
-      return Status::error(where + " lacks " + name +
-                           " (tilec needs a driver for CUDA 12.0 or newer)");
     return Status();
   };
 #define TILEC_RESOLVE_ENTRY(name)                                              \

@@ -79,6 +79,12 @@ TEST(Generated, FreeFunctionsLaunch) {
   options.cacheDir = cacheDir();
   ASSERT_TRUE(fake_kernels::load(*ctx, options).ok());
   ASSERT_TRUE(fake_kernels::load(*ctx).ok()) << "same context: no-op";
+  auto other = Context::create(1);
+  ASSERT_TRUE(other.ok()) << other.message();
+  EXPECT_EQ(fake_kernels::load(*other).message(),
+            "the kernels of fake_kernels are loaded into another context; "
+            "use fake_kernels::Kernels::load for a second one");
+  ASSERT_TRUE(ctx->makeCurrent().ok());
   auto k = fake_kernels::kernels();
   ASSERT_TRUE(k.ok());
   EXPECT_NE((*k)->module().loadInfo().source, LoadInfo::Source::Cubin);

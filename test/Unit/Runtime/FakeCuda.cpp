@@ -14,7 +14,10 @@
 // context current, and more than 48 KiB of dynamic shared memory needs the
 // function's attribute raised first.
 //
-// Tests reach the fake's state through the extern "C" fake_* functions.
+// Two devices, each with its primary context. TILEC_FAKE_CUDA_MODE makes it
+// a broken driver: "nodevice" (cuInit fails), "old" (CUDA 11.8), "partial"
+// (no cuGraphLaunch). Tests reach the fake's state through the extern "C"
+// fake_* functions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,12 +36,14 @@ namespace {
 
 struct FakeFunction {
   std::string name;
+  CUcontext context = nullptr; // its module's
   std::vector<unsigned> paramBytes;
   int maxDynamicShared = 48 * 1024;
 };
 
 struct FakeModule {
   std::string text;
+  CUcontext context = nullptr; // current when it was loaded
   std::map<std::string, std::unique_ptr<FakeFunction>> functions;
 };
 
@@ -50,6 +55,7 @@ struct FakeLaunch {
 
 struct FakeStream {
   bool capturing = false;
+  bool invalidated = false; // a synchronize during capture
   std::vector<FakeLaunch> captured;
 };
 
@@ -63,7 +69,12 @@ struct FakeLink {
   std::string cubin;
 };
 
-int gPrimaryContext; // its address is the one context
+int gPrimaryContexts[2]; // their addresses are the devices' contexts
+
+bool mode(const char *m) {
+  const char *env = std::getenv("TILEC_FAKE_CUDA_MODE");
+  return env && std::strcmp(env, m) == 0;
+}
 thread_local CUcontext tCurrent = nullptr;
 std::vector<CUcontext> &ctxStack() {
   static thread_local std::vector<CUcontext> s;
@@ -91,6 +102,14 @@ const char *errorName(CUresult r) {
     return "CUDA_ERROR_INVALID_DEVICE";
   case CUDA_ERROR_INVALID_HANDLE:
     return "CUDA_ERROR_INVALID_HANDLE";
+  case CUDA_ERROR_NO_DEVICE:
+    return "CUDA_ERROR_NO_DEVICE";
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    return "CUDA_ERROR_OUT_OF_MEMORY";
+  case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+  case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+    return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
   default:
     return nullptr;
   }
@@ -137,9 +156,11 @@ void runLaunch(const FakeLaunch &l) {
 
 // --- the entry points ------------------------------------------------------
 
-CUresult fInit(unsigned) { return CUDA_SUCCESS; }
+CUresult fInit(unsigned) {
+  return mode("nodevice") ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS;
+}
 CUresult fDriverGetVersion(int *v) {
-  *v = 13000;
+  *v = mode("old") ? 11080 : 13000;
   return CUDA_SUCCESS;
 }
 CUresult fGetErrorName(CUresult r, const char **s) {
@@ -151,13 +172,13 @@ CUresult fGetErrorString(CUresult r, const char **s) {
   return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult fDeviceGet(CUdevice *d, int ordinal) {
-  if (ordinal != 0)
+  if (ordinal < 0 || ordinal > 1)
     return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 CUresult fDeviceGetCount(int *n) {
-  *n = 1;
+  *n = 2;
   return CUDA_SUCCESS;
 }
 CUresult fDeviceGetName(char *name, int len, CUdevice) {
@@ -179,8 +200,8 @@ CUresult fDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
     return CUDA_ERROR_INVALID_VALUE;
   }
 }
-CUresult fPrimaryCtxRetain(CUcontext *c, CUdevice) {
-  *c = reinterpret_cast<CUcontext>(&gPrimaryContext);
+CUresult fPrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  *c = reinterpret_cast<CUcontext>(&gPrimaryContexts[d]);
   ++gRetains;
   return CUDA_SUCCESS;
 }
@@ -214,7 +235,7 @@ CUresult needContext() {
 }
 CUresult fCtxSynchronize() { return needContext(); }
 CUresult fCtxGetDevice(CUdevice *d) {
-  *d = 0;
+  *d = tCurrent == reinterpret_cast<CUcontext>(&gPrimaryContexts[1]) ? 1 : 0;
   return needContext();
 }
 CUresult fMemAlloc(CUdeviceptr *p, size_t bytes) {
@@ -222,6 +243,8 @@ CUresult fMemAlloc(CUdeviceptr *p, size_t bytes) {
     return r;
   if (bytes == 0)
     return CUDA_ERROR_INVALID_VALUE;
+  if (bytes > (size_t(1) << 40))
+    return CUDA_ERROR_OUT_OF_MEMORY;
   void *mem = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   *p = reinterpret_cast<CUdeviceptr>(mem);
   ++gLiveAllocations;
@@ -282,7 +305,14 @@ CUresult fStreamDestroy(CUstream s) {
   delete reinterpret_cast<FakeStream *>(s);
   return CUDA_SUCCESS;
 }
-CUresult fStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult fStreamSynchronize(CUstream s) {
+  auto *fs = reinterpret_cast<FakeStream *>(s);
+  if (fs && fs->capturing) { // as the driver: this breaks the capture
+    fs->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  return CUDA_SUCCESS;
+}
 CUresult fStreamBeginCapture(CUstream s, CUstreamCaptureMode) {
   if (!s)
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -292,6 +322,12 @@ CUresult fStreamBeginCapture(CUstream s, CUstreamCaptureMode) {
 CUresult fStreamEndCapture(CUstream s, CUgraph *g) {
   auto *fs = reinterpret_cast<FakeStream *>(s);
   fs->capturing = false;
+  if (fs->invalidated) {
+    fs->invalidated = false;
+    fs->captured.clear();
+    *g = nullptr;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
   auto *graph = new FakeGraph;
   graph->launches = std::move(fs->captured);
   fs->captured.clear();
@@ -331,6 +367,7 @@ CUresult fModuleLoadData(CUmodule *m, const void *image) {
     return CUDA_ERROR_INVALID_IMAGE;
   auto *mod = new FakeModule;
   mod->text = text;
+  mod->context = tCurrent;
   *m = reinterpret_cast<CUmodule>(mod);
   ++gModuleLoads;
   return CUDA_SUCCESS;
@@ -345,6 +382,7 @@ CUresult fModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   if (!slot) {
     auto fn = std::make_unique<FakeFunction>();
     fn->name = name;
+    fn->context = mod->context;
     if (!parseEntry(mod->text, name, fn->paramBytes)) {
       mod->functions.erase(name);
       return CUDA_ERROR_NOT_FOUND;
@@ -425,12 +463,12 @@ CUresult fLinkDestroy(CUlinkState state) {
 CUresult fLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
                        CUstream stream, void **params, void **extra) {
-  if (tCurrent != reinterpret_cast<CUcontext>(&gPrimaryContext))
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
+  if (tCurrent != fn->context) // the function's context must be current
     return CUDA_ERROR_INVALID_CONTEXT;
   // Stream 0x1 stands for a bad handle the driver refuses.
   if (stream == reinterpret_cast<CUstream>(1))
     return CUDA_ERROR_INVALID_HANDLE;
-  auto *fn = reinterpret_cast<FakeFunction *>(f);
   if (extra || int(shared) > fn->maxDynamicShared || bx * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   FakeLaunch l{fn->name, {gx, gy, gz}, {bx, by, bz}, shared, {}};
@@ -538,7 +576,8 @@ extern "C" {
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int, cuuint64_t,
                              CUdriverProcAddressQueryResult *status) {
   for (const Entry &e : kEntries)
-    if (std::strcmp(e.name, symbol) == 0) {
+    if (std::strcmp(e.name, symbol) == 0 &&
+        !(mode("partial") && std::strcmp(symbol, "cuGraphLaunch") == 0)) {
       *pfn = e.fn;
       if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;

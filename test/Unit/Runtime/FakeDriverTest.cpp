@@ -156,11 +156,13 @@ TEST_F(FakeDriver, ContextAndDevice) {
   EXPECT_EQ(ctx->deviceName(), "Fake GPU");
   EXPECT_EQ(ctx->arch(), "sm_90");
   EXPECT_EQ(ctx->computeCapabilityMajor(), 9);
-  EXPECT_EQ(*Context::deviceCount(), 1);
-  auto missing = Context::create(1);
+  EXPECT_EQ(*Context::deviceCount(), 2);
+  auto missing = Context::create(2);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.message(),
-            "there is no CUDA device 1 (the driver sees 1 device)");
+            "there is no CUDA device 2 (the driver sees 2 devices)");
+  EXPECT_EQ(Context::create(-1).message(),
+            "there is no CUDA device -1 (the driver sees 2 devices)");
   auto current = Context::current();
   ASSERT_TRUE(current.ok()) << current.message();
   EXPECT_EQ(current->get(), ctx->get());
@@ -561,6 +563,54 @@ TEST_F(FakeDriver, Graphs) {
             "ptr<f32>, z: ptr<f32>, n: i32) but 3 were given");
   Graph moved = std::move(*graph);
   EXPECT_TRUE(moved.launch(*stream).ok());
+}
+
+TEST_F(FakeDriver, KernelsRunInTheirOwnContext) {
+  // Device 1's context becomes current; a kernel of device 0 still launches
+  // (the runtime makes its context current), and device 1's loads its own.
+  Kernel add0 = kernel("add");
+  auto ctx1 = Context::create(1);
+  ASSERT_TRUE(ctx1.ok()) << ctx1.message();
+  EXPECT_NE(ctx1->get(), ctx->get());
+  auto current = Context::current();
+  ASSERT_TRUE(current.ok());
+  EXPECT_EQ(current->ordinal(), 1);
+  auto x = DevicePtr<float>::fromAddress(0);
+  EXPECT_TRUE(add0.launch(nullptr, Grid(1), x, x, x, 0).ok());
+  auto m1 = Module::loadPtx(*ctx1, kPtx, metadata(), options);
+  ASSERT_TRUE(m1.ok()) << m1.message();
+  auto add1 = m1->kernel("add");
+  ASSERT_TRUE(add1.ok());
+  EXPECT_TRUE(add1->launch(nullptr, Grid(1), x, x, x, 0).ok());
+}
+
+TEST_F(FakeDriver, AllocationFailuresNameTheDevice) {
+  auto huge = DeviceBuffer<float>::allocate(*ctx, size_t(1) << 42);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.message(),
+            "cannot allocate 17592186044416 bytes on device 0 (Fake GPU): "
+            "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (fake driver "
+            "error)");
+}
+
+TEST_F(FakeDriver, CaptureBrokenByASynchronize) {
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  // The recording ignores the failed synchronize, so the capture itself
+  // reports that it was invalidated.
+  auto graph = Graph::capture(*ctx, *stream, [&] {
+    Status ignored = stream->synchronize();
+    (void)ignored;
+    return Status();
+  });
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.message(),
+            "graph capture (was something not capturable, such as a "
+            "synchronous copy, put on the stream?): cuStreamEndCapture "
+            "failed: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (fake driver "
+            "error)");
+  // The stream works again afterwards.
+  EXPECT_TRUE(stream->synchronize().ok());
 }
 
 TEST_F(FakeDriver, Events) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdlib>
 
 using namespace tilec::runtime;
@@ -68,6 +69,34 @@ TEST(NoDriver, ALibraryThatIsNotADriver) {
                              "CUDA 12.0 or newer)"),
             std::string::npos)
       << d.message();
+}
+
+/// Driver::load of the fake driver in `mode` (TILEC_FAKE_CUDA_MODE).
+std::string loadFakeIn(const char *mode) {
+  setenv("TILEC_FAKE_CUDA_MODE", mode, 1);
+  auto d = Driver::load(TILEC_FAKE_CUDA);
+  unsetenv("TILEC_FAKE_CUDA_MODE");
+  EXPECT_FALSE(d.ok()) << mode;
+  return d.message();
+}
+
+TEST(NoDriver, BrokenDrivers) {
+  char real[4096];
+  ASSERT_NE(realpath(TILEC_FAKE_CUDA, real), nullptr);
+  const std::string where = "the CUDA driver " + std::string(real);
+  EXPECT_EQ(loadFakeIn("nodevice"),
+            where + " failed to initialise: cuInit failed: "
+                    "CUDA_ERROR_NO_DEVICE (fake driver error)");
+  EXPECT_EQ(loadFakeIn("old"),
+            where + " supports CUDA 11.8; tilec needs CUDA 12.0 or newer");
+  EXPECT_EQ(loadFakeIn("partial"),
+            where + " lacks cuGraphLaunch (tilec needs a driver for CUDA "
+                    "12.0 or newer)");
+  // The same library, working.
+  auto ok = Driver::load(TILEC_FAKE_CUDA);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ((*ok)->version(), 13000);
+  EXPECT_EQ((*ok)->libraryFile(), real);
 }
 
 #ifdef TILEC_TEST_CUDA_STUB
