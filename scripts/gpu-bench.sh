@@ -12,12 +12,12 @@
 # Environment: PEERS, the path of peers.py (default: shared/bench/peers.py,
 # ../shared/bench/peers.py or .gpu-runtime/peers.py, the first found);
 # PEER_WORK, the peers.py workloads to run instead of the same ones;
-# BUILD (default build-gpu); OUT, where rows and logs go (default
+# BUILD (default build-gpu); LOGS, where rows and logs go (default
 # $BUILD/logs): tilec.json, peers.json, table.md.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build-gpu}
-out=${OUT:-$build/logs}
+out=${LOGS:-$build/logs}
 mkdir -p "$out"
 
 kernels=""

@@ -12,27 +12,33 @@
 # build-gpu), then runs, continuing past failures:
 #   1. tilec-runtime-gpu-tests: the runtime's own checks and measurements;
 #   2. tilec-gpu-tests: every example kernel against host references;
-#   3. tilec-aot-example: a program built on an AOT header;
+#   3. tilec-aot-example: a program built on an AOT header of KERNELS_DIR's
+#      softmax;
 #   4. tilec-gpu-tests --small --exact under compute-sanitizer, once per tool
 #      in $SANITIZER_TOOLS (default: memcheck racecheck synccheck initcheck).
-# Logs go to $OUT (if set) or $BUILD/logs. Exits 1 if any step failed.
+# Logs go to $LOGS (default $BUILD/logs). Exits 1 if any step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$root/build-gpu}
-logs=${OUT:-$build/logs}
+logs=${LOGS:-$build/logs}
 tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$logs"
+kernels_arg=${1:-}
+if [ -n "$kernels_arg" ]; then
+  kernels_arg=$(cd "$kernels_arg" && pwd) || exit 1
+fi
 
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DTILEC_RUNTIME_ONLY=ON -DTILEC_ENABLE_TESTS=OFF >"$logs/configure.log" 2>&1 &&
+  -DTILEC_RUNTIME_ONLY=ON -DTILEC_ENABLE_TESTS=OFF \
+  -DTILEC_AOT_EXAMPLE_KERNELS="$kernels_arg" >"$logs/configure.log" 2>&1 &&
   cmake --build "$build" >"$logs/build.log" 2>&1 || {
   echo "gpu-test: the build failed; see $logs"
   tail -30 "$logs/configure.log" "$logs/build.log"
   exit 1
 }
 fixtures=$build/test/GPU/fixtures
-kernels=${1:-$fixtures}
+kernels=${kernels_arg:-$fixtures}
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$build/cubin-cache}
 
 failed=()
