@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".tile", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
-config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "Unit", "GPU", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "README.md"]
 
 # FileCheck variables are local to a CHECK-LABEL block unless $-prefixed.
@@ -25,7 +25,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec"]
+tools = ["tile-opt", "tilec", "tilec-aot", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.

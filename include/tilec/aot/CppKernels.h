@@ -1,0 +1,49 @@
+//===- CppKernels.h - ahead-of-time C++ kernel headers ----------*- C++ -*-===//
+//
+// Turns compiled kernels (PTX text or a cubin) and their metadata into a C++
+// header and source that embed both and give each kernel a typed function:
+//
+//   tilec_kernels::softmax(stream, grid, x, y, n_cols);
+//
+// with DevicePtr<float> for `ptr<f32>` parameters and int32_t/float/... for
+// scalars, so that a program includes the header, compiles the source and
+// links the runtime, with no files to find at run time. `tilec-aot` and
+// `tilec --emit=cpp-header` both call generateCppKernels. Needs no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_AOT_CPPKERNELS_H
+#define TILEC_AOT_CPPKERNELS_H
+
+#include "tilec/runtime/Status.h"
+
+#include <string>
+#include <string_view>
+
+namespace tilec::aot {
+
+struct CppKernelsOptions {
+  /// The C++ namespace of the generated code ("a::b" allowed).
+  std::string namespaceName = "tilec_kernels";
+  /// How the source includes the header: `#include "<headerInclude>"`.
+  std::string headerInclude = "kernels.h";
+  /// Where the kernels came from, for the generated files' comments.
+  std::string origin;
+};
+
+struct CppKernels {
+  std::string header;
+  std::string source;
+};
+
+/// Generates the header and source. `binary` is PTX text or a cubin/fatbin
+/// (told apart by content). Fails on invalid metadata, and on kernel or
+/// namespace names that cannot be C++ identifiers; a parameter whose name
+/// cannot be one is called argN (its position) instead.
+runtime::Expected<CppKernels>
+generateCppKernels(std::string_view binary, std::string_view metadataJson,
+                   const CppKernelsOptions &options = {});
+
+} // namespace tilec::aot
+
+#endif // TILEC_AOT_CPPKERNELS_H

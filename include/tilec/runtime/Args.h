@@ -1,0 +1,155 @@
+//===- Args.h - kernel arguments and their checks ---------------*- C++ -*-===//
+//
+// A launch turns each C++ argument into an ArgValue (a tagged 16-byte value),
+// checks it against the kernel's metadata and writes it into the kernel's
+// parameter slots. Everything here is plain host code, so the checks and
+// their messages are unit-tested without a GPU.
+//
+// Conversions: integers go to integer parameters when the value fits, floats
+// (float, double, Half, BFloat16) to float parameters, bool to i1; integer to
+// float and float to integer are refused, as are pointers of another element
+// type. Host pointers do not convert at all (a compile error): device
+// addresses come typed, as DevicePtr<T> or DeviceBuffer<T>.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_RUNTIME_ARGS_H
+#define TILEC_RUNTIME_ARGS_H
+
+#include "tilec/runtime/Metadata.h"
+#include "tilec/runtime/Status.h"
+#include "tilec/runtime/Types.h"
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace tilec::runtime {
+
+/// A device address of elements of type T (no ownership).
+template <typename T> struct DevicePtr {
+  uint64_t address = 0;
+
+  DevicePtr() = default;
+  static DevicePtr fromAddress(uint64_t address) {
+    DevicePtr p;
+    p.address = address;
+    return p;
+  }
+  /// The address `count` elements further.
+  DevicePtr operator+(int64_t count) const {
+    return fromAddress(address + uint64_t(count * int64_t(sizeof(T))));
+  }
+  explicit operator bool() const { return address != 0; }
+};
+
+/// The programs of a launch along x, y, z.
+struct Grid {
+  int64_t x = 1, y = 1, z = 1;
+  Grid() = default;
+  Grid(int64_t gx, int64_t gy = 1, int64_t gz = 1) : x(gx), y(gy), z(gz) {}
+};
+
+/// One argument of a launch, before it is checked against a parameter.
+struct ArgValue {
+  enum class Kind : uint8_t { Pointer, SignedInt, UnsignedInt, Float, Bool };
+  Kind kind = Kind::SignedInt;
+  /// Pointer: the element type; SignedInt/UnsignedInt: the C++ type's width
+  /// (I8..I64); Float: F16/BF16/F32/F64; Bool: I1.
+  ScalarType type = ScalarType::I32;
+  union {
+    uint64_t address; ///< Pointer
+    int64_t i;        ///< SignedInt
+    uint64_t u;       ///< UnsignedInt
+    double f;         ///< Float (F16/BF16 held exactly as double)
+    bool b;           ///< Bool
+  };
+  ArgValue() : u(0) {}
+};
+
+/// Spelling of an argument for messages: "a pointer to f32", "an i64 integer".
+std::string describeArg(const ArgValue &arg);
+
+// makeArg: one overload per accepted C++ argument type (found by ADL, so the
+// runtime's buffer types add their own).
+template <typename T> ArgValue makeArg(DevicePtr<T> p) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Pointer;
+  a.type = ScalarTypeOf<T>::value;
+  a.address = p.address;
+  return a;
+}
+inline ArgValue makeArg(bool v) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Bool;
+  a.type = ScalarType::I1;
+  a.b = v;
+  return a;
+}
+template <std::integral T>
+requires(!std::same_as<T, bool>) ArgValue makeArg(T v) {
+  ArgValue a;
+  constexpr ScalarType width = sizeof(T) == 1   ? ScalarType::I8
+                               : sizeof(T) == 2 ? ScalarType::I16
+                               : sizeof(T) == 4 ? ScalarType::I32
+                                                : ScalarType::I64;
+  a.type = width;
+  if constexpr (std::is_signed_v<T>) {
+    a.kind = ArgValue::Kind::SignedInt;
+    a.i = v;
+  } else {
+    a.kind = ArgValue::Kind::UnsignedInt;
+    a.u = v;
+  }
+  return a;
+}
+inline ArgValue makeArg(float v) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Float;
+  a.type = ScalarType::F32;
+  a.f = v;
+  return a;
+}
+inline ArgValue makeArg(double v) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Float;
+  a.type = ScalarType::F64;
+  a.f = v;
+  return a;
+}
+inline ArgValue makeArg(Half v) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Float;
+  a.type = ScalarType::F16;
+  a.f = v.toFloat();
+  return a;
+}
+inline ArgValue makeArg(BFloat16 v) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Float;
+  a.type = ScalarType::BF16;
+  a.f = v.toFloat();
+  return a;
+}
+/// Host pointers are never kernel arguments: wrap device addresses in
+/// DevicePtr<T>.
+template <typename T> ArgValue makeArg(T *) = delete;
+
+/// Most parameters a launch packs on the stack; longer lists use the heap.
+inline constexpr size_t kInlineParams = 32;
+
+/// Checks `args[0..count)` against `kernel`'s parameters and writes each into
+/// `slots[i]` (8 bytes per parameter, value in the low bytes), setting
+/// `pointers[i] = &slots[i]` as cuLaunchKernel wants. Errors name the kernel
+/// and the parameter: "kernel 'add', parameter 'n' (#3): ...".
+Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
+                size_t count, uint64_t *slots, void **pointers);
+
+/// Checks a launch's grid: every dimension at least 1, x below 2^31, y and z
+/// at most 65535.
+Status checkGrid(const KernelMetadata &kernel, const Grid &grid);
+
+} // namespace tilec::runtime
+
+#endif // TILEC_RUNTIME_ARGS_H

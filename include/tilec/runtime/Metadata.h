@@ -1,0 +1,79 @@
+//===- Metadata.h - the kernels' metadata (docs/metadata.md) ----*- C++ -*-===//
+//
+// The runtime side of the contract that tilec writes as `k.json`: what each
+// kernel is called, how many threads a program has, its dynamic shared
+// memory and its parameters. parseMetadata() checks every field and names the
+// kernel and parameter of the first bad one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_RUNTIME_METADATA_H
+#define TILEC_RUNTIME_METADATA_H
+
+#include "tilec/runtime/Status.h"
+#include "tilec/runtime/Types.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilec::runtime {
+
+/// One PTX parameter of a kernel.
+struct ParamInfo {
+  enum class Kind : uint8_t { Pointer, Scalar };
+  std::string name;
+  Kind kind = Kind::Scalar;
+  /// The pointee type of a pointer, the type of a scalar.
+  ScalarType type = ScalarType::I32;
+  /// Integers are multiples of it; pointers' byte addresses are.
+  int64_t divisibility = 1;
+  /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is
+  /// widened to 4).
+  unsigned abiBytes() const;
+};
+
+/// One kernel of a module.
+struct KernelMetadata {
+  std::string name;
+  int numWarps = 0;
+  int threadsPerProgram = 0;
+  int64_t sharedBytes = 0;
+  std::vector<ParamInfo> params;
+
+  /// "x: ptr<f32>, y: ptr<f32>, n_cols: i32", for messages and docs.
+  std::string signature() const;
+};
+
+/// A `tilec-kernels` document.
+struct ModuleMetadata {
+  int version = 0;
+  std::string target; ///< "sm_90", "sm_90a", ...
+  std::vector<KernelMetadata> kernels;
+
+  /// The kernel named `name`, or null.
+  const KernelMetadata *find(std::string_view name) const;
+  /// "add, softmax" (or "none"), for messages.
+  std::string kernelNames() const;
+};
+
+/// The metadata format version this runtime reads.
+inline constexpr int kMetadataVersion = 1;
+
+/// Parses and checks a metadata document. Errors start with
+/// "invalid kernel metadata: " and name the field (kernels[0] 'softmax',
+/// params[2] 'n_cols', ...). Unknown keys are ignored so that newer tilec
+/// versions can add fields without breaking older runtimes.
+Expected<ModuleMetadata> parseMetadata(std::string_view json);
+
+/// The compute capability a target names: "sm_90a" -> {9, 0, true}.
+struct TargetArch {
+  int major = 0, minor = 0;
+  bool archSpecific = false; ///< the `a` suffix: runs only on exactly it
+};
+Expected<TargetArch> parseTarget(std::string_view target);
+
+} // namespace tilec::runtime
+
+#endif // TILEC_RUNTIME_METADATA_H

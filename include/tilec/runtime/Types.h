@@ -1,0 +1,101 @@
+//===- Types.h - element types of kernel parameters -------------*- C++ -*-===//
+//
+// The element types that kernel metadata names (docs/metadata.md), their
+// sizes, and the host types that stand for them: Half and BFloat16 are plain
+// 16-bit values with round-to-nearest-even conversions from float, so that
+// host code (references, the AOT headers) needs no CUDA header for them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_RUNTIME_TYPES_H
+#define TILEC_RUNTIME_TYPES_H
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string_view>
+
+namespace tilec::runtime {
+
+/// An element type of the metadata (`type` of a parameter).
+enum class ScalarType : uint8_t {
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  F8E4M3FN,
+  F8E5M2,
+};
+
+/// The metadata's name of `type` ("f32", "bf16", ...).
+std::string_view typeName(ScalarType type);
+/// The type of a metadata name, or nothing if `name` names none.
+std::optional<ScalarType> parseTypeName(std::string_view name);
+/// The space-separated list of all type names, for error messages.
+std::string_view allTypeNames();
+/// Bytes of one element in memory (i1 is stored as one byte).
+unsigned typeBytes(ScalarType type);
+bool isIntegerType(ScalarType type); ///< i1 .. i64
+bool isFloatType(ScalarType type);   ///< f16 .. f8E5M2
+
+/// IEEE binary16, as bits.
+struct Half {
+  uint16_t bits = 0;
+  static Half fromFloat(float value);
+  float toFloat() const;
+};
+
+/// bfloat16 (the upper half of a binary32), as bits.
+struct BFloat16 {
+  uint16_t bits = 0;
+  static BFloat16 fromFloat(float value);
+  float toFloat() const {
+    uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+
+/// 8-bit floats: only their bits, for typing pointers to them.
+struct Float8E4M3FN {
+  uint8_t bits = 0;
+};
+struct Float8E5M2 {
+  uint8_t bits = 0;
+};
+
+/// The element type a host type stands for in a typed device pointer:
+/// ScalarTypeOf<float>::value == ScalarType::F32. Signed and unsigned
+/// integers of one width both map to the (signless) integer type.
+template <typename T> struct ScalarTypeOf;
+#define TILEC_SCALAR_TYPE_OF(CppType, Value)                                   \
+  template <> struct ScalarTypeOf<CppType> {                                   \
+    static constexpr ScalarType value = ScalarType::Value;                     \
+  };
+TILEC_SCALAR_TYPE_OF(bool, I1)
+TILEC_SCALAR_TYPE_OF(int8_t, I8)
+TILEC_SCALAR_TYPE_OF(uint8_t, I8)
+TILEC_SCALAR_TYPE_OF(int16_t, I16)
+TILEC_SCALAR_TYPE_OF(uint16_t, I16)
+TILEC_SCALAR_TYPE_OF(int32_t, I32)
+TILEC_SCALAR_TYPE_OF(uint32_t, I32)
+TILEC_SCALAR_TYPE_OF(int64_t, I64)
+TILEC_SCALAR_TYPE_OF(uint64_t, I64)
+TILEC_SCALAR_TYPE_OF(Half, F16)
+TILEC_SCALAR_TYPE_OF(BFloat16, BF16)
+TILEC_SCALAR_TYPE_OF(float, F32)
+TILEC_SCALAR_TYPE_OF(double, F64)
+TILEC_SCALAR_TYPE_OF(Float8E4M3FN, F8E4M3FN)
+TILEC_SCALAR_TYPE_OF(Float8E5M2, F8E5M2)
+#undef TILEC_SCALAR_TYPE_OF
+template <typename T> struct ScalarTypeOf<const T> : ScalarTypeOf<T> {};
+
+} // namespace tilec::runtime
+
+#endif // TILEC_RUNTIME_TYPES_H

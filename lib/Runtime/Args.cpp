@@ -1,0 +1,235 @@
+//===- Args.cpp - checking and packing kernel arguments -------------------===//
+//
+// packArgs runs on every launch, so the common path is a loop of compares
+// and stores; every message is built in a cold function that the common path
+// only calls on failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/runtime/Args.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+namespace tilec::runtime {
+
+namespace {
+
+/// "an i32", "a bf16": the article that reads right before a type name.
+std::string withArticle(ScalarType t) {
+  std::string_view name = typeName(t);
+  return (name[0] == 'i' || name[0] == 'f' ? "an " : "a ") + std::string(name);
+}
+
+std::string expectedText(const ParamInfo &p) {
+  if (p.kind == ParamInfo::Kind::Pointer)
+    return "a pointer to " + std::string(typeName(p.type));
+  return withArticle(p.type) + " scalar";
+}
+
+[[gnu::cold, gnu::noinline]] Status
+paramError(const KernelMetadata &k, size_t index, const std::string &what) {
+  return Status::error("kernel '" + k.name + "', parameter '" +
+                       k.params[index].name + "' (#" + std::to_string(index) +
+                       "): " + what);
+}
+
+[[gnu::cold, gnu::noinline]] Status
+mismatch(const KernelMetadata &k, size_t index, const ArgValue &arg) {
+  return paramError(k, index,
+                    "expects " + expectedText(k.params[index]) + " but got " +
+                        describeArg(arg));
+}
+
+[[gnu::cold, gnu::noinline]] Status countError(const KernelMetadata &k,
+                                               size_t count) {
+  return Status::error("kernel '" + k.name + "' takes " +
+                       std::to_string(k.params.size()) + " argument" +
+                       (k.params.size() == 1 ? "" : "s") + " (" +
+                       k.signature() + ") but " + std::to_string(count) +
+                       (count == 1 ? " was" : " were") + " given");
+}
+
+std::string valueText(const ArgValue &a) {
+  switch (a.kind) {
+  case ArgValue::Kind::SignedInt:
+    return std::to_string(a.i);
+  case ArgValue::Kind::UnsignedInt:
+    return std::to_string(a.u);
+  case ArgValue::Kind::Float: {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", a.f);
+    return buf;
+  }
+  case ArgValue::Kind::Bool:
+    return a.b ? "true" : "false";
+  case ArgValue::Kind::Pointer: {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx",
+                  static_cast<unsigned long long>(a.address));
+    return buf;
+  }
+  }
+  return "?";
+}
+
+[[gnu::cold, gnu::noinline]] Status
+rangeError(const KernelMetadata &k, size_t index, const ArgValue &arg) {
+  return paramError(k, index,
+                    "value " + valueText(arg) + " does not fit in " +
+                        std::string(typeName(k.params[index].type)));
+}
+
+[[gnu::cold, gnu::noinline]] Status
+divisibilityError(const KernelMetadata &k, size_t index, const ArgValue &arg) {
+  const ParamInfo &p = k.params[index];
+  std::string what =
+      p.kind == ParamInfo::Kind::Pointer
+          ? "address " + valueText(arg) + " is not a multiple of " +
+                std::to_string(p.divisibility) + " bytes"
+          : "value " + valueText(arg) + " is not a multiple of " +
+                std::to_string(p.divisibility);
+  return paramError(k, index,
+                    what + " (the divisibility the kernel was compiled for)");
+}
+
+/// Integer argument as int64, or false when it does not fit in [lo, hi].
+bool intValue(const ArgValue &a, int64_t lo, int64_t hi, int64_t &out) {
+  if (a.kind == ArgValue::Kind::UnsignedInt) {
+    if (a.u > static_cast<uint64_t>(hi))
+      return false;
+    out = static_cast<int64_t>(a.u);
+    return true;
+  }
+  if (a.i < lo || a.i > hi)
+    return false;
+  out = a.i;
+  return true;
+}
+
+} // namespace
+
+std::string describeArg(const ArgValue &arg) {
+  switch (arg.kind) {
+  case ArgValue::Kind::Pointer:
+    return "a pointer to " + std::string(typeName(arg.type));
+  case ArgValue::Kind::SignedInt:
+    return "an integer (" + std::string(typeName(arg.type)) + ")";
+  case ArgValue::Kind::UnsignedInt:
+    return "an unsigned integer (" + std::string(typeName(arg.type)) + ")";
+  case ArgValue::Kind::Float:
+    return "a floating-point value (" + std::string(typeName(arg.type)) + ")";
+  case ArgValue::Kind::Bool:
+    return "a bool";
+  }
+  return "an unknown value";
+}
+
+Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
+                size_t count, uint64_t *slots, void **pointers) {
+  const size_t n = kernel.params.size();
+  if (count != n) [[unlikely]]
+    return countError(kernel, count);
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = kernel.params[i];
+    const ArgValue &a = args[i];
+    uint64_t slot = 0;
+    if (p.kind == ParamInfo::Kind::Pointer) {
+      if (a.kind != ArgValue::Kind::Pointer || a.type != p.type) [[unlikely]]
+        return mismatch(kernel, i, a);
+      if (a.address % static_cast<uint64_t>(p.divisibility) != 0) [[unlikely]]
+        return divisibilityError(kernel, i, a);
+      slot = a.address;
+    } else {
+      switch (p.type) {
+      case ScalarType::I32:
+      case ScalarType::I64: {
+        if (a.kind != ArgValue::Kind::SignedInt &&
+            a.kind != ArgValue::Kind::UnsignedInt) [[unlikely]]
+          return mismatch(kernel, i, a);
+        int64_t v;
+        bool fits = p.type == ScalarType::I32
+                        ? intValue(a, std::numeric_limits<int32_t>::min(),
+                                   std::numeric_limits<int32_t>::max(), v)
+                        : intValue(a, std::numeric_limits<int64_t>::min(),
+                                   std::numeric_limits<int64_t>::max(), v);
+        if (!fits) [[unlikely]]
+          return rangeError(kernel, i, a);
+        if (v % p.divisibility != 0) [[unlikely]]
+          return divisibilityError(kernel, i, a);
+        if (p.type == ScalarType::I32) {
+          int32_t v32 = static_cast<int32_t>(v);
+          std::memcpy(&slot, &v32, 4);
+        } else {
+          std::memcpy(&slot, &v, 8);
+        }
+        break;
+      }
+      case ScalarType::I1: {
+        // The ABI widens i1 to a 32-bit 0 or 1; integers 0 and 1 pass too.
+        int64_t v;
+        if (a.kind == ArgValue::Kind::Bool)
+          v = a.b;
+        else if (a.kind == ArgValue::Kind::SignedInt ||
+                 a.kind == ArgValue::Kind::UnsignedInt) {
+          if (!intValue(a, 0, 1, v)) [[unlikely]]
+            return rangeError(kernel, i, a);
+        } else [[unlikely]] {
+          return mismatch(kernel, i, a);
+        }
+        slot = static_cast<uint64_t>(v);
+        break;
+      }
+      case ScalarType::F32:
+      case ScalarType::F16:
+      case ScalarType::BF16: {
+        if (a.kind != ArgValue::Kind::Float) [[unlikely]]
+          return mismatch(kernel, i, a);
+        float f = static_cast<float>(a.f);
+        if (p.type == ScalarType::F32) {
+          if (std::isinf(f) && std::isfinite(a.f)) [[unlikely]]
+            return rangeError(kernel, i, a);
+          std::memcpy(&slot, &f, 4);
+        } else if (p.type == ScalarType::F16) {
+          Half h = Half::fromFloat(f);
+          if ((h.bits & 0x7fff) == 0x7c00 && std::isfinite(a.f)) [[unlikely]]
+            return rangeError(kernel, i, a);
+          slot = h.bits;
+        } else {
+          BFloat16 b = BFloat16::fromFloat(f);
+          if ((b.bits & 0x7fff) == 0x7f80 && std::isfinite(a.f)) [[unlikely]]
+            return rangeError(kernel, i, a);
+          slot = b.bits;
+        }
+        break;
+      }
+      default: // parseMetadata admits no other scalar types
+        return mismatch(kernel, i, a);
+      }
+    }
+    slots[i] = slot;
+    pointers[i] = &slots[i];
+  }
+  return Status();
+}
+
+Status checkGrid(const KernelMetadata &kernel, const Grid &grid) {
+  if (grid.x >= 1 && grid.y >= 1 && grid.z >= 1 && grid.x <= INT32_MAX &&
+      grid.y <= 65535 && grid.z <= 65535) [[likely]]
+    return Status();
+  std::string shape = "(" + std::to_string(grid.x) + ", " +
+                      std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+                      ")";
+  std::string prefix = "kernel '" + kernel.name + "': grid " + shape;
+  if (grid.x < 1 || grid.y < 1 || grid.z < 1)
+    return Status::error(prefix +
+                         " is empty: x, y and z must each be at least 1");
+  if (grid.x > INT32_MAX)
+    return Status::error(prefix + ": x exceeds the CUDA limit 2147483647");
+  return Status::error(prefix + ": " + (grid.y > 65535 ? "y" : "z") +
+                       " exceeds the CUDA limit 65535");
+}
+
+} // namespace tilec::runtime

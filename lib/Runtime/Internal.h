@@ -1,0 +1,73 @@
+//===- Internal.h - state shared by the runtime's objects -------*- C++ -*-===//
+//
+// The reference-counted state behind Context and Module, and a guard that
+// makes a context current for the duration of a (non-hot-path) call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_RUNTIME_INTERNAL_H
+#define TILEC_LIB_RUNTIME_INTERNAL_H
+
+#include "tilec/runtime/Runtime.h"
+
+namespace tilec::runtime {
+
+struct ContextState {
+  const Driver *driver = nullptr;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  int ordinal = 0;
+  int ccMajor = 0, ccMinor = 0;
+  std::string name;
+  /// Most shared memory (static + dynamic) a block may opt in to.
+  int sharedOptin = 0;
+
+  /// "device 0 (NVIDIA H200)", for messages.
+  std::string describe() const {
+    return "device " + std::to_string(ordinal) + " (" + name + ")";
+  }
+  ~ContextState();
+};
+
+struct ModuleState {
+  std::shared_ptr<ContextState> context;
+  CUmodule module = nullptr;
+  ModuleMetadata metadata;
+  LoadInfo info;
+  ~ModuleState();
+};
+
+/// Makes `state`'s context current until destruction, unless it already is.
+class ScopedContext {
+public:
+  explicit ScopedContext(const ContextState &state) : driver_(state.driver) {
+    CUcontext current = nullptr;
+    driver_->cuCtxGetCurrent(&current);
+    if (current != state.context) {
+      CUresult r = driver_->cuCtxPushCurrent(state.context);
+      if (r == CUDA_SUCCESS)
+        pushed_ = true;
+      else
+        status_ = driver_->error("cuCtxPushCurrent", r);
+    }
+  }
+  ~ScopedContext() {
+    if (pushed_) {
+      CUcontext popped;
+      driver_->cuCtxPopCurrent(&popped);
+    }
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+  /// Whether the context could be made current.
+  const Status &status() const { return status_; }
+
+private:
+  const Driver *driver_;
+  bool pushed_ = false;
+  Status status_;
+};
+
+} // namespace tilec::runtime
+
+#endif // TILEC_LIB_RUNTIME_INTERNAL_H

@@ -1,0 +1,314 @@
+//===- Metadata.cpp - reading and checking kernel metadata ----------------===//
+//
+// Turns a `tilec-kernels` JSON document into ModuleMetadata, checking each
+// field against docs/metadata.md. A message names the path to the bad field
+// ("kernels[0] 'softmax': params[2] 'n_cols': ...") and what was expected.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/runtime/Metadata.h"
+#include "tilec/runtime/Json.h"
+
+#include <cstdio>
+
+namespace tilec::runtime {
+
+using json::Value;
+
+unsigned ParamInfo::abiBytes() const {
+  if (kind == Kind::Pointer)
+    return 8;
+  return type == ScalarType::I1 ? 4 : typeBytes(type);
+}
+
+std::string KernelMetadata::signature() const {
+  std::string out;
+  for (const ParamInfo &p : params) {
+    if (!out.empty())
+      out += ", ";
+    out += p.name + ": ";
+    if (p.kind == ParamInfo::Kind::Pointer)
+      out += "ptr<" + std::string(typeName(p.type)) + ">";
+    else
+      out += typeName(p.type);
+  }
+  return out;
+}
+
+const KernelMetadata *ModuleMetadata::find(std::string_view name) const {
+  for (const KernelMetadata &k : kernels)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+std::string ModuleMetadata::kernelNames() const {
+  std::string out;
+  for (const KernelMetadata &k : kernels)
+    out += (out.empty() ? "" : ", ") + k.name;
+  return out.empty() ? "none" : out;
+}
+
+Expected<TargetArch> parseTarget(std::string_view target) {
+  auto bad = [&] {
+    return Status::error("\"" + std::string(target) +
+                         "\" is not a CUDA target like \"sm_90\"");
+  };
+  if (target.substr(0, 3) != "sm_")
+    return bad();
+  std::string_view rest = target.substr(3);
+  TargetArch arch;
+  if (!rest.empty() && rest.back() == 'a') {
+    arch.archSpecific = true;
+    rest.remove_suffix(1);
+  }
+  if (rest.size() < 2 || rest.size() > 3)
+    return bad();
+  int number = 0;
+  for (char c : rest) {
+    if (c < '0' || c > '9')
+      return bad();
+    number = number * 10 + (c - '0');
+  }
+  arch.major = number / 10;
+  arch.minor = number % 10;
+  if (arch.major == 0)
+    return bad();
+  return arch;
+}
+
+namespace {
+
+/// A value as it appears in a message: "\"abc\"", "12", "1.5", "an array".
+std::string show(const Value &v) {
+  switch (v.kind()) {
+  case Value::Kind::String:
+    return json::quote(v.asString());
+  case Value::Kind::Number: {
+    if (v.isInteger())
+      return std::to_string(v.asInt());
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v.asDouble());
+    return buf;
+  }
+  case Value::Kind::Bool:
+    return v.asBool() ? "true" : "false";
+  default:
+    return Value::kindName(v.kind());
+  }
+}
+
+/// Reads fields of one JSON object, prefixing errors with where it is.
+class Fields {
+public:
+  Fields(const Value &object, std::string where)
+      : object_(object), where_(std::move(where)) {}
+
+  Status error(const std::string &what) const {
+    return Status::error("invalid kernel metadata: " + where_ + what);
+  }
+
+  Expected<const Value *> get(const char *key, Value::Kind kind) const {
+    const Value *v = object_.find(key);
+    if (!v)
+      return error("missing \"" + std::string(key) + "\"");
+    if (v->kind() != kind)
+      return error("\"" + std::string(key) + "\" is " + show(*v) + ", not " +
+                   Value::kindName(kind));
+    return v;
+  }
+
+  Expected<std::string> string(const char *key) const {
+    auto v = get(key, Value::Kind::String);
+    if (!v.ok())
+      return v.status();
+    if ((*v)->asString().empty())
+      return error("\"" + std::string(key) + "\" is empty");
+    return (*v)->asString();
+  }
+
+  /// An integer field in [lo, hi]; `expected` describes the range.
+  Expected<int64_t> integer(const char *key, int64_t lo, int64_t hi,
+                            const char *expected) const {
+    auto v = get(key, Value::Kind::Number);
+    if (!v.ok())
+      return v.status();
+    if (!(*v)->isInteger() || (*v)->asInt() < lo || (*v)->asInt() > hi)
+      return error("\"" + std::string(key) + "\" is " + show(**v) + ", not " +
+                   expected);
+    return (*v)->asInt();
+  }
+
+  const Value &object() const { return object_; }
+  const std::string &where() const { return where_; }
+
+private:
+  const Value &object_;
+  std::string where_;
+};
+
+bool isScalarAbiType(ScalarType t) {
+  return t == ScalarType::I1 || t == ScalarType::I32 || t == ScalarType::I64 ||
+         t == ScalarType::F16 || t == ScalarType::BF16 || t == ScalarType::F32;
+}
+
+Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
+  if (!v.isObject())
+    return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
+                         ", not an object");
+  ParamInfo p;
+  {
+    Fields f(v, where);
+    auto name = f.string("name");
+    if (!name.ok())
+      return name.status();
+    p.name = *name;
+  }
+  Fields f(v, where.substr(0, where.size() - 2) + " '" + p.name + "': ");
+  auto kind = f.string("kind");
+  if (!kind.ok())
+    return kind.status();
+  if (*kind == "ptr")
+    p.kind = ParamInfo::Kind::Pointer;
+  else if (*kind == "scalar")
+    p.kind = ParamInfo::Kind::Scalar;
+  else
+    return f.error("\"kind\" is " + json::quote(*kind) +
+                   ", not \"ptr\" or \"scalar\"");
+
+  auto typeText = f.string("type");
+  if (!typeText.ok())
+    return typeText.status();
+  std::optional<ScalarType> type = parseTypeName(*typeText);
+  if (!type)
+    return f.error("\"type\" is " + json::quote(*typeText) + ", not one of " +
+                   std::string(allTypeNames()));
+  p.type = *type;
+  if (p.kind == ParamInfo::Kind::Scalar && !isScalarAbiType(p.type))
+    return f.error("a scalar of type " + *typeText +
+                   " is not in the kernel ABI (scalars are i1 i32 i64 f16 "
+                   "bf16 f32)");
+
+  if (f.object().find("divisibility")) {
+    auto div = f.integer("divisibility", 1, int64_t(1) << 40,
+                         "a whole number of 1 or more");
+    if (!div.ok())
+      return div.status();
+    p.divisibility = *div;
+    bool integral = p.kind == ParamInfo::Kind::Pointer ||
+                    (isIntegerType(p.type) && p.type != ScalarType::I1);
+    if (p.divisibility != 1 && !integral)
+      return f.error("\"divisibility\" " + std::to_string(p.divisibility) +
+                     " applies to integers and pointers, not to " +
+                     std::string(typeName(p.type)) + " scalars");
+  }
+  return p;
+}
+
+Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
+  if (!v.isObject())
+    return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
+                         ", not an object");
+  KernelMetadata k;
+  {
+    Fields f(v, where);
+    auto name = f.string("name");
+    if (!name.ok())
+      return name.status();
+    k.name = *name;
+  }
+  std::string here = where.substr(0, where.size() - 2) + " '" + k.name + "': ";
+  Fields f(v, here);
+
+  auto warps = f.integer("num_warps", 1, 32, "a whole number from 1 to 32");
+  if (!warps.ok())
+    return warps.status();
+  k.numWarps = static_cast<int>(*warps);
+  auto threads = f.integer("threads_per_program", 1, 1024,
+                           "a whole number from 1 to 1024");
+  if (!threads.ok())
+    return threads.status();
+  k.threadsPerProgram = static_cast<int>(*threads);
+  if (k.threadsPerProgram != 32 * k.numWarps)
+    return f.error("\"threads_per_program\" is " +
+                   std::to_string(k.threadsPerProgram) + " but num_warps " +
+                   std::to_string(k.numWarps) + " means " +
+                   std::to_string(32 * k.numWarps) + " threads");
+  auto shared = f.integer("shared_bytes", 0, INT32_MAX,
+                          "a whole number of bytes (0 or more)");
+  if (!shared.ok())
+    return shared.status();
+  k.sharedBytes = *shared;
+
+  auto params = f.get("params", Value::Kind::Array);
+  if (!params.ok())
+    return params.status();
+  const auto &list = (*params)->elements();
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto p = parseParam(list[i], here + "params[" + std::to_string(i) + "]: ");
+    if (!p.ok())
+      return p.status();
+    for (size_t j = 0; j < k.params.size(); ++j)
+      if (k.params[j].name == p->name)
+        return f.error("params[" + std::to_string(i) + "] '" + p->name +
+                       "': a parameter named '" + p->name +
+                       "' comes earlier (params[" + std::to_string(j) + "])");
+    k.params.push_back(std::move(*p));
+  }
+  return k;
+}
+
+} // namespace
+
+Expected<ModuleMetadata> parseMetadata(std::string_view text) {
+  auto doc = json::parse(text);
+  if (!doc.ok())
+    return doc.status().withContext("invalid kernel metadata: not JSON");
+  if (!doc->isObject())
+    return Status::error("invalid kernel metadata: the document is " +
+                         show(*doc) + ", not an object");
+  Fields f(*doc, "");
+  ModuleMetadata m;
+
+  auto format = f.string("format");
+  if (!format.ok())
+    return format.status();
+  if (*format != "tilec-kernels")
+    return f.error("\"format\" is " + json::quote(*format) +
+                   ", not \"tilec-kernels\"");
+  auto version =
+      f.integer("version", 1, INT32_MAX, "a whole number of 1 or more");
+  if (!version.ok())
+    return version.status();
+  if (*version != kMetadataVersion)
+    return f.error("\"version\" is " + std::to_string(*version) +
+                   "; this runtime reads version " +
+                   std::to_string(kMetadataVersion) +
+                   " (use a runtime and tilec of one release)");
+  m.version = static_cast<int>(*version);
+  auto target = f.string("target");
+  if (!target.ok())
+    return target.status();
+  if (auto arch = parseTarget(*target); !arch.ok())
+    return f.error("\"target\" " + arch.message());
+  m.target = *target;
+
+  auto kernels = f.get("kernels", Value::Kind::Array);
+  if (!kernels.ok())
+    return kernels.status();
+  const auto &list = (*kernels)->elements();
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto k = parseKernel(list[i], "kernels[" + std::to_string(i) + "]: ");
+    if (!k.ok())
+      return k.status();
+    for (size_t j = 0; j < m.kernels.size(); ++j)
+      if (m.kernels[j].name == k->name)
+        return f.error("kernels[" + std::to_string(i) + "] '" + k->name +
+                       "': a kernel named '" + k->name +
+                       "' comes earlier (kernels[" + std::to_string(j) + "])");
+    m.kernels.push_back(std::move(*k));
+  }
+  return m;
+}
+
+} // namespace tilec::runtime

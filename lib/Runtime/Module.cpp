@@ -1,0 +1,376 @@
+//===- Module.cpp - loading modules, launching kernels --------------------===//
+//
+// Loading: PTX goes through the on-disk cache (Cache.h) and, on a miss,
+// through cuLink* so that the driver hands back the cubin it compiled, which
+// is then stored. Launching: Kernel::launchArgs is the hot path, a pack of
+// the arguments into stack slots (Args.cpp) and one cuLaunchKernel; anything
+// that can fail slowly lives in cold functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+#include "tilec/runtime/Cache.h"
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+namespace tilec::runtime {
+
+ModuleState::~ModuleState() {
+  if (module) {
+    ScopedContext scope(*context);
+    context->driver->cuModuleUnload(module);
+  }
+}
+
+namespace {
+
+/// The JIT options of every PTX compile; part of the cache key.
+constexpr const char *kJitOptionsText = "cuLink O4 target-from-context";
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+bool isElf(std::string_view data) {
+  return data.size() >= 4 && std::memcmp(data.data(),
+                                         "\x7f"
+                                         "ELF",
+                                         4) == 0;
+}
+bool isFatbin(std::string_view data) {
+  return data.size() >= 4 &&
+         std::memcmp(data.data(), "\x50\xed\x55\xba", 4) == 0;
+}
+
+/// Refuses kernels built for a newer (or, for sm_XYa, another) device.
+Status checkTarget(const ModuleMetadata &m, const ContextState &s) {
+  auto t = parseTarget(m.target);
+  if (!t.ok())
+    return t.status();
+  int want = t->major * 10 + t->minor, have = s.ccMajor * 10 + s.ccMinor;
+  bool fits = t->archSpecific ? want == have : want <= have;
+  if (!fits)
+    return Status::error("the kernels were compiled for " + m.target + " but " +
+                         s.describe() + " is sm_" + std::to_string(have));
+  return Status();
+}
+
+/// Compiles PTX with the driver's JIT; returns the cubin.
+Expected<std::string> compilePtx(const ContextState &s, std::string_view ptx,
+                                 std::string &infoLog) {
+  const Driver *d = s.driver;
+  ScopedContext scope(s);
+  TILEC_RETURN_IF_ERROR(scope.status());
+  std::vector<char> errorLog(16384, '\0'), info(16384, '\0');
+  CUjit_option keys[] = {
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {
+      errorLog.data(), reinterpret_cast<void *>(uintptr_t(errorLog.size() - 1)),
+      info.data(), reinterpret_cast<void *>(uintptr_t(info.size() - 1))};
+  CUlinkState link = nullptr;
+  if (CUresult r = d->cuLinkCreate(4, keys, values, &link); r != CUDA_SUCCESS)
+    return d->error("cuLinkCreate", r);
+  // The driver wants PTX NUL-terminated.
+  std::string text(ptx);
+  auto fail = [&](const char *what, CUresult r) {
+    std::string log = errorLog.data();
+    d->cuLinkDestroy(link);
+    return Status::error("the CUDA driver could not compile the PTX (" +
+                         std::string(what) + ": " + d->errorString(r) + ")" +
+                         (log.empty() ? "" : ":\n" + log));
+  };
+  if (CUresult r =
+          d->cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1,
+                           "tilec.ptx", 0, nullptr, nullptr);
+      r != CUDA_SUCCESS)
+    return fail("cuLinkAddData", r);
+  void *cubin = nullptr;
+  size_t size = 0;
+  if (CUresult r = d->cuLinkComplete(link, &cubin, &size); r != CUDA_SUCCESS)
+    return fail("cuLinkComplete", r);
+  std::string out(static_cast<const char *>(cubin), size);
+  infoLog = info.data();
+  d->cuLinkDestroy(link);
+  return out;
+}
+
+} // namespace
+
+Expected<Module> Module::finishLoad(const Context &context,
+                                    ModuleMetadata metadata,
+                                    std::string_view image, LoadInfo info) {
+  const auto &s = context.state();
+  const Driver *d = s->driver;
+  ScopedContext scope(*s);
+  TILEC_RETURN_IF_ERROR(scope.status());
+  auto state = std::make_shared<ModuleState>();
+  state->context = s;
+  if (CUresult r = d->cuModuleLoadData(&state->module, image.data());
+      r != CUDA_SUCCESS)
+    return d->error("cuModuleLoadData", r)
+        .withContext("cannot load the kernels on " + s->describe());
+  // Every kernel the metadata promises must be in the image: finding out at
+  // load beats finding out at the first launch.
+  for (const KernelMetadata &k : metadata.kernels) {
+    CUfunction f;
+    if (CUresult r = d->cuModuleGetFunction(&f, state->module, k.name.c_str());
+        r != CUDA_SUCCESS)
+      return Status::error("kernel '" + k.name +
+                           "' is in the metadata but not in the module (" +
+                           d->errorString(r) + ")");
+  }
+  state->metadata = std::move(metadata);
+  state->info = std::move(info);
+  return Module(std::move(state));
+}
+
+Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
+                                 std::string_view metadataJson,
+                                 const LoadOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto metadata = parseMetadata(metadataJson);
+  if (!metadata.ok())
+    return metadata.status();
+  const auto &s = context.state();
+  TILEC_RETURN_IF_ERROR(checkTarget(*metadata, *s));
+
+  LoadInfo info;
+  std::optional<CubinCache> cache;
+  std::string key;
+  if (options.useCache) {
+    Expected<std::string> dir = options.cacheDir.empty()
+                                    ? defaultCacheDir()
+                                    : Expected<std::string>(options.cacheDir);
+    if (dir.ok()) {
+      cache.emplace(*dir);
+      std::string arch = context.arch();
+      std::string driverId = s->driver->identity();
+      key = cubinCacheKey({ptx, arch, driverId, kJitOptionsText});
+      info.cacheFile = cache->pathFor(key);
+      if (std::optional<std::string> cubin = cache->lookup(key)) {
+        info.source = LoadInfo::Source::CachedCubin;
+        auto loaded = finishLoad(context, *metadata, *cubin, info);
+        if (loaded.ok()) {
+          loaded->state_->info.milliseconds = msSince(start);
+          return loaded;
+        }
+        // A cubin the driver refuses is rebuilt below and overwritten.
+        info.cacheNote =
+            "the cached cubin was refused (" + loaded.message() + "); rebuilt";
+      }
+    } else {
+      info.cacheNote = dir.message();
+    }
+  } else {
+    info.cacheNote = "the cache is off for this load";
+  }
+
+  auto cubin = compilePtx(*s, ptx, info.jitLog);
+  if (!cubin.ok())
+    return cubin.status();
+  info.source = LoadInfo::Source::CompiledPtx;
+  if (cache) {
+    Status stored = cache->store(key, *cubin);
+    if (!stored.ok()) {
+      info.cacheNote = stored.message();
+      info.cacheFile.clear();
+    }
+  }
+  auto loaded = finishLoad(context, std::move(*metadata), *cubin, info);
+  if (loaded.ok())
+    loaded->state_->info.milliseconds = msSince(start);
+  return loaded;
+}
+
+Expected<Module> Module::loadCubin(const Context &context,
+                                   std::string_view cubin,
+                                   std::string_view metadataJson) {
+  auto start = std::chrono::steady_clock::now();
+  if (!isElf(cubin) && !isFatbin(cubin))
+    return Status::error("the data is not a cubin (no ELF header); load PTX "
+                         "text with Module::loadPtx");
+  auto metadata = parseMetadata(metadataJson);
+  if (!metadata.ok())
+    return metadata.status();
+  TILEC_RETURN_IF_ERROR(checkTarget(*metadata, *context.state()));
+  LoadInfo info;
+  info.source = LoadInfo::Source::Cubin;
+  auto loaded = finishLoad(context, std::move(*metadata), cubin, info);
+  if (loaded.ok())
+    loaded->state_->info.milliseconds = msSince(start);
+  return loaded;
+}
+
+Expected<Module> Module::loadFiles(const Context &context,
+                                   const std::string &binaryPath,
+                                   const std::string &metadataPath,
+                                   const LoadOptions &options) {
+  std::string jsonPath = metadataPath;
+  if (jsonPath.empty()) {
+    size_t slash = binaryPath.find_last_of('/');
+    size_t dot = binaryPath.find_last_of('.');
+    bool hasExt =
+        dot != std::string::npos && (slash == std::string::npos || dot > slash);
+    jsonPath = (hasExt ? binaryPath.substr(0, dot) : binaryPath) + ".json";
+  }
+  auto binary = readFile(binaryPath);
+  if (!binary.ok())
+    return binary.status();
+  auto json = readFile(jsonPath);
+  if (!json.ok())
+    return json.status();
+  Expected<Module> m =
+      isElf(*binary) || isFatbin(*binary)
+          ? loadCubin(context, *binary, *json)
+          : (binary->find(".target") != std::string::npos
+                 ? loadPtx(context, *binary, *json, options)
+                 : Expected<Module>(Status::error(
+                       "is neither PTX (no .target directive) nor a cubin")));
+  if (!m.ok())
+    return m.status().withContext(binaryPath);
+  return m;
+}
+
+const ModuleMetadata &Module::metadata() const { return state_->metadata; }
+const LoadInfo &Module::loadInfo() const { return state_->info; }
+CUmodule Module::get() const { return state_->module; }
+
+Expected<Kernel> Module::kernel(std::string_view name) const {
+  const ModuleState &m = *state_;
+  const ContextState &s = *m.context;
+  const Driver *d = s.driver;
+  const KernelMetadata *meta = m.metadata.find(name);
+  if (!meta)
+    return Status::error("the module has no kernel '" + std::string(name) +
+                         "' (its kernels: " + m.metadata.kernelNames() + ")");
+  ScopedContext scope(s);
+  TILEC_RETURN_IF_ERROR(scope.status());
+  Kernel k;
+  if (CUresult r =
+          d->cuModuleGetFunction(&k.function_, m.module, meta->name.c_str());
+      r != CUDA_SUCCESS)
+    return d->error("cuModuleGetFunction", r)
+        .withContext("kernel '" + meta->name + "'");
+
+  int staticShared = 0, maxThreads = 0, registers = 0;
+  d->cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                        k.function_);
+  d->cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                        k.function_);
+  d->cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function_);
+  if (staticShared + meta->sharedBytes > s.sharedOptin)
+    return Status::error("kernel '" + meta->name + "' needs " +
+                         std::to_string(staticShared + meta->sharedBytes) +
+                         " bytes of shared memory (" +
+                         std::to_string(meta->sharedBytes) + " dynamic) but " +
+                         s.describe() + " allows at most " +
+                         std::to_string(s.sharedOptin));
+  // Above 48 KiB in all, a block's dynamic shared memory must be opted in.
+  if (staticShared + meta->sharedBytes > 48 * 1024) {
+    if (CUresult r = d->cuFuncSetAttribute(
+            k.function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            static_cast<int>(meta->sharedBytes));
+        r != CUDA_SUCCESS)
+      return d->error("cuFuncSetAttribute", r)
+          .withContext("kernel '" + meta->name +
+                       "': raising its dynamic "
+                       "shared memory to " +
+                       std::to_string(meta->sharedBytes) + " bytes");
+  }
+  if (maxThreads < meta->threadsPerProgram)
+    return Status::error("kernel '" + meta->name + "' runs " +
+                         std::to_string(meta->threadsPerProgram) +
+                         " threads per program but its code allows at most " +
+                         std::to_string(maxThreads) + " (it uses " +
+                         std::to_string(registers) + " registers per thread)");
+  k.module_ = state_;
+  k.metadata_ = meta;
+  k.driver_ = d;
+  k.blockThreads_ = static_cast<unsigned>(meta->threadsPerProgram);
+  k.sharedBytes_ = static_cast<unsigned>(meta->sharedBytes);
+  return k;
+}
+
+//===----------------------------------------------------------------------===//
+// Launches
+//===----------------------------------------------------------------------===//
+
+Status Kernel::launchArgs(CUstream stream, const Grid &grid,
+                          const ArgValue *args, size_t count) const {
+  if (count > kInlineParams) [[unlikely]] {
+    std::vector<uint64_t> slots(count);
+    std::vector<void *> pointers(count);
+    TILEC_RETURN_IF_ERROR(
+        packArgs(*metadata_, args, count, slots.data(), pointers.data()));
+    TILEC_RETURN_IF_ERROR(checkGrid(*metadata_, grid));
+    CUresult r = driver_->cuLaunchKernel(
+        function_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+        blockThreads_, 1, 1, sharedBytes_, stream, pointers.data(), nullptr);
+    if (r != CUDA_SUCCESS)
+      return launchFailed(r, stream, grid, pointers.data());
+    return Status();
+  }
+  uint64_t slots[kInlineParams];
+  void *pointers[kInlineParams];
+  TILEC_RETURN_IF_ERROR(packArgs(*metadata_, args, count, slots, pointers));
+  TILEC_RETURN_IF_ERROR(checkGrid(*metadata_, grid));
+  CUresult r = driver_->cuLaunchKernel(
+      function_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+      blockThreads_, 1, 1, sharedBytes_, stream, pointers, nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    return launchFailed(r, stream, grid, pointers);
+  return Status();
+}
+
+Status Kernel::launchFailed(CUresult result, CUstream stream, const Grid &grid,
+                            void **params) const {
+  const ContextState &s = *module_->context;
+  // A thread with no (or another) context current cannot launch our
+  // function: make ours current and try once more.
+  CUcontext current = nullptr;
+  driver_->cuCtxGetCurrent(&current);
+  if (current != s.context &&
+      driver_->cuCtxSetCurrent(s.context) == CUDA_SUCCESS)
+    result = driver_->cuLaunchKernel(
+        function_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+        blockThreads_, 1, 1, sharedBytes_, stream, params, nullptr);
+  if (result == CUDA_SUCCESS)
+    return Status();
+  return Status::error("launch of kernel '" + metadata_->name + "' (grid (" +
+                       std::to_string(grid.x) + ", " + std::to_string(grid.y) +
+                       ", " + std::to_string(grid.z) + "), " +
+                       std::to_string(blockThreads_) + " threads, " +
+                       std::to_string(sharedBytes_) +
+                       " bytes of shared memory) failed: cuLaunchKernel: " +
+                       driver_->errorString(result));
+}
+
+Expected<BoundLaunch> Kernel::bindArgs(const ArgValue *args,
+                                       size_t count) const {
+  BoundLaunch b;
+  b.kernel_ = *this;
+  size_t n = count == 0 ? 1 : count;
+  b.slots_ = std::make_unique<uint64_t[]>(n);
+  b.pointers_ = std::make_unique<void *[]>(n);
+  TILEC_RETURN_IF_ERROR(
+      packArgs(*metadata_, args, count, b.slots_.get(), b.pointers_.get()));
+  return b;
+}
+
+Status BoundLaunch::launch(CUstream stream, const Grid &grid) const {
+  const Kernel &k = kernel_;
+  TILEC_RETURN_IF_ERROR(checkGrid(*k.metadata_, grid));
+  CUresult r = k.driver_->cuLaunchKernel(
+      k.function_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+      k.blockThreads_, 1, 1, k.sharedBytes_, stream, pointers_.get(), nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    return k.launchFailed(r, stream, grid, pointers_.get());
+  return Status();
+}
+
+} // namespace tilec::runtime

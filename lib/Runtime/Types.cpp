@@ -1,0 +1,108 @@
+//===- Types.cpp - element types and 16-bit float conversions -------------===//
+
+#include "tilec/runtime/Types.h"
+
+#include <cmath>
+
+namespace tilec::runtime {
+
+namespace {
+struct TypeEntry {
+  ScalarType type;
+  std::string_view name;
+  unsigned bytes;
+};
+constexpr TypeEntry kTypes[] = {
+    {ScalarType::I1, "i1", 1},         {ScalarType::I8, "i8", 1},
+    {ScalarType::I16, "i16", 2},       {ScalarType::I32, "i32", 4},
+    {ScalarType::I64, "i64", 8},       {ScalarType::F16, "f16", 2},
+    {ScalarType::BF16, "bf16", 2},     {ScalarType::F32, "f32", 4},
+    {ScalarType::F64, "f64", 8},       {ScalarType::F8E4M3FN, "f8E4M3FN", 1},
+    {ScalarType::F8E5M2, "f8E5M2", 1},
+};
+} // namespace
+
+std::string_view typeName(ScalarType type) {
+  return kTypes[static_cast<unsigned>(type)].name;
+}
+
+std::optional<ScalarType> parseTypeName(std::string_view name) {
+  for (const TypeEntry &e : kTypes)
+    if (e.name == name)
+      return e.type;
+  return std::nullopt;
+}
+
+std::string_view allTypeNames() {
+  return "i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2";
+}
+
+unsigned typeBytes(ScalarType type) {
+  return kTypes[static_cast<unsigned>(type)].bytes;
+}
+
+bool isIntegerType(ScalarType type) { return type <= ScalarType::I64; }
+bool isFloatType(ScalarType type) { return type >= ScalarType::F16; }
+
+Half Half::fromFloat(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  uint16_t sign = (x >> 16) & 0x8000;
+  uint32_t abs = x & 0x7fffffff;
+  Half h;
+  if (abs >= 0x7f800000) { // inf stays inf; NaN stays a quiet NaN
+    h.bits =
+        sign | (abs > 0x7f800000 ? 0x7e00 | ((abs >> 13) & 0x3ff) : 0x7c00);
+    return h;
+  }
+  if (abs >= 0x477ff000) { // rounds to above 65504
+    h.bits = sign | 0x7c00;
+    return h;
+  }
+  if (abs < 0x38800000) { // below 2^-14: a subnormal (or zero) half
+    // Multiplying by 2^24 is exact; nearbyint rounds half to even.
+    float units = std::nearbyint(std::fabs(value) * 16777216.0f);
+    h.bits = sign | static_cast<uint16_t>(units);
+    return h;
+  }
+  uint32_t exponent = (abs >> 23) - 127 + 15;
+  uint32_t mantissa = abs & 0x7fffff;
+  uint32_t bits = (exponent << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fff;
+  // A carry out of the mantissa correctly bumps the exponent.
+  if (rest > 0x1000 || (rest == 0x1000 && (bits & 1)))
+    ++bits;
+  h.bits = sign | static_cast<uint16_t>(bits);
+  return h;
+}
+
+float Half::toFloat() const {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1f;
+  uint32_t mantissa = bits & 0x3ff;
+  if (exponent == 0) {
+    float v = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -v : v;
+  }
+  uint32_t u = exponent == 31
+                   ? sign | 0x7f800000 | (mantissa << 13)
+                   : sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+BFloat16 BFloat16::fromFloat(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, 4);
+  BFloat16 b;
+  if ((u & 0x7fffffff) > 0x7f800000) { // NaN: keep it a quiet NaN
+    b.bits = static_cast<uint16_t>((u >> 16) | 0x40);
+    return b;
+  }
+  u += 0x7fff + ((u >> 16) & 1);
+  b.bits = static_cast<uint16_t>(u >> 16);
+  return b;
+}
+
+} // namespace tilec::runtime

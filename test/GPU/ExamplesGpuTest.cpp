@@ -1,0 +1,507 @@
+//===- ExamplesGpuTest.cpp - every example kernel against a host reference ===//
+//
+//   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
+//                   [--exact]
+//
+// Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
+// examples/*.tile and runs it on fresh random inputs at several sizes,
+// ragged ones included (not multiples of the tile), against a float64 host
+// reference. Before each run the outputs are poisoned (all bits set: NaN in
+// every float type); afterwards every element must have been written, the
+// norm-wise relative error ||out - ref|| / ||ref|| must be under the
+// dtype's tolerance, and the guard elements past each output (and the
+// padding between rows of strided outputs) must still hold the poison.
+// --exact allocates no guard, so that compute-sanitizer sees any access
+// past the end. Prints one PASS/FAIL line per case; exits 1 on a failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuHelpers.h"
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <set>
+
+using namespace tilec::gpu;
+
+namespace {
+
+struct Options {
+  std::string kernels;
+  std::set<std::string> only;
+  uint64_t seed = 0;
+  bool small = false;
+  bool exact = false;
+};
+
+/// Elements of poison after each output (0 with --exact).
+size_t gGuard = 256;
+
+int gPassed = 0, gFailed = 0;
+
+void report(bool ok, const std::string &what, const std::string &detail) {
+  std::printf("%s %s: %s\n", ok ? "PASS" : "FAIL", what.c_str(),
+              detail.c_str());
+  std::fflush(stdout);
+  (ok ? gPassed : gFailed)++;
+}
+
+/// An output buffer of `n` elements plus a guard, poisoned before each run.
+template <typename T> struct Output {
+  DeviceBuffer<T> buffer;
+  size_t n = 0;
+  static Output make(const Context &ctx, size_t n) {
+    Output o;
+    o.buffer = require(DeviceBuffer<T>::allocate(ctx, n + gGuard), "alloc");
+    o.n = n;
+    require(o.buffer.memory().fill8(0xff), "poison");
+    return o;
+  }
+};
+/// Outputs pass to launches as their buffers (found by ADL from launch()).
+template <typename T> ArgValue makeArg(const Output<T> &o) {
+  return tilec::runtime::makeArg(o.buffer.ptr());
+}
+
+bool isPoison(const void *p, size_t bytes) {
+  const auto *b = static_cast<const unsigned char *>(p);
+  for (size_t i = 0; i < bytes; ++i)
+    if (b[i] != 0xff)
+      return false;
+  return true;
+}
+
+/// Compares `out` (n valid elements of a row-major array whose rows are
+/// `rowLength` valid elements every `stride`) with `ref` (rowLength-packed).
+/// Elements between rowLength and stride, and the guard, must be poison.
+template <typename T>
+void check(const std::string &what, const Output<T> &out,
+           const std::vector<double> &ref, double tol, size_t rowLength = 0,
+           size_t stride = 0) {
+  if (!rowLength) {
+    rowLength = stride = ref.size();
+  }
+  std::vector<T> host(out.n + gGuard);
+  if (Status s = out.buffer.copyToHost(host); !s.ok()) {
+    report(false, what, "reading the output: " + s.message());
+    return;
+  }
+  size_t rows = rowLength ? ref.size() / rowLength : 0;
+  double err2 = 0, ref2 = 0, maxErr = 0;
+  size_t unwritten = 0, nonFinite = 0, padTouched = 0, worst = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < stride; ++c) {
+      size_t at = r * stride + c;
+      if (at >= out.n)
+        break;
+      if (c >= rowLength) {
+        padTouched += !isPoison(&host[at], sizeof(T));
+        continue;
+      }
+      double want = ref[r * rowLength + c];
+      if (isPoison(&host[at], sizeof(T))) {
+        ++unwritten;
+        continue;
+      }
+      double got = toDouble(host[at]);
+      if (!std::isfinite(got) && std::isfinite(want)) {
+        ++nonFinite;
+        continue;
+      }
+      double e = std::fabs(got - want);
+      if (e > maxErr) {
+        maxErr = e;
+        worst = r * rowLength + c;
+      }
+      err2 += e * e;
+      ref2 += want * want;
+    }
+  }
+  size_t guardTouched = 0;
+  for (size_t i = out.n; i < out.n + gGuard; ++i)
+    guardTouched += !isPoison(&host[i], sizeof(T));
+  double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "rel err %.3g (tol %.0e), max abs err %.3g at %zu", rel, tol,
+                maxErr, worst);
+  std::string detail = buf;
+  bool ok = unwritten == 0 && nonFinite == 0 && padTouched == 0 &&
+            guardTouched == 0 && rel <= tol;
+  if (unwritten)
+    detail += "; " + std::to_string(unwritten) + " elements not written";
+  if (nonFinite)
+    detail += "; " + std::to_string(nonFinite) + " non-finite elements";
+  if (padTouched)
+    detail +=
+        "; " + std::to_string(padTouched) + " row-padding elements overwritten";
+  if (guardTouched)
+    detail += "; " + std::to_string(guardTouched) +
+              " elements past the end overwritten";
+  report(ok, what, detail);
+}
+
+/// Runs one launch and waits; false (and a FAIL) if either step failed.
+bool run(const std::string &what, const Context &ctx,
+         const std::function<Status()> &launch) {
+  Status s = launch();
+  if (s.ok())
+    s = ctx.synchronize();
+  if (!s.ok())
+    report(false, what, s.message());
+  return s.ok();
+}
+
+std::string gridText(const Grid &g) {
+  return "grid (" + std::to_string(g.x) + "," + std::to_string(g.y) + "," +
+         std::to_string(g.z) + ")";
+}
+
+template <typename T>
+DeviceBuffer<T> upload(const Context &ctx, const std::vector<T> &v) {
+  return require(DeviceBuffer<T>::fromHost(ctx, v), "upload");
+}
+
+//===----------------------------------------------------------------------===//
+// The examples
+//===----------------------------------------------------------------------===//
+
+void testAdd(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  std::vector<int64_t> sizes = {1,    1000,          1024,   1025,
+                                4097, 3 * 65536 + 5, 1 << 20};
+  if (!small)
+    sizes.push_back((1 << 24) + 333);
+  for (int64_t n : sizes) {
+    for (int64_t extra : {0, 2}) { // extra programs must be masked off
+      if (small && extra)
+        continue;
+      auto x = randomNormal<float>(rng, n), y = randomNormal<float>(rng, n);
+      auto dx = upload(ctx, x), dy = upload(ctx, y);
+      auto z = Output<float>::make(ctx, n);
+      Grid grid(ceilDiv(n, 1024) + extra);
+      std::string what = "add n=" + std::to_string(n) + " " + gridText(grid);
+      if (!run(what, ctx,
+               [&] { return k.launch(nullptr, grid, dx, dy, z, int32_t(n)); }))
+        continue;
+      std::vector<double> ref(n);
+      for (int64_t i = 0; i < n; ++i)
+        ref[i] = double(x[i]) + double(y[i]);
+      check(what, z, ref, 1e-6);
+    }
+  }
+  // The runtime refuses what the metadata forbids, before the GPU sees it.
+  auto x = upload(ctx, randomNormal<float>(rng, 64));
+  auto z = Output<float>::make(ctx, 64);
+  Status s = k.launch(nullptr, Grid(1), x.ptr() + 1, x, z, 63);
+  report(!s.ok() && s.message().find("parameter 'x'") != std::string::npos &&
+             s.message().find("not a multiple of 16 bytes") !=
+                 std::string::npos,
+         "add refuses a misaligned x", s.ok() ? "launched" : s.message());
+}
+
+void testCoscos(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  std::vector<int64_t> sizes = {1, 1023, 1024, 5000, 1 << 20};
+  if (!small)
+    sizes.push_back((1 << 24) + 7);
+  for (int64_t n : sizes) {
+    for (int64_t extra : {0, 3}) {
+      if (small && extra)
+        continue;
+      auto x = randomNormal<float>(rng, n, 4.0);
+      auto dx = upload(ctx, x);
+      auto y = Output<float>::make(ctx, n);
+      Grid grid(ceilDiv(n, 1024) + extra);
+      std::string what = "coscos n=" + std::to_string(n) + " " + gridText(grid);
+      if (!run(what, ctx,
+               [&] { return k.launch(nullptr, grid, dx, y, int32_t(n)); }))
+        continue;
+      std::vector<double> ref(n);
+      for (int64_t i = 0; i < n; ++i)
+        ref[i] = std::cos(std::cos(double(x[i])));
+      check(what, y, ref, 1e-5);
+    }
+  }
+}
+
+double gelu(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
+
+void testBiasGelu(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  std::vector<std::pair<int64_t, int64_t>> shapes = {
+      {1, 16}, {3, 48}, {17, 1008}, {129, 2064}, {1000, 4096}};
+  if (!small)
+    shapes.push_back({2049, 8192});
+  for (auto [m, n] : shapes) {
+    int64_t total = m * n;
+    auto x = randomNormal<BFloat16>(rng, total, 2.0);
+    auto b = randomNormal<BFloat16>(rng, n);
+    auto dx = upload(ctx, x), db = upload(ctx, b);
+    auto y = Output<BFloat16>::make(ctx, total);
+    for (int64_t extra : {0, 1}) {
+      if (small && extra)
+        continue;
+      Grid grid(ceilDiv(total, 2048) + extra);
+      std::string what = "bias_gelu " + std::to_string(m) + "x" +
+                         std::to_string(n) + " " + gridText(grid);
+      require(y.buffer.memory().fill8(0xff), "poison");
+      if (!run(what, ctx, [&] {
+            return k.launch(nullptr, grid, dx, db, y, int32_t(total),
+                            int32_t(n));
+          }))
+        continue;
+      std::vector<double> ref(total);
+      for (int64_t i = 0; i < total; ++i)
+        ref[i] = gelu(toDouble(x[i]) + toDouble(b[i % n]));
+      check(what, y, ref, 1e-2);
+    }
+  }
+}
+
+const std::vector<std::pair<int64_t, int64_t>> kRowShapes = {
+    {1, 16}, {7, 48}, {37, 1008}, {129, 4096}, {300, 2064}, {64, 4080}};
+
+void testSoftmax(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  auto shapes = kRowShapes;
+  if (!small)
+    shapes.push_back({4096, 4096});
+  for (auto [rows, cols] : shapes) {
+    auto x = randomNormal<float>(rng, rows * cols, 3.0);
+    auto dx = upload(ctx, x);
+    auto y = Output<float>::make(ctx, rows * cols);
+    std::string what =
+        "softmax " + std::to_string(rows) + "x" + std::to_string(cols);
+    if (!run(what, ctx, [&] {
+          return k.launch(nullptr, Grid(rows), dx, y, int32_t(cols));
+        }))
+      continue;
+    std::vector<double> ref(rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      double m = -INFINITY, s = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        m = std::max(m, double(x[r * cols + c]));
+      for (int64_t c = 0; c < cols; ++c)
+        s += std::exp(double(x[r * cols + c]) - m);
+      for (int64_t c = 0; c < cols; ++c)
+        ref[r * cols + c] = std::exp(double(x[r * cols + c]) - m) / s;
+    }
+    check(what, y, ref, 1e-5);
+  }
+  auto dx = upload(ctx, randomNormal<float>(rng, 100));
+  auto y = Output<float>::make(ctx, 100);
+  Status s = k.launch(nullptr, Grid(1), dx, y, 100);
+  report(!s.ok() &&
+             s.message().find("parameter 'n_cols'") != std::string::npos &&
+             s.message().find("not a multiple of 16") != std::string::npos,
+         "softmax refuses n_cols=100", s.ok() ? "launched" : s.message());
+}
+
+void testLayernorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  auto shapes = kRowShapes;
+  if (!small)
+    shapes.push_back({2048, 4096});
+  const float eps = 1e-5f;
+  for (auto [rows, cols] : shapes) {
+    auto x = randomNormal<Half>(rng, rows * cols, 2.0);
+    auto w = randomNormal<Half>(rng, cols), b = randomNormal<Half>(rng, cols);
+    auto dx = upload(ctx, x), dw = upload(ctx, w), db = upload(ctx, b);
+    auto y = Output<Half>::make(ctx, rows * cols);
+    std::string what =
+        "layernorm " + std::to_string(rows) + "x" + std::to_string(cols);
+    if (!run(what, ctx, [&] {
+          return k.launch(nullptr, Grid(rows), dx, dw, db, y, int32_t(cols),
+                          eps);
+        }))
+      continue;
+    std::vector<double> ref(rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        mean += toDouble(x[r * cols + c]);
+      mean /= double(cols);
+      for (int64_t c = 0; c < cols; ++c) {
+        double d = toDouble(x[r * cols + c]) - mean;
+        var += d * d;
+      }
+      double rstd = 1.0 / std::sqrt(var / double(cols) + double(eps));
+      for (int64_t c = 0; c < cols; ++c)
+        ref[r * cols + c] =
+            (toDouble(x[r * cols + c]) - mean) * rstd * toDouble(w[c]) +
+            toDouble(b[c]);
+    }
+    check(what, y, ref, 2e-3);
+  }
+}
+
+void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  auto shapes = kRowShapes;
+  if (!small)
+    shapes.push_back({2048, 4096});
+  const float eps = 1e-6f;
+  for (auto [rows, cols] : shapes) {
+    int64_t n = rows * cols;
+    auto x = randomNormal<Half>(rng, n), r = randomNormal<Half>(rng, n);
+    auto w = randomNormal<Half>(rng, cols);
+    auto dx = upload(ctx, x), dr = upload(ctx, r), dw = upload(ctx, w);
+    auto h = Output<Half>::make(ctx, n);
+    auto y = Output<Half>::make(ctx, n);
+    std::string what =
+        "rmsnorm " + std::to_string(rows) + "x" + std::to_string(cols);
+    if (!run(what, ctx, [&] {
+          return k.launch(nullptr, Grid(rows), dx, dr, dw, h, y, int32_t(cols),
+                          eps);
+        }))
+      continue;
+    // h is x + r rounded once to f16 (the f32 sum of two f16 is exact), so
+    // it must match bit for bit; y is computed from that rounded h.
+    std::vector<double> refH(n), refY(n);
+    for (int64_t row = 0; row < rows; ++row) {
+      double ssq = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        int64_t i = row * cols + c;
+        refH[i] =
+            Half::fromFloat(float(toDouble(x[i]) + toDouble(r[i]))).toFloat();
+        ssq += refH[i] * refH[i];
+      }
+      double rstd = 1.0 / std::sqrt(ssq / double(cols) + double(eps));
+      for (int64_t c = 0; c < cols; ++c)
+        refY[row * cols + c] = refH[row * cols + c] * rstd * toDouble(w[c]);
+    }
+    check(what + " h_out", h, refH, 0.0);
+    check(what + " y", y, refY, 2e-3);
+  }
+}
+
+void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  std::vector<Shape> shapes = {{1, 1, 1},
+                               {128, 128, 32},
+                               {200, 130, 77},
+                               {257, 129, 300},
+                               {64, 384, 16}};
+  if (!small) {
+    shapes.push_back({512, 512, 512});
+    shapes.push_back({1000, 1030, 1111});
+  }
+  for (auto [m, n, kk] : shapes) {
+    // Row strides: multiples of 16 (the hint), with padding past the data.
+    int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
+            sc = roundUp(n, 16) + 16;
+    std::vector<BFloat16> a(m * sa), b(kk * sb);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < kk; ++j)
+        a[i * sa + j] = BFloat16::fromFloat(float(rng.normal()));
+    for (int64_t i = 0; i < kk; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        b[i * sb + j] = BFloat16::fromFloat(float(rng.normal()));
+    auto da = upload(ctx, a), db = upload(ctx, b);
+    auto c = Output<BFloat16>::make(ctx, m * sc);
+    Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
+    std::string what = "matmul " + std::to_string(m) + "x" + std::to_string(n) +
+                       "x" + std::to_string(kk) + " " + gridText(grid);
+    if (!run(what, ctx, [&] {
+          return k.launch(nullptr, grid, da, db, c, int32_t(m), int32_t(n),
+                          int32_t(kk), int32_t(sa), int32_t(sb), int32_t(sc));
+        }))
+      continue;
+    std::vector<double> ref(m * n, 0.0);
+    std::vector<double> brow(n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < kk; ++p) {
+        double av = toDouble(a[i * sa + p]);
+        for (int64_t j = 0; j < n; ++j)
+          ref[i * n + j] += av * toDouble(b[p * sb + j]);
+      }
+    check(what, c, ref, 1e-2, size_t(n), size_t(sc));
+  }
+}
+
+struct Example {
+  const char *name;
+  void (*test)(const Context &, const Kernel &, Rng &, bool);
+};
+const Example kExamples[] = {
+    {"add", testAdd},
+    {"coscos", testCoscos},
+    {"bias_gelu", testBiasGelu},
+    {"softmax", testSoftmax},
+    {"layernorm", testLayernorm},
+    {"rmsnorm", testRmsnorm},
+    {"matmul", testMatmul},
+};
+
+int usage(const char *why) {
+  std::fprintf(stderr,
+               "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
+               "[--only a,b] [--seed N] [--small] [--exact]\n",
+               why);
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  o.seed =
+      uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--kernels")
+      o.kernels = value();
+    else if (a == "--seed")
+      o.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--only") {
+      std::string list = value();
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        if (comma == std::string::npos)
+          comma = list.size();
+        o.only.insert(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+    } else if (a == "--small")
+      o.small = true;
+    else if (a == "--exact")
+      o.exact = true;
+    else
+      return usage(("unknown argument '" + a + "'").c_str());
+  }
+  if (o.kernels.empty())
+    return usage("--kernels DIR is required");
+  for (const std::string &name : o.only) {
+    bool known = false;
+    for (const Example &e : kExamples)
+      known |= name == e.name;
+    if (!known)
+      return usage(("--only names no example '" + name + "'").c_str());
+  }
+  if (o.exact)
+    gGuard = 0;
+
+  Context ctx = require(Context::create(0), "CUDA context");
+  std::printf("tilec-gpu-tests: %s (%s), kernels from %s, seed %llu\n",
+              ctx.deviceName().c_str(), ctx.arch().c_str(), o.kernels.c_str(),
+              static_cast<unsigned long long>(o.seed));
+  Rng rng(o.seed);
+  for (const Example &e : kExamples) {
+    if (!o.only.empty() && !o.only.count(e.name))
+      continue;
+    auto module = loadExample(ctx, o.kernels, e.name);
+    if (!module.ok()) {
+      report(false, std::string(e.name) + " load", module.message());
+      continue;
+    }
+    auto kernel = module->kernel(e.name);
+    if (!kernel.ok()) {
+      report(false, std::string(e.name) + " kernel", kernel.message());
+      continue;
+    }
+    e.test(ctx, *kernel, rng, o.small);
+  }
+  std::printf("tilec-gpu-tests: %d passed, %d failed (seed %llu)\n", gPassed,
+              gFailed, static_cast<unsigned long long>(o.seed));
+  return gFailed ? 1 : 0;
+}

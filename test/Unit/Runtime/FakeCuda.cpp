@@ -1,0 +1,618 @@
+//===- FakeCuda.cpp - a stand-in libcuda for tests without a GPU ----------===//
+//
+// Built as a shared library that the runtime dlopens in place of libcuda
+// (TILEC_LIBCUDA), so that the CI machine, which has no GPU, exercises the
+// runtime's real code paths: driver loading through cuGetProcAddress, the
+// PTX JIT and cubin cache, kernel lookup, the shared-memory opt-in, argument
+// packing into cuLaunchKernel, the context retry and graph capture.
+//
+// "Device" memory is host memory. A "cubin" is "FAKECUBIN\n" + the PTX. A
+// kernel named `add` really runs (z = x + y, 1024 elements per program);
+// every launch is logged with the bytes of its parameters, sized from the
+// `.param` declarations of the PTX entry. The driver's rules that the runtime
+// must respect are enforced as the real driver does: a launch needs the
+// context current, and more than 48 KiB of dynamic shared memory needs the
+// function's attribute raised first.
+//
+// Two devices, each with its primary context. TILEC_FAKE_CUDA_MODE makes it
+// a broken driver: "nodevice" (cuInit fails), "old" (CUDA 11.8), "partial"
+// (no cuGraphLaunch). Tests reach the fake's state through the extern "C"
+// fake_* functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct FakeFunction {
+  std::string name;
+  CUcontext context = nullptr; // its module's
+  std::vector<unsigned> paramBytes;
+  int maxDynamicShared = 48 * 1024;
+};
+
+struct FakeModule {
+  std::string text;
+  CUcontext context = nullptr; // current when it was loaded
+  std::map<std::string, std::unique_ptr<FakeFunction>> functions;
+};
+
+struct FakeLaunch {
+  std::string kernel;
+  unsigned grid[3], block[3], shared;
+  std::vector<std::vector<unsigned char>> params;
+};
+
+struct FakeStream {
+  bool capturing = false;
+  bool invalidated = false; // a synchronize during capture
+  std::vector<FakeLaunch> captured;
+};
+
+struct FakeGraph {
+  std::vector<FakeLaunch> launches;
+};
+
+struct FakeLink {
+  char *errorLog = nullptr;
+  size_t errorLogSize = 0;
+  std::string cubin;
+};
+
+int gPrimaryContexts[2]; // their addresses are the devices' contexts
+
+bool mode(const char *m) {
+  const char *env = std::getenv("TILEC_FAKE_CUDA_MODE");
+  return env && std::strcmp(env, m) == 0;
+}
+thread_local CUcontext tCurrent = nullptr;
+std::vector<CUcontext> &ctxStack() {
+  static thread_local std::vector<CUcontext> s;
+  return s;
+}
+std::mutex gMutex;
+int gLinks = 0, gModuleLoads = 0, gLiveAllocations = 0, gRetains = 0;
+std::vector<FakeLaunch> gLaunches;
+
+const char *errorName(CUresult r) {
+  switch (r) {
+  case CUDA_SUCCESS:
+    return "CUDA_SUCCESS";
+  case CUDA_ERROR_INVALID_VALUE:
+    return "CUDA_ERROR_INVALID_VALUE";
+  case CUDA_ERROR_INVALID_CONTEXT:
+    return "CUDA_ERROR_INVALID_CONTEXT";
+  case CUDA_ERROR_INVALID_IMAGE:
+    return "CUDA_ERROR_INVALID_IMAGE";
+  case CUDA_ERROR_INVALID_PTX:
+    return "CUDA_ERROR_INVALID_PTX";
+  case CUDA_ERROR_NOT_FOUND:
+    return "CUDA_ERROR_NOT_FOUND";
+  case CUDA_ERROR_INVALID_DEVICE:
+    return "CUDA_ERROR_INVALID_DEVICE";
+  case CUDA_ERROR_INVALID_HANDLE:
+    return "CUDA_ERROR_INVALID_HANDLE";
+  case CUDA_ERROR_NO_DEVICE:
+    return "CUDA_ERROR_NO_DEVICE";
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    return "CUDA_ERROR_OUT_OF_MEMORY";
+  case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+  case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+    return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
+  default:
+    return nullptr;
+  }
+}
+
+/// Byte sizes of the `.param`s of `.entry name(` in PTX text.
+bool parseEntry(const std::string &text, const std::string &name,
+                std::vector<unsigned> &sizes) {
+  size_t at = text.find(".entry " + name + "(");
+  if (at == std::string::npos)
+    return false;
+  size_t end = text.find(')', at);
+  std::string params = text.substr(at, end - at);
+  size_t pos = 0;
+  while ((pos = params.find(".param", pos)) != std::string::npos) {
+    pos += 6;
+    size_t dot = params.find('.', pos);
+    std::string type = params.substr(dot + 1, 3);
+    unsigned bytes = type.find("64") != std::string::npos   ? 8
+                     : type.find("32") != std::string::npos ? 4
+                     : type.find("16") != std::string::npos ? 2
+                                                            : 1;
+    sizes.push_back(bytes);
+  }
+  return true;
+}
+
+void runLaunch(const FakeLaunch &l) {
+  if (l.kernel == "add" && l.params.size() == 4) {
+    // add(x, y, z: ptr<f32>, n: i32), 1024 elements per program.
+    uint64_t x, y, z;
+    int32_t n;
+    std::memcpy(&x, l.params[0].data(), 8);
+    std::memcpy(&y, l.params[1].data(), 8);
+    std::memcpy(&z, l.params[2].data(), 8);
+    std::memcpy(&n, l.params[3].data(), 4);
+    int64_t end = std::min<int64_t>(n, int64_t(l.grid[0]) * 1024);
+    for (int64_t i = 0; i < end; ++i)
+      reinterpret_cast<float *>(z)[i] =
+          reinterpret_cast<float *>(x)[i] + reinterpret_cast<float *>(y)[i];
+  }
+  gLaunches.push_back(l);
+}
+
+// --- the entry points ------------------------------------------------------
+
+CUresult fInit(unsigned) {
+  return mode("nodevice") ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS;
+}
+CUresult fDriverGetVersion(int *v) {
+  *v = mode("old") ? 11080 : 13000;
+  return CUDA_SUCCESS;
+}
+CUresult fGetErrorName(CUresult r, const char **s) {
+  *s = errorName(r);
+  return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult fGetErrorString(CUresult r, const char **s) {
+  *s = errorName(r) ? "fake driver error" : nullptr;
+  return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult fDeviceGet(CUdevice *d, int ordinal) {
+  if (ordinal < 0 || ordinal > 1)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult fDeviceGetCount(int *n) {
+  *n = 2;
+  return CUDA_SUCCESS;
+}
+CUresult fDeviceGetName(char *name, int len, CUdevice) {
+  std::strncpy(name, "Fake GPU", static_cast<size_t>(len));
+  return CUDA_SUCCESS;
+}
+CUresult fDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *v = 9;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *v = 0;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *v = 232448;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult fPrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  *c = reinterpret_cast<CUcontext>(&gPrimaryContexts[d]);
+  ++gRetains;
+  return CUDA_SUCCESS;
+}
+CUresult fPrimaryCtxRelease(CUdevice) {
+  --gRetains;
+  return CUDA_SUCCESS;
+}
+CUresult fCtxSetCurrent(CUcontext c) {
+  tCurrent = c;
+  return CUDA_SUCCESS;
+}
+CUresult fCtxGetCurrent(CUcontext *c) {
+  *c = tCurrent;
+  return CUDA_SUCCESS;
+}
+CUresult fCtxPushCurrent(CUcontext c) {
+  ctxStack().push_back(tCurrent);
+  tCurrent = c;
+  return CUDA_SUCCESS;
+}
+CUresult fCtxPopCurrent(CUcontext *c) {
+  if (ctxStack().empty())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *c = tCurrent;
+  tCurrent = ctxStack().back();
+  ctxStack().pop_back();
+  return CUDA_SUCCESS;
+}
+CUresult needContext() {
+  return tCurrent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+CUresult fCtxSynchronize() { return needContext(); }
+CUresult fCtxGetDevice(CUdevice *d) {
+  *d = tCurrent == reinterpret_cast<CUcontext>(&gPrimaryContexts[1]) ? 1 : 0;
+  return needContext();
+}
+CUresult fMemAlloc(CUdeviceptr *p, size_t bytes) {
+  if (CUresult r = needContext())
+    return r;
+  if (bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes > (size_t(1) << 40))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  void *mem = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  *p = reinterpret_cast<CUdeviceptr>(mem);
+  ++gLiveAllocations;
+  return CUDA_SUCCESS;
+}
+CUresult fMemFree(CUdeviceptr p) {
+  std::free(reinterpret_cast<void *>(p));
+  --gLiveAllocations;
+  return CUDA_SUCCESS;
+}
+CUresult fMemGetInfo(size_t *free, size_t *total) {
+  *free = *total = size_t(1) << 30;
+  return CUDA_SUCCESS;
+}
+CUresult fMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) {
+  std::memcpy(reinterpret_cast<void *>(d), s, n);
+  return needContext();
+}
+CUresult fMemcpyDtoH(void *d, CUdeviceptr s, size_t n) {
+  std::memcpy(d, reinterpret_cast<void *>(s), n);
+  return needContext();
+}
+CUresult fMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) {
+  std::memcpy(reinterpret_cast<void *>(d), reinterpret_cast<void *>(s), n);
+  return CUDA_SUCCESS;
+}
+CUresult fMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, CUstream) {
+  return fMemcpyHtoD(d, s, n);
+}
+CUresult fMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, CUstream) {
+  return fMemcpyDtoH(d, s, n);
+}
+CUresult fMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {
+  return fMemcpyDtoD(d, s, n);
+}
+CUresult fMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+  std::memset(reinterpret_cast<void *>(d), v, n);
+  return CUDA_SUCCESS;
+}
+CUresult fMemsetD16(CUdeviceptr d, unsigned short v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(reinterpret_cast<char *>(d) + 2 * i, &v, 2);
+  return CUDA_SUCCESS;
+}
+CUresult fMemsetD32(CUdeviceptr d, unsigned v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(reinterpret_cast<char *>(d) + 4 * i, &v, 4);
+  return CUDA_SUCCESS;
+}
+CUresult fMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
+  return fMemsetD8(d, v, n);
+}
+CUresult fStreamCreate(CUstream *s, unsigned) {
+  *s = reinterpret_cast<CUstream>(new FakeStream);
+  return needContext();
+}
+CUresult fStreamDestroy(CUstream s) {
+  delete reinterpret_cast<FakeStream *>(s);
+  return CUDA_SUCCESS;
+}
+CUresult fStreamSynchronize(CUstream s) {
+  auto *fs = reinterpret_cast<FakeStream *>(s);
+  if (fs && fs->capturing) { // as the driver: this breaks the capture
+    fs->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult fStreamBeginCapture(CUstream s, CUstreamCaptureMode) {
+  if (!s)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  reinterpret_cast<FakeStream *>(s)->capturing = true;
+  return CUDA_SUCCESS;
+}
+CUresult fStreamEndCapture(CUstream s, CUgraph *g) {
+  auto *fs = reinterpret_cast<FakeStream *>(s);
+  fs->capturing = false;
+  if (fs->invalidated) {
+    fs->invalidated = false;
+    fs->captured.clear();
+    *g = nullptr;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
+  auto *graph = new FakeGraph;
+  graph->launches = std::move(fs->captured);
+  fs->captured.clear();
+  *g = reinterpret_cast<CUgraph>(graph);
+  return CUDA_SUCCESS;
+}
+CUresult fEventCreate(CUevent *e, unsigned) {
+  *e = reinterpret_cast<CUevent>(new double(0));
+  return CUDA_SUCCESS;
+}
+CUresult fEventDestroy(CUevent e) {
+  delete reinterpret_cast<double *>(e);
+  return CUDA_SUCCESS;
+}
+CUresult fEventRecord(CUevent e, CUstream) {
+  *reinterpret_cast<double *>(e) =
+      std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+  return CUDA_SUCCESS;
+}
+CUresult fEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult fEventElapsedTime(float *ms, CUevent a, CUevent b) {
+  *ms = static_cast<float>(*reinterpret_cast<double *>(b) -
+                           *reinterpret_cast<double *>(a));
+  return CUDA_SUCCESS;
+}
+CUresult fModuleLoadData(CUmodule *m, const void *image) {
+  if (CUresult r = needContext())
+    return r;
+  const char *text = static_cast<const char *>(image);
+  static const char kCubin[] = "FAKECUBIN\n";
+  static const char kElf[] = "\x7f"
+                             "ELF";
+  if (std::strncmp(text, kCubin, sizeof kCubin - 1) != 0 &&
+      std::strncmp(text, kElf, 4) != 0)
+    return CUDA_ERROR_INVALID_IMAGE;
+  auto *mod = new FakeModule;
+  mod->text = text;
+  mod->context = tCurrent;
+  *m = reinterpret_cast<CUmodule>(mod);
+  ++gModuleLoads;
+  return CUDA_SUCCESS;
+}
+CUresult fModuleUnload(CUmodule m) {
+  delete reinterpret_cast<FakeModule *>(m);
+  return CUDA_SUCCESS;
+}
+CUresult fModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  auto *mod = reinterpret_cast<FakeModule *>(m);
+  auto &slot = mod->functions[name];
+  if (!slot) {
+    auto fn = std::make_unique<FakeFunction>();
+    fn->name = name;
+    fn->context = mod->context;
+    if (!parseEntry(mod->text, name, fn->paramBytes)) {
+      mod->functions.erase(name);
+      return CUDA_ERROR_NOT_FOUND;
+    }
+    slot = std::move(fn);
+  }
+  *f = reinterpret_cast<CUfunction>(slot.get());
+  return CUDA_SUCCESS;
+}
+CUresult fFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
+  switch (a) {
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *v = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    // A kernel named "heavy" uses too many registers for big blocks.
+    *v = fn->name == "heavy" ? 256 : 1024;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *v = fn->name == "heavy" ? 255 : 32;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *v = fn->maxDynamicShared;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult fFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v > 232448)
+    return CUDA_ERROR_INVALID_VALUE;
+  reinterpret_cast<FakeFunction *>(f)->maxDynamicShared = v;
+  return CUDA_SUCCESS;
+}
+CUresult fLinkCreate(unsigned n, CUjit_option *keys, void **values,
+                     CUlinkState *state) {
+  if (CUresult r = needContext())
+    return r;
+  auto *link = new FakeLink;
+  for (unsigned i = 0; i < n; ++i) {
+    if (keys[i] == CU_JIT_ERROR_LOG_BUFFER)
+      link->errorLog = static_cast<char *>(values[i]);
+    if (keys[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      link->errorLogSize = reinterpret_cast<uintptr_t>(values[i]);
+  }
+  *state = reinterpret_cast<CUlinkState>(link);
+  return CUDA_SUCCESS;
+}
+CUresult fLinkAddData(CUlinkState state, CUjitInputType type, void *data,
+                      size_t size, const char *, unsigned, CUjit_option *,
+                      void **) {
+  auto *link = reinterpret_cast<FakeLink *>(state);
+  const char *text = static_cast<const char *>(data);
+  if (type != CU_JIT_INPUT_PTX || size == 0 || text[size - 1] != '\0')
+    return CUDA_ERROR_INVALID_VALUE; // PTX must come NUL-terminated
+  if (std::strstr(text, "SYNTAX ERROR")) {
+    const char log[] = "ptxas application ptx input, line 3; error   : "
+                       "syntax error (fake)";
+    if (link->errorLog)
+      std::strncpy(link->errorLog, log, link->errorLogSize);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  link->cubin = std::string("FAKECUBIN\n") + text;
+  return CUDA_SUCCESS;
+}
+CUresult fLinkComplete(CUlinkState state, void **cubin, size_t *size) {
+  auto *link = reinterpret_cast<FakeLink *>(state);
+  ++gLinks;
+  *cubin = link->cubin.data();
+  *size = link->cubin.size() + 1; // keep the NUL: the fake reads C strings
+  return CUDA_SUCCESS;
+}
+CUresult fLinkDestroy(CUlinkState state) {
+  delete reinterpret_cast<FakeLink *>(state);
+  return CUDA_SUCCESS;
+}
+CUresult fLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                       CUstream stream, void **params, void **extra) {
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
+  if (tCurrent != fn->context) // the function's context must be current
+    return CUDA_ERROR_INVALID_CONTEXT;
+  // Stream 0x1 stands for a bad handle the driver refuses.
+  if (stream == reinterpret_cast<CUstream>(1))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (extra || int(shared) > fn->maxDynamicShared || bx * by * bz > 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  FakeLaunch l{fn->name, {gx, gy, gz}, {bx, by, bz}, shared, {}};
+  for (size_t i = 0; i < fn->paramBytes.size(); ++i) {
+    auto *p = static_cast<unsigned char *>(params[i]);
+    l.params.emplace_back(p, p + fn->paramBytes[i]);
+  }
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto *fs = reinterpret_cast<FakeStream *>(stream);
+  if (fs && fs->capturing)
+    fs->captured.push_back(std::move(l));
+  else
+    runLaunch(l);
+  return CUDA_SUCCESS;
+}
+CUresult fGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g,
+                                    unsigned long long) {
+  *e = reinterpret_cast<CUgraphExec>(
+      new FakeGraph(*reinterpret_cast<FakeGraph *>(g)));
+  return CUDA_SUCCESS;
+}
+CUresult fGraphLaunch(CUgraphExec e, CUstream) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  for (const FakeLaunch &l : reinterpret_cast<FakeGraph *>(e)->launches)
+    runLaunch(l);
+  return CUDA_SUCCESS;
+}
+CUresult fGraphDestroy(CUgraph g) {
+  delete reinterpret_cast<FakeGraph *>(g);
+  return CUDA_SUCCESS;
+}
+CUresult fGraphExecDestroy(CUgraphExec e) {
+  delete reinterpret_cast<FakeGraph *>(e);
+  return CUDA_SUCCESS;
+}
+
+struct Entry {
+  const char *name;
+  void *fn;
+};
+#define E(name, fn)                                                            \
+  { name, reinterpret_cast<void *>(&fn) }
+const Entry kEntries[] = {
+    E("cuInit", fInit),
+    E("cuDriverGetVersion", fDriverGetVersion),
+    E("cuGetErrorName", fGetErrorName),
+    E("cuGetErrorString", fGetErrorString),
+    E("cuDeviceGet", fDeviceGet),
+    E("cuDeviceGetCount", fDeviceGetCount),
+    E("cuDeviceGetName", fDeviceGetName),
+    E("cuDeviceGetAttribute", fDeviceGetAttribute),
+    E("cuDevicePrimaryCtxRetain", fPrimaryCtxRetain),
+    E("cuDevicePrimaryCtxRelease", fPrimaryCtxRelease),
+    E("cuCtxSetCurrent", fCtxSetCurrent),
+    E("cuCtxGetCurrent", fCtxGetCurrent),
+    E("cuCtxPushCurrent", fCtxPushCurrent),
+    E("cuCtxPopCurrent", fCtxPopCurrent),
+    E("cuCtxSynchronize", fCtxSynchronize),
+    E("cuCtxGetDevice", fCtxGetDevice),
+    E("cuMemAlloc", fMemAlloc),
+    E("cuMemFree", fMemFree),
+    E("cuMemGetInfo", fMemGetInfo),
+    E("cuMemcpyHtoD", fMemcpyHtoD),
+    E("cuMemcpyDtoH", fMemcpyDtoH),
+    E("cuMemcpyDtoD", fMemcpyDtoD),
+    E("cuMemcpyHtoDAsync", fMemcpyHtoDAsync),
+    E("cuMemcpyDtoHAsync", fMemcpyDtoHAsync),
+    E("cuMemcpyDtoDAsync", fMemcpyDtoDAsync),
+    E("cuMemsetD8", fMemsetD8),
+    E("cuMemsetD16", fMemsetD16),
+    E("cuMemsetD32", fMemsetD32),
+    E("cuMemsetD8Async", fMemsetD8Async),
+    E("cuStreamCreate", fStreamCreate),
+    E("cuStreamDestroy", fStreamDestroy),
+    E("cuStreamSynchronize", fStreamSynchronize),
+    E("cuStreamBeginCapture", fStreamBeginCapture),
+    E("cuStreamEndCapture", fStreamEndCapture),
+    E("cuEventCreate", fEventCreate),
+    E("cuEventDestroy", fEventDestroy),
+    E("cuEventRecord", fEventRecord),
+    E("cuEventSynchronize", fEventSynchronize),
+    E("cuEventElapsedTime", fEventElapsedTime),
+    E("cuModuleLoadData", fModuleLoadData),
+    E("cuModuleUnload", fModuleUnload),
+    E("cuModuleGetFunction", fModuleGetFunction),
+    E("cuFuncGetAttribute", fFuncGetAttribute),
+    E("cuFuncSetAttribute", fFuncSetAttribute),
+    E("cuLinkCreate", fLinkCreate),
+    E("cuLinkAddData", fLinkAddData),
+    E("cuLinkComplete", fLinkComplete),
+    E("cuLinkDestroy", fLinkDestroy),
+    E("cuLaunchKernel", fLaunchKernel),
+    E("cuGraphInstantiateWithFlags", fGraphInstantiateWithFlags),
+    E("cuGraphLaunch", fGraphLaunch),
+    E("cuGraphDestroy", fGraphDestroy),
+    E("cuGraphExecDestroy", fGraphExecDestroy),
+};
+#undef E
+
+} // namespace
+
+extern "C" {
+
+// What the runtime looks up by name.
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int, cuuint64_t,
+                             CUdriverProcAddressQueryResult *status) {
+  for (const Entry &e : kEntries)
+    if (std::strcmp(e.name, symbol) == 0 &&
+        !(mode("partial") && std::strcmp(symbol, "cuGraphLaunch") == 0)) {
+      *pfn = e.fn;
+      if (status)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  *pfn = nullptr;
+  if (status)
+    *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}
+CUresult cuGetErrorName(CUresult r, const char **s) {
+  return fGetErrorName(r, s);
+}
+
+// What tests read.
+int fake_linkCount() { return gLinks; }
+int fake_moduleLoadCount() { return gModuleLoads; }
+int fake_liveAllocations() { return gLiveAllocations; }
+int fake_primaryRetains() { return gRetains; }
+int fake_launchCount() { return static_cast<int>(gLaunches.size()); }
+/// Bytes of parameter `param` of launch `index`; their count in *size.
+const unsigned char *fake_launchParam(int index, int param, size_t *size) {
+  const auto &p = gLaunches.at(index).params.at(param);
+  *size = p.size();
+  return p.data();
+}
+/// grid x, y, z, block x, shared bytes of launch `index`.
+void fake_launchShape(int index, unsigned out[5]) {
+  const FakeLaunch &l = gLaunches.at(index);
+  out[0] = l.grid[0];
+  out[1] = l.grid[1];
+  out[2] = l.grid[2];
+  out[3] = l.block[0];
+  out[4] = l.shared;
+}
+/// Drops the calling thread's current context (as a new thread has none).
+void fake_clearCurrent() { tCurrent = nullptr; }
+}

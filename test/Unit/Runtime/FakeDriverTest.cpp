@@ -1,0 +1,637 @@
+//===- FakeDriverTest.cpp - the runtime against a stand-in driver ---------===//
+//
+// Runs the runtime's real code, from dlopen to cuLaunchKernel, against
+// FakeCuda.cpp (see there): module loading and the cubin cache, kernel
+// lookup, shared-memory opt-in, the bytes each argument becomes, context
+// recovery, bound launches and graphs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/runtime/Cache.h"
+#include "tilec/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace tilec::runtime;
+
+namespace {
+
+// Before main: every Driver::get() of this program loads the fake.
+const bool kFakeDriverSet = (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1), true);
+
+/// The fake's test hooks, found in the copy the runtime loaded.
+struct Fake {
+  /// Looked up at each use: the runtime loads the library on first need.
+  template <typename F> F get(const char *name) {
+    void *handle = dlopen(TILEC_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
+    EXPECT_NE(handle, nullptr) << "the fake driver is not loaded";
+    auto f = reinterpret_cast<F>(dlsym(handle, name));
+    EXPECT_NE(f, nullptr) << name;
+    return f;
+  }
+  int links() { return get<int (*)()>("fake_linkCount")(); }
+  int moduleLoads() { return get<int (*)()>("fake_moduleLoadCount")(); }
+  int allocations() { return get<int (*)()>("fake_liveAllocations")(); }
+  int launches() { return get<int (*)()>("fake_launchCount")(); }
+  std::vector<unsigned char> param(int launch, int index) {
+    size_t size = 0;
+    const unsigned char *p = get<const unsigned char *(*)(int, int, size_t *)>(
+        "fake_launchParam")(launch, index, &size);
+    return {p, p + size};
+  }
+  std::vector<unsigned> shape(int launch) {
+    std::vector<unsigned> out(5);
+    get<void (*)(int, unsigned *)>("fake_launchShape")(launch, out.data());
+    return out;
+  }
+  void clearCurrent() { get<void (*)()>("fake_clearCurrent")(); }
+};
+
+const char *kPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry add(.param .u64 x, .param .u64 y, .param .u64 z, .param .u32 n)
+{ ret; }
+.visible .entry probe(.param .u64 x, .param .u64 y, .param .u32 n,
+  .param .u64 m, .param .f32 eps, .param .b16 h, .param .b16 b,
+  .param .u32 flag)
+{ ret; }
+.visible .entry shared100k(.param .u32 n) { ret; }
+.visible .entry shared300k(.param .u32 n) { ret; }
+.visible .entry heavy(.param .u32 n) { ret; }
+)";
+
+const char *kAddParams = R"(
+  {"name": "x", "kind": "ptr", "type": "f32", "divisibility": 16},
+  {"name": "y", "kind": "ptr", "type": "f32", "divisibility": 16},
+  {"name": "z", "kind": "ptr", "type": "f32", "divisibility": 16},
+  {"name": "n", "kind": "scalar", "type": "i32"})";
+
+std::string metadata(const std::string &target = "sm_90",
+                     const std::string &extraKernels = "") {
+  return R"({"format": "tilec-kernels", "version": 1, "target": ")" + target +
+         R"(", "kernels": [
+    {"name": "add", "num_warps": 4, "threads_per_program": 128,
+     "shared_bytes": 0, "params": [)" +
+         kAddParams + R"(]},
+    {"name": "probe", "num_warps": 4, "threads_per_program": 128,
+     "shared_bytes": 0, "params": [
+      {"name": "x", "kind": "ptr", "type": "f32", "divisibility": 16},
+      {"name": "y", "kind": "ptr", "type": "f16"},
+      {"name": "n", "kind": "scalar", "type": "i32", "divisibility": 16},
+      {"name": "m", "kind": "scalar", "type": "i64"},
+      {"name": "eps", "kind": "scalar", "type": "f32"},
+      {"name": "h", "kind": "scalar", "type": "f16"},
+      {"name": "b", "kind": "scalar", "type": "bf16"},
+      {"name": "flag", "kind": "scalar", "type": "i1"}]},
+    {"name": "shared100k", "num_warps": 8, "threads_per_program": 256,
+     "shared_bytes": 100000, "params": [
+      {"name": "n", "kind": "scalar", "type": "i32"}]},
+    {"name": "shared300k", "num_warps": 8, "threads_per_program": 256,
+     "shared_bytes": 300000, "params": [
+      {"name": "n", "kind": "scalar", "type": "i32"}]},
+    {"name": "heavy", "num_warps": 32, "threads_per_program": 1024,
+     "shared_bytes": 0, "params": [
+      {"name": "n", "kind": "scalar", "type": "i32"}]})" +
+         extraKernels + "]}";
+}
+
+/// A fresh folder in this process's scratch folder, which is removed at
+/// exit.
+std::string tempDir(const std::string &name) {
+  struct Scratch {
+    std::string path;
+    Scratch() {
+      const char *tmp = std::getenv("TMPDIR");
+      path = std::string(tmp && *tmp ? tmp : "/tmp") + "/tilec-fake-test-" +
+             std::to_string(getpid());
+    }
+    ~Scratch() {
+      if (std::system(("rm -rf '" + path + "'").c_str()) != 0)
+        std::fprintf(stderr, "could not remove %s\n", path.c_str());
+    }
+  };
+  static Scratch scratch;
+  std::string dir = scratch.path + "/" + name;
+  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return dir;
+}
+
+class FakeDriver : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto c = Context::create(0);
+    ASSERT_TRUE(c.ok()) << c.message();
+    ctx.emplace(std::move(*c));
+    LoadOptions o;
+    o.cacheDir = tempDir("cache");
+    options = o;
+    auto m = Module::loadPtx(*ctx, kPtx, metadata(), options);
+    ASSERT_TRUE(m.ok()) << m.message();
+    module.emplace(std::move(*m));
+  }
+  Kernel kernel(const char *name) {
+    auto k = module->kernel(name);
+    EXPECT_TRUE(k.ok()) << k.message();
+    return *k;
+  }
+  std::optional<Context> ctx;
+  std::optional<Module> module;
+  LoadOptions options;
+  Fake fake;
+};
+
+TEST_F(FakeDriver, ContextAndDevice) {
+  EXPECT_EQ(ctx->deviceName(), "Fake GPU");
+  EXPECT_EQ(ctx->arch(), "sm_90");
+  EXPECT_EQ(ctx->computeCapabilityMajor(), 9);
+  EXPECT_EQ(*Context::deviceCount(), 2);
+  auto missing = Context::create(2);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message(),
+            "there is no CUDA device 2 (the driver sees 2 devices)");
+  EXPECT_EQ(Context::create(-1).message(),
+            "there is no CUDA device -1 (the driver sees 2 devices)");
+  auto current = Context::current();
+  ASSERT_TRUE(current.ok()) << current.message();
+  EXPECT_EQ(current->get(), ctx->get());
+  fake.clearCurrent();
+  auto none = Context::current();
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.message(), "no CUDA context is current on this thread: "
+                            "create a tilec::runtime::Context first");
+  EXPECT_TRUE(ctx->makeCurrent().ok());
+  EXPECT_TRUE(ctx->synchronize().ok());
+  EXPECT_EQ(ctx->driver().version(), 13000);
+  EXPECT_NE(ctx->driver().identity().find("13000 "), std::string::npos);
+}
+
+TEST_F(FakeDriver, Buffers) {
+  int before = fake.allocations();
+  {
+    auto b = DeviceBuffer<float>::allocate(*ctx, 100);
+    ASSERT_TRUE(b.ok()) << b.message();
+    EXPECT_EQ(fake.allocations(), before + 1);
+    EXPECT_EQ(b->size(), 100u);
+    EXPECT_EQ(b->bytes(), 400u);
+    std::vector<float> in(100), out(100, -1);
+    for (int i = 0; i < 100; ++i)
+      in[i] = i * 0.5f;
+    ASSERT_TRUE(b->copyFromHost(in).ok());
+    ASSERT_TRUE(b->copyToHost(out).ok());
+    EXPECT_EQ(in, out);
+    ASSERT_TRUE(b->memory().fill32(0x7fc00000u).ok());
+    ASSERT_TRUE(b->copyToHost(out).ok());
+    EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[99]));
+    ASSERT_TRUE(b->memory().fill16(0x3c00).ok());
+    ASSERT_TRUE(b->memory().fill8(0).ok());
+    std::vector<float> big(101);
+    Status s = b->copyFromHost(big);
+    EXPECT_EQ(s.message(), "copy to the device of 404 bytes at offset 0 "
+                           "does not fit in a device buffer of 400 bytes");
+    s = b->memory().copyToHost(out.data(), 8, 396);
+    EXPECT_EQ(s.message(), "copy to the host of 8 bytes at offset 396 does "
+                           "not fit in a device buffer of 400 bytes");
+    auto copy = DeviceBuffer<float>::fromHost(*ctx, in);
+    ASSERT_TRUE(copy.ok());
+    ASSERT_TRUE(b->memory().fill8(0).ok());
+    ASSERT_TRUE(b->memory().copyFrom(copy->memory()).ok());
+    ASSERT_TRUE(b->copyToHost(out).ok());
+    EXPECT_EQ(in, out);
+
+    DeviceBuffer<float> moved = std::move(*b);
+    EXPECT_EQ(moved.size(), 100u);
+    EXPECT_EQ(b->memory().fill8(0).message(),
+              "fill: the device buffer was moved from or never made");
+    auto odd = DeviceMemory::allocate(*ctx, 3);
+    ASSERT_TRUE(odd.ok());
+    EXPECT_EQ(odd->fill16(0).message(),
+              "fill16 needs a size that is a multiple of 2 bytes, not 3");
+    EXPECT_EQ(odd->fill32(0).message(),
+              "fill32 needs a size that is a multiple of 4 bytes, not 3");
+    auto empty = DeviceBuffer<int>::allocate(*ctx, 0);
+    ASSERT_TRUE(empty.ok()) << empty.message();
+    EXPECT_TRUE(empty->copyFromHost({}).ok());
+  }
+  EXPECT_EQ(fake.allocations(), before) << "every buffer freed";
+}
+
+TEST_F(FakeDriver, PtxLoadsGoThroughTheCache) {
+  // SetUp's load compiled the PTX and stored the cubin.
+  EXPECT_EQ(module->loadInfo().source, LoadInfo::Source::CompiledPtx);
+  std::string file = module->loadInfo().cacheFile;
+  EXPECT_EQ(file.rfind(options.cacheDir + "/", 0), 0u) << file;
+  struct stat st;
+  EXPECT_EQ(stat(file.c_str(), &st), 0) << file;
+  EXPECT_EQ(module->loadInfo().cacheNote, "");
+
+  int links = fake.links();
+  auto again = Module::loadPtx(*ctx, kPtx, metadata(), options);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->loadInfo().source, LoadInfo::Source::CachedCubin);
+  EXPECT_EQ(again->loadInfo().cacheFile, file);
+  EXPECT_EQ(fake.links(), links) << "a cache hit does not compile";
+  EXPECT_GE(again->loadInfo().milliseconds, 0.0);
+
+  // Other PTX is another entry.
+  std::string other = std::string(kPtx) + "// changed\n";
+  auto third = Module::loadPtx(*ctx, other, metadata(), options);
+  ASSERT_TRUE(third.ok()) << third.message();
+  EXPECT_EQ(third->loadInfo().source, LoadInfo::Source::CompiledPtx);
+  EXPECT_NE(third->loadInfo().cacheFile, file);
+  EXPECT_EQ(fake.links(), links + 1);
+
+  // The cache can be turned off.
+  LoadOptions off = options;
+  off.useCache = false;
+  auto uncached = Module::loadPtx(*ctx, kPtx, metadata(), off);
+  ASSERT_TRUE(uncached.ok());
+  EXPECT_EQ(uncached->loadInfo().source, LoadInfo::Source::CompiledPtx);
+  EXPECT_EQ(uncached->loadInfo().cacheNote, "the cache is off for this load");
+  EXPECT_EQ(uncached->loadInfo().cacheFile, "");
+
+  // An entry the driver refuses is rebuilt and replaced.
+  std::string key = file.substr(file.rfind('/') + 1, 64);
+  ASSERT_TRUE(CubinCache(options.cacheDir).store(key, "not a cubin").ok());
+  auto rebuilt = Module::loadPtx(*ctx, kPtx, metadata(), options);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.message();
+  EXPECT_EQ(rebuilt->loadInfo().source, LoadInfo::Source::CompiledPtx);
+  EXPECT_NE(rebuilt->loadInfo().cacheNote.find("the cached cubin was refused "
+                                               "(cannot load the kernels on "
+                                               "device 0 (Fake GPU): "
+                                               "cuModuleLoadData failed: "
+                                               "CUDA_ERROR_INVALID_IMAGE"),
+            std::string::npos)
+      << rebuilt->loadInfo().cacheNote;
+  auto healed = Module::loadPtx(*ctx, kPtx, metadata(), options);
+  EXPECT_EQ(healed->loadInfo().source, LoadInfo::Source::CachedCubin);
+}
+
+TEST_F(FakeDriver, CacheFolderFromTheEnvironment) {
+  std::string dir = tempDir("env-cache");
+  setDefaultCacheDir("");
+  setenv("TILEC_CACHE_DIR", dir.c_str(), 1);
+  auto m = Module::loadPtx(*ctx, kPtx, metadata());
+  unsetenv("TILEC_CACHE_DIR");
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->loadInfo().cacheFile.rfind(dir + "/", 0), 0u)
+      << m->loadInfo().cacheFile;
+  // The API setting wins over the environment.
+  std::string api = tempDir("api-cache");
+  setDefaultCacheDir(api);
+  auto n = Module::loadPtx(*ctx, kPtx, metadata());
+  setDefaultCacheDir("");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n->loadInfo().cacheFile.rfind(api + "/", 0), 0u);
+}
+
+TEST_F(FakeDriver, UnwritableCacheStillLoads) {
+  std::string dir = tempDir("blocked");
+  std::string file = dir + "/file";
+  { std::ofstream(file) << "x"; }
+  LoadOptions o;
+  o.cacheDir = file + "/cache";
+  auto m = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->loadInfo().source, LoadInfo::Source::CompiledPtx);
+  EXPECT_EQ(m->loadInfo().cacheFile, "");
+  EXPECT_EQ(m->loadInfo().cacheNote, "cannot create the cubin cache folder " +
+                                         file + "/cache: Not a directory");
+}
+
+TEST_F(FakeDriver, LoadErrors) {
+  auto bad = Module::loadPtx(*ctx, std::string(kPtx) + "SYNTAX ERROR\n",
+                             metadata(), options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(),
+            "the CUDA driver could not compile the PTX (cuLinkAddData: "
+            "CUDA_ERROR_INVALID_PTX (fake driver error)):\nptxas application "
+            "ptx input, line 3; error   : syntax error (fake)");
+
+  auto meta = Module::loadPtx(*ctx, kPtx, "{}", options);
+  EXPECT_EQ(meta.message(), "invalid kernel metadata: missing \"format\"");
+
+  auto newer = Module::loadPtx(*ctx, kPtx, metadata("sm_100"), options);
+  EXPECT_EQ(newer.message(), "the kernels were compiled for sm_100 but "
+                             "device 0 (Fake GPU) is sm_90");
+  auto specific = Module::loadPtx(*ctx, kPtx, metadata("sm_89a"), options);
+  EXPECT_EQ(specific.message(), "the kernels were compiled for sm_89a but "
+                                "device 0 (Fake GPU) is sm_90");
+  EXPECT_TRUE(Module::loadPtx(*ctx, kPtx, metadata("sm_80"), options).ok());
+  EXPECT_TRUE(Module::loadPtx(*ctx, kPtx, metadata("sm_90a"), options).ok());
+
+  auto ghost = Module::loadPtx(
+      *ctx, kPtx, metadata("sm_90", R"(, {"name": "ghost", "num_warps": 1,
+        "threads_per_program": 32, "shared_bytes": 0, "params": []})"),
+      options);
+  EXPECT_EQ(ghost.message(), "kernel 'ghost' is in the metadata but not in "
+                             "the module (CUDA_ERROR_NOT_FOUND (fake driver "
+                             "error))");
+
+  auto notCubin = Module::loadCubin(*ctx, kPtx, metadata());
+  EXPECT_EQ(notCubin.message(), "the data is not a cubin (no ELF header); "
+                                "load PTX text with Module::loadPtx");
+  auto elf =
+      Module::loadCubin(*ctx, std::string("\x7f") + "ELF" + kPtx, metadata());
+  ASSERT_TRUE(elf.ok()) << elf.message();
+  EXPECT_EQ(elf->loadInfo().source, LoadInfo::Source::Cubin);
+}
+
+TEST_F(FakeDriver, LoadFiles) {
+  std::string dir = tempDir("files");
+  { std::ofstream(dir + "/k.ptx") << kPtx; }
+  { std::ofstream(dir + "/k.json") << metadata(); }
+  auto m = Module::loadFiles(*ctx, dir + "/k.ptx", "", options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->metadata().kernelNames(),
+            "add, probe, shared100k, shared300k, heavy");
+  {
+    std::ofstream(dir + "/k.cubin", std::ios::binary) << "\x7f"
+                                                         "ELF"
+                                                      << kPtx;
+  }
+  auto c = Module::loadFiles(*ctx, dir + "/k.cubin", dir + "/k.json");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->loadInfo().source, LoadInfo::Source::Cubin);
+
+  auto missing = Module::loadFiles(*ctx, dir + "/none.ptx");
+  EXPECT_EQ(missing.message(),
+            "cannot read " + dir + "/none.ptx: No such file or directory");
+  { std::ofstream(dir + "/lone.ptx") << kPtx; }
+  auto noJson = Module::loadFiles(*ctx, dir + "/lone.ptx");
+  EXPECT_EQ(noJson.message(),
+            "cannot read " + dir + "/lone.json: No such file or directory");
+  { std::ofstream(dir + "/junk.ptx") << "hello"; }
+  { std::ofstream(dir + "/junk.json") << metadata(); }
+  auto junk = Module::loadFiles(*ctx, dir + "/junk.ptx");
+  EXPECT_EQ(junk.message(), dir + "/junk.ptx: is neither PTX (no .target "
+                                  "directive) nor a cubin");
+  { std::ofstream(dir + "/badmeta.ptx") << kPtx; }
+  { std::ofstream(dir + "/badmeta.json") << "[]"; }
+  auto badMeta = Module::loadFiles(*ctx, dir + "/badmeta.ptx");
+  EXPECT_EQ(badMeta.message(), dir + "/badmeta.ptx: invalid kernel "
+                                     "metadata: the document is an array, "
+                                     "not an object");
+}
+
+TEST_F(FakeDriver, KernelLookup) {
+  auto none = module->kernel("nope");
+  EXPECT_EQ(none.message(), "the module has no kernel 'nope' (its kernels: "
+                            "add, probe, shared100k, shared300k, heavy)");
+  Kernel add = kernel("add");
+  EXPECT_EQ(add.name(), "add");
+  EXPECT_EQ(add.blockThreads(), 128u);
+  EXPECT_EQ(add.metadata().params.size(), 4u);
+
+  auto big = module->kernel("shared300k");
+  EXPECT_EQ(big.message(), "kernel 'shared300k' needs 300000 bytes of shared "
+                           "memory (300000 dynamic) but device 0 (Fake GPU) "
+                           "allows at most 232448");
+  auto heavy = module->kernel("heavy");
+  EXPECT_EQ(heavy.message(), "kernel 'heavy' runs 1024 threads per program "
+                             "but its code allows at most 256 (it uses 255 "
+                             "registers per thread)");
+}
+
+TEST_F(FakeDriver, SharedMemoryAbove48KiBIsOptedIn) {
+  // The fake, like the driver, refuses >48 KiB unless the function's
+  // attribute was raised: this launch passing shows the runtime raised it.
+  Kernel k = kernel("shared100k");
+  int before = fake.launches();
+  Status s = k.launch(nullptr, Grid(3), 7);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(fake.launches(), before + 1);
+  EXPECT_EQ(fake.shape(before), (std::vector<unsigned>{3, 1, 1, 256, 100000}));
+}
+
+TEST_F(FakeDriver, AddRunsEndToEnd) {
+  Kernel add = kernel("add");
+  const int n = 3000; // ragged: 3 programs of 1024, the last masked
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = float(i);
+    y[i] = 0.25f * float(i);
+  }
+  auto dx = DeviceBuffer<float>::fromHost(*ctx, x);
+  auto dy = DeviceBuffer<float>::fromHost(*ctx, y);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, n + 100);
+  ASSERT_TRUE(dx.ok() && dy.ok() && dz.ok());
+  ASSERT_TRUE(dz->memory().fill32(0x7fc00000u).ok());
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  Status s = add.launch(*stream, Grid((n + 1023) / 1024), *dx, *dy, *dz, n);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(stream->synchronize().ok());
+  std::vector<float> z(n + 100);
+  ASSERT_TRUE(dz->copyToHost(z).ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], 1.25f * float(i)) << i;
+  for (int i = n; i < n + 100; ++i)
+    ASSERT_TRUE(std::isnan(z[i])) << "written past n at " << i;
+  auto shape = fake.shape(fake.launches() - 1);
+  EXPECT_EQ(shape, (std::vector<unsigned>{3, 1, 1, 128, 0}));
+}
+
+TEST_F(FakeDriver, ArgumentsReachTheDriverAsTheAbiWants) {
+  Kernel probe = kernel("probe");
+  auto x = DevicePtr<float>::fromAddress(0x100000);
+  auto y = DevicePtr<Half>::fromAddress(0x200002);
+  int before = fake.launches();
+  Status s = probe.launch(nullptr, Grid(2, 3, 4), x, y, -32, int64_t(-5), 1.5,
+                          Half::fromFloat(-2.0f), 3.0f, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(fake.launches(), before + 1);
+  EXPECT_EQ(fake.shape(before), (std::vector<unsigned>{2, 3, 4, 128, 0}));
+  using Bytes = std::vector<unsigned char>;
+  EXPECT_EQ(fake.param(before, 0), (Bytes{0, 0, 0x10, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(fake.param(before, 1), (Bytes{2, 0, 0x20, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(fake.param(before, 2), (Bytes{0xe0, 0xff, 0xff, 0xff}));
+  EXPECT_EQ(fake.param(before, 3),
+            (Bytes{0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+  EXPECT_EQ(fake.param(before, 4), (Bytes{0, 0, 0xc0, 0x3f})); // 1.5f
+  EXPECT_EQ(fake.param(before, 5), (Bytes{0x00, 0xc0}));       // f16 -2
+  EXPECT_EQ(fake.param(before, 6), (Bytes{0x40, 0x40}));       // bf16 3
+  EXPECT_EQ(fake.param(before, 7), (Bytes{1, 0, 0, 0}));       // i1 true
+}
+
+TEST_F(FakeDriver, RefusedLaunchesLaunchNothing) {
+  Kernel add = kernel("add");
+  auto x = DevicePtr<float>::fromAddress(0x1000);
+  int before = fake.launches();
+  Status s = add.launch(nullptr, Grid(1), x, x, x + 1, 10);
+  EXPECT_EQ(s.message(), "kernel 'add', parameter 'z' (#2): address 0x1004 "
+                         "is not a multiple of 16 bytes (the divisibility "
+                         "the kernel was compiled for)");
+  s = add.launch(nullptr, Grid(1), x, x, x);
+  EXPECT_EQ(s.message(), "kernel 'add' takes 4 arguments (x: ptr<f32>, y: "
+                         "ptr<f32>, z: ptr<f32>, n: i32) but 3 were given");
+  s = add.launch(nullptr, Grid(0), x, x, x, 10);
+  EXPECT_EQ(s.message(), "kernel 'add': grid (0, 1, 1) is empty: x, y and z "
+                         "must each be at least 1");
+  auto half = DevicePtr<Half>::fromAddress(0x1000);
+  s = add.launch(nullptr, Grid(1), x, half, x, 10);
+  EXPECT_EQ(s.message(), "kernel 'add', parameter 'y' (#1): expects a "
+                         "pointer to f32 but got a pointer to f16");
+  EXPECT_EQ(fake.launches(), before);
+  // A launch the driver refuses (the fake refuses stream 0x1 as an invalid
+  // handle) names the kernel and the launch's shape.
+  s = add.launch(reinterpret_cast<CUstream>(1), Grid(5), x, x, x, 10);
+  EXPECT_EQ(s.message(), "launch of kernel 'add' (grid (5, 1, 1), 128 "
+                         "threads, 0 bytes of shared memory) failed: "
+                         "cuLaunchKernel: CUDA_ERROR_INVALID_HANDLE (fake "
+                         "driver error)");
+  EXPECT_EQ(fake.launches(), before);
+}
+
+TEST_F(FakeDriver, LaunchRecoversTheContextOnOtherThreads) {
+  Kernel add = kernel("add");
+  auto x = DevicePtr<float>::fromAddress(0);
+  fake.clearCurrent(); // as if user code had switched contexts away
+  int before = fake.launches();
+  Status s = add.launch(nullptr, Grid(1), x, x, x, 0);
+  EXPECT_TRUE(s.ok()) << s.message();
+  Status fromThread;
+  std::thread t([&] { fromThread = add.launch(nullptr, Grid(1), x, x, x, 0); });
+  t.join();
+  EXPECT_TRUE(fromThread.ok()) << fromThread.message();
+  EXPECT_EQ(fake.launches(), before + 2);
+}
+
+TEST_F(FakeDriver, BoundLaunches) {
+  Kernel add = kernel("add");
+  const int n = 2048;
+  std::vector<float> ones(n, 1.0f), out(n);
+  auto dx = DeviceBuffer<float>::fromHost(*ctx, ones);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, n);
+  auto bound = add.bind(*dx, *dx, *dz, n);
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  int before = fake.launches();
+  ASSERT_TRUE(bound->launch(nullptr, Grid(2)).ok());
+  ASSERT_TRUE(bound->launch(nullptr, Grid(2)).ok());
+  EXPECT_EQ(fake.launches(), before + 2);
+  ASSERT_TRUE(dz->copyToHost(out).ok());
+  EXPECT_EQ(out, std::vector<float>(n, 2.0f));
+  EXPECT_EQ(bound->launch(nullptr, Grid(1, 0)).message(),
+            "kernel 'add': grid (1, 0, 1) is empty: x, y and z must each be "
+            "at least 1");
+  auto bad = add.bind(*dx, *dx, *dz, 1.0f);
+  EXPECT_EQ(bad.message(), "kernel 'add', parameter 'n' (#3): expects an i32 "
+                           "scalar but got a floating-point value (f32)");
+}
+
+TEST_F(FakeDriver, Graphs) {
+  Kernel add = kernel("add");
+  const int n = 1024;
+  std::vector<float> ones(n, 1.0f), out(n);
+  auto dx = DeviceBuffer<float>::fromHost(*ctx, ones);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, n);
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  int before = fake.launches();
+  auto graph = Graph::capture(*ctx, *stream, [&]() -> Status {
+    for (int i = 0; i < 3; ++i)
+      TILEC_RETURN_IF_ERROR(add.launch(*stream, Grid(1), *dx, *dx, *dz, n));
+    return Status();
+  });
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_EQ(fake.launches(), before) << "captured, not run";
+  ASSERT_TRUE(graph->launch(*stream).ok());
+  ASSERT_TRUE(graph->launch(*stream).ok());
+  EXPECT_EQ(fake.launches(), before + 6);
+  ASSERT_TRUE(dz->copyToHost(out).ok());
+  EXPECT_EQ(out, std::vector<float>(n, 2.0f));
+
+  auto onDefault = Graph::capture(*ctx, nullptr, [] { return Status(); });
+  EXPECT_EQ(onDefault.message(), "graph capture needs a created stream "
+                                 "(Stream::create), not the default stream");
+  auto failing = Graph::capture(*ctx, *stream, [&] {
+    return add.launch(*stream, Grid(1), *dx, *dx, *dz);
+  });
+  EXPECT_EQ(failing.message(),
+            "graph capture: kernel 'add' takes 4 arguments (x: ptr<f32>, y: "
+            "ptr<f32>, z: ptr<f32>, n: i32) but 3 were given");
+  Graph moved = std::move(*graph);
+  EXPECT_TRUE(moved.launch(*stream).ok());
+}
+
+TEST_F(FakeDriver, KernelsRunInTheirOwnContext) {
+  // Device 1's context becomes current; a kernel of device 0 still launches
+  // (the runtime makes its context current), and device 1's loads its own.
+  Kernel add0 = kernel("add");
+  auto ctx1 = Context::create(1);
+  ASSERT_TRUE(ctx1.ok()) << ctx1.message();
+  EXPECT_NE(ctx1->get(), ctx->get());
+  auto current = Context::current();
+  ASSERT_TRUE(current.ok());
+  EXPECT_EQ(current->ordinal(), 1);
+  auto x = DevicePtr<float>::fromAddress(0);
+  EXPECT_TRUE(add0.launch(nullptr, Grid(1), x, x, x, 0).ok());
+  auto m1 = Module::loadPtx(*ctx1, kPtx, metadata(), options);
+  ASSERT_TRUE(m1.ok()) << m1.message();
+  auto add1 = m1->kernel("add");
+  ASSERT_TRUE(add1.ok());
+  EXPECT_TRUE(add1->launch(nullptr, Grid(1), x, x, x, 0).ok());
+}
+
+TEST_F(FakeDriver, AllocationFailuresNameTheDevice) {
+  auto huge = DeviceBuffer<float>::allocate(*ctx, size_t(1) << 42);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.message(),
+            "cannot allocate 17592186044416 bytes on device 0 (Fake GPU): "
+            "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (fake driver "
+            "error)");
+}
+
+TEST_F(FakeDriver, CaptureBrokenByASynchronize) {
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  // The recording ignores the failed synchronize, so the capture itself
+  // reports that it was invalidated.
+  auto graph = Graph::capture(*ctx, *stream, [&] {
+    Status ignored = stream->synchronize();
+    (void)ignored;
+    return Status();
+  });
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.message(),
+            "graph capture (was something not capturable, such as a "
+            "synchronous copy, put on the stream?): cuStreamEndCapture "
+            "failed: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (fake driver "
+            "error)");
+  // The stream works again afterwards.
+  EXPECT_TRUE(stream->synchronize().ok());
+}
+
+TEST_F(FakeDriver, Events) {
+  auto a = Event::create(*ctx);
+  auto b = Event::create(*ctx);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a->record(nullptr).ok());
+  ASSERT_TRUE(b->record(nullptr).ok());
+  ASSERT_TRUE(b->synchronize().ok());
+  auto ms = Event::elapsedMs(*a, *b);
+  ASSERT_TRUE(ms.ok()) << ms.message();
+  EXPECT_GE(*ms, 0.0f);
+}
+
+TEST_F(FakeDriver, ObjectsOutliveEachOther) {
+  // A kernel keeps its module and context alive after both handles go.
+  Kernel add = kernel("add");
+  module.reset();
+  ctx.reset();
+  auto x = DevicePtr<float>::fromAddress(0);
+  EXPECT_TRUE(add.launch(nullptr, Grid(1), x, x, x, 0).ok());
+}
+
+} // namespace

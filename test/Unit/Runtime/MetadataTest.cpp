@@ -1,0 +1,262 @@
+//===- MetadataTest.cpp - parsing docs/metadata.md documents --------------===//
+
+#include "tilec/runtime/Metadata.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilec::runtime;
+
+namespace {
+
+/// The example of docs/metadata.md.
+const char *kSoftmax = R"({
+  "format": "tilec-kernels",
+  "version": 1,
+  "target": "sm_90",
+  "kernels": [
+    {
+      "name": "softmax",
+      "num_warps": 16,
+      "threads_per_program": 512,
+      "shared_bytes": 0,
+      "params": [
+        {"name": "x", "kind": "ptr", "type": "f32", "divisibility": 16},
+        {"name": "y", "kind": "ptr", "type": "f32", "divisibility": 16},
+        {"name": "n_cols", "kind": "scalar", "type": "i32", "divisibility": 16}
+      ]
+    }
+  ]
+})";
+
+/// kSoftmax with the first `from` replaced by `to`.
+std::string edit(const std::string &from, const std::string &to) {
+  std::string s = kSoftmax;
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string error(const std::string &json) {
+  auto m = parseMetadata(json);
+  EXPECT_FALSE(m.ok()) << json;
+  return m.message();
+}
+
+TEST(Metadata, ParsesTheDocumentedExample) {
+  auto m = parseMetadata(kSoftmax);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->version, 1);
+  EXPECT_EQ(m->target, "sm_90");
+  ASSERT_EQ(m->kernels.size(), 1u);
+  const KernelMetadata &k = m->kernels[0];
+  EXPECT_EQ(k.name, "softmax");
+  EXPECT_EQ(k.numWarps, 16);
+  EXPECT_EQ(k.threadsPerProgram, 512);
+  EXPECT_EQ(k.sharedBytes, 0);
+  ASSERT_EQ(k.params.size(), 3u);
+  EXPECT_EQ(k.params[0].kind, ParamInfo::Kind::Pointer);
+  EXPECT_EQ(k.params[0].type, ScalarType::F32);
+  EXPECT_EQ(k.params[0].divisibility, 16);
+  EXPECT_EQ(k.params[2].name, "n_cols");
+  EXPECT_EQ(k.params[2].kind, ParamInfo::Kind::Scalar);
+  EXPECT_EQ(k.params[2].type, ScalarType::I32);
+  EXPECT_EQ(k.signature(), "x: ptr<f32>, y: ptr<f32>, n_cols: i32");
+  EXPECT_EQ(m->find("softmax"), &m->kernels[0]);
+  EXPECT_EQ(m->find("other"), nullptr);
+  EXPECT_EQ(m->kernelNames(), "softmax");
+}
+
+TEST(Metadata, DefaultsUnknownKeysAndAbi) {
+  auto m = parseMetadata(R"({"format": "tilec-kernels", "version": 1,
+    "target": "sm_90a", "future_field": [1, 2], "kernels": [
+    {"name": "k", "num_warps": 1, "threads_per_program": 32,
+     "shared_bytes": 65536, "extra": {}, "params": [
+       {"name": "flag", "kind": "scalar", "type": "i1"},
+       {"name": "h", "kind": "scalar", "type": "f16"},
+       {"name": "p", "kind": "ptr", "type": "f8E4M3FN"},
+       {"name": "n", "kind": "scalar", "type": "i64", "divisibility": 8}]},
+    {"name": "empty", "num_warps": 32, "threads_per_program": 1024,
+     "shared_bytes": 0, "params": []}]})");
+  ASSERT_TRUE(m.ok()) << m.message();
+  ASSERT_EQ(m->kernels.size(), 2u);
+  const auto &p = m->kernels[0].params;
+  EXPECT_EQ(p[0].divisibility, 1); // absent: 1
+  EXPECT_EQ(p[0].abiBytes(), 4u);  // i1 widened to 32 bits
+  EXPECT_EQ(p[1].abiBytes(), 2u);
+  EXPECT_EQ(p[2].abiBytes(), 8u);
+  EXPECT_EQ(p[3].abiBytes(), 8u);
+  EXPECT_EQ(m->kernels[0].sharedBytes, 65536);
+  EXPECT_EQ(m->kernelNames(), "k, empty");
+  auto none = parseMetadata(
+      R"({"format": "tilec-kernels", "version": 1, "target": "sm_80",
+          "kernels": []})");
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_EQ(none->kernelNames(), "none");
+}
+
+TEST(Metadata, Targets) {
+  auto t = parseTarget("sm_90a");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->major, 9);
+  EXPECT_EQ(t->minor, 0);
+  EXPECT_TRUE(t->archSpecific);
+  t = parseTarget("sm_120");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->major, 12);
+  EXPECT_FALSE(t->archSpecific);
+  for (const char *bad :
+       {"sm_", "sm_9", "sm_9x", "compute_90", "sm_1000", "sm_05"}) {
+    auto b = parseTarget(bad);
+    EXPECT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.message(), "\"" + std::string(bad) +
+                               "\" is not a CUDA target like \"sm_90\"");
+  }
+}
+
+TEST(Metadata, DocumentErrors) {
+  EXPECT_EQ(error("{"),
+            "invalid kernel metadata: not JSON: line 1, column 2: expected a "
+            "string key in the object");
+  EXPECT_EQ(error("[1]"), "invalid kernel metadata: the document is an "
+                          "array, not an object");
+  EXPECT_EQ(error(edit("\"format\": \"tilec-kernels\",", "")),
+            "invalid kernel metadata: missing \"format\"");
+  EXPECT_EQ(error(edit("\"tilec-kernels\"", "3")),
+            "invalid kernel metadata: \"format\" is 3, not a string");
+  EXPECT_EQ(error(edit("\"tilec-kernels\"", "\"triton\"")),
+            "invalid kernel metadata: \"format\" is \"triton\", not "
+            "\"tilec-kernels\"");
+  EXPECT_EQ(error(edit("\"version\": 1,", "")),
+            "invalid kernel metadata: missing \"version\"");
+  EXPECT_EQ(error(edit("\"version\": 1", "\"version\": \"1\"")),
+            "invalid kernel metadata: \"version\" is \"1\", not a number");
+  EXPECT_EQ(error(edit("\"version\": 1", "\"version\": 1.5")),
+            "invalid kernel metadata: \"version\" is 1.5, not a whole number "
+            "of 1 or more");
+  EXPECT_EQ(error(edit("\"version\": 1", "\"version\": 2")),
+            "invalid kernel metadata: \"version\" is 2; this runtime reads "
+            "version 1 (use a runtime and tilec of one release)");
+  EXPECT_EQ(error(edit("\"target\": \"sm_90\",", "")),
+            "invalid kernel metadata: missing \"target\"");
+  EXPECT_EQ(error(edit("\"sm_90\"", "\"\"")),
+            "invalid kernel metadata: \"target\" is empty");
+  EXPECT_EQ(error(edit("\"sm_90\"", "\"gfx942\"")),
+            "invalid kernel metadata: \"target\" \"gfx942\" is not a CUDA "
+            "target like \"sm_90\"");
+  EXPECT_EQ(error(edit("\"kernels\": [", "\"kernels\": 7, \"x\": [")),
+            "invalid kernel metadata: \"kernels\" is 7, not an array");
+  EXPECT_EQ(error(R"({"format": "tilec-kernels", "version": 1,
+                     "target": "sm_90"})"),
+            "invalid kernel metadata: missing \"kernels\"");
+}
+
+TEST(Metadata, KernelErrors) {
+  EXPECT_EQ(error(R"({"format": "tilec-kernels", "version": 1,
+                     "target": "sm_90", "kernels": ["softmax"]})"),
+            "invalid kernel metadata: kernels[0]: is \"softmax\", not an "
+            "object");
+  EXPECT_EQ(error(edit("\"name\": \"softmax\",", "")),
+            "invalid kernel metadata: kernels[0]: missing \"name\"");
+  EXPECT_EQ(error(edit("\"name\": \"softmax\"", "\"name\": \"\"")),
+            "invalid kernel metadata: kernels[0]: \"name\" is empty");
+  EXPECT_EQ(error(edit("\"num_warps\": 16,", "")),
+            "invalid kernel metadata: kernels[0] 'softmax': missing "
+            "\"num_warps\"");
+  EXPECT_EQ(error(edit("\"num_warps\": 16", "\"num_warps\": 0")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"num_warps\" is "
+            "0, not a whole number from 1 to 32");
+  EXPECT_EQ(error(edit("\"num_warps\": 16", "\"num_warps\": 64")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"num_warps\" is "
+            "64, not a whole number from 1 to 32");
+  EXPECT_EQ(error(edit("\"threads_per_program\": 512,", "")),
+            "invalid kernel metadata: kernels[0] 'softmax': missing "
+            "\"threads_per_program\"");
+  EXPECT_EQ(error(edit("\"threads_per_program\": 512",
+                       "\"threads_per_program\": 2048")),
+            "invalid kernel metadata: kernels[0] 'softmax': "
+            "\"threads_per_program\" is 2048, not a whole number from 1 to "
+            "1024");
+  EXPECT_EQ(error(edit("\"threads_per_program\": 512",
+                       "\"threads_per_program\": 256")),
+            "invalid kernel metadata: kernels[0] 'softmax': "
+            "\"threads_per_program\" is 256 but num_warps 16 means 512 "
+            "threads");
+  EXPECT_EQ(error(edit("\"shared_bytes\": 0,", "")),
+            "invalid kernel metadata: kernels[0] 'softmax': missing "
+            "\"shared_bytes\"");
+  EXPECT_EQ(error(edit("\"shared_bytes\": 0", "\"shared_bytes\": -4")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"shared_bytes\" "
+            "is -4, not a whole number of bytes (0 or more)");
+  EXPECT_EQ(error(edit("\"shared_bytes\": 0", "\"shared_bytes\": 1e3")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"shared_bytes\" "
+            "is 1000, not a whole number of bytes (0 or more)");
+  EXPECT_EQ(error(edit("\"params\": [", "\"params\": {}, \"p\": [")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"params\" is an "
+            "object, not an array");
+  EXPECT_EQ(error(edit("\"params\": [", "\"p\": [")),
+            "invalid kernel metadata: kernels[0] 'softmax': missing "
+            "\"params\"");
+  std::string twice = kSoftmax;
+  size_t open = twice.find("    {\n      \"name\"");
+  size_t close = twice.rfind("    }");
+  std::string kernel = twice.substr(open, close + 5 - open);
+  twice.insert(close + 5, ",\n" + kernel);
+  EXPECT_EQ(error(twice),
+            "invalid kernel metadata: kernels[1] 'softmax': a kernel named "
+            "'softmax' comes earlier (kernels[0])");
+}
+
+TEST(Metadata, ParamErrors) {
+  const std::string where =
+      "invalid kernel metadata: kernels[0] 'softmax': params[2]";
+  EXPECT_EQ(error(edit("{\"name\": \"n_cols\", \"kind\": \"scalar\", "
+                       "\"type\": \"i32\", \"divisibility\": 16}",
+                       "[]")),
+            where + ": is an array, not an object");
+  EXPECT_EQ(error(edit("\"name\": \"n_cols\", ", "")),
+            where + ": missing \"name\"");
+  EXPECT_EQ(error(edit("\"name\": \"n_cols\"", "\"name\": 5")),
+            where + ": \"name\" is 5, not a string");
+  EXPECT_EQ(error(edit("\"name\": \"n_cols\"", "\"name\": \"x\"")),
+            "invalid kernel metadata: kernels[0] 'softmax': params[2] 'x': a "
+            "parameter named 'x' comes earlier (params[0])");
+  EXPECT_EQ(error(edit("\"kind\": \"scalar\", ", "")),
+            where + " 'n_cols': missing \"kind\"");
+  EXPECT_EQ(error(edit("\"kind\": \"scalar\"", "\"kind\": \"tensor\"")),
+            where + " 'n_cols': \"kind\" is \"tensor\", not \"ptr\" or "
+                    "\"scalar\"");
+  EXPECT_EQ(error(edit("\"type\": \"i32\", ", "")),
+            where + " 'n_cols': missing \"type\"");
+  EXPECT_EQ(error(edit("\"type\": \"i32\"", "\"type\": \"int\"")),
+            where + " 'n_cols': \"type\" is \"int\", not one of i1 i8 i16 "
+                    "i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2");
+  EXPECT_EQ(error(edit("\"type\": \"i32\"", "\"type\": \"f64\"")),
+            where + " 'n_cols': a scalar of type f64 is not in the kernel ABI "
+                    "(scalars are i1 i32 i64 f16 bf16 f32)");
+  EXPECT_EQ(error(edit("\"type\": \"i32\"", "\"type\": \"i8\"")),
+            where + " 'n_cols': a scalar of type i8 is not in the kernel ABI "
+                    "(scalars are i1 i32 i64 f16 bf16 f32)");
+  EXPECT_EQ(error(edit("\"type\": \"i32\", \"divisibility\": 16",
+                       "\"type\": \"i32\", \"divisibility\": 0")),
+            where + " 'n_cols': \"divisibility\" is 0, not a whole number of "
+                    "1 or more");
+  EXPECT_EQ(error(edit("\"type\": \"i32\", \"divisibility\": 16",
+                       "\"type\": \"i32\", \"divisibility\": \"16\"")),
+            where + " 'n_cols': \"divisibility\" is \"16\", not a number");
+  EXPECT_EQ(error(edit("\"type\": \"i32\", \"divisibility\": 16",
+                       "\"type\": \"f32\", \"divisibility\": 16")),
+            where + " 'n_cols': \"divisibility\" 16 applies to integers and "
+                    "pointers, not to f32 scalars");
+  EXPECT_EQ(error(edit("\"type\": \"i32\", \"divisibility\": 16",
+                       "\"type\": \"i1\", \"divisibility\": 2")),
+            where + " 'n_cols': \"divisibility\" 2 applies to integers and "
+                    "pointers, not to i1 scalars");
+  // A divisibility of 1 on a float is the default, and harmless.
+  EXPECT_TRUE(parseMetadata(edit("\"type\": \"i32\", \"divisibility\": 16",
+                                 "\"type\": \"f32\", \"divisibility\": 1"))
+                  .ok());
+}
+
+} // namespace

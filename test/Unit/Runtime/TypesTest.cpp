@@ -1,0 +1,96 @@
+//===- TypesTest.cpp - type names and 16-bit float conversions ------------===//
+
+#include "tilec/runtime/Types.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace tilec::runtime;
+
+namespace {
+
+TEST(Types, NamesRoundTrip) {
+  std::string all(allTypeNames());
+  size_t start = 0;
+  int count = 0;
+  while (start < all.size()) {
+    size_t end = all.find(' ', start);
+    if (end == std::string::npos)
+      end = all.size();
+    std::string name = all.substr(start, end - start);
+    auto t = parseTypeName(name);
+    ASSERT_TRUE(t.has_value()) << name;
+    EXPECT_EQ(typeName(*t), name);
+    start = end + 1;
+    ++count;
+  }
+  EXPECT_EQ(count, 11);
+  EXPECT_FALSE(parseTypeName("float").has_value());
+  EXPECT_EQ(typeBytes(ScalarType::BF16), 2u);
+  EXPECT_EQ(typeBytes(ScalarType::I1), 1u);
+  EXPECT_EQ(typeBytes(ScalarType::F64), 8u);
+  EXPECT_TRUE(isIntegerType(ScalarType::I1));
+  EXPECT_FALSE(isIntegerType(ScalarType::F16));
+  EXPECT_TRUE(isFloatType(ScalarType::F8E5M2));
+  static_assert(ScalarTypeOf<uint32_t>::value == ScalarType::I32);
+  static_assert(ScalarTypeOf<const Half>::value == ScalarType::F16);
+}
+
+TEST(Types, HalfConversions) {
+  struct Case {
+    float value;
+    uint16_t bits;
+  } cases[] = {
+      {0.0f, 0x0000},           {-0.0f, 0x8000},
+      {1.0f, 0x3c00},           {-2.0f, 0xc000},
+      {65504.0f, 0x7bff},       {65520.0f, 0x7c00},
+      {65519.0f, 0x7bff},       {6.1035156e-05f, 0x0400},
+      {5.9604645e-08f, 0x0001}, // smallest subnormal
+      {2.9802322e-08f, 0x0000}, // half of it: ties to even (0)
+      {8.940697e-08f, 0x0002},  // 1.5 units: ties to even (2)
+      {1.00048828125f, 0x3c00}, // 1 + 2^-11: tie, to even
+      {1.00146484375f, 0x3c02}, // 1 + 3*2^-11: tie, to even (up)
+      {INFINITY, 0x7c00},       {-INFINITY, 0xfc00},
+  };
+  for (const Case &c : cases) {
+    EXPECT_EQ(Half::fromFloat(c.value).bits, c.bits) << c.value;
+    if ((c.bits & 0x7fff) != 0x7c00 || std::isinf(c.value)) {
+      Half h;
+      h.bits = c.bits;
+      float back = h.toFloat();
+      EXPECT_EQ(Half::fromFloat(back).bits, c.bits) << c.value;
+    }
+  }
+  EXPECT_TRUE(std::isnan(Half::fromFloat(NAN).toFloat()));
+  // Every finite half converts to float and back unchanged.
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    Half h;
+    h.bits = static_cast<uint16_t>(b);
+    if ((b & 0x7c00) == 0x7c00 && (b & 0x3ff))
+      continue; // NaN payloads need not survive
+    ASSERT_EQ(Half::fromFloat(h.toFloat()).bits, b) << b;
+  }
+}
+
+TEST(Types, BFloat16Conversions) {
+  EXPECT_EQ(BFloat16::fromFloat(1.0f).bits, 0x3f80);
+  EXPECT_EQ(BFloat16::fromFloat(-2.0f).bits, 0xc000);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1).
+  EXPECT_EQ(BFloat16::fromFloat(1.00390625f).bits, 0x3f80);
+  EXPECT_EQ(BFloat16::fromFloat(1.01171875f).bits, 0x3f82);
+  EXPECT_EQ(BFloat16::fromFloat(INFINITY).bits, 0x7f80);
+  EXPECT_TRUE(std::isnan(BFloat16::fromFloat(NAN).toFloat()));
+  EXPECT_EQ(BFloat16::fromFloat(3.0e38f).bits, 0x7f62);
+  EXPECT_EQ(BFloat16::fromFloat(3.4e38f).bits, 0x7f80); // rounds past max
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    BFloat16 v;
+    v.bits = static_cast<uint16_t>(b);
+    if ((b & 0x7f80) == 0x7f80 && (b & 0x7f))
+      continue;
+    ASSERT_EQ(BFloat16::fromFloat(v.toFloat()).bits, b) << b;
+  }
+}
+
+} // namespace
