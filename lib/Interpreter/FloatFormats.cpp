@@ -235,7 +235,10 @@ uint64_t interp::encodeFloat(double x, DType dtype) {
     return bits;
   }
   Encoding enc = encodingOf(dtype);
-  x = roundToFormat(x, formatOf(dtype));
+  // Infinities are kept where the format has them (a loaded inf stored
+  // back); finite values are rounded, which saturates the fp8 formats.
+  if (!std::isinf(x) || !enc.ieeeSpecials)
+    x = roundToFormat(x, formatOf(dtype));
   uint32_t sign = std::signbit(x) ? 1u << (enc.exponentBits + enc.mantissaBits)
                                   : 0;
   uint32_t expMask = (1u << enc.exponentBits) - 1;
