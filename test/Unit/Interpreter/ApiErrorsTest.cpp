@@ -90,7 +90,7 @@ func.func @k() attributes {tile.kernel} {
 )mlir",
               "k", {1}, {},
               "the CPU interpreter does not support values of type "
-              "vector<4xf32> ('arith.constant')");
+              "'vector<4xf32>' ('arith.constant')");
   expectError(R"mlir(
 func.func @k() attributes {tile.kernel} {
   cf.br ^next
