@@ -149,11 +149,11 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
   return success();
 }
 
-static LogicalResult checkGrid(ModuleOp module, const Grid &grid) {
+static LogicalResult checkGrid(func::FuncOp kernel, const Grid &grid) {
   // CUDA's limits: x < 2^31, y and z < 2^16.
   if (grid.x < 1 || grid.y < 1 || grid.z < 1 || grid.x > INT32_MAX ||
       grid.y > 65535 || grid.z > 65535)
-    return emitError(module.getLoc())
+    return kernel.emitError()
            << "invalid grid (" << grid.x << ", " << grid.y << ", " << grid.z
            << "): each dimension must be at least 1, x at most 2^31 - 1, y "
               "and z at most 65535";
@@ -191,7 +191,7 @@ FailureOr<RunStats> tilec::runKernel(ModuleOp module, StringRef kernelName,
            << "kernel @" << kernelName
            << " has several blocks; the CPU interpreter runs structured "
               "control flow only";
-  if (failed(checkGrid(module, grid)) || failed(checkSupported(kernel)))
+  if (failed(checkGrid(kernel, grid)) || failed(checkSupported(kernel)))
     return failure();
 
   Memory memory;
