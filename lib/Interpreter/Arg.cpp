@@ -1,4 +1,5 @@
-//===- Arg.cpp - dtypes and kernel arguments -------------------------------===//
+//===- Arg.cpp - dtypes and kernel arguments
+//-------------------------------===//
 
 #include "FloatFormats.h"
 #include "Tile.h"

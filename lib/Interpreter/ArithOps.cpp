@@ -56,9 +56,8 @@ template <typename OpTy, typename Fn> void addFloat(HandlerTable &t, Fn) {
   });
 }
 template <typename OpTy, typename Fn> void addInt(HandlerTable &t, Fn) {
-  addHandler<OpTy>(t, [](Executor &ex, Operation *op) {
-    return intBinary(ex, op, Fn());
-  });
+  addHandler<OpTy>(
+      t, [](Executor &ex, Operation *op) { return intBinary(ex, op, Fn()); });
 }
 
 int64_t signedMin(unsigned w) { return wrapInt(int64_t(1) << (w - 1), w); }
@@ -228,14 +227,14 @@ LogicalResult executeMulExtended(Executor &ex, Operation *op) {
   Type type = resultElementType(op);
   unsigned w = intWidth(type);
   const Tile &a = ex.get(op->getOperand(0)), &b = ex.get(op->getOperand(1));
-  ex.set(op->getResult(0), map2<int64_t, int64_t, int64_t>(
-                               type, a, b, [&](int64_t x, int64_t y) {
-                                 return mulExtended(x, y, w, IsSigned).first;
-                               }));
-  ex.set(op->getResult(1), map2<int64_t, int64_t, int64_t>(
-                               type, a, b, [&](int64_t x, int64_t y) {
-                                 return mulExtended(x, y, w, IsSigned).second;
-                               }));
+  ex.set(op->getResult(0),
+         map2<int64_t, int64_t, int64_t>(type, a, b, [&](int64_t x, int64_t y) {
+           return mulExtended(x, y, w, IsSigned).first;
+         }));
+  ex.set(op->getResult(1),
+         map2<int64_t, int64_t, int64_t>(type, a, b, [&](int64_t x, int64_t y) {
+           return mulExtended(x, y, w, IsSigned).second;
+         }));
   return success();
 }
 
@@ -243,16 +242,15 @@ LogicalResult executeAddUIExtended(Executor &ex, Operation *op) {
   Type type = resultElementType(op);
   unsigned w = intWidth(type);
   const Tile &a = ex.get(op->getOperand(0)), &b = ex.get(op->getOperand(1));
-  ex.set(op->getResult(0), map2<int64_t, int64_t, int64_t>(
-                               type, a, b, [&](int64_t x, int64_t y) {
-                                 return wrapInt(int64_t(uint64_t(x) + y), w);
-                               }));
+  ex.set(op->getResult(0),
+         map2<int64_t, int64_t, int64_t>(type, a, b, [&](int64_t x, int64_t y) {
+           return wrapInt(int64_t(uint64_t(x) + y), w);
+         }));
   ex.set(op->getResult(1),
          map2<int64_t, int64_t, int64_t>(
              resultElementType(op, 1), a, b, [&](int64_t x, int64_t y) {
                uint64_t sum = unsignedInt(x, w) + unsignedInt(y, w);
-               bool carry = w == 64 ? sum < uint64_t(x)
-                                    : (sum >> w) != 0;
+               bool carry = w == 64 ? sum < uint64_t(x) : (sum >> w) != 0;
                return carry ? int64_t(-1) : int64_t(0);
              }));
   return success();
@@ -344,7 +342,7 @@ struct MinimumF {
 
 #define INT_FUNCTOR(Name, Expr)                                                \
   struct Name {                                                                \
-    int64_t operator()(int64_t a, int64_t b, unsigned w) const {              \
+    int64_t operator()(int64_t a, int64_t b, unsigned w) const {               \
       (void)w;                                                                 \
       return Expr;                                                             \
     }                                                                          \
@@ -363,18 +361,17 @@ INT_FUNCTOR(DivSI, divSigned(a, b, w))
 INT_FUNCTOR(RemSI, remSigned(a, b, w))
 INT_FUNCTOR(DivUI, int64_t(divUnsigned(a, b, w)))
 INT_FUNCTOR(RemUI, int64_t(remUnsigned(a, b, w)))
-INT_FUNCTOR(CeilDivUI, int64_t(divUnsigned(a, b, w) +
-                               (remUnsigned(a, b, w) != 0 &&
-                                unsignedInt(b, w) != 0)))
-INT_FUNCTOR(CeilDivSI, divSigned(a, b, w) +
-                           (b != 0 && remSigned(a, b, w) != 0 &&
-                            ((a < 0) == (b < 0))))
-INT_FUNCTOR(FloorDivSI, divSigned(a, b, w) -
-                            (b != 0 && remSigned(a, b, w) != 0 &&
-                             ((a < 0) != (b < 0))))
+INT_FUNCTOR(CeilDivUI,
+            int64_t(divUnsigned(a, b, w) +
+                    (remUnsigned(a, b, w) != 0 && unsignedInt(b, w) != 0)))
+INT_FUNCTOR(CeilDivSI,
+            divSigned(a, b, w) +
+                (b != 0 && remSigned(a, b, w) != 0 && ((a < 0) == (b < 0))))
+INT_FUNCTOR(FloorDivSI,
+            divSigned(a, b, w) -
+                (b != 0 && remSigned(a, b, w) != 0 && ((a < 0) != (b < 0))))
 INT_FUNCTOR(ShLI, unsignedInt(b, w) >= w ? 0 : int64_t(uint64_t(a) << b))
-INT_FUNCTOR(ShRUI, unsignedInt(b, w) >= w ? 0
-                                          : int64_t(unsignedInt(a, w) >> b))
+INT_FUNCTOR(ShRUI, unsignedInt(b, w) >= w ? 0 : int64_t(unsignedInt(a, w) >> b))
 INT_FUNCTOR(ShRSI, unsignedInt(b, w) >= w ? (a < 0 ? -1 : 0) : a >> b)
 #undef INT_FUNCTOR
 
@@ -391,10 +388,9 @@ void interp::registerArithHandlers(HandlerTable &t) {
   addFloat<arith::MaximumFOp>(t, MaximumF());
   addFloat<arith::MinimumFOp>(t, MinimumF());
   addHandler<arith::NegFOp>(t, [](Executor &ex, Operation *op) {
-    ex.set(op->getResult(0),
-           map1<double, double>(resultElementType(op),
-                                ex.get(op->getOperand(0)),
-                                [](double a) { return -a; }));
+    ex.set(op->getResult(0), map1<double, double>(resultElementType(op),
+                                                  ex.get(op->getOperand(0)),
+                                                  [](double a) { return -a; }));
     return success();
   });
   addInt<arith::AddIOp>(t, AddI());

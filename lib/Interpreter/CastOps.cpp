@@ -1,4 +1,5 @@
-//===- CastOps.cpp - arith casts -------------------------------------------===//
+//===- CastOps.cpp - arith casts
+//-------------------------------------------===//
 //
 // Float-to-integer casts saturate and give 0 for NaN (PTX cvt.rzi does);
 // integer-to-float casts round to nearest even; truncf honours its
@@ -29,10 +30,10 @@ LogicalResult intCast(Executor &ex, Operation *op, Fn fn) {
   Type dst = resultElementType(op);
   unsigned srcWidth = intWidth(getElementTypeOrSelf(op->getOperand(0)));
   unsigned dstWidth = intWidth(dst);
-  ex.set(op->getResult(0), map1<int64_t, int64_t>(
-                               dst, source(ex, op), [&](int64_t v) {
-                                 return wrapInt(fn(v, srcWidth), dstWidth);
-                               }));
+  ex.set(op->getResult(0),
+         map1<int64_t, int64_t>(dst, source(ex, op), [&](int64_t v) {
+           return wrapInt(fn(v, srcWidth), dstWidth);
+         }));
   return success();
 }
 
@@ -40,9 +41,8 @@ LogicalResult executeExtSI(Executor &ex, Operation *op) {
   return intCast(ex, op, [](int64_t v, unsigned) { return v; });
 }
 LogicalResult executeExtUI(Executor &ex, Operation *op) {
-  return intCast(ex, op, [](int64_t v, unsigned w) {
-    return int64_t(unsignedInt(v, w));
-  });
+  return intCast(
+      ex, op, [](int64_t v, unsigned w) { return int64_t(unsignedInt(v, w)); });
 }
 
 template <bool IsSigned>
@@ -88,9 +88,9 @@ LogicalResult executeFloatToInt(Executor &ex, Operation *op) {
 
 LogicalResult executeExtF(Executor &ex, Operation *op) {
   // Every value of the narrower type is exact in the wider one.
-  ex.set(op->getResult(0), map1<double, double>(resultElementType(op),
-                                                source(ex, op),
-                                                [](double v) { return v; }));
+  ex.set(op->getResult(0),
+         map1<double, double>(resultElementType(op), source(ex, op),
+                              [](double v) { return v; }));
   return success();
 }
 

@@ -1,4 +1,5 @@
-//===- ControlFlow.cpp - scf loops and branches, func.call -----------------===//
+//===- ControlFlow.cpp - scf loops and branches, func.call
+//-----------------===//
 //
 // Structured control flow carries tiles and scalars through its block
 // arguments and yields. Calls run the callee's body directly (no inlining
@@ -112,9 +113,8 @@ LogicalResult executeExecuteRegion(Executor &ex, Operation *op) {
 
 LogicalResult executeCall(Executor &ex, Operation *op) {
   auto call = cast<func::CallOp>(op);
-  auto callee =
-      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op,
-                                                         call.getCalleeAttr());
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      op, call.getCalleeAttr());
   if (!callee || callee.isExternal())
     return ex.error(op) << "call to @" << call.getCallee()
                         << ", which has no body";

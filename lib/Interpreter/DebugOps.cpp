@@ -1,4 +1,5 @@
-//===- DebugOps.cpp - tile.print and tile.assert ----------------------------===//
+//===- DebugOps.cpp - tile.print and tile.assert
+//----------------------------===//
 //
 // tile.print writes one line per element (per argument), like Triton's
 // device_print: `pid (x, y, z) idx [i, j] <prefix><value>`; programs run in
@@ -20,8 +21,8 @@ using namespace tilec::interp;
 
 namespace {
 
-void printElement(llvm::raw_ostream &os, Executor &ex, const Tile &t,
-                  int64_t i, bool hex) {
+void printElement(llvm::raw_ostream &os, Executor &ex, const Tile &t, int64_t i,
+                  bool hex) {
   Type type = t.elementType;
   if (isa<tile::PointerType>(type)) {
     int64_t ptr = t.ints[i];
@@ -50,9 +51,8 @@ LogicalResult executePrint(Executor &ex, Operation *op) {
   auto print = cast<tile::PrintOp>(op);
   llvm::raw_ostream &os =
       ex.options.printStream ? *ex.options.printStream : llvm::outs();
-  std::string pid = llvm::formatv("pid ({0}, {1}, {2})", ex.pid.x, ex.pid.y,
-                                  ex.pid.z)
-                        .str();
+  std::string pid =
+      llvm::formatv("pid ({0}, {1}, {2})", ex.pid.x, ex.pid.y, ex.pid.z).str();
   auto args = print.getArgs();
   if (args.empty())
     os << pid << " " << print.getPrefix() << "\n";

@@ -66,8 +66,8 @@ TileRef map2(mlir::Type resultType, const Tile &a, const Tile &b, Fn fn) {
 
 /// out[i] = fn(a[i], b[i], c[i]), scalar operands broadcast.
 template <typename R, typename A, typename B, typename C, typename Fn>
-TileRef map3(mlir::Type resultType, const Tile &a, const Tile &b,
-             const Tile &c, Fn fn) {
+TileRef map3(mlir::Type resultType, const Tile &a, const Tile &b, const Tile &c,
+             Fn fn) {
   auto out = makeTile(shapeSource({&a, &b, &c}).shape, resultType);
   int64_t n = out->size();
   int64_t sa = a.size() == n ? 1 : 0, sb = b.size() == n ? 1 : 0,

@@ -1,4 +1,5 @@
-//===- Executor.cpp - executes the ops of one program ----------------------===//
+//===- Executor.cpp - executes the ops of one program
+//----------------------===//
 
 #include "Executor.h"
 

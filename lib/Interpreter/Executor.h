@@ -67,16 +67,13 @@ public:
 
   /// Runs `block` with its arguments bound to `args`; `results` receives the
   /// tiles of its terminator's operands.
-  mlir::LogicalResult runBlock(mlir::Block &block,
-                               llvm::ArrayRef<TileRef> args,
+  mlir::LogicalResult runBlock(mlir::Block &block, llvm::ArrayRef<TileRef> args,
                                llvm::SmallVectorImpl<TileRef> &results);
 
   /// The tile of a value computed earlier in this program.
   const Tile &get(mlir::Value value) const { return *values.lookup(value); }
   TileRef getRef(mlir::Value value) const { return values.lookup(value); }
-  void set(mlir::Value value, TileRef tile) {
-    values[value] = std::move(tile);
-  }
+  void set(mlir::Value value, TileRef tile) { values[value] = std::move(tile); }
 
   /// An error at `op`'s location (no "see current operation" note).
   mlir::InFlightDiagnostic error(mlir::Operation *op) const;

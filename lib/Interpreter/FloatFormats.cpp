@@ -239,8 +239,8 @@ uint64_t interp::encodeFloat(double x, DType dtype) {
   // back); finite values are rounded, which saturates the fp8 formats.
   if (!std::isinf(x) || !enc.ieeeSpecials)
     x = roundToFormat(x, formatOf(dtype));
-  uint32_t sign = std::signbit(x) ? 1u << (enc.exponentBits + enc.mantissaBits)
-                                  : 0;
+  uint32_t sign =
+      std::signbit(x) ? 1u << (enc.exponentBits + enc.mantissaBits) : 0;
   uint32_t expMask = (1u << enc.exponentBits) - 1;
   uint32_t mantMask = (1u << enc.mantissaBits) - 1;
   if (std::isnan(x))

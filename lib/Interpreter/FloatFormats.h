@@ -17,7 +17,15 @@
 namespace tilec::interp {
 
 /// The float formats elements may have; TF32 exists only as dot inputs.
-enum class FloatFormat : uint8_t { F16, BF16, F32, F64, F8E4M3FN, F8E5M2, TF32 };
+enum class FloatFormat : uint8_t {
+  F16,
+  BF16,
+  F32,
+  F64,
+  F8E4M3FN,
+  F8E5M2,
+  TF32
+};
 
 /// IEEE rounding directions (arith.truncf's roundingmode), plus ties-away.
 enum class RoundMode : uint8_t {

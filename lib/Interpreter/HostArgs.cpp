@@ -1,4 +1,5 @@
-//===- HostArgs.cpp - kernel arguments from command-line specs -------------===//
+//===- HostArgs.cpp - kernel arguments from command-line specs
+//-------------===//
 //
 // A buffer spec is a comma-separated list of key[=value] items (n=, in=,
 // rand=, min=, max=, fill=, iota, out=, print); a buffer with no source is
@@ -29,8 +30,8 @@ using llvm::createStringError;
 using llvm::StringRef;
 
 Arg HostArg::toArg() {
-  Arg arg = !isBuffer ? (isFloatDType(dtype) ? Arg::scalar(dtype, floatValue)
-                                             : Arg::scalarInt(dtype, intValue))
+  Arg arg = !isBuffer  ? (isFloatDType(dtype) ? Arg::scalar(dtype, floatValue)
+                                              : Arg::scalarInt(dtype, intValue))
             : isOutput ? Arg::output(data.data(), count(), dtype)
                        : Arg::buffer(data.data(), count(), dtype);
   if (!name.empty())
@@ -145,8 +146,8 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
     if (err)
       return std::move(err);
   }
-  int sources = !inPath.empty() + seed.has_value() + fill.has_value() +
-                iota.has_value();
+  int sources =
+      !inPath.empty() + seed.has_value() + fill.has_value() + iota.has_value();
   if (sources > 1)
     return specError(name, spec, "give at most one of in=, rand=, fill=, iota");
   if (count && *count < 0)

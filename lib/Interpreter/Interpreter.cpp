@@ -1,4 +1,5 @@
-//===- Interpreter.cpp - runKernel: checks, buffers and the grid loop ------===//
+//===- Interpreter.cpp - runKernel: checks, buffers and the grid loop
+//------===//
 //
 // Before running anything, the kernel and every function it calls are
 // checked once: each op must be one the interpreter executes and each value
@@ -15,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -49,16 +51,15 @@ static LogicalResult checkSupported(func::FuncOp kernel) {
               op);
       if (!isTerminator && !hasHandler(op)) {
         emitError(op->getLoc())
-            << "the CPU interpreter does not support '" << op->getName()
-            << "'";
+            << "the CPU interpreter does not support '" << op->getName() << "'";
         return WalkResult::interrupt();
       }
       for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                                 op->getResultTypes())) {
         if (!isSupportedType(type)) {
           emitError(op->getLoc())
-              << "the CPU interpreter does not support values of type "
-              << type << " ('" << op->getName() << "')";
+              << "the CPU interpreter does not support values of type " << type
+              << " ('" << op->getName() << "')";
           return WalkResult::interrupt();
         }
       }
@@ -99,10 +100,8 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
     return kernel.emitError()
            << "@" << kernel.getSymName() << " takes " << params.size()
            << " argument" << (params.size() == 1 ? "" : "s") << ", but "
-           << args.size() << (args.size() == 1 ? " was" : " were")
-           << " passed";
-  for (auto [index, param, arg] :
-       llvm::enumerate(params, args)) {
+           << args.size() << (args.size() == 1 ? " was" : " were") << " passed";
+  for (auto [index, param, arg] : llvm::enumerate(params, args)) {
     std::string name = argName(arg, index);
     auto ptrType = dyn_cast<tile::PointerType>(param);
     if (ptrType && !arg.isBuffer())
@@ -120,8 +119,8 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
                << name << " of @" << kernel.getSymName() << " is " << param
                << ", but the buffer holds " << dtypeName(arg.dtype());
       if (!arg.data() && arg.count())
-        return kernel.emitError() << name << " is a null buffer of "
-                                  << arg.count() << " elements";
+        return kernel.emitError()
+               << name << " is a null buffer of " << arg.count() << " elements";
       Buffer buffer;
       buffer.name = name;
       buffer.dtype = arg.dtype();
@@ -130,7 +129,8 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
       buffer.bytes = arg.count() * dtypeSize(arg.dtype());
       if (arg.isOutput())
         buffer.written.assign(buffer.bytes, 0);
-      tiles.push_back(makeIntScalar(param, memory.addBuffer(std::move(buffer))));
+      tiles.push_back(
+          makeIntScalar(param, memory.addBuffer(std::move(buffer))));
       continue;
     }
     std::optional<DType> expected = dtypeOf(param);
@@ -163,6 +163,10 @@ static LogicalResult checkGrid(func::FuncOp kernel, const Grid &grid) {
 FailureOr<RunStats> tilec::runKernel(ModuleOp module, StringRef kernelName,
                                      const Grid &grid, ArrayRef<Arg> args,
                                      const RunOptions &options) {
+  // Handlers rely on the verifier's guarantees (shapes, types); modules
+  // built in C++ may not have been verified yet.
+  if (failed(verify(module)))
+    return failure();
   auto kernel = module.lookupSymbol<func::FuncOp>(kernelName);
   if (!kernel) {
     InFlightDiagnostic diag = emitError(module.getLoc())

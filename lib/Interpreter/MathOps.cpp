@@ -1,4 +1,5 @@
-//===- MathOps.cpp - the math dialect ---------------------------------------===//
+//===- MathOps.cpp - the math dialect
+//---------------------------------------===//
 //
 // Functions are evaluated in double and rounded once to the result type, so
 // results are at least as accurate as the GPU's (whose fast approximations
@@ -57,10 +58,9 @@ LogicalResult floatTernary(Executor &ex, Operation *op) {
 template <bool (*Fn)(double)>
 LogicalResult floatPredicate(Executor &ex, Operation *op) {
   ex.set(op->getResult(0),
-         map1<int64_t, double>(resultElementType(op), ex.get(op->getOperand(0)),
-                               [](double a) -> int64_t {
-                                 return Fn(a) ? -1 : 0;
-                               }));
+         map1<int64_t, double>(
+             resultElementType(op), ex.get(op->getOperand(0)),
+             [](double a) -> int64_t { return Fn(a) ? -1 : 0; }));
   return success();
 }
 
@@ -69,11 +69,10 @@ template <int64_t (*Fn)(uint64_t, unsigned)>
 LogicalResult intUnary(Executor &ex, Operation *op) {
   Type type = resultElementType(op);
   unsigned w = intWidth(type);
-  ex.set(op->getResult(0),
-         map1<int64_t, int64_t>(type, ex.get(op->getOperand(0)),
-                                [&](int64_t a) {
-                                  return wrapInt(Fn(unsignedInt(a, w), w), w);
-                                }));
+  ex.set(op->getResult(0), map1<int64_t, int64_t>(
+                               type, ex.get(op->getOperand(0)), [&](int64_t a) {
+                                 return wrapInt(Fn(unsignedInt(a, w), w), w);
+                               }));
   return success();
 }
 
@@ -108,13 +107,11 @@ LogicalResult executeIsNormal(Executor &ex, Operation *op) {
       APFloat::getSmallestNormalized(cast<FloatType>(src).getFloatSemantics())
           .convertToDouble();
   ex.set(op->getResult(0),
-         map1<int64_t, double>(resultElementType(op), ex.get(op->getOperand(0)),
-                               [&](double a) -> int64_t {
-                                 return std::isfinite(a) &&
-                                                std::fabs(a) >= minNormal
-                                            ? -1
-                                            : 0;
-                               }));
+         map1<int64_t, double>(
+             resultElementType(op), ex.get(op->getOperand(0)),
+             [&](double a) -> int64_t {
+               return std::isfinite(a) && std::fabs(a) >= minNormal ? -1 : 0;
+             }));
   return success();
 }
 
@@ -123,9 +120,11 @@ LogicalResult executeFPowI(Executor &ex, Operation *op) {
   Type type = resultElementType(op);
   RoundFn round = getRoundFn(formatOf(type));
   ex.set(op->getResult(0),
-         map2<double, double, int64_t>(
-             type, ex.get(op->getOperand(0)), ex.get(op->getOperand(1)),
-             [&](double a, int64_t b) { return round(std::pow(a, double(b))); }));
+         map2<double, double, int64_t>(type, ex.get(op->getOperand(0)),
+                                       ex.get(op->getOperand(1)),
+                                       [&](double a, int64_t b) {
+                                         return round(std::pow(a, double(b)));
+                                       }));
   return success();
 }
 

@@ -59,9 +59,7 @@ public:
     if (!b.written.empty())
       std::fill_n(b.written.begin() + byteOffset(ptr), size, 1);
   }
-  const Buffer &buffer(int64_t ptr) const {
-    return buffers[bufferId(ptr) - 1];
-  }
+  const Buffer &buffer(int64_t ptr) const { return buffers[bufferId(ptr) - 1]; }
 
   /// Describes where `ptr` points, for messages: "offset 1000 of %x (1000
   /// elements of f32)", in units of `accessSize`-byte elements when aligned.

@@ -1,4 +1,5 @@
-//===- MemoryOps.cpp - pointers, loads, stores and atomics -----------------===//
+//===- MemoryOps.cpp - pointers, loads, stores and atomics
+//-----------------===//
 //
 // Every active element of a load, store or atomic is checked against the
 // buffer its pointer was derived from (bounds, alignment, and for output
@@ -62,8 +63,7 @@ struct Access {
     std::string target = ex.memory.describe(ptr, size);
     switch (fault) {
     case Fault::OutOfBounds:
-      diag << "out-of-bounds " << opName << " in " << where << ": "
-           << target;
+      diag << "out-of-bounds " << opName << " in " << where << ": " << target;
       break;
     case Fault::Misaligned:
       diag << "misaligned " << opName << " in " << where << ": " << target
@@ -137,8 +137,13 @@ LogicalResult executeLoad(Executor &ex, Operation *op) {
   std::optional<DType> dtype = pointeeDType(ex, op, load.getPtr(), bad);
   if (bad)
     return failure();
-  Access access{ex,     op, ex.get(load.getPtr()), optionalTile(ex, load.getMask()),
-                *dtype, unsigned(tilec::dtypeSize(*dtype)), /*isRead=*/true};
+  Access access{ex,
+                op,
+                ex.get(load.getPtr()),
+                optionalTile(ex, load.getMask()),
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/true};
   const Tile *other = optionalTile(ex, load.getOther());
   auto out = makeTile(access.ptrs.shape, resultElementType(op));
   bool isFloat = out->isFloat();
@@ -172,8 +177,13 @@ LogicalResult executeStore(Executor &ex, Operation *op) {
   std::optional<DType> dtype = pointeeDType(ex, op, store.getPtr(), bad);
   if (bad)
     return failure();
-  Access access{ex,     op, ex.get(store.getPtr()), optionalTile(ex, store.getMask()),
-                *dtype, unsigned(tilec::dtypeSize(*dtype)), /*isRead=*/false};
+  Access access{ex,
+                op,
+                ex.get(store.getPtr()),
+                optionalTile(ex, store.getMask()),
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/false};
   const Tile &value = ex.get(store.getValue());
   uint64_t stored = 0;
   for (int64_t i = 0, n = access.ptrs.size(); i < n; ++i) {
@@ -240,8 +250,13 @@ LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
   std::optional<DType> dtype = pointeeDType(ex, op, rmw.getPtr(), bad);
   if (bad)
     return failure();
-  Access access{ex,     op, ex.get(rmw.getPtr()), optionalTile(ex, rmw.getMask()),
-                *dtype, unsigned(tilec::dtypeSize(*dtype)), /*isRead=*/true};
+  Access access{ex,
+                op,
+                ex.get(rmw.getPtr()),
+                optionalTile(ex, rmw.getMask()),
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/true};
   const Tile &val = ex.get(rmw.getVal());
   Type elem = resultElementType(op);
   auto out = makeTile(access.ptrs.shape, elem);
@@ -277,8 +292,13 @@ LogicalResult executeAtomicCAS(Executor &ex, Operation *op) {
   std::optional<DType> dtype = pointeeDType(ex, op, cas.getPtr(), bad);
   if (bad)
     return failure();
-  Access access{ex,     op,     ex.get(cas.getPtr()), nullptr,
-                *dtype, unsigned(tilec::dtypeSize(*dtype)), /*isRead=*/true};
+  Access access{ex,
+                op,
+                ex.get(cas.getPtr()),
+                nullptr,
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/true};
   const Tile &cmp = ex.get(cas.getCmp()), &val = ex.get(cas.getVal());
   auto out = makeTile(access.ptrs.shape, resultElementType(op));
   for (int64_t i = 0, n = out->size(); i < n; ++i) {

@@ -1,4 +1,5 @@
-//===- Npy.cpp - reading and writing .npy files ----------------------------===//
+//===- Npy.cpp - reading and writing .npy files
+//----------------------------===//
 //
 // The .npy format: "\x93NUMPY", a version, a little-endian header length and
 // a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape':
@@ -105,8 +106,8 @@ llvm::Expected<NpyArray> tilec::readNpy(StringRef path, DType expected) {
                : d;
   };
   if (descr.empty() || normalize(descr) != normalize(want))
-    return createStringError("'" + path + "' holds elements of type '" +
-                             descr + "', but the parameter needs " +
+    return createStringError("'" + path + "' holds elements of type '" + descr +
+                             "', but the parameter needs " +
                              dtypeName(expected) + " ('" + want + "')");
   uint64_t count = 1;
   for (StringRef dim : llvm::split(dictValue(header, "shape"), ',')) {
@@ -123,8 +124,7 @@ llvm::Expected<NpyArray> tilec::readNpy(StringRef path, DType expected) {
   uint64_t need = count * dtypeSize(expected);
   if (payload.size() != need)
     return bad("the header promises " + llvm::Twine(need) +
-               " bytes of data, the file holds " +
-               llvm::Twine(payload.size()));
+               " bytes of data, the file holds " + llvm::Twine(payload.size()));
   array.data.assign(payload.begin(), payload.end());
   return array;
 }

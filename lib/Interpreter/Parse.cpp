@@ -1,4 +1,5 @@
-//===- Parse.cpp - reading tile files with their parameter names -----------===//
+//===- Parse.cpp - reading tile files with their parameter names
+//-----------===//
 //
 // Parameter names ("%x") are not kept in the IR; the parser's state knows
 // where each block argument was defined, so the names are read back from
@@ -37,8 +38,8 @@ tilec::parseTileSource(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   if (llvm::hasSingleElement(block) && isa<ModuleOp>(block.front())) {
     parsed.module = cast<ModuleOp>(block.front().clone());
   } else {
-    Location loc = block.empty() ? UnknownLoc::get(&context)
-                                 : block.front().getLoc();
+    Location loc =
+        block.empty() ? UnknownLoc::get(&context) : block.front().getLoc();
     parsed.module = ModuleOp::create(loc);
     Block *body = parsed.module->getBody();
     body->getOperations().splice(body->end(), block.getOperations());
@@ -63,8 +64,8 @@ tilec::parseTileSource(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   return parsed;
 }
 
-FailureOr<tilec::ParsedTileFile>
-tilec::parseTileFile(StringRef path, MLIRContext &context) {
+FailureOr<tilec::ParsedTileFile> tilec::parseTileFile(StringRef path,
+                                                      MLIRContext &context) {
   std::string error;
   auto file = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!file) {

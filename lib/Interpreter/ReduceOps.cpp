@@ -1,4 +1,5 @@
-//===- ReduceOps.cpp - tile.reduce and tile.scan ----------------------------===//
+//===- ReduceOps.cpp - tile.reduce and tile.scan
+//----------------------------===//
 //
 // Both view each source as [outer, L, inner] around the axis. A reduction
 // combines halves pairwise (a tree, like the GPU's shuffles) until one
@@ -38,8 +39,8 @@ struct AxisView {
   /// inner]; `step` -1 reads them backwards from `start`.
   MutableTileRef slice(const Tile &t, int64_t start, int64_t count,
                        int64_t step = 1) const {
-    return gather(t, {outer, count, inner},
-                  {length * inner, step * inner, 1}, start * inner);
+    return gather(t, {outer, count, inner}, {length * inner, step * inner, 1},
+                  start * inner);
   }
 };
 
@@ -50,8 +51,7 @@ TileRef concat(const Tile &a, const Tile &b) {
   auto out = makeTile({outer, na + nb, inner}, a.elementType);
   auto copy = [&](auto *dst, const auto *sa, const auto *sb) {
     for (int64_t o = 0; o < outer; ++o) {
-      std::copy_n(sa + o * na * inner, na * inner,
-                  dst + o * (na + nb) * inner);
+      std::copy_n(sa + o * na * inner, na * inner, dst + o * (na + nb) * inner);
       std::copy_n(sb + o * nb * inner, nb * inner,
                   dst + o * (na + nb) * inner + na * inner);
     }

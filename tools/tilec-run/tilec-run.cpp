@@ -1,4 +1,5 @@
-//===- tilec-run.cpp - run a tile kernel on the CPU ------------------------===//
+//===- tilec-run.cpp - run a tile kernel on the CPU
+//------------------------===//
 //
 // Parses a tile file, builds one argument per kernel parameter from --arg
 // specs (files, random data, fills, scalars), runs the kernel for --grid in
@@ -42,9 +43,9 @@ static cl::opt<std::string>
     kernelName("kernel",
                cl::desc("Kernel to run (default: the file's only kernel)"),
                cl::cat(runCategory));
-static cl::opt<std::string> gridText("grid",
-                                     cl::desc("Programs: X[,Y[,Z]] (default 1)"),
-                                     cl::init("1"), cl::cat(runCategory));
+static cl::opt<std::string>
+    gridText("grid", cl::desc("Programs: X[,Y[,Z]] (default 1)"), cl::init("1"),
+             cl::cat(runCategory));
 static cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per kernel parameter, in order: a scalar value, "
@@ -121,8 +122,7 @@ int main(int argc, char **argv) {
 
   tilec::Grid grid;
   if (!parseGrid(gridText, grid))
-    return fail("--grid expects X[,Y[,Z]] (integers), got '" + gridText +
-                "'");
+    return fail("--grid expects X[,Y[,Z]] (integers), got '" + gridText + "'");
 
   MLIRContext context;
   auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFilename);
@@ -151,7 +151,8 @@ int main(int argc, char **argv) {
   std::vector<tilec::HostArg> hostArgs;
   const auto &names = parsed->paramNames.lookup(name);
   for (auto [i, spec] : llvm::enumerate(argSpecs)) {
-    std::string argName = i < names.size() ? names[i] : "arg" + std::to_string(i);
+    std::string argName =
+        i < names.size() ? names[i] : "arg" + std::to_string(i);
     llvm::Expected<tilec::HostArg> arg =
         tilec::parseHostArg(spec, params[i], argName);
     if (!arg)

@@ -26,7 +26,7 @@ namespace tilec {
 /// A kernel argument built from a spec, owning its buffer.
 struct HostArg {
   std::string spec;
-  std::string name;          ///< without '%'; empty if unknown
+  std::string name; ///< without '%'; empty if unknown
   bool isBuffer = false;
   DType dtype = DType::I32;
   std::vector<uint8_t> data; ///< the buffer's bytes
@@ -43,14 +43,12 @@ struct HostArg {
 
 /// Builds the argument of one kernel parameter of type `paramType` from its
 /// spec. `name` (without '%') is used in messages and printing.
-llvm::Expected<HostArg> parseHostArg(llvm::StringRef spec,
-                                     mlir::Type paramType,
+llvm::Expected<HostArg> parseHostArg(llvm::StringRef spec, mlir::Type paramType,
                                      llvm::StringRef name);
 
 /// Writes the buffers that asked for it (out=, print) after a run; prints
 /// to `os`.
-llvm::Error writeHostOutputs(std::vector<HostArg> &args,
-                             llvm::raw_ostream &os);
+llvm::Error writeHostOutputs(std::vector<HostArg> &args, llvm::raw_ostream &os);
 
 /// A .npy array: its dtype (from the header's descr) and raw little-endian
 /// elements.

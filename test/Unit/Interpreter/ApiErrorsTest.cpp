@@ -1,4 +1,5 @@
-//===- ApiErrorsTest.cpp - runKernel's user errors --------------------------===//
+//===- ApiErrorsTest.cpp - runKernel's user errors
+//--------------------------===//
 //
 // Every error runKernel reports for bad arguments, grids, kernels and
 // unsupported IR: the run fails with a message naming what is wrong.
@@ -47,14 +48,15 @@ TEST_F(ApiErrorsTest, Arguments) {
               {Arg::buffer(buf, 4), Arg::buffer(buf, 4).named("n")},
               "%n of @add is 'i32': pass a scalar, not a buffer");
   int32_t ints[4];
-  expectError(kAdd, "add", {1}, {Arg::buffer(ints, 4), Arg::scalar<int32_t>(4)},
-              "argument 0 of @add is '!tile.ptr<f32>', but the buffer holds i32");
+  expectError(
+      kAdd, "add", {1}, {Arg::buffer(ints, 4), Arg::scalar<int32_t>(4)},
+      "argument 0 of @add is '!tile.ptr<f32>', but the buffer holds i32");
   expectError(kAdd, "add", {1}, {Arg::buffer(buf, 4), Arg::scalar<int64_t>(4)},
               "argument 1 of @add is 'i32', but the scalar passed is i64");
-  expectError(kAdd, "add", {1},
-              {Arg::buffer(static_cast<float *>(nullptr), 4),
-               Arg::scalar<int32_t>(4)},
-              "argument 0 is a null buffer of 4 elements");
+  expectError(
+      kAdd, "add", {1},
+      {Arg::buffer(static_cast<float *>(nullptr), 4), Arg::scalar<int32_t>(4)},
+      "argument 0 is a null buffer of 4 elements");
 }
 
 TEST_F(ApiErrorsTest, GridAndKernel) {
@@ -111,8 +113,7 @@ func.func @k(%n: i32) attributes {tile.kernel} {
   return
 }
 )mlir",
-              "k", {1}, {Arg::scalar<int32_t>(1)},
-              "recursive call to @f");
+              "k", {1}, {Arg::scalar<int32_t>(1)}, "recursive call to @f");
   expectError(R"mlir(
 func.func @k(%n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32

@@ -1,4 +1,5 @@
-//===- ElementwiseTest.cpp - arith and math ops, casts, rounding points ----===//
+//===- ElementwiseTest.cpp - arith and math ops, casts, rounding points
+//----===//
 
 #include "TestUtil.h"
 
@@ -72,46 +73,85 @@ struct FloatOp {
 TEST_F(ElementwiseTest, FloatOpsMatchLibm) {
   const char *t = "tensor<64xf32>";
   std::vector<FloatOp> ops = {
-      {"%r = arith.addf %a, %b : T", [](double a, double b, double) { return a + b; }},
-      {"%r = arith.subf %a, %b : T", [](double a, double b, double) { return a - b; }},
-      {"%r = arith.mulf %a, %b : T", [](double a, double b, double) { return a * b; }},
-      {"%r = arith.divf %a, %b : T", [](double a, double b, double) { return a / b; }},
-      {"%r = arith.remf %a, %b : T", [](double a, double b, double) { return std::fmod(a, b); }},
-      {"%r = arith.maxnumf %a, %b : T", [](double a, double b, double) { return std::fmax(a, b); }},
-      {"%r = arith.minimumf %a, %b : T", [](double a, double b, double) { return std::fmin(a, b); }},
+      {"%r = arith.addf %a, %b : T",
+       [](double a, double b, double) { return a + b; }},
+      {"%r = arith.subf %a, %b : T",
+       [](double a, double b, double) { return a - b; }},
+      {"%r = arith.mulf %a, %b : T",
+       [](double a, double b, double) { return a * b; }},
+      {"%r = arith.divf %a, %b : T",
+       [](double a, double b, double) { return a / b; }},
+      {"%r = arith.remf %a, %b : T",
+       [](double a, double b, double) { return std::fmod(a, b); }},
+      {"%r = arith.maxnumf %a, %b : T",
+       [](double a, double b, double) { return std::fmax(a, b); }},
+      {"%r = arith.minimumf %a, %b : T",
+       [](double a, double b, double) { return std::fmin(a, b); }},
       {"%r = arith.negf %a : T", [](double a, double, double) { return -a; }},
-      {"%r = math.exp %a : T", [](double a, double, double) { return std::exp(a); }},
-      {"%r = math.exp2 %a : T", [](double a, double, double) { return std::exp2(a); }},
-      {"%r = math.expm1 %a : T", [](double a, double, double) { return std::expm1(a); }},
-      {"%r = math.log %a : T", [](double a, double, double) { return std::log(a); }, 0.01f, 9},
-      {"%r = math.log2 %a : T", [](double a, double, double) { return std::log2(a); }, 0.01f, 9},
-      {"%r = math.log10 %a : T", [](double a, double, double) { return std::log10(a); }, 0.01f, 9},
-      {"%r = math.log1p %a : T", [](double a, double, double) { return std::log1p(a); }, 0.01f, 9},
-      {"%r = math.sqrt %a : T", [](double a, double, double) { return std::sqrt(a); }, 0.01f, 9},
-      {"%r = math.rsqrt %a : T", [](double a, double, double) { return 1 / std::sqrt(a); }, 0.01f, 9},
-      {"%r = math.erf %a : T", [](double a, double, double) { return std::erf(a); }},
-      {"%r = math.erfc %a : T", [](double a, double, double) { return std::erfc(a); }},
-      {"%r = math.tanh %a : T", [](double a, double, double) { return std::tanh(a); }},
-      {"%r = math.sin %a : T", [](double a, double, double) { return std::sin(a); }},
-      {"%r = math.cos %a : T", [](double a, double, double) { return std::cos(a); }},
-      {"%r = math.tan %a : T", [](double a, double, double) { return std::tan(a); }},
-      {"%r = math.atan %a : T", [](double a, double, double) { return std::atan(a); }},
-      {"%r = math.asin %a : T", [](double a, double, double) { return std::asin(a); }, -1, 1},
-      {"%r = math.acos %a : T", [](double a, double, double) { return std::acos(a); }, -1, 1},
-      {"%r = math.sinh %a : T", [](double a, double, double) { return std::sinh(a); }},
-      {"%r = math.cosh %a : T", [](double a, double, double) { return std::cosh(a); }},
-      {"%r = math.cbrt %a : T", [](double a, double, double) { return std::cbrt(a); }},
-      {"%r = math.absf %a : T", [](double a, double, double) { return std::fabs(a); }},
-      {"%r = math.ceil %a : T", [](double a, double, double) { return std::ceil(a); }},
-      {"%r = math.floor %a : T", [](double a, double, double) { return std::floor(a); }},
-      {"%r = math.round %a : T", [](double a, double, double) { return std::round(a); }},
-      {"%r = math.roundeven %a : T", [](double a, double, double) { return std::nearbyint(a); }},
-      {"%r = math.trunc %a : T", [](double a, double, double) { return std::trunc(a); }},
-      {"%r = math.powf %a, %b : T", [](double a, double b, double) { return std::pow(a, b); }, 0.1f, 3},
-      {"%r = math.atan2 %a, %b : T", [](double a, double b, double) { return std::atan2(a, b); }},
-      {"%r = math.copysign %a, %b : T", [](double a, double b, double) { return std::copysign(a, b); }},
-      {"%r = math.fma %a, %b, %c : T", [](double a, double b, double c) { return std::fma(a, b, c); }},
-      {"%r = arith.select %m, %a, %b : tensor<64xi1>, T\n  %m = arith.cmpf olt, %a, %b : T",
+      {"%r = math.exp %a : T",
+       [](double a, double, double) { return std::exp(a); }},
+      {"%r = math.exp2 %a : T",
+       [](double a, double, double) { return std::exp2(a); }},
+      {"%r = math.expm1 %a : T",
+       [](double a, double, double) { return std::expm1(a); }},
+      {"%r = math.log %a : T",
+       [](double a, double, double) { return std::log(a); }, 0.01f, 9},
+      {"%r = math.log2 %a : T",
+       [](double a, double, double) { return std::log2(a); }, 0.01f, 9},
+      {"%r = math.log10 %a : T",
+       [](double a, double, double) { return std::log10(a); }, 0.01f, 9},
+      {"%r = math.log1p %a : T",
+       [](double a, double, double) { return std::log1p(a); }, 0.01f, 9},
+      {"%r = math.sqrt %a : T",
+       [](double a, double, double) { return std::sqrt(a); }, 0.01f, 9},
+      {"%r = math.rsqrt %a : T",
+       [](double a, double, double) { return 1 / std::sqrt(a); }, 0.01f, 9},
+      {"%r = math.erf %a : T",
+       [](double a, double, double) { return std::erf(a); }},
+      {"%r = math.erfc %a : T",
+       [](double a, double, double) { return std::erfc(a); }},
+      {"%r = math.tanh %a : T",
+       [](double a, double, double) { return std::tanh(a); }},
+      {"%r = math.sin %a : T",
+       [](double a, double, double) { return std::sin(a); }},
+      {"%r = math.cos %a : T",
+       [](double a, double, double) { return std::cos(a); }},
+      {"%r = math.tan %a : T",
+       [](double a, double, double) { return std::tan(a); }},
+      {"%r = math.atan %a : T",
+       [](double a, double, double) { return std::atan(a); }},
+      {"%r = math.asin %a : T",
+       [](double a, double, double) { return std::asin(a); }, -1, 1},
+      {"%r = math.acos %a : T",
+       [](double a, double, double) { return std::acos(a); }, -1, 1},
+      {"%r = math.sinh %a : T",
+       [](double a, double, double) { return std::sinh(a); }},
+      {"%r = math.cosh %a : T",
+       [](double a, double, double) { return std::cosh(a); }},
+      {"%r = math.cbrt %a : T",
+       [](double a, double, double) { return std::cbrt(a); }},
+      {"%r = math.absf %a : T",
+       [](double a, double, double) { return std::fabs(a); }},
+      {"%r = math.ceil %a : T",
+       [](double a, double, double) { return std::ceil(a); }},
+      {"%r = math.floor %a : T",
+       [](double a, double, double) { return std::floor(a); }},
+      {"%r = math.round %a : T",
+       [](double a, double, double) { return std::round(a); }},
+      {"%r = math.roundeven %a : T",
+       [](double a, double, double) { return std::nearbyint(a); }},
+      {"%r = math.trunc %a : T",
+       [](double a, double, double) { return std::trunc(a); }},
+      {"%r = math.powf %a, %b : T",
+       [](double a, double b, double) { return std::pow(a, b); }, 0.1f, 3},
+      {"%r = math.atan2 %a, %b : T",
+       [](double a, double b, double) { return std::atan2(a, b); }},
+      {"%r = math.copysign %a, %b : T",
+       [](double a, double b, double) { return std::copysign(a, b); }},
+      {"%r = math.fma %a, %b, %c : T",
+       [](double a, double b, double c) { return std::fma(a, b, c); }},
+      {"%r = arith.select %m, %a, %b : tensor<64xi1>, T\n  %m = arith.cmpf "
+       "olt, %a, %b : T",
        [](double a, double b, double) { return a < b ? a : b; }},
   };
   for (const FloatOp &op : ops) {
@@ -121,10 +161,11 @@ TEST_F(ElementwiseTest, FloatOpsMatchLibm) {
       body = body.substr(nl + 3) + "\n  " + body.substr(0, nl);
     for (size_t p; (p = body.find(" T")) != std::string::npos;)
       body.replace(p + 1, 1, t);
-    auto a = randomFloats(64, 1, op.lo, op.hi), b = randomFloats(64, 2, op.lo, op.hi),
+    auto a = randomFloats(64, 1, op.lo, op.hi),
+         b = randomFloats(64, 2, op.lo, op.hi),
          c = randomFloats(64, 3, op.lo, op.hi);
-    auto out = run<float, float>("f32", "f32", body, a, b, c, DType::F32,
-                                 DType::F32);
+    auto out =
+        run<float, float>("f32", "f32", body, a, b, c, DType::F32, DType::F32);
     std::vector<float> want(64);
     for (int i = 0; i < 64; ++i)
       want[i] = float(op.ref(a[i], b[i], c[i]));
@@ -137,11 +178,11 @@ TEST_F(ElementwiseTest, BF16RoundsAfterEveryOp) {
   // and rounding once would give 1 + 2^-7.
   std::vector<uint16_t> a(64, toBF16(1.0f)), b(64, toBF16(0x1p-8f)),
       c(64, toBF16(0x1p-8f));
-  auto out = run<uint16_t, uint16_t>(
-      "bf16", "bf16",
-      "%s = arith.addf %a, %b : tensor<64xbf16>\n"
-      "  %r = arith.addf %s, %c : tensor<64xbf16>",
-      a, b, c, DType::BF16, DType::BF16);
+  auto out =
+      run<uint16_t, uint16_t>("bf16", "bf16",
+                              "%s = arith.addf %a, %b : tensor<64xbf16>\n"
+                              "  %r = arith.addf %s, %c : tensor<64xbf16>",
+                              a, b, c, DType::BF16, DType::BF16);
   EXPECT_EQ(fromBF16(out[0]), 1.0f);
   auto wide = run<uint16_t, uint16_t>(
       "bf16", "bf16",
@@ -160,9 +201,9 @@ TEST_F(ElementwiseTest, F16MathRoundsToF16) {
   std::vector<uint16_t> a(64), none(64);
   for (int i = 0; i < 64; ++i)
     a[i] = toF16(af[i]);
-  auto out = run<uint16_t, uint16_t>("f16", "f16",
-                                     "%r = math.exp %a : tensor<64xf16>", a,
-                                     none, none, DType::F16, DType::F16);
+  auto out =
+      run<uint16_t, uint16_t>("f16", "f16", "%r = math.exp %a : tensor<64xf16>",
+                              a, none, none, DType::F16, DType::F16);
   for (int i = 0; i < 64; ++i)
     EXPECT_EQ(out[i], toF16(float(std::exp(double(fromF16(a[i])))))) << i;
 }
@@ -178,8 +219,8 @@ TEST_F(ElementwiseTest, Fp8CastsRoundAndSaturate) {
                     "  %r = arith.extf %t : tensor<64x{0}> to tensor<64xf32>",
                     type)
                     .str();
-    auto out = run<float, float>("f32", "f32", body, a, none, none,
-                                 DType::F32, DType::F32);
+    auto out = run<float, float>("f32", "f32", body, a, none, none, DType::F32,
+                                 DType::F32);
     const llvm::fltSemantics &sem = std::string(type) == "f8E4M3FN"
                                         ? llvm::APFloat::Float8E4M3FN()
                                         : llvm::APFloat::Float8E5M2();
@@ -210,26 +251,62 @@ TEST_F(ElementwiseTest, IntegerSemantics) {
     std::function<int64_t(int64_t, int64_t)> ref;
   };
   std::vector<IntOp> ops = {
-      {"%r = arith.muli %a, %b : T", [](int64_t x, int64_t y) { return int32_t(uint32_t(x) * uint32_t(y)); }},
-      {"%r = arith.divsi %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return y == 0 ? -1 : int32_t(x / y); }},
-      {"%r = arith.remsi %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return y == 0 ? x : x % y; }},
-      {"%r = arith.divui %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return y == 0 ? -1 : int32_t(uint32_t(x) / uint32_t(y)); }},
-      {"%r = arith.floordivsi %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return y == 0 ? -1 : int32_t(std::floor(double(x) / y)); }},
-      {"%r = arith.ceildivsi %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return y == 0 ? -1 : int32_t(std::ceil(double(x) / y)); }},
-      {"%r = arith.shli %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return uint32_t(y) >= 32 ? 0 : int32_t(uint32_t(x) << y); }},
-      {"%r = arith.shrsi %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return uint32_t(y) >= 32 ? (x < 0 ? -1 : 0) : x >> y; }},
-      {"%r = arith.shrui %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return uint32_t(y) >= 32 ? 0 : int32_t(uint32_t(x) >> y); }},
-      {"%r = arith.maxui %a, %b : T", [](int64_t x, int64_t y) -> int64_t { return uint32_t(x) > uint32_t(y) ? x : y; }},
-      {"%r = arith.xori %a, %b : T", [](int64_t x, int64_t y) { return x ^ y; }},
-      {"%r = math.absi %a : T", [](int64_t x, int64_t) -> int64_t { return int32_t(x < 0 ? -uint32_t(x) : x); }},
-      {"%r = math.ctlz %a : T", [](int64_t x, int64_t) -> int64_t { return x == 0 ? 32 : __builtin_clz(uint32_t(x)); }},
-      {"%r = math.ctpop %a : T", [](int64_t x, int64_t) -> int64_t { return __builtin_popcount(uint32_t(x)); }},
+      {"%r = arith.muli %a, %b : T",
+       [](int64_t x, int64_t y) { return int32_t(uint32_t(x) * uint32_t(y)); }},
+      {"%r = arith.divsi %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return y == 0 ? -1 : int32_t(x / y);
+       }},
+      {"%r = arith.remsi %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t { return y == 0 ? x : x % y; }},
+      {"%r = arith.divui %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return y == 0 ? -1 : int32_t(uint32_t(x) / uint32_t(y));
+       }},
+      {"%r = arith.floordivsi %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return y == 0 ? -1 : int32_t(std::floor(double(x) / y));
+       }},
+      {"%r = arith.ceildivsi %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return y == 0 ? -1 : int32_t(std::ceil(double(x) / y));
+       }},
+      {"%r = arith.shli %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return uint32_t(y) >= 32 ? 0 : int32_t(uint32_t(x) << y);
+       }},
+      {"%r = arith.shrsi %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return uint32_t(y) >= 32 ? (x < 0 ? -1 : 0) : x >> y;
+       }},
+      {"%r = arith.shrui %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return uint32_t(y) >= 32 ? 0 : int32_t(uint32_t(x) >> y);
+       }},
+      {"%r = arith.maxui %a, %b : T",
+       [](int64_t x, int64_t y) -> int64_t {
+         return uint32_t(x) > uint32_t(y) ? x : y;
+       }},
+      {"%r = arith.xori %a, %b : T",
+       [](int64_t x, int64_t y) { return x ^ y; }},
+      {"%r = math.absi %a : T",
+       [](int64_t x, int64_t) -> int64_t {
+         return int32_t(x < 0 ? -uint32_t(x) : x);
+       }},
+      {"%r = math.ctlz %a : T",
+       [](int64_t x, int64_t) -> int64_t {
+         return x == 0 ? 32 : __builtin_clz(uint32_t(x));
+       }},
+      {"%r = math.ctpop %a : T",
+       [](int64_t x, int64_t) -> int64_t {
+         return __builtin_popcount(uint32_t(x));
+       }},
   };
   for (const IntOp &op : ops) {
     std::string body = op.body;
     body.replace(body.find(" T") + 1, 1, "tensor<64xi32>");
-    auto out = run<int32_t, int32_t>("i32", "i32", body, a, b, none,
-                                     DType::I32, DType::I32);
+    auto out = run<int32_t, int32_t>("i32", "i32", body, a, b, none, DType::I32,
+                                     DType::I32);
     for (int i = 0; i < 64; ++i)
       EXPECT_EQ(out[i], int32_t(op.ref(a[i], b[i])))
           << body << " a=" << a[i] << " b=" << b[i];

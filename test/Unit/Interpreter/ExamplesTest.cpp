@@ -1,4 +1,5 @@
-//===- ExamplesTest.cpp - every example against a C++ reference ------------===//
+//===- ExamplesTest.cpp - every example against a C++ reference
+//------------===//
 //
 // Each kernel of examples/ runs in the interpreter on random inputs (never
 // zero) with sizes that are not multiples of its tile, on the grid its
@@ -25,9 +26,10 @@ TEST_F(ExamplesTest, Add) {
     for (int64_t extra : {0, 1}) {
       auto x = randomFloats(n, 1), y = randomFloats(n, 2);
       std::vector<float> z(n);
-      auto stats = runKernel(*module, "add", {ceilDiv(n, 1024) + extra},
-                             {Arg::buffer(x.data(), n), Arg::buffer(y.data(), n),
-                              Arg::output(z.data(), n), Arg::scalar(n)});
+      auto stats =
+          runKernel(*module, "add", {ceilDiv(n, 1024) + extra},
+                    {Arg::buffer(x.data(), n), Arg::buffer(y.data(), n),
+                     Arg::output(z.data(), n), Arg::scalar(n)});
       ASSERT_TRUE(mlir::succeeded(stats)) << errors;
       EXPECT_EQ(stats->elementsStored, uint64_t(n));
       std::vector<float> want(n);
@@ -70,12 +72,12 @@ TEST_F(ExamplesTest, BiasGelu) {
     for (int32_t i = 0; i < s.n; ++i)
       b[i] = toBF16(bf[i]);
     for (int64_t extra : {0, 2}) {
-      ASSERT_TRUE(mlir::succeeded(runKernel(
-          *module, "bias_gelu", {ceilDiv(total, 2048) + extra},
-          {Arg::buffer(x.data(), total, DType::BF16),
-           Arg::buffer(b.data(), s.n, DType::BF16),
-           Arg::output(y.data(), total, DType::BF16), Arg::scalar(total),
-           Arg::scalar(s.n)})))
+      ASSERT_TRUE(mlir::succeeded(
+          runKernel(*module, "bias_gelu", {ceilDiv(total, 2048) + extra},
+                    {Arg::buffer(x.data(), total, DType::BF16),
+                     Arg::buffer(b.data(), s.n, DType::BF16),
+                     Arg::output(y.data(), total, DType::BF16),
+                     Arg::scalar(total), Arg::scalar(s.n)})))
           << errors;
       std::vector<float> got(total), want(total);
       for (int32_t i = 0; i < total; ++i) {
@@ -100,10 +102,10 @@ TEST_F(ExamplesTest, Softmax) {
     int32_t n = s.rows * s.cols;
     auto x = randomFloats(n, 6, -5, 5);
     std::vector<float> y(n);
-    ASSERT_TRUE(mlir::succeeded(runKernel(
-        *module, "softmax", {s.rows},
-        {Arg::buffer(x.data(), n), Arg::output(y.data(), n),
-         Arg::scalar(s.cols)})))
+    ASSERT_TRUE(mlir::succeeded(
+        runKernel(*module, "softmax", {s.rows},
+                  {Arg::buffer(x.data(), n), Arg::output(y.data(), n),
+                   Arg::scalar(s.cols)})))
         << errors;
     std::vector<float> want(n);
     for (int32_t r = 0; r < s.rows; ++r) {
@@ -139,13 +141,13 @@ TEST_F(ExamplesTest, LayerNorm) {
     auto x = randomF16(n, 7, -2, 2), w = randomF16(s.cols, 8, 0.5, 1.5),
          b = randomF16(s.cols, 9, -0.5, 0.5);
     std::vector<uint16_t> y(n);
-    ASSERT_TRUE(mlir::succeeded(runKernel(
-        *module, "layernorm", {s.rows},
-        {Arg::buffer(x.data(), n, DType::F16),
-         Arg::buffer(w.data(), s.cols, DType::F16),
-         Arg::buffer(b.data(), s.cols, DType::F16),
-         Arg::output(y.data(), n, DType::F16), Arg::scalar(s.cols),
-         Arg::scalar(eps)})))
+    ASSERT_TRUE(
+        mlir::succeeded(runKernel(*module, "layernorm", {s.rows},
+                                  {Arg::buffer(x.data(), n, DType::F16),
+                                   Arg::buffer(w.data(), s.cols, DType::F16),
+                                   Arg::buffer(b.data(), s.cols, DType::F16),
+                                   Arg::output(y.data(), n, DType::F16),
+                                   Arg::scalar(s.cols), Arg::scalar(eps)})))
         << errors;
     std::vector<float> got(n), want(n);
     for (int32_t r = 0; r < s.rows; ++r) {
@@ -160,9 +162,9 @@ TEST_F(ExamplesTest, LayerNorm) {
       var /= s.cols;
       for (int32_t c = 0; c < s.cols; ++c) {
         int32_t i = r * s.cols + c;
-        double v = (fromF16(x[i]) - mean) / std::sqrt(var + eps) *
-                       fromF16(w[c]) +
-                   fromF16(b[c]);
+        double v =
+            (fromF16(x[i]) - mean) / std::sqrt(var + eps) * fromF16(w[c]) +
+            fromF16(b[c]);
         want[i] = fromF16(toF16(float(v)));
         got[i] = fromF16(y[i]);
       }
@@ -183,14 +185,14 @@ TEST_F(ExamplesTest, RmsNorm) {
     auto x = randomF16(n, 10, -2, 2), r = randomF16(n, 11, -2, 2),
          w = randomF16(s.cols, 12, 0.5, 1.5);
     std::vector<uint16_t> h(n), y(n);
-    ASSERT_TRUE(mlir::succeeded(runKernel(
-        *module, "rmsnorm", {s.rows},
-        {Arg::buffer(x.data(), n, DType::F16),
-         Arg::buffer(r.data(), n, DType::F16),
-         Arg::buffer(w.data(), s.cols, DType::F16),
-         Arg::output(h.data(), n, DType::F16),
-         Arg::output(y.data(), n, DType::F16), Arg::scalar(s.cols),
-         Arg::scalar(eps)})))
+    ASSERT_TRUE(
+        mlir::succeeded(runKernel(*module, "rmsnorm", {s.rows},
+                                  {Arg::buffer(x.data(), n, DType::F16),
+                                   Arg::buffer(r.data(), n, DType::F16),
+                                   Arg::buffer(w.data(), s.cols, DType::F16),
+                                   Arg::output(h.data(), n, DType::F16),
+                                   Arg::output(y.data(), n, DType::F16),
+                                   Arg::scalar(s.cols), Arg::scalar(eps)})))
         << errors;
     std::vector<float> gotH(n), wantH(n), got(n), want(n);
     for (int32_t row = 0; row < s.rows; ++row) {
@@ -228,13 +230,13 @@ TEST_F(ExamplesTest, Matmul) {
       a[i] = toBF16(af[i]);
     for (size_t i = 0; i < b.size(); ++i)
       b[i] = toBF16(bf[i]);
-    ASSERT_TRUE(mlir::succeeded(runKernel(
-        *module, "matmul", {ceilDiv(s.m, 128), ceilDiv(s.n, 128)},
-        {Arg::buffer(a.data(), a.size(), DType::BF16),
-         Arg::buffer(b.data(), b.size(), DType::BF16),
-         Arg::output(c.data(), c.size(), DType::BF16), Arg::scalar(s.m),
-         Arg::scalar(s.n), Arg::scalar(s.k), Arg::scalar(s.k),
-         Arg::scalar(s.n), Arg::scalar(s.n)})))
+    ASSERT_TRUE(mlir::succeeded(
+        runKernel(*module, "matmul", {ceilDiv(s.m, 128), ceilDiv(s.n, 128)},
+                  {Arg::buffer(a.data(), a.size(), DType::BF16),
+                   Arg::buffer(b.data(), b.size(), DType::BF16),
+                   Arg::output(c.data(), c.size(), DType::BF16),
+                   Arg::scalar(s.m), Arg::scalar(s.n), Arg::scalar(s.k),
+                   Arg::scalar(s.k), Arg::scalar(s.n), Arg::scalar(s.n)})))
         << errors;
     std::vector<float> got(c.size()), want(c.size());
     for (int32_t i = 0; i < s.m; ++i)

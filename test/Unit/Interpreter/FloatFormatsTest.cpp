@@ -1,4 +1,5 @@
-//===- FloatFormatsTest.cpp - rounding and encodings against APFloat -------===//
+//===- FloatFormatsTest.cpp - rounding and encodings against APFloat
+//-------===//
 
 #include "lib/Interpreter/FloatFormats.h"
 
@@ -49,7 +50,8 @@ TEST(FloatFormats, DecodeAndEncodeEveryBitPattern) {
       APFloat ref(c.sem(), llvm::APInt(c.bits, bits));
       double value = decodeFloat(bits, c.dtype);
       if (ref.isNaN()) {
-        EXPECT_TRUE(std::isnan(value)) << dtypeName(c.dtype).str() << " " << bits;
+        EXPECT_TRUE(std::isnan(value))
+            << dtypeName(c.dtype).str() << " " << bits;
         continue;
       }
       ASSERT_EQ(value, ref.convertToDouble())
@@ -111,16 +113,16 @@ TEST(FloatFormats, DirectedModesMatchAPFloat) {
 }
 
 TEST(FloatFormats, TF32KeepsTenMantissaBitsTiesAway) {
-  EXPECT_EQ(roundToFormat(1 + 0x1p-11, FloatFormat::TF32,
-                          RoundMode::NearestAway),
-            1 + 0x1p-10);
-  EXPECT_EQ(roundToFormat(1 + 0x1p-12, FloatFormat::TF32,
-                          RoundMode::NearestAway),
-            1.0);
+  EXPECT_EQ(
+      roundToFormat(1 + 0x1p-11, FloatFormat::TF32, RoundMode::NearestAway),
+      1 + 0x1p-10);
+  EXPECT_EQ(
+      roundToFormat(1 + 0x1p-12, FloatFormat::TF32, RoundMode::NearestAway),
+      1.0);
   std::mt19937_64 rng(3);
   for (int i = 0; i < 50000; ++i) {
-    double x = std::ldexp(1 + double(rng() >> 11) * 0x1.0p-53,
-                          int(rng() % 260) - 130);
+    double x =
+        std::ldexp(1 + double(rng() >> 11) * 0x1.0p-53, int(rng() % 260) - 130);
     expectSame(roundToFormat(x, FloatFormat::TF32),
                viaAPFloat(x, APFloat::FloatTF32()), x);
   }

@@ -1,4 +1,5 @@
-//===- MemoryTest.cpp - atomics, control flow, calls, print, the checker ---===//
+//===- MemoryTest.cpp - atomics, control flow, calls, print, the checker
+//---===//
 
 #include "TestUtil.h"
 
@@ -64,8 +65,9 @@ func.func @lock(%l: !tile.ptr<i32>, %got: !tile.ptr<i32>) attributes {tile.kerne
   ASSERT_TRUE(module);
   int32_t lock = 0;
   std::vector<int32_t> got(3);
-  ASSERT_TRUE(mlir::succeeded(runKernel(
-      *module, "lock", {3}, {Arg::buffer(&lock, 1), Arg::output(got.data(), 3)})))
+  ASSERT_TRUE(mlir::succeeded(
+      runKernel(*module, "lock", {3},
+                {Arg::buffer(&lock, 1), Arg::output(got.data(), 3)})))
       << errors;
   EXPECT_EQ(lock, 1); // program 0 took it
   EXPECT_EQ(got, (std::vector<int32_t>{0, 1, 1}));
@@ -118,8 +120,9 @@ func.func @cf(%n: i32, %out: !tile.ptr<i32>) attributes {tile.kernel} {
 )mlir");
   ASSERT_TRUE(module);
   std::vector<int32_t> out(5);
-  ASSERT_TRUE(mlir::succeeded(runKernel(
-      *module, "cf", {1}, {Arg::scalar<int32_t>(27), Arg::output(out.data(), 5)})))
+  ASSERT_TRUE(mlir::succeeded(
+      runKernel(*module, "cf", {1},
+                {Arg::scalar<int32_t>(27), Arg::output(out.data(), 5)})))
       << errors;
   EXPECT_EQ(out, (std::vector<int32_t>{111, 0, 8, 16, 24}));
 }
@@ -139,8 +142,8 @@ func.func @p(%x: f32) attributes {tile.kernel} {
   llvm::raw_string_ostream os(text);
   RunOptions options;
   options.printStream = &os;
-  ASSERT_TRUE(mlir::succeeded(runKernel(
-      *module, "p", {2}, {Arg::scalar(1.5f)}, options)))
+  ASSERT_TRUE(mlir::succeeded(
+      runKernel(*module, "p", {2}, {Arg::scalar(1.5f)}, options)))
       << errors;
   EXPECT_EQ(text, "pid (0, 0, 0) idx [0] r = 0\n"
                   "pid (0, 0, 0) idx [1] r = 1\n"
@@ -157,8 +160,9 @@ func.func @p(%x: f32) attributes {tile.kernel} {
 /// A kernel loading 8 elements at offset `start` of %x (masked by
 /// offs < n when `masked`) and storing them to %y.
 std::string copyKernel(bool masked) {
-  std::string load = masked ? "%v = tile.load %xp, %m : tensor<8x!tile.ptr<f32>>"
-                            : "%v = tile.load %xp : tensor<8x!tile.ptr<f32>>";
+  std::string load = masked
+                         ? "%v = tile.load %xp, %m : tensor<8x!tile.ptr<f32>>"
+                         : "%v = tile.load %xp : tensor<8x!tile.ptr<f32>>";
   return R"mlir(
 func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %start: i32, %n: i32)
     attributes {tile.kernel} {
@@ -169,7 +173,8 @@ func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %start: i32, %n: i32)
   %m = arith.cmpi slt, %offs, %ns : tensor<8xi32>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>>
   %xp = tile.addptr %xs, %offs : tensor<8x!tile.ptr<f32>>, tensor<8xi32>
-  )mlir" + load + R"mlir(
+  )mlir" +
+         load + R"mlir(
   %ys = tile.splat %y : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>>
   %yp = tile.addptr %ys, %r : tensor<8x!tile.ptr<f32>>, tensor<8xi32>
   tile.store %yp, %v : tensor<8x!tile.ptr<f32>>
@@ -184,16 +189,16 @@ TEST_F(MemoryTest, CheckerReportsOutOfBoundsAccesses) {
   auto unmasked = parse(copyKernel(false));
   ASSERT_TRUE(masked && unmasked);
   // In bounds thanks to the mask.
-  EXPECT_TRUE(mlir::succeeded(runKernel(
-      *masked, "copy", {1},
-      {Arg::buffer(x.data(), 10).named("x"), Arg::buffer(y.data(), 8),
-       Arg::scalar<int32_t>(5), Arg::scalar<int32_t>(10)})))
+  EXPECT_TRUE(mlir::succeeded(
+      runKernel(*masked, "copy", {1},
+                {Arg::buffer(x.data(), 10).named("x"), Arg::buffer(y.data(), 8),
+                 Arg::scalar<int32_t>(5), Arg::scalar<int32_t>(10)})))
       << errors;
   // The same access without the mask reads past the end.
-  EXPECT_TRUE(mlir::failed(runKernel(
-      *unmasked, "copy", {1},
-      {Arg::buffer(x.data(), 10).named("x"), Arg::buffer(y.data(), 8),
-       Arg::scalar<int32_t>(5), Arg::scalar<int32_t>(10)})));
+  EXPECT_TRUE(mlir::failed(
+      runKernel(*unmasked, "copy", {1},
+                {Arg::buffer(x.data(), 10).named("x"), Arg::buffer(y.data(), 8),
+                 Arg::scalar<int32_t>(5), Arg::scalar<int32_t>(10)})));
   EXPECT_NE(errors.find("out-of-bounds tile.load in program (0, 0, 0) at "
                         "element [5]: offset 10 of %x, which has 10 elements "
                         "of f32 (the access has no mask; 3 elements of this "
@@ -202,10 +207,10 @@ TEST_F(MemoryTest, CheckerReportsOutOfBoundsAccesses) {
       << errors;
   // A negative offset: before the start.
   errors.clear();
-  EXPECT_TRUE(mlir::failed(runKernel(
-      *masked, "copy", {1},
-      {Arg::buffer(x.data(), 10), Arg::buffer(y.data(), 8),
-       Arg::scalar<int32_t>(-2), Arg::scalar<int32_t>(10)})));
+  EXPECT_TRUE(mlir::failed(
+      runKernel(*masked, "copy", {1},
+                {Arg::buffer(x.data(), 10), Arg::buffer(y.data(), 8),
+                 Arg::scalar<int32_t>(-2), Arg::scalar<int32_t>(10)})));
   EXPECT_NE(errors.find("at element [0]: offset -2 of argument 0, which has "
                         "10 elements of f32 (its mask is true; 2 elements"),
             std::string::npos)
@@ -216,10 +221,10 @@ TEST_F(MemoryTest, CheckerReportsUninitializedReads) {
   auto module = parse(copyKernel(true));
   ASSERT_TRUE(module);
   std::vector<float> x(10), y(8);
-  EXPECT_TRUE(mlir::failed(runKernel(
-      *module, "copy", {1},
-      {Arg::output(x.data(), 10).named("x"), Arg::buffer(y.data(), 8),
-       Arg::scalar<int32_t>(0), Arg::scalar<int32_t>(10)})));
+  EXPECT_TRUE(mlir::failed(
+      runKernel(*module, "copy", {1},
+                {Arg::output(x.data(), 10).named("x"), Arg::buffer(y.data(), 8),
+                 Arg::scalar<int32_t>(0), Arg::scalar<int32_t>(10)})));
   EXPECT_NE(errors.find("tile.load in program (0, 0, 0) at element [0] reads "
                         "uninitialized memory: offset 0 of %x"),
             std::string::npos)
@@ -261,8 +266,8 @@ func.func @a(%n: i32) attributes {tile.kernel} {
 }
 )mlir");
   ASSERT_TRUE(module);
-  EXPECT_TRUE(mlir::failed(
-      runKernel(*module, "a", {4}, {Arg::scalar<int32_t>(17)})));
+  EXPECT_TRUE(
+      mlir::failed(runKernel(*module, "a", {4}, {Arg::scalar<int32_t>(17)})));
   EXPECT_NE(errors.find("assertion failed in program (2, 0, 0) at element "
                         "[15]: index out of range"),
             std::string::npos)

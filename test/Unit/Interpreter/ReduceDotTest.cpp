@@ -1,4 +1,5 @@
-//===- ReduceDotTest.cpp - reductions, scans, dot, shape ops ---------------===//
+//===- ReduceDotTest.cpp - reductions, scans, dot, shape ops
+//---------------===//
 
 #include "TestUtil.h"
 
@@ -140,8 +141,8 @@ TEST_F(ReduceDotTest, SumAndScanAlongEachAxis) {
           }
           EXPECT_EQ(sum[axis == 0 ? c : r], s);
           EXPECT_EQ(cum[r * 7 + c], prefix)
-              << "axis " << axis << " reverse " << reverse << " at " << r
-              << "," << c;
+              << "axis " << axis << " reverse " << reverse << " at " << r << ","
+              << c;
         }
     }
   }
@@ -154,8 +155,7 @@ std::string dotKernel(const std::string &type, const std::string &acc,
     return "tensor<" + shape + "x!tile.ptr<" + t + ">>";
   };
   auto load = [&](const std::string &name, const std::string &ptr,
-                  const std::string &shape, const std::string &t,
-                  int64_t n) {
+                  const std::string &shape, const std::string &t, int64_t n) {
     return "  %r" + name + " = tile.range 0, " + std::to_string(n) +
            " : tensor<" + std::to_string(n) + "xi32>\n  %i" + name +
            " = tile.reshape %r" + name + " : tensor<" + std::to_string(n) +
@@ -165,29 +165,30 @@ std::string dotKernel(const std::string &type, const std::string &acc,
            ", %i" + name + " : " + ptrTile(shape, t) + ", tensor<" + shape +
            "xi32>\n";
   };
-  return "func.func @dot(%a: !tile.ptr<" + type + ">, %b: !tile.ptr<" +
-         type + ">, %c: !tile.ptr<" + acc + ">, %d: !tile.ptr<" + acc +
+  return "func.func @dot(%a: !tile.ptr<" + type + ">, %b: !tile.ptr<" + type +
+         ">, %c: !tile.ptr<" + acc + ">, %d: !tile.ptr<" + acc +
          ">) attributes {tile.kernel} {\n" + load("a", "%a", "2x3", type, 6) +
          load("b", "%b", "3x2", type, 6) + load("c", "%c", "2x2", acc, 4) +
-         load("d", "%d", "2x2", acc, 4) + "  %va = tile.load %pa : " +
-         ptrTile("2x3", type) + "\n  %vb = tile.load %pb : " +
-         ptrTile("3x2", type) + "\n  %vc = tile.load %pc : " +
-         ptrTile("2x2", acc) + "\n  %vd = tile.dot %va, %vb, %vc " + attrs +
-         ": tensor<2x3x" + type + ">, tensor<3x2x" + type +
-         "> -> tensor<2x2x" + acc + ">\n  tile.store %pd, %vd : " +
-         ptrTile("2x2", acc) + "\n  return\n}\n";
+         load("d", "%d", "2x2", acc, 4) +
+         "  %va = tile.load %pa : " + ptrTile("2x3", type) +
+         "\n  %vb = tile.load %pb : " + ptrTile("3x2", type) +
+         "\n  %vc = tile.load %pc : " + ptrTile("2x2", acc) +
+         "\n  %vd = tile.dot %va, %vb, %vc " + attrs + ": tensor<2x3x" + type +
+         ">, tensor<3x2x" + type + "> -> tensor<2x2x" + acc +
+         ">\n  tile.store %pd, %vd : " + ptrTile("2x2", acc) +
+         "\n  return\n}\n";
 }
 
 TEST_F(ReduceDotTest, DotI8AccumulatesInI32) {
   auto module = parse(dotKernel("i8", "i32"));
   ASSERT_TRUE(module);
-  std::vector<int8_t> a = {127, -128, 5, 100, 100, -7}, b = {127, 1, 127, 2,
-                                                              -3, 4};
+  std::vector<int8_t> a = {127, -128, 5, 100, 100, -7},
+                      b = {127, 1, 127, 2, -3, 4};
   std::vector<int32_t> c = {1, 2, 3, 4}, d(4);
-  ASSERT_TRUE(mlir::succeeded(runKernel(
-      *module, "dot", {1},
-      {Arg::buffer(a.data(), 6), Arg::buffer(b.data(), 6),
-       Arg::buffer(c.data(), 4), Arg::output(d.data(), 4)})))
+  ASSERT_TRUE(mlir::succeeded(
+      runKernel(*module, "dot", {1},
+                {Arg::buffer(a.data(), 6), Arg::buffer(b.data(), 6),
+                 Arg::buffer(c.data(), 4), Arg::output(d.data(), 4)})))
       << errors;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
@@ -200,18 +201,18 @@ TEST_F(ReduceDotTest, DotI8AccumulatesInI32) {
 
 TEST_F(ReduceDotTest, DotF32Tf32RoundsOperands) {
   // 1 + 2^-12 is not a tf32 value: tf32 sees 1, ieee keeps it.
-  std::vector<float> a = {1 + 0x1p-12f, 0, 0, 0, 0, 0},
-                     b = {1, 0, 0, 0, 0, 0}, c(4, 0.0f), d(4);
+  std::vector<float> a = {1 + 0x1p-12f, 0, 0, 0, 0, 0}, b = {1, 0, 0, 0, 0, 0},
+                     c(4, 0.0f), d(4);
   for (auto [attrs, want] :
        {std::pair<std::string, float>{"", 1.0f},
         std::pair<std::string, float>{"{precision = #tile.precision<ieee>} ",
                                       1 + 0x1p-12f}}) {
     auto module = parse(dotKernel("f32", "f32", attrs));
     ASSERT_TRUE(module);
-    ASSERT_TRUE(mlir::succeeded(runKernel(
-        *module, "dot", {1},
-        {Arg::buffer(a.data(), 6), Arg::buffer(b.data(), 6),
-         Arg::buffer(c.data(), 4), Arg::output(d.data(), 4)})))
+    ASSERT_TRUE(mlir::succeeded(
+        runKernel(*module, "dot", {1},
+                  {Arg::buffer(a.data(), 6), Arg::buffer(b.data(), 6),
+                   Arg::buffer(c.data(), 4), Arg::output(d.data(), 4)})))
         << errors;
     EXPECT_EQ(d[0], want) << attrs;
   }
@@ -229,11 +230,12 @@ TEST_F(ReduceDotTest, DotF16WithF16Accumulator) {
   }
   for (int i = 0; i < 4; ++i)
     c[i] = toF16(cf[i]);
-  ASSERT_TRUE(mlir::succeeded(runKernel(
-      *module, "dot", {1},
-      {Arg::buffer(a.data(), 6, DType::F16), Arg::buffer(b.data(), 6, DType::F16),
-       Arg::buffer(c.data(), 4, DType::F16),
-       Arg::output(d.data(), 4, DType::F16)})))
+  ASSERT_TRUE(
+      mlir::succeeded(runKernel(*module, "dot", {1},
+                                {Arg::buffer(a.data(), 6, DType::F16),
+                                 Arg::buffer(b.data(), 6, DType::F16),
+                                 Arg::buffer(c.data(), 4, DType::F16),
+                                 Arg::output(d.data(), 4, DType::F16)})))
       << errors;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
@@ -286,11 +288,11 @@ func.func @k(%x: !tile.ptr<i32>, %t: !tile.ptr<i32>, %o1: !tile.ptr<i32>,
   std::vector<int32_t> x(24), t(24), o1(24), o2(24), row(24);
   for (int i = 0; i < 24; ++i)
     x[i] = i * 3 + 1;
-  ASSERT_TRUE(mlir::succeeded(runKernel(
-      *module, "k", {1},
-      {Arg::buffer(x.data(), 24), Arg::output(t.data(), 24),
-       Arg::output(o1.data(), 24), Arg::output(o2.data(), 24),
-       Arg::output(row.data(), 24)})))
+  ASSERT_TRUE(mlir::succeeded(
+      runKernel(*module, "k", {1},
+                {Arg::buffer(x.data(), 24), Arg::output(t.data(), 24),
+                 Arg::output(o1.data(), 24), Arg::output(o2.data(), 24),
+                 Arg::output(row.data(), 24)})))
       << errors;
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 6; ++c) {

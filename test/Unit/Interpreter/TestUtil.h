@@ -53,9 +53,8 @@ protected:
 
   /// Parses an examples/ file.
   mlir::OwningOpRef<mlir::ModuleOp> parseExample(llvm::StringRef name) {
-    auto parsed = parseTileFile(std::string(TILEC_EXAMPLES_DIR) + "/" +
-                                    name.str(),
-                                context);
+    auto parsed = parseTileFile(
+        std::string(TILEC_EXAMPLES_DIR) + "/" + name.str(), context);
     EXPECT_TRUE(mlir::succeeded(parsed)) << errors;
     return mlir::succeeded(parsed) ? std::move(parsed->module) : nullptr;
   }
@@ -66,8 +65,8 @@ protected:
 };
 
 /// Uniform values in [lo, hi) with |v| >= 1e-3 (never zero).
-inline std::vector<float> randomFloats(size_t n, unsigned seed,
-                                       float lo = -1, float hi = 1) {
+inline std::vector<float> randomFloats(size_t n, unsigned seed, float lo = -1,
+                                       float hi = 1) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(n);
