@@ -350,7 +350,7 @@ struct MinimumF {
 INT_FUNCTOR(AddI, int64_t(uint64_t(a) + uint64_t(b)))
 INT_FUNCTOR(SubI, int64_t(uint64_t(a) - uint64_t(b)))
 INT_FUNCTOR(MulI, int64_t(uint64_t(a) * uint64_t(b)))
-INT_FUNCTOR(AndI, a &b)
+INT_FUNCTOR(AndI, (a & b))
 INT_FUNCTOR(OrI, a | b)
 INT_FUNCTOR(XOrI, a ^ b)
 INT_FUNCTOR(MaxSI, std::max(a, b))
