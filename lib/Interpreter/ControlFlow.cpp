@@ -100,10 +100,8 @@ LogicalResult executeWhile(Executor &ex, Operation *op) {
 }
 
 LogicalResult executeExecuteRegion(Executor &ex, Operation *op) {
+  // Regions of several blocks were refused before the run.
   auto exec = cast<scf::ExecuteRegionOp>(op);
-  if (!exec.getRegion().hasOneBlock())
-    return ex.error(op) << "the CPU interpreter supports scf.execute_region "
-                           "with one block only";
   SmallVector<TileRef> results;
   if (failed(ex.runBlock(exec.getRegion().front(), {}, results)))
     return failure();
@@ -118,10 +116,6 @@ LogicalResult executeCall(Executor &ex, Operation *op) {
   if (!callee || callee.isExternal())
     return ex.error(op) << "call to @" << call.getCallee()
                         << ", which has no body";
-  if (!callee.getBody().hasOneBlock())
-    return ex.error(op) << "@" << call.getCallee()
-                        << " has several blocks; the CPU interpreter runs "
-                           "structured control flow only";
   if (!ex.activeCalls.insert(callee).second)
     return ex.error(op) << "recursive call to @" << call.getCallee()
                         << " (tile functions are inlined, so they cannot "

@@ -43,7 +43,16 @@ static LogicalResult checkSupported(func::FuncOp kernel) {
   llvm::SetVector<Operation *> funcs;
   funcs.insert(kernel);
   for (size_t i = 0; i < funcs.size(); ++i) {
-    WalkResult result = funcs[i]->walk([&](Operation *op) -> WalkResult {
+    auto func = cast<func::FuncOp>(funcs[i]);
+    if (!func.getBody().hasOneBlock())
+      return func.emitError()
+             << "@" << func.getSymName()
+             << " has several blocks; the CPU interpreter runs structured "
+                "control flow only";
+    // Pre-order, so that a region of several blocks is reported as such
+    // rather than through the branch ops inside it.
+    WalkResult result = func->walk<WalkOrder::PreOrder>([&](Operation *op)
+                                                            -> WalkResult {
       if (op == funcs[i])
         return WalkResult::advance();
       bool isTerminator =

@@ -2,6 +2,7 @@
 #   npy.py write FILE DESCR SHAPE V0 V1 ...   (SHAPE like 2,3; ints or floats)
 #   npy.py header FILE                        prints the header dict and
 #                                             whether the data is 64-aligned
+#   npy.py custom FILE VERSION HEADER         a header as given, no data
 import struct
 import sys
 
@@ -18,6 +19,11 @@ if sys.argv[1] == "write":
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
         f.write(header.encode() + data)
+elif sys.argv[1] == "custom":
+    path, version, header = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY" + bytes([version, 0]))
+        f.write(struct.pack("<H", len(header)) + header.encode())
 else:
     data = open(sys.argv[2], "rb").read()
     length = struct.unpack("<H", data[8:10])[0]

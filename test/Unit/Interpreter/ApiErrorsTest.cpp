@@ -127,4 +127,86 @@ func.func @k(%n: i32) attributes {tile.kernel} {
               "positive");
 }
 
+TEST_F(ApiErrorsTest, CallsAndRegions) {
+  expectError(R"mlir(
+func.func private @ext(i32) -> i32
+func.func @k(%n: i32) attributes {tile.kernel} {
+  %y = func.call @ext(%n) : (i32) -> i32
+  return
+}
+)mlir",
+              "k", {1}, {Arg::scalar<int32_t>(1)},
+              "call to @ext, which has no body");
+  expectError(R"mlir(
+func.func private @f(%x: i32) -> i32 {
+  cf.br ^next
+^next:
+  return %x : i32
+}
+func.func @k(%n: i32) attributes {tile.kernel} {
+  %y = func.call @f(%n) : (i32) -> i32
+  return
+}
+)mlir",
+              "k", {1}, {Arg::scalar<int32_t>(1)},
+              "@f has several blocks; the CPU interpreter runs structured "
+              "control flow only");
+  expectError(R"mlir(
+func.func @k() attributes {tile.kernel} {
+  %c = scf.execute_region -> i32 {
+    %one = arith.constant 1 : i32
+    cf.br ^next(%one : i32)
+  ^next(%v: i32):
+    scf.yield %v : i32
+  }
+  return
+}
+)mlir",
+              "k", {1}, {},
+              "'scf.execute_region' has a region of several blocks; the CPU "
+              "interpreter runs structured control flow only");
+  expectError(R"mlir(
+func.func private @k(%n: i32) attributes {tile.kernel}
+)mlir",
+              "k", {1}, {Arg::scalar<int32_t>(1)}, "kernel @k has no body");
+}
+
+TEST_F(ApiErrorsTest, UnsupportedMemoryAndConstants) {
+  float buf[4];
+  expectError(R"mlir(
+func.func @k(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+  %q = tile.bitcast %p : !tile.ptr<f32> -> !tile.ptr<!tile.ptr<f32>>
+  %v = tile.load %q : !tile.ptr<!tile.ptr<f32>>
+  return
+}
+)mlir",
+              "k", {1}, {Arg::buffer(buf, 4)},
+              "the CPU interpreter cannot access memory of type "
+              "'!tile.ptr<f32>'");
+  expectError(R"mlir(
+func.func @k() attributes {tile.kernel} {
+  %c = arith.constant dense_resource<blob> : tensor<2xi32>
+  return
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000100000002000000"
+    }
+  }
+#-}
+)mlir",
+              "k", {1}, {},
+              "the CPU interpreter does not support the constant "
+              "dense_resource<blob>");
+}
+
+TEST_F(ApiErrorsTest, MissingFile) {
+  EXPECT_TRUE(mlir::failed(parseTileFile("/nonexistent/k.tile", context)));
+  EXPECT_NE(errors.find("cannot read '/nonexistent/k.tile': No such file or "
+                        "directory"),
+            std::string::npos)
+      << errors;
+}
+
 } // namespace
