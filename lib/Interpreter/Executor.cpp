@@ -30,10 +30,10 @@ bool interp::hasHandler(Operation *op) {
   return allHandlers().count(op->getName().getTypeID());
 }
 
-Executor::Executor(ModuleOp module, Memory &memory, const Grid &grid,
-                   const RunOptions &options, RunStats &stats)
-    : module(module), memory(memory), grid(grid), options(options),
-      stats(stats), handlers(allHandlers()) {}
+Executor::Executor(Memory &memory, const Grid &grid, const RunOptions &options,
+                   RunStats &stats)
+    : memory(memory), grid(grid), options(options), stats(stats),
+      handlers(allHandlers()) {}
 
 LogicalResult Executor::runProgram(Operation *kernel, ArrayRef<TileRef> args,
                                    ProgramId id) {

@@ -57,8 +57,8 @@ struct ProgramId {
 
 class Executor {
 public:
-  Executor(mlir::ModuleOp module, Memory &memory, const Grid &grid,
-           const RunOptions &options, RunStats &stats);
+  Executor(Memory &memory, const Grid &grid, const RunOptions &options,
+           RunStats &stats);
 
   /// Runs the body of `kernel` as program `pid`, its parameters bound to
   /// `args`.
@@ -80,7 +80,6 @@ public:
   /// "program (x, y, z)".
   std::string programText() const;
 
-  mlir::ModuleOp module;
   Memory &memory;
   const Grid &grid;
   const RunOptions &options;

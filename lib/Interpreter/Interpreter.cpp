@@ -213,7 +213,7 @@ FailureOr<RunStats> tilec::runKernel(ModuleOp module, StringRef kernelName,
     return failure();
 
   RunStats stats;
-  Executor executor(module, memory, grid, options, stats);
+  Executor executor(memory, grid, options, stats);
   for (int64_t z = 0; z < grid.z; ++z)
     for (int64_t y = 0; y < grid.y; ++y)
       for (int64_t x = 0; x < grid.x; ++x) {
