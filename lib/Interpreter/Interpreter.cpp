@@ -38,6 +38,10 @@ static bool isSupportedType(Type type) {
   return isSupportedElementType(type);
 }
 
+/// Tiles larger than this are refused rather than allocated (Triton's limit
+/// is 2^20 elements; the GPU path has no use for more).
+static constexpr int64_t kMaxTileElements = int64_t(1) << 24;
+
 /// Checks that every op of `func` and of the functions it calls can run.
 static LogicalResult checkSupported(func::FuncOp kernel) {
   llvm::SetVector<Operation *> funcs;
@@ -69,6 +73,14 @@ static LogicalResult checkSupported(func::FuncOp kernel) {
           emitError(op->getLoc())
               << "the CPU interpreter does not support values of type " << type
               << " ('" << op->getName() << "')";
+          return WalkResult::interrupt();
+        }
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (tensor && tensor.getNumElements() > kMaxTileElements) {
+          emitError(op->getLoc())
+              << "tile " << type << " has " << tensor.getNumElements()
+              << " elements; the CPU interpreter handles at most "
+              << kMaxTileElements;
           return WalkResult::interrupt();
         }
       }

@@ -95,6 +95,15 @@ func.func @k() attributes {tile.kernel} {
               "'vector<4xf32>' ('arith.constant')");
   expectError(R"mlir(
 func.func @k() attributes {tile.kernel} {
+  %r = tile.range 0, 33554432 : tensor<33554432xi32>
+  return
+}
+)mlir",
+              "k", {1}, {},
+              "tile 'tensor<33554432xi32>' has 33554432 elements; the CPU "
+              "interpreter handles at most 16777216");
+  expectError(R"mlir(
+func.func @k() attributes {tile.kernel} {
   cf.br ^next
 ^next:
   return
