@@ -1,5 +1,4 @@
-//===- Arg.cpp - dtypes and kernel arguments
-//-------------------------------===//
+//===- Arg.cpp - dtypes and kernel arguments ------------------------------===//
 
 #include "FloatFormats.h"
 #include "Tile.h"

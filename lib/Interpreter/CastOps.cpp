@@ -1,5 +1,4 @@
-//===- CastOps.cpp - arith casts
-//-------------------------------------------===//
+//===- CastOps.cpp - arith casts ------------------------------------------===//
 //
 // Float-to-integer casts saturate and give 0 for NaN (PTX cvt.rzi does);
 // integer-to-float casts round to nearest even; truncf honours its

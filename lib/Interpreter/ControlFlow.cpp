@@ -1,5 +1,4 @@
-//===- ControlFlow.cpp - scf loops and branches, func.call
-//-----------------===//
+//===- ControlFlow.cpp - scf loops and branches, func.call ----------------===//
 //
 // Structured control flow carries tiles and scalars through its block
 // arguments and yields. Calls run the callee's body directly (no inlining

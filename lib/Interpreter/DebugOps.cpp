@@ -1,5 +1,4 @@
-//===- DebugOps.cpp - tile.print and tile.assert
-//----------------------------===//
+//===- DebugOps.cpp - tile.print and tile.assert --------------------------===//
 //
 // tile.print writes one line per element (per argument), like Triton's
 // device_print: `pid (x, y, z) idx [i, j] <prefix><value>`; programs run in

@@ -1,5 +1,4 @@
-//===- DotOp.cpp - tile.dot
-//-------------------------------------------------===//
+//===- DotOp.cpp - tile.dot -----------------------------------------------===//
 //
 // d = a * b + c with the products exact (in double) and the sum kept in the
 // accumulator's precision after every step, k ascending: f32 for float

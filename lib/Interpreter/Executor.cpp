@@ -1,5 +1,4 @@
-//===- Executor.cpp - executes the ops of one program
-//----------------------===//
+//===- Executor.cpp - executes the ops of one program ---------------------===//
 
 #include "Executor.h"
 

@@ -1,5 +1,4 @@
-//===- HostArgs.cpp - kernel arguments from command-line specs
-//-------------===//
+//===- HostArgs.cpp - kernel arguments from command-line specs ------------===//
 //
 // A buffer spec is a comma-separated list of key[=value] items (n=, in=,
 // rand=, min=, max=, fill=, iota, out=, print); a buffer with no source is

@@ -1,5 +1,4 @@
-//===- Interpreter.cpp - runKernel: checks, buffers and the grid loop
-//------===//
+//===- Interpreter.cpp - runKernel: checks, buffers and the grid loop -----===//
 //
 // Before running anything, the kernel and every function it calls are
 // checked once: each op must be one the interpreter executes and each value

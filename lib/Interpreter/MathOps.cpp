@@ -1,5 +1,4 @@
-//===- MathOps.cpp - the math dialect
-//---------------------------------------===//
+//===- MathOps.cpp - the math dialect -------------------------------------===//
 //
 // Functions are evaluated in double and rounded once to the result type, so
 // results are at least as accurate as the GPU's (whose fast approximations

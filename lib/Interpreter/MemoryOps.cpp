@@ -1,5 +1,4 @@
-//===- MemoryOps.cpp - pointers, loads, stores and atomics
-//-----------------===//
+//===- MemoryOps.cpp - pointers, loads, stores and atomics ----------------===//
 //
 // Every active element of a load, store or atomic is checked against the
 // buffer its pointer was derived from (bounds, alignment, and for output

@@ -1,5 +1,4 @@
-//===- Npy.cpp - reading and writing .npy files
-//----------------------------===//
+//===- Npy.cpp - reading and writing .npy files ---------------------------===//
 //
 // The .npy format: "\x93NUMPY", a version, a little-endian header length and
 // a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape':

@@ -1,5 +1,4 @@
-//===- Parse.cpp - reading tile files with their parameter names
-//-----------===//
+//===- Parse.cpp - reading tile files with their parameter names ----------===//
 //
 // Parameter names ("%x") are not kept in the IR; the parser's state knows
 // where each block argument was defined, so the names are read back from

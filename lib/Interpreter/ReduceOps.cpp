@@ -1,5 +1,4 @@
-//===- ReduceOps.cpp - tile.reduce and tile.scan
-//----------------------------===//
+//===- ReduceOps.cpp - tile.reduce and tile.scan --------------------------===//
 //
 // Both view each source as [outer, L, inner] around the axis. A reduction
 // combines halves pairwise (a tree, like the GPU's shuffles) until one

@@ -1,5 +1,4 @@
-//===- ShapeOps.cpp - program ids, ranges and shape ops
-//--------------------===//
+//===- ShapeOps.cpp - program ids, ranges and shape ops -------------------===//
 //
 // Shape ops only move elements: splat, broadcast, expand_dims, reshape,
 // trans, join, split; convert_layout is the identity (layouts do not exist

@@ -1,5 +1,4 @@
-//===- tilec-run.cpp - run a tile kernel on the CPU
-//------------------------===//
+//===- tilec-run.cpp - run a tile kernel on the CPU -----------------------===//
 //
 // Parses a tile file, builds one argument per kernel parameter from --arg
 // specs (files, random data, fills, scalars), runs the kernel for --grid in

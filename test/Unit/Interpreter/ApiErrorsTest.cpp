@@ -1,5 +1,4 @@
-//===- ApiErrorsTest.cpp - runKernel's user errors
-//--------------------------===//
+//===- ApiErrorsTest.cpp - runKernel's user errors ------------------------===//
 //
 // Every error runKernel reports for bad arguments, grids, kernels and
 // unsupported IR: the run fails with a message naming what is wrong.

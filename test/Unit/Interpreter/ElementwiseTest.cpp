@@ -1,5 +1,4 @@
-//===- ElementwiseTest.cpp - arith and math ops, casts, rounding points
-//----===//
+//===- ElementwiseTest.cpp - arith and math ops, casts, rounding points ---===//
 
 #include "TestUtil.h"
 

@@ -1,5 +1,4 @@
-//===- ExamplesTest.cpp - every example against a C++ reference
-//------------===//
+//===- ExamplesTest.cpp - every example against a C++ reference -----------===//
 //
 // Each kernel of examples/ runs in the interpreter on random inputs (never
 // zero) with sizes that are not multiples of its tile, on the grid its

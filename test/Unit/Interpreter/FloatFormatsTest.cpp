@@ -1,5 +1,4 @@
-//===- FloatFormatsTest.cpp - rounding and encodings against APFloat
-//-------===//
+//===- FloatFormatsTest.cpp - rounding and encodings against APFloat ------===//
 
 #include "lib/Interpreter/FloatFormats.h"
 

@@ -1,5 +1,4 @@
-//===- MemoryTest.cpp - atomics, control flow, calls, print, the checker
-//---===//
+//===- MemoryTest.cpp - atomics, control flow, calls, print, the checker --===//
 
 #include "TestUtil.h"
 
@@ -51,7 +50,8 @@ func.func @count(%ctr: !tile.ptr<i32>, %olds: !tile.ptr<i32>,
 
 TEST_F(MemoryTest, CompareAndSwap) {
   auto module = parse(R"mlir(
-func.func @lock(%l: !tile.ptr<i32>, %got: !tile.ptr<i32>) attributes {tile.kernel} {
+func.func @lock(%l: !tile.ptr<i32>, %got: !tile.ptr<i32>)
+    attributes {tile.kernel} {
   %zero = arith.constant 0 : i32
   %pid = tile.program_id 0
   %one = arith.constant 1 : i32
@@ -106,7 +106,8 @@ func.func @cf(%n: i32, %out: !tile.ptr<i32>) attributes {tile.kernel} {
   }
   tile.store %out, %steps#1 : !tile.ptr<i32>
   %r4 = tile.range 0, 4 : tensor<4xi32>
-  %acc = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %r4) -> (tensor<4xi32>) : i32 {
+  %acc = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %r4)
+      -> (tensor<4xi32>) : i32 {
     %d = func.call @twice(%a) : (tensor<4xi32>) -> tensor<4xi32>
     scf.yield %d : tensor<4xi32>
   }

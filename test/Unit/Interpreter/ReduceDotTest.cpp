@@ -1,5 +1,4 @@
-//===- ReduceDotTest.cpp - reductions, scans, dot, shape ops
-//---------------===//
+//===- ReduceDotTest.cpp - reductions, scans, dot, shape ops --------------===//
 
 #include "TestUtil.h"
 
@@ -20,7 +19,8 @@ func.func @argmax(%x: !tile.ptr<f32>, %vo: !tile.ptr<f32>, %io: !tile.ptr<i32>)
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<37x!tile.ptr<f32>>
   %xp = tile.addptr %xs, %idx : tensor<37x!tile.ptr<f32>>, tensor<37xi32>
   %v = tile.load %xp : tensor<37x!tile.ptr<f32>>
-  %m, %i = tile.reduce(%v, %idx) axis = 0 : (tensor<37xf32>, tensor<37xi32>) -> (f32, i32) {
+  %m, %i = tile.reduce(%v, %idx) axis = 0
+      : (tensor<37xf32>, tensor<37xi32>) -> (f32, i32) {
   ^bb0(%av: f32, %ai: i32, %bv: f32, %bi: i32):
 )mlir" + combiner +
          R"mlir(
