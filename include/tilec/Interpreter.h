@@ -156,6 +156,12 @@ struct RunOptions {
   /// Rounds the f32 operands of `tile.dot` with precision tf32 to tf32 (as
   /// the tensor cores do); false computes them as ieee.
   bool emulateTF32 = true;
+  /// Reports plain (non-atomic) accesses that race between programs: a
+  /// load of bytes another program stored, a store over bytes another
+  /// program stored with a different value, and two elements of one store
+  /// writing different values to one address. Kernels that synchronize
+  /// programs (tile.atomic_cas or atomic xchg) are not checked.
+  bool checkRaces = true;
 };
 
 /// What a run did.

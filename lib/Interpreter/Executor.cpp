@@ -37,6 +37,7 @@ Executor::Executor(Memory &memory, const Grid &grid, const RunOptions &options,
 LogicalResult Executor::runProgram(Operation *kernel, ArrayRef<TileRef> args,
                                    ProgramId id) {
   pid = id;
+  memory.program = checkRaces ? stampOf(id) : 0;
   values.clear();
   SmallVector<TileRef> results;
   return runBlock(kernel->getRegion(0).front(), args, results);
@@ -64,6 +65,6 @@ InFlightDiagnostic Executor::error(Operation *op) const {
   return emitError(op->getLoc());
 }
 
-std::string Executor::programText() const {
-  return llvm::formatv("program ({0}, {1}, {2})", pid.x, pid.y, pid.z).str();
+std::string Executor::programText(ProgramId id) {
+  return llvm::formatv("program ({0}, {1}, {2})", id.x, id.y, id.z).str();
 }

@@ -77,8 +77,18 @@ public:
 
   /// An error at `op`'s location (no "see current operation" note).
   mlir::InFlightDiagnostic error(mlir::Operation *op) const;
-  /// "program (x, y, z)".
-  std::string programText() const;
+  /// "program (x, y, z)" of the running program.
+  std::string programText() const { return programText(pid); }
+  static std::string programText(ProgramId id);
+  /// The race-check stamp of program `id` (its linear index + 1) and back.
+  uint32_t stampOf(ProgramId id) const {
+    return uint32_t(id.x + grid.x * (id.y + grid.y * id.z) + 1);
+  }
+  ProgramId programOfStamp(uint32_t stamp) const {
+    int64_t linear = int64_t(stamp) - 1;
+    return {linear % grid.x, linear / grid.x % grid.y,
+            linear / (grid.x * grid.y)};
+  }
 
   Memory &memory;
   const Grid &grid;
@@ -87,6 +97,8 @@ public:
   ProgramId pid;
   /// Tiles of constant ops, built once per run.
   llvm::DenseMap<mlir::Operation *, TileRef> constants;
+  /// Whether loads and stores are checked for races between programs.
+  bool checkRaces = false;
   /// Functions being called, to refuse recursion.
   llvm::SmallPtrSet<mlir::Operation *, 8> activeCalls;
 

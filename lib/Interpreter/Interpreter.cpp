@@ -104,6 +104,31 @@ static LogicalResult checkSupported(func::FuncOp kernel) {
   return success();
 }
 
+/// True when the kernel or a function it calls has an atomic that programs
+/// use to synchronize (a lock or a flag): data it guards may then pass
+/// between programs through plain loads and stores.
+static bool synchronizesPrograms(func::FuncOp kernel) {
+  llvm::SetVector<Operation *> funcs;
+  funcs.insert(kernel);
+  for (size_t i = 0; i < funcs.size(); ++i) {
+    WalkResult result = funcs[i]->walk([&](Operation *op) {
+      if (isa<tile::AtomicCASOp>(op))
+        return WalkResult::interrupt();
+      if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+        if (rmw.getKind() == tile::RMWKind::Xchg)
+          return WalkResult::interrupt();
+      if (auto call = dyn_cast<func::CallOp>(op))
+        if (auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                op, call.getCalleeAttr()))
+          funcs.insert(callee);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
 static std::string argName(const Arg &arg, unsigned index) {
   if (!arg.name().empty())
     return "%" + arg.name();
@@ -225,6 +250,8 @@ FailureOr<RunStats> tilec::runKernel(ModuleOp module, StringRef kernelName,
 
   RunStats stats;
   Executor executor(memory, grid, options, stats);
+  executor.checkRaces = options.checkRaces && !synchronizesPrograms(kernel) &&
+                        grid.x * grid.y * grid.z < int64_t(UINT32_MAX);
   for (int64_t z = 0; z < grid.z; ++z)
     for (int64_t y = 0; y < grid.y; ++y)
       for (int64_t x = 0; x < grid.x; ++x) {

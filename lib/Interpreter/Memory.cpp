@@ -42,6 +42,28 @@ Fault Memory::check(int64_t ptr, unsigned size, bool isRead) const {
   return Fault::None;
 }
 
+uint32_t Memory::otherWriter(int64_t ptr, unsigned size) const {
+  const Buffer &b = buffer(ptr);
+  if (!program || b.writer.empty())
+    return 0;
+  int64_t offset = byteOffset(ptr);
+  for (unsigned i = 0; i < size; ++i) {
+    uint32_t w = b.writer[offset + i];
+    if (w && w != program)
+      return w;
+  }
+  return 0;
+}
+
+void Memory::stampWrite(int64_t ptr, unsigned size) {
+  if (!program)
+    return;
+  Buffer &b = buffers[bufferId(ptr) - 1];
+  if (b.writer.empty())
+    b.writer.assign(b.bytes, 0);
+  std::fill_n(b.writer.begin() + byteOffset(ptr), size, program);
+}
+
 std::string Memory::describe(int64_t ptr, unsigned accessSize) const {
   const Buffer &b = buffer(ptr);
   int64_t offset = byteOffset(ptr);

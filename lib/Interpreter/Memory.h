@@ -29,6 +29,9 @@ struct Buffer {
   /// One flag per byte, set once written; empty unless the buffer was passed
   /// as an output (its initial contents undefined).
   std::vector<uint8_t> written;
+  /// Per byte, the program (Memory::program) whose plain store wrote it
+  /// last, 0 for none; allocated by the first store when races are checked.
+  std::vector<uint32_t> writer;
 };
 
 /// Why an access is invalid.
@@ -60,6 +63,15 @@ public:
       std::fill_n(b.written.begin() + byteOffset(ptr), size, 1);
   }
   const Buffer &buffer(int64_t ptr) const { return buffers[bufferId(ptr) - 1]; }
+
+  /// Race checks between programs: on when `program` (the running program's
+  /// stamp, nonzero) is set.
+  uint32_t program = 0;
+  /// The stamp of another program whose plain store wrote one of the `size`
+  /// bytes at `ptr`, or 0.
+  uint32_t otherWriter(int64_t ptr, unsigned size) const;
+  /// Records that the running program's plain store wrote `size` bytes.
+  void stampWrite(int64_t ptr, unsigned size);
 
   /// Describes where `ptr` points, for messages: "offset 1000 of %x (1000
   /// elements of f32)", in units of `accessSize`-byte elements when aligned.

@@ -13,10 +13,12 @@
 
 #include "Elementwise.h"
 #include "Executor.h"
+#include "Races.h"
 
 #include "dialect/TileDialect.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace tilec;
@@ -156,7 +158,9 @@ LogicalResult executeLoad(Executor &ex, Operation *op) {
         out->ints[i] = other ? other->ints[j] : 0;
       continue;
     }
-    if (failed(access.check(i)))
+    if (failed(access.check(i)) ||
+        (ex.checkRaces &&
+         failed(checkReadRace(ex, op, access.ptrs, i, access.size))))
       return failure();
     const uint8_t *addr = ex.memory.address(access.ptrs.ints[i]);
     if (isFloat)
@@ -184,19 +188,32 @@ LogicalResult executeStore(Executor &ex, Operation *op) {
                 unsigned(tilec::dtypeSize(*dtype)),
                 /*isRead=*/false};
   const Tile &value = ex.get(store.getValue());
+  // The bytes each element writes, encoded once for the race checks too.
+  int64_t n = access.ptrs.size();
+  std::vector<uint64_t> bits(n, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (value.isFloat())
+      bits[i] = encodeFloat(value.floats[i], *dtype);
+    else
+      storeInt(reinterpret_cast<uint8_t *>(&bits[i]), *dtype, value.ints[i]);
+  }
+  auto active = [&](int64_t i) { return access.active(i); };
+  if (ex.checkRaces && !access.ptrs.isScalar() &&
+      failed(checkStoreDuplicates(ex, op, access.ptrs, active, bits,
+                                  access.size)))
+    return failure();
   uint64_t stored = 0;
-  for (int64_t i = 0, n = access.ptrs.size(); i < n; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     if (!access.active(i))
       continue;
-    if (failed(access.check(i)))
+    if (failed(access.check(i)) ||
+        (ex.checkRaces && failed(checkWriteRace(ex, op, access.ptrs, i,
+                                                access.size, bits[i]))))
       return failure();
     int64_t ptr = access.ptrs.ints[i];
-    uint8_t *addr = ex.memory.address(ptr);
-    if (value.isFloat())
-      storeFloat(addr, *dtype, value.floats[i]);
-    else
-      storeInt(addr, *dtype, value.ints[i]);
+    std::memcpy(ex.memory.address(ptr), &bits[i], access.size);
     ex.memory.markWritten(ptr, access.size);
+    ex.memory.stampWrite(ptr, access.size);
     ++stored;
   }
   ex.stats.elementsStored += stored;

@@ -59,6 +59,10 @@ static cl::opt<bool> noTF32("no-tf32",
                             cl::desc("Compute f32 dots as ieee even when "
                                      "their precision is tf32"),
                             cl::cat(runCategory));
+static cl::opt<bool> noRaceCheck(
+    "no-race-check",
+    cl::desc("Do not report loads and stores that race between programs"),
+    cl::cat(runCategory));
 static cl::opt<bool> printStats("run-stats",
                                 cl::desc("Print what the run did and its "
                                          "time to stderr"),
@@ -171,6 +175,7 @@ int main(int argc, char **argv) {
 
   tilec::RunOptions options;
   options.emulateTF32 = !noTF32;
+  options.checkRaces = !noRaceCheck;
   auto start = std::chrono::steady_clock::now();
   FailureOr<tilec::RunStats> stats =
       tilec::runKernel(module, name, grid, args, options);

@@ -15,9 +15,13 @@ func.func @count(%ctr: !tile.ptr<i32>, %olds: !tile.ptr<i32>,
                  %acc: !tile.ptr<f32>, %mx: !tile.ptr<i32>)
     attributes {tile.kernel} {
   %one = arith.constant 1 : i32
+  %three = arith.constant 3 : i32
   %pid = tile.program_id 0
+  %pidy = tile.program_id 1
+  %rowstart = arith.muli %pidy, %three : i32
+  %linear = arith.addi %rowstart, %pid : i32
   %old = tile.atomic_rmw add %ctr, %one : !tile.ptr<i32>
-  %slot = tile.addptr %olds, %pid : !tile.ptr<i32>, i32
+  %slot = tile.addptr %olds, %linear : !tile.ptr<i32>, i32
   tile.store %slot, %old : !tile.ptr<i32>
   %r = tile.range 0, 8 : tensor<8xi32>
   %as = tile.splat %acc : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>>
@@ -39,10 +43,8 @@ func.func @count(%ctr: !tile.ptr<i32>, %olds: !tile.ptr<i32>,
   ASSERT_TRUE(mlir::succeeded(stats)) << errors;
   EXPECT_EQ(counter, 106);
   EXPECT_EQ(max, 2);
-  // Programs run x fastest: (0,0) (1,0) (2,0) (0,1) ...; slots use pid x.
-  EXPECT_EQ(olds[0], 103);
-  EXPECT_EQ(olds[1], 104);
-  EXPECT_EQ(olds[2], 105);
+  // Programs run x fastest: (0,0) (1,0) (2,0) (0,1) ...
+  EXPECT_EQ(olds, (std::vector<int32_t>{100, 101, 102, 103, 104, 105}));
   for (int i = 0; i < 8; ++i)
     EXPECT_EQ(acc[i], 0.5f + 6 * i);
   EXPECT_EQ(stats->atomics, 6u * 10);
@@ -273,6 +275,119 @@ func.func @a(%n: i32) attributes {tile.kernel} {
                         "[15]: index out of range"),
             std::string::npos)
       << errors;
+}
+
+/// Every program stores to out[0]: its id (racy) or 7 (the same value, no
+/// race); with `lock`, an atomic_cas first (a kernel that synchronizes).
+std::string sharedStoreKernel(bool sameValue, bool lock) {
+  std::string value = sameValue ? "%seven" : "%pid";
+  std::string cas = lock ? "  %o = tile.atomic_cas %l, %c0, %seven : "
+                           "!tile.ptr<i32>\n"
+                         : "";
+  return R"mlir(
+func.func @shared(%out: !tile.ptr<i32>, %l: !tile.ptr<i32>)
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %seven = arith.constant 7 : i32
+  %pid = tile.program_id 0
+)mlir" + cas +
+         "  tile.store %out, " + value + R"mlir( : !tile.ptr<i32>
+  return
+}
+)mlir";
+}
+
+TEST_F(MemoryTest, RacesBetweenPrograms) {
+  int32_t out = 0, lock = 0;
+  auto args = [&] {
+    return std::vector<Arg>{Arg::buffer(&out, 1).named("out"),
+                            Arg::buffer(&lock, 1)};
+  };
+  auto racy = parse(sharedStoreKernel(false, false));
+  ASSERT_TRUE(racy);
+  EXPECT_TRUE(mlir::failed(runKernel(*racy, "shared", {3}, args())));
+  EXPECT_NE(errors.find("tile.store in program (1, 0, 0) overwrites offset 0 "
+                        "of %out, which has 1 element of i32, which program "
+                        "(0, 0, 0) stored with another value"),
+            std::string::npos)
+      << errors;
+  RunOptions unchecked;
+  unchecked.checkRaces = false;
+  EXPECT_TRUE(mlir::succeeded(
+      runKernel(*racy, "shared", {3}, args(), unchecked)));
+  EXPECT_EQ(out, 2);
+  // The same value from every program, or a kernel that synchronizes its
+  // programs, is not reported.
+  for (auto [same, lock] : {std::pair{true, false}, std::pair{false, true}}) {
+    errors.clear();
+    auto module = parse(sharedStoreKernel(same, lock));
+    ASSERT_TRUE(module);
+    EXPECT_TRUE(mlir::succeeded(runKernel(*module, "shared", {3}, args())))
+        << errors;
+  }
+}
+
+TEST_F(MemoryTest, ReadOfAnotherProgramsStore) {
+  // out[pid] = out[pid - 1] + 1: program 1 depends on program 0's store.
+  auto module = parse(R"mlir(
+func.func @chain(%out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %pid = tile.program_id 0
+  %prev = arith.subi %pid, %c1 : i32
+  %has = arith.cmpi sgt, %pid, %c0 : i32
+  %pp = tile.addptr %out, %prev : !tile.ptr<i32>, i32
+  %v = tile.load %pp, %has, %c0 : !tile.ptr<i32>
+  %n = arith.addi %v, %c1 : i32
+  %p = tile.addptr %out, %pid : !tile.ptr<i32>, i32
+  tile.store %p, %n : !tile.ptr<i32>
+  return
+}
+)mlir");
+  ASSERT_TRUE(module);
+  std::vector<int32_t> out(4, 0);
+  EXPECT_TRUE(mlir::failed(
+      runKernel(*module, "chain", {4}, {Arg::buffer(out.data(), 4)})));
+  EXPECT_NE(errors.find("tile.load in program (1, 0, 0) reads offset 0 of "
+                        "argument 0, which has 4 elements of i32, which "
+                        "program (0, 0, 0) stored: programs run in no "
+                        "particular order on the GPU"),
+            std::string::npos)
+      << errors;
+}
+
+TEST_F(MemoryTest, DuplicateAddressesInOneStore) {
+  // Four elements store to out[0]: different values race, equal ones not.
+  auto kernel = [](const std::string &value) {
+    return R"mlir(
+func.func @dup(%out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %r = tile.range 0, 4 : tensor<4xi32>
+  %c5 = arith.constant 5 : i32
+  %five = tile.splat %c5 : i32 -> tensor<4xi32>
+  %ps = tile.splat %out : !tile.ptr<i32> -> tensor<4x!tile.ptr<i32>>
+  tile.store %ps, )mlir" +
+           value + R"mlir( : tensor<4x!tile.ptr<i32>>
+  return
+}
+)mlir";
+  };
+  int32_t out = 0;
+  auto racy = parse(kernel("%r"));
+  ASSERT_TRUE(racy);
+  EXPECT_TRUE(
+      mlir::failed(runKernel(*racy, "dup", {1}, {Arg::buffer(&out, 1)})));
+  EXPECT_NE(errors.find("tile.store in program (0, 0, 0) writes offset 0 of "
+                        "argument 0, which has 1 element of i32 from elements "
+                        "[0] and [1] with different values: which one lands "
+                        "is undefined on the GPU"),
+            std::string::npos)
+      << errors;
+  auto same = parse(kernel("%five"));
+  ASSERT_TRUE(same);
+  EXPECT_TRUE(
+      mlir::succeeded(runKernel(*same, "dup", {1}, {Arg::buffer(&out, 1)})))
+      << errors;
+  EXPECT_EQ(out, 5);
 }
 
 } // namespace
