@@ -30,11 +30,13 @@ template <typename T> T *elements(Tile &tile) {
     return tile.ints.data();
 }
 
-/// The operand whose shape the result takes: the largest.
+/// The operand whose shape the result takes: the largest, and of equal
+/// sizes the one of higher rank (a 1x1 tile, not a broadcast scalar).
 inline const Tile &shapeSource(std::initializer_list<const Tile *> tiles) {
   const Tile *best = *tiles.begin();
   for (const Tile *t : tiles)
-    if (t->size() > best->size())
+    if (t->size() > best->size() ||
+        (t->size() == best->size() && t->shape.size() > best->shape.size()))
       best = t;
   return *best;
 }

@@ -79,11 +79,15 @@ public:
     if (vectorized) {
       if (failed(ex.runBlock(block, args, out)))
         return failure();
-      // A yielded constant is a scalar: give it the tiles' shape.
-      for (auto [k, t] : llvm::enumerate(out))
+      // A yielded constant (or an op on constants only) is a scalar: give
+      // it the tiles' shape.
+      for (auto [k, t] : llvm::enumerate(out)) {
         if (t->size() != acc[k]->size())
           t = gather(*t, acc[k]->shape,
                      SmallVector<int64_t>(acc[k]->shape.size(), 0), 0);
+        else if (t->shape != acc[k]->shape)
+          t = reshaped(*t, acc[k]->shape);
+      }
       return success();
     }
     // Element by element: the region may hold control flow on scalars.

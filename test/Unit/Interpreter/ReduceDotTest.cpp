@@ -303,4 +303,46 @@ func.func @k(%x: !tile.ptr<i32>, %t: !tile.ptr<i32>, %o1: !tile.ptr<i32>,
     }
 }
 
+TEST_F(ReduceDotTest, CombinerConstantsTakeTheTilesShape) {
+  // Combiners whose results start from a constant: 0 + a + b (a sum), and a
+  // scan yielding the constant 7 (every element but the first becomes 7).
+  // Odd lengths make the tree reduce 1-element tiles.
+  auto module = parse(R"mlir(
+func.func @k(%x: !tile.ptr<f32>, %sum: !tile.ptr<f32>, %sc: !tile.ptr<f32>)
+    attributes {tile.kernel} {
+  %r = tile.range 0, 3 : tensor<3xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<3x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<3x!tile.ptr<f32>>, tensor<3xi32>
+  %v = tile.load %xp : tensor<3x!tile.ptr<f32>>
+  %s = tile.reduce(%v) axis = 0 : (tensor<3xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %z = arith.constant 0.0 : f32
+    %za = arith.addf %z, %a : f32
+    %t = arith.addf %za, %b : f32
+    tile.yield %t : f32
+  }
+  tile.store %sum, %s : !tile.ptr<f32>
+  %c = tile.scan(%v) axis = 0 : (tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %seven = arith.constant 7.0 : f32
+    tile.yield %seven : f32
+  }
+  %cs = tile.splat %sc : !tile.ptr<f32> -> tensor<3x!tile.ptr<f32>>
+  %cp = tile.addptr %cs, %r : tensor<3x!tile.ptr<f32>>, tensor<3xi32>
+  tile.store %cp, %c : tensor<3x!tile.ptr<f32>>
+  return
+}
+)mlir");
+  ASSERT_TRUE(module);
+  std::vector<float> x = {1.5f, -2.25f, 4.0f}, scan(3);
+  float sum = 0;
+  ASSERT_TRUE(mlir::succeeded(
+      runKernel(*module, "k", {1},
+                {Arg::buffer(x.data(), 3), Arg::output(&sum, 1),
+                 Arg::output(scan.data(), 3)})))
+      << errors;
+  EXPECT_EQ(sum, 3.25f);
+  EXPECT_EQ(scan, (std::vector<float>{1.5f, 7.0f, 7.0f}));
+}
+
 } // namespace
