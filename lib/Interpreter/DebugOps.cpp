@@ -30,10 +30,13 @@ void printElement(llvm::raw_ostream &os, Executor &ex, const Tile &t, int64_t i,
     return;
   }
   if (hex) {
+    // tile.print takes no index values, so every type here has a dtype;
+    // index would be 8 bytes.
     std::optional<tilec::DType> dtype = tilec::dtypeOf(type);
     uint64_t bits = t.isFloat() ? encodeFloat(t.floats[i], *dtype)
                                 : unsignedInt(t.ints[i], intWidth(type));
-    os << llvm::format_hex(bits, 2 + 2 * tilec::dtypeSize(*dtype));
+    unsigned bytes = dtype ? tilec::dtypeSize(*dtype) : 8;
+    os << llvm::format_hex(bits, 2 + 2 * bytes);
     return;
   }
   if (t.isFloat()) {
