@@ -70,6 +70,28 @@ static void setElement(HostArg &arg, size_t i, double value) {
     storeInt(addr, arg.dtype, int64_t(value));
 }
 
+/// The elements of a .npy or raw file of `dtype`.
+static llvm::Expected<std::vector<uint8_t>>
+readElements(StringRef path, DType dtype, StringRef name, StringRef spec) {
+  if (path.ends_with(".npy")) {
+    llvm::Expected<NpyArray> array = readNpy(path, dtype);
+    if (!array)
+      return array.takeError();
+    return std::move(array->data);
+  }
+  auto file = llvm::MemoryBuffer::getFile(path, false, false);
+  if (!file)
+    return createStringError("cannot read '" + path +
+                             "': " + file.getError().message());
+  StringRef bytes = (*file)->getBuffer();
+  if (bytes.size() % dtypeSize(dtype))
+    return specError(name, spec,
+                     "the file's " + llvm::Twine(bytes.size()) +
+                         " bytes are not a whole number of " +
+                         dtypeName(dtype) + " elements");
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
 llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
                                             StringRef name) {
   HostArg arg;
@@ -136,12 +158,18 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
       arg.outPath = value.str();
     else if (key == "print" && !hasValue)
       arg.print = true;
+    else if (key == "expect" && hasValue && !value.empty())
+      arg.expectPath = value.str();
+    else if (key == "atol")
+      err = needFloat(arg.atol);
+    else if (key == "rtol")
+      err = needFloat(arg.rtol);
     else
       return specError(name, spec,
                        "unknown item '" + item +
                            "' (expected n=, in=, rand=, min=, max=, fill=, "
-                           "iota, out=, print, or a scalar for a scalar "
-                           "parameter)");
+                           "iota, out=, print, expect=, atol=, rtol=, or a "
+                           "scalar for a scalar parameter)");
     if (err)
       return std::move(err);
   }
@@ -154,25 +182,11 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
   size_t size = dtypeSize(*dtype);
 
   if (!inPath.empty()) {
-    StringRef path(inPath);
-    if (path.ends_with(".npy")) {
-      llvm::Expected<NpyArray> array = readNpy(path, *dtype);
-      if (!array)
-        return array.takeError();
-      arg.data = std::move(array->data);
-    } else {
-      auto file = llvm::MemoryBuffer::getFile(path, false, false);
-      if (!file)
-        return createStringError("cannot read '" + inPath +
-                                 "': " + file.getError().message());
-      StringRef bytes = (*file)->getBuffer();
-      if (bytes.size() % size)
-        return specError(name, spec,
-                         "the file's " + llvm::Twine(bytes.size()) +
-                             " bytes are not a whole number of " +
-                             dtypeName(*dtype) + " elements");
-      arg.data.assign(bytes.begin(), bytes.end());
-    }
+    llvm::Expected<std::vector<uint8_t>> data =
+        readElements(inPath, *dtype, name, spec);
+    if (!data)
+      return data.takeError();
+    arg.data = std::move(*data);
     if (count && uint64_t(*count) != arg.count())
       return specError(name, spec,
                        "n=" + llvm::Twine(*count) + " but the file holds " +
@@ -246,6 +260,73 @@ llvm::Error tilec::writeHostOutputs(std::vector<HostArg> &args,
                                "': " + ec.message());
     file.write(reinterpret_cast<const char *>(arg.data.data()),
                arg.data.size());
+  }
+  return llvm::Error::success();
+}
+
+/// Default comparison tolerances: a few units in the last place of the
+/// dtype, relative, and as much absolute near zero.
+static std::pair<double, double> defaultTolerance(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+    return {1e-12, 1e-10};
+  case DType::F32:
+    return {1e-6, 1e-5};
+  case DType::F16:
+    return {1e-3, 2e-3};
+  case DType::BF16:
+    return {1e-2, 1.6e-2};
+  case DType::F8E4M3FN:
+    return {0.0625, 0.125};
+  case DType::F8E5M2:
+    return {0.125, 0.25};
+  default:
+    return {0, 0};
+  }
+}
+
+llvm::Error tilec::checkHostExpectations(std::vector<HostArg> &args) {
+  for (HostArg &arg : args) {
+    if (!arg.isBuffer || arg.expectPath.empty())
+      continue;
+    llvm::Expected<std::vector<uint8_t>> want =
+        readElements(arg.expectPath, arg.dtype, arg.name, arg.spec);
+    if (!want)
+      return want.takeError();
+    size_t size = dtypeSize(arg.dtype), n = arg.count();
+    if (want->size() != arg.data.size())
+      return createStringError("%" + arg.name + " has " + llvm::Twine(n) +
+                               " elements but '" + arg.expectPath + "' holds " +
+                               llvm::Twine(want->size() / size));
+    auto [defaultAtol, defaultRtol] = defaultTolerance(arg.dtype);
+    double atol = arg.atol.value_or(defaultAtol);
+    double rtol = arg.rtol.value_or(defaultRtol);
+    bool isFloat = isFloatDType(arg.dtype);
+    auto value = [&](const uint8_t *addr) {
+      return isFloat ? loadFloat(addr, arg.dtype)
+                     : double(loadInt(addr, arg.dtype));
+    };
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double got = value(arg.data.data() + i * size);
+      double expected = value(want->data() + i * size);
+      bool same =
+          (std::isnan(got) && std::isnan(expected)) || got == expected ||
+          std::fabs(got - expected) <= atol + rtol * std::fabs(expected);
+      if (!same && !bad++)
+        first = i;
+    }
+    if (!bad)
+      continue;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "%" << arg.name << " differs from '" << arg.expectPath << "' in "
+       << bad << " of " << n << " elements (atol " << llvm::format("%g", atol)
+       << ", rtol " << llvm::format("%g", rtol) << "); the first is [" << first
+       << "]: " << llvm::format("%.9g", value(arg.data.data() + first * size))
+       << ", expected "
+       << llvm::format("%.9g", value(want->data() + first * size));
+    return createStringError(text);
   }
   return llvm::Error::success();
 }

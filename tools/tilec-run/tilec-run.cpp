@@ -49,7 +49,7 @@ static cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per kernel parameter, in order: a scalar value, "
                       "or a buffer spec (n=, in=, rand=, min=, max=, fill=, "
-                      "iota, out=, print)"),
+                      "iota, out=, print, expect=, atol=, rtol=)"),
              cl::cat(runCategory));
 static cl::opt<bool> runPipeline(
     "pipeline",
@@ -191,6 +191,8 @@ int main(int argc, char **argv) {
                  << stats->elementsStored << " stored, " << stats->atomics
                  << " atomics in " << llvm::format("%.1f", ms) << " ms\n";
   if (llvm::Error err = tilec::writeHostOutputs(hostArgs, llvm::outs()))
+    return fail(llvm::toString(std::move(err)));
+  if (llvm::Error err = tilec::checkHostExpectations(hostArgs))
     return fail(llvm::toString(std::move(err)));
   return 0;
 }

@@ -8,6 +8,7 @@
 //   n=1000,rand=7,min=0       a buffer of 1000 random elements
 //   in=x.npy                  a buffer read from a .npy (or raw) file
 //   n=1000,out=y.npy          an output buffer, written after the run
+//   n=1000,expect=ref.npy     an output buffer compared with a file
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +31,13 @@ struct HostArg {
   std::string name; ///< without '%'; empty if unknown
   bool isBuffer = false;
   DType dtype = DType::I32;
-  std::vector<uint8_t> data; ///< the buffer's bytes
-  bool isOutput = false;     ///< contents undefined before the run
-  std::string outPath;       ///< written after the run when set
-  bool print = false;        ///< printed after the run
-  int64_t intValue = 0;      ///< scalars
+  std::vector<uint8_t> data;        ///< the buffer's bytes
+  bool isOutput = false;            ///< contents undefined before the run
+  std::string outPath;              ///< written after the run when set
+  bool print = false;               ///< printed after the run
+  std::string expectPath;           ///< compared with after the run when set
+  std::optional<double> atol, rtol; ///< tolerances of the comparison
+  int64_t intValue = 0;             ///< scalars
   double floatValue = 0;
 
   size_t count() const { return data.size() / dtypeSize(dtype); }
@@ -49,6 +53,11 @@ llvm::Expected<HostArg> parseHostArg(llvm::StringRef spec, mlir::Type paramType,
 /// Writes the buffers that asked for it (out=, print) after a run; prints
 /// to `os`.
 llvm::Error writeHostOutputs(std::vector<HostArg> &args, llvm::raw_ostream &os);
+
+/// Compares the buffers that asked for it (expect=) with their files:
+/// |got - want| <= atol + rtol * |want| elementwise (NaN matches NaN), with
+/// defaults by dtype (exact for integers). Fails naming the first mismatch.
+llvm::Error checkHostExpectations(std::vector<HostArg> &args);
 
 /// A .npy array: its dtype (from the header's descr) and raw little-endian
 /// elements.
