@@ -171,7 +171,7 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
                            "iota, out=, print, expect=, atol=, rtol=, or a "
                            "scalar for a scalar parameter)");
     if (err)
-      return std::move(err);
+      return err;
   }
   int sources =
       !inPath.empty() + seed.has_value() + fill.has_value() + iota.has_value();

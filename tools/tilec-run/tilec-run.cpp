@@ -5,9 +5,8 @@
 // the CPU interpreter with its memory checker, and writes the output buffers.
 // The work is in lib/Interpreter; this file handles options and errors.
 //
-//   tilec-run examples/add.tile --grid=4 \
-//     --arg n=4000,rand=1 --arg n=4000,rand=2 --arg n=4000,out=z.npy \
-//     --arg 4000
+//   tilec-run examples/add.tile --grid=4 --arg n=4000,rand=1
+//     --arg n=4000,rand=2 --arg n=4000,out=z.npy --arg 4000
 //
 //===----------------------------------------------------------------------===//
 
