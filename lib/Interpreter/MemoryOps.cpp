@@ -1,0 +1,353 @@
+//===- MemoryOps.cpp - pointers, loads, stores and atomics ----------------===//
+//
+// Every active element of a load, store or atomic is checked against the
+// buffer its pointer was derived from (bounds, alignment, and for output
+// buffers whether the bytes were written before they are read). The first
+// faulting element stops the run with a report naming the op, the program,
+// the element, the buffer and the offset, and how many elements of the
+// access fault. Masked-off elements access nothing: a load gives `other`
+// there, or 0 without it. Atomics apply element by element in index order,
+// programs one after another, and return the old values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Elementwise.h"
+#include "Executor.h"
+#include "Races.h"
+
+#include "dialect/TileDialect.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::interp;
+using tilec::DType;
+
+namespace {
+
+/// What one memory op accesses, for the checks and the report.
+struct Access {
+  Executor &ex;
+  Operation *op;
+  const Tile &ptrs;
+  const Tile *mask; ///< null when the op has none
+  DType dtype;      ///< the pointee type
+  unsigned size;    ///< bytes per element
+  bool isRead;
+
+  bool active(int64_t i) const {
+    return !mask || mask->ints[mask->size() == 1 ? 0 : i] != 0;
+  }
+
+  /// Checks element `i`; reports the fault (and how many elements of the
+  /// access fault) and fails if it is invalid.
+  LogicalResult check(int64_t i) const {
+    Fault fault = ex.memory.check(ptrs.ints[i], size, isRead);
+    if (fault == Fault::None)
+      return success();
+    return report(fault, i);
+  }
+
+  LogicalResult report(Fault fault, int64_t first) const {
+    int64_t ptr = ptrs.ints[first];
+    int64_t faulting = 0;
+    for (int64_t i = first, n = ptrs.size(); i < n; ++i)
+      if (active(i) && ex.memory.check(ptrs.ints[i], size, isRead) == fault)
+        ++faulting;
+    StringRef opName = op->getName().getStringRef();
+    std::string where = ex.programText();
+    if (!ptrs.isScalar())
+      where += " at element " + formatIndex(ptrs.shape, first);
+    InFlightDiagnostic diag = ex.error(op);
+    std::string target = ex.memory.describe(ptr, size);
+    switch (fault) {
+    case Fault::OutOfBounds:
+      diag << "out-of-bounds " << opName << " in " << where << ": " << target;
+      break;
+    case Fault::Misaligned:
+      diag << "misaligned " << opName << " in " << where << ": " << target
+           << " is not a multiple of " << size << " bytes";
+      break;
+    case Fault::Uninitialized:
+      diag << opName << " in " << where
+           << " reads uninitialized memory: " << target
+           << "; nothing has written this element of the output buffer";
+      break;
+    case Fault::None:
+      break;
+    }
+    if (!ptrs.isScalar()) {
+      diag << " (" << (mask ? "its mask is true" : "the access has no mask");
+      if (faulting > 1)
+        diag << "; " << faulting << " elements of this access fault";
+      diag << ")";
+    }
+    return diag;
+  }
+};
+
+std::optional<DType> pointeeDType(Executor &ex, Operation *op, Value ptr,
+                                  bool &failedOut) {
+  Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
+                     .getPointeeType();
+  std::optional<DType> dtype = tilec::dtypeOf(pointee);
+  if (!dtype) {
+    failedOut = true;
+    (void)(ex.error(op) << "the CPU interpreter cannot access memory of type "
+                        << pointee);
+  }
+  return dtype;
+}
+
+const Tile *optionalTile(Executor &ex, Value value) {
+  return value ? &ex.get(value) : nullptr;
+}
+
+LogicalResult executeAddPtr(Executor &ex, Operation *op) {
+  auto addptr = cast<tile::AddPtrOp>(op);
+  Type pointee =
+      cast<tile::PointerType>(getElementTypeOrSelf(addptr.getPtr().getType()))
+          .getPointeeType();
+  int64_t elemSize = 8;
+  if (std::optional<DType> dtype = tilec::dtypeOf(pointee))
+    elemSize = tilec::dtypeSize(*dtype);
+  ex.set(addptr.getResult(),
+         map2<int64_t, int64_t, int64_t>(
+             resultElementType(op), ex.get(addptr.getPtr()),
+             ex.get(addptr.getOffset()), [&](int64_t ptr, int64_t offset) {
+               int64_t bytes;
+               if (__builtin_mul_overflow(offset, elemSize, &bytes))
+                 bytes = offset < 0 ? INT64_MIN : INT64_MAX;
+               return Memory::advance(ptr, bytes);
+             }));
+  return success();
+}
+
+LogicalResult executePtrBitcast(Executor &ex, Operation *op) {
+  auto out = std::make_shared<Tile>(ex.get(op->getOperand(0)));
+  out->elementType = resultElementType(op);
+  ex.set(op->getResult(0), std::move(out));
+  return success();
+}
+
+LogicalResult executeLoad(Executor &ex, Operation *op) {
+  auto load = cast<tile::LoadOp>(op);
+  bool bad = false;
+  std::optional<DType> dtype = pointeeDType(ex, op, load.getPtr(), bad);
+  if (bad)
+    return failure();
+  Access access{ex,
+                op,
+                ex.get(load.getPtr()),
+                optionalTile(ex, load.getMask()),
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/true};
+  const Tile *other = optionalTile(ex, load.getOther());
+  auto out = makeTile(access.ptrs.shape, resultElementType(op));
+  bool isFloat = out->isFloat();
+  uint64_t loaded = 0;
+  for (int64_t i = 0, n = out->size(); i < n; ++i) {
+    if (!access.active(i)) {
+      int64_t j = other && other->size() == n ? i : 0;
+      if (isFloat)
+        out->floats[i] = other ? other->floats[j] : 0.0;
+      else
+        out->ints[i] = other ? other->ints[j] : 0;
+      continue;
+    }
+    if (failed(access.check(i)) ||
+        (ex.checkRaces &&
+         failed(checkReadRace(ex, op, access.ptrs, i, access.size))))
+      return failure();
+    const uint8_t *addr = ex.memory.address(access.ptrs.ints[i]);
+    if (isFloat)
+      out->floats[i] = loadFloat(addr, *dtype);
+    else
+      out->ints[i] = loadInt(addr, *dtype);
+    ++loaded;
+  }
+  ex.stats.elementsLoaded += loaded;
+  ex.set(load.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult executeStore(Executor &ex, Operation *op) {
+  auto store = cast<tile::StoreOp>(op);
+  bool bad = false;
+  std::optional<DType> dtype = pointeeDType(ex, op, store.getPtr(), bad);
+  if (bad)
+    return failure();
+  Access access{ex,
+                op,
+                ex.get(store.getPtr()),
+                optionalTile(ex, store.getMask()),
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/false};
+  const Tile &value = ex.get(store.getValue());
+  // The bytes each element writes, encoded once for the race checks too.
+  int64_t n = access.ptrs.size();
+  std::vector<uint64_t> bits(n, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (value.isFloat())
+      bits[i] = encodeFloat(value.floats[i], *dtype);
+    else
+      storeInt(reinterpret_cast<uint8_t *>(&bits[i]), *dtype, value.ints[i]);
+  }
+  auto active = [&](int64_t i) { return access.active(i); };
+  if (ex.checkRaces && !access.ptrs.isScalar() &&
+      failed(checkStoreDuplicates(ex, op, access.ptrs, active, bits,
+                                  access.size)))
+    return failure();
+  uint64_t stored = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!access.active(i))
+      continue;
+    if (failed(access.check(i)) ||
+        (ex.checkRaces && failed(checkWriteRace(ex, op, access.ptrs, i,
+                                                access.size, bits[i]))))
+      return failure();
+    int64_t ptr = access.ptrs.ints[i];
+    std::memcpy(ex.memory.address(ptr), &bits[i], access.size);
+    ex.memory.markWritten(ptr, access.size);
+    ex.memory.stampWrite(ptr, access.size);
+    ++stored;
+  }
+  ex.stats.elementsStored += stored;
+  return success();
+}
+
+/// The new value of an integer atomic: `old kind val` at width `w`.
+int64_t combineInt(tile::RMWKind kind, int64_t old, int64_t val, unsigned w) {
+  switch (kind) {
+  case tile::RMWKind::Add:
+    return wrapInt(int64_t(uint64_t(old) + uint64_t(val)), w);
+  case tile::RMWKind::Max:
+    return std::max(old, val);
+  case tile::RMWKind::Min:
+    return std::min(old, val);
+  case tile::RMWKind::UMax:
+    return unsignedInt(old, w) >= unsignedInt(val, w) ? old : val;
+  case tile::RMWKind::UMin:
+    return unsignedInt(old, w) <= unsignedInt(val, w) ? old : val;
+  case tile::RMWKind::And:
+    return old & val;
+  case tile::RMWKind::Or:
+    return old | val;
+  case tile::RMWKind::Xor:
+    return old ^ val;
+  case tile::RMWKind::Xchg:
+  case tile::RMWKind::FAdd:
+    return val;
+  }
+  return val;
+}
+
+double combineFloat(tile::RMWKind kind, double old, double val,
+                    FloatFormat format) {
+  switch (kind) {
+  case tile::RMWKind::FAdd:
+    return roundToFormat(old + val, format);
+  case tile::RMWKind::Max:
+    return std::fmax(old, val);
+  case tile::RMWKind::Min:
+    return std::fmin(old, val);
+  default:
+    return val; // xchg
+  }
+}
+
+LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
+  auto rmw = cast<tile::AtomicRMWOp>(op);
+  bool bad = false;
+  std::optional<DType> dtype = pointeeDType(ex, op, rmw.getPtr(), bad);
+  if (bad)
+    return failure();
+  Access access{ex,
+                op,
+                ex.get(rmw.getPtr()),
+                optionalTile(ex, rmw.getMask()),
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/true};
+  const Tile &val = ex.get(rmw.getVal());
+  Type elem = resultElementType(op);
+  auto out = makeTile(access.ptrs.shape, elem);
+  unsigned w = intWidth(elem);
+  FloatFormat format = formatOf(elem);
+  for (int64_t i = 0, n = out->size(); i < n; ++i) {
+    if (!access.active(i))
+      continue;
+    if (failed(access.check(i)))
+      return failure();
+    int64_t ptr = access.ptrs.ints[i];
+    uint8_t *addr = ex.memory.address(ptr);
+    if (out->isFloat()) {
+      double old = loadFloat(addr, *dtype);
+      storeFloat(addr, *dtype,
+                 combineFloat(rmw.getKind(), old, val.floats[i], format));
+      out->floats[i] = old;
+    } else {
+      int64_t old = loadInt(addr, *dtype);
+      storeInt(addr, *dtype, combineInt(rmw.getKind(), old, val.ints[i], w));
+      out->ints[i] = old;
+    }
+    ex.memory.markWritten(ptr, access.size);
+    ++ex.stats.atomics;
+  }
+  ex.set(rmw.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult executeAtomicCAS(Executor &ex, Operation *op) {
+  auto cas = cast<tile::AtomicCASOp>(op);
+  bool bad = false;
+  std::optional<DType> dtype = pointeeDType(ex, op, cas.getPtr(), bad);
+  if (bad)
+    return failure();
+  Access access{ex,
+                op,
+                ex.get(cas.getPtr()),
+                nullptr,
+                *dtype,
+                unsigned(tilec::dtypeSize(*dtype)),
+                /*isRead=*/true};
+  const Tile &cmp = ex.get(cas.getCmp()), &val = ex.get(cas.getVal());
+  auto out = makeTile(access.ptrs.shape, resultElementType(op));
+  for (int64_t i = 0, n = out->size(); i < n; ++i) {
+    if (failed(access.check(i)))
+      return failure();
+    int64_t ptr = access.ptrs.ints[i];
+    uint8_t *addr = ex.memory.address(ptr);
+    // Compare bit patterns, as the hardware does (-0.0 != +0.0, NaN == NaN).
+    if (out->isFloat()) {
+      double old = loadFloat(addr, *dtype);
+      if (encodeFloat(old, *dtype) == encodeFloat(cmp.floats[i], *dtype))
+        storeFloat(addr, *dtype, val.floats[i]);
+      out->floats[i] = old;
+    } else {
+      int64_t old = loadInt(addr, *dtype);
+      if (old == cmp.ints[i])
+        storeInt(addr, *dtype, val.ints[i]);
+      out->ints[i] = old;
+    }
+    ex.memory.markWritten(ptr, access.size);
+    ++ex.stats.atomics;
+  }
+  ex.set(cas.getResult(), std::move(out));
+  return success();
+}
+
+} // namespace
+
+void interp::registerMemoryHandlers(HandlerTable &t) {
+  addHandler<tile::AddPtrOp>(t, executeAddPtr);
+  addHandler<tile::BitcastOp>(t, executePtrBitcast);
+  addHandler<tile::LoadOp>(t, executeLoad);
+  addHandler<tile::StoreOp>(t, executeStore);
+  addHandler<tile::AtomicRMWOp>(t, executeAtomicRMW);
+  addHandler<tile::AtomicCASOp>(t, executeAtomicCAS);
+}

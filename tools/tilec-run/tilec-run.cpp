@@ -1,0 +1,197 @@
+//===- tilec-run.cpp - run a tile kernel on the CPU -----------------------===//
+//
+// Parses a tile file, builds one argument per kernel parameter from --arg
+// specs (files, random data, fills, scalars), runs the kernel for --grid in
+// the CPU interpreter with its memory checker, and writes the output buffers.
+// The work is in lib/Interpreter; this file handles options and errors.
+//
+//   tilec-run examples/add.tile --grid=4 --arg n=4000,rand=1
+//     --arg n=4000,rand=2 --arg n=4000,out=z.npy --arg 4000
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/InitAll.h"
+#include "tilec/Interpreter.h"
+#include "tilec/Pipeline.h"
+#include "tilec/interp/HostArgs.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory runCategory("tilec-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .tile file>"),
+                                          cl::init("-"), cl::cat(runCategory));
+static cl::opt<std::string>
+    kernelName("kernel",
+               cl::desc("Kernel to run (default: the file's only kernel)"),
+               cl::cat(runCategory));
+static cl::opt<std::string>
+    gridText("grid", cl::desc("Programs: X[,Y[,Z]] (default 1)"), cl::init("1"),
+             cl::cat(runCategory));
+static cl::list<std::string>
+    argSpecs("arg",
+             cl::desc("One per kernel parameter, in order: a scalar value, "
+                      "or a buffer spec (n=, in=, rand=, min=, max=, fill=, "
+                      "iota, out=, print, expect=, atol=, rtol=)"),
+             cl::cat(runCategory));
+static cl::opt<bool> runPipeline(
+    "pipeline",
+    cl::desc("Run tilec's front end (inline, canonicalize) before running"),
+    cl::cat(runCategory));
+static cl::opt<bool> noTF32("no-tf32",
+                            cl::desc("Compute f32 dots as ieee even when "
+                                     "their precision is tf32"),
+                            cl::cat(runCategory));
+static cl::opt<bool> noRaceCheck(
+    "no-race-check",
+    cl::desc("Do not report loads and stores that race between programs"),
+    cl::cat(runCategory));
+static cl::opt<bool> printStats("run-stats",
+                                cl::desc("Print what the run did and its "
+                                         "time to stderr"),
+                                cl::cat(runCategory));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "tilec-run: error: " << message << "\n";
+  return 1;
+}
+
+/// Parses X[,Y[,Z]].
+static bool parseGrid(StringRef text, tilec::Grid &grid) {
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  if (parts.empty() || parts.size() > 3)
+    return false;
+  int64_t *dims[] = {&grid.x, &grid.y, &grid.z};
+  for (auto [i, part] : llvm::enumerate(parts))
+    if (part.trim().getAsInteger(10, *dims[i]))
+      return false;
+  return true;
+}
+
+/// The kernel to run: --kernel, else the only kernel of the module.
+static FailureOr<func::FuncOp> findKernel(ModuleOp module) {
+  SmallVector<func::FuncOp> kernels;
+  module.walk([&](func::FuncOp f) {
+    if (tile::isKernel(f))
+      kernels.push_back(f);
+  });
+  if (!kernelName.empty()) {
+    for (func::FuncOp k : kernels)
+      if (k.getSymName() == kernelName)
+        return k;
+    std::string names;
+    for (func::FuncOp k : kernels)
+      names += (names.empty() ? "@" : ", @") + k.getSymName().str();
+    fail("no kernel @" + kernelName + " in '" + inputFilename +
+         "' (its kernels: " + (names.empty() ? "none" : names) + ")");
+    return failure();
+  }
+  if (kernels.size() != 1) {
+    fail("'" + inputFilename + "' has " + llvm::Twine(kernels.size()) +
+         " kernels; choose one with --kernel");
+    return failure();
+  }
+  return kernels.front();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tilec-run: run a tile kernel on the CPU, checking every memory "
+      "access\n\n"
+      "  tilec-run examples/add.tile --grid=4 --arg n=4000,rand=1 \\\n"
+      "    --arg n=4000,rand=2 --arg n=4000,out=z.npy --arg 4000\n");
+
+  tilec::Grid grid;
+  if (!parseGrid(gridText, grid))
+    return fail("--grid expects X[,Y[,Z]] (integers), got '" + gridText + "'");
+
+  MLIRContext context;
+  auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFilename);
+  if (!input)
+    return fail("cannot read '" + inputFilename +
+                "': " + input.getError().message());
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  FailureOr<tilec::ParsedTileFile> parsed =
+      tilec::parseTileSource(sourceMgr, context);
+  if (failed(parsed))
+    return 1;
+  ModuleOp module = *parsed->module;
+
+  FailureOr<func::FuncOp> kernel = findKernel(module);
+  if (failed(kernel))
+    return 1;
+  StringRef name = kernel->getSymName();
+  auto params = kernel->getArgumentTypes();
+  if (argSpecs.size() != params.size())
+    return fail("@" + name + " takes " + llvm::Twine(params.size()) +
+                " arguments, but " + llvm::Twine(argSpecs.size()) +
+                " --arg were given");
+
+  std::vector<tilec::HostArg> hostArgs;
+  const auto &names = parsed->paramNames.lookup(name);
+  for (auto [i, spec] : llvm::enumerate(argSpecs)) {
+    std::string argName =
+        i < names.size() ? names[i] : "arg" + std::to_string(i);
+    llvm::Expected<tilec::HostArg> arg =
+        tilec::parseHostArg(spec, params[i], argName);
+    if (!arg)
+      return fail(llvm::toString(arg.takeError()));
+    hostArgs.push_back(std::move(*arg));
+  }
+  std::vector<tilec::Arg> args;
+  for (tilec::HostArg &arg : hostArgs)
+    args.push_back(arg.toArg());
+
+  if (runPipeline) {
+    PassManager pm(&context);
+    tilec::buildTilecPipeline(pm, tilec::PipelineOptions());
+    if (failed(pm.run(module)))
+      return 1;
+  }
+
+  tilec::RunOptions options;
+  options.emulateTF32 = !noTF32;
+  options.checkRaces = !noRaceCheck;
+  auto start = std::chrono::steady_clock::now();
+  FailureOr<tilec::RunStats> stats =
+      tilec::runKernel(module, name, grid, args, options);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  if (failed(stats))
+    return 1;
+  if (printStats)
+    llvm::errs() << "tilec-run: @" << name << ": " << stats->programs
+                 << " programs, " << stats->opsExecuted << " ops, "
+                 << stats->elementsLoaded << " elements loaded, "
+                 << stats->elementsStored << " stored, " << stats->atomics
+                 << " atomics in " << llvm::format("%.1f", ms) << " ms\n";
+  if (llvm::Error err = tilec::writeHostOutputs(hostArgs, llvm::outs()))
+    return fail(llvm::toString(std::move(err)));
+  if (llvm::Error err = tilec::checkHostExpectations(hostArgs))
+    return fail(llvm::toString(std::move(err)));
+  return 0;
+}
