@@ -61,6 +61,12 @@ struct CompileResult {
 mlir::FailureOr<CompileResult> compileModule(mlir::ModuleOp module,
                                              const PipelineOptions &options);
 
+/// The CUDA toolkit whose libdevice the PTX links (math functions such as
+/// cos and erf): $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH if one is set (the
+/// first set is used, valid or not), else the folder above `ptxas` in PATH,
+/// else /usr/local/cuda; empty when that has no nvvm/libdevice.
+std::string findCudaToolkit();
+
 /// Gives each kernel parameter the location NameLoc("x", loc) of its name
 /// `%x` in the parsed source, so that the metadata can name it.
 void attachSourceNames(mlir::ModuleOp module,

@@ -122,6 +122,22 @@ FailureOr<std::string> extractPtx(ModuleOp module) {
         ptx += object.getObject().getValue().str();
   if (ptx.empty())
     return module.emitError("the pipeline produced no PTX (no kernels?)");
+  // Calls left to libdevice functions mean libdevice was not linked.
+  size_t at = ptx.find(".extern .func");
+  while (at != std::string::npos) {
+    size_t end = ptx.find('(', ptx.find(')', at) + 1);
+    StringRef decl = StringRef(ptx).slice(at, end);
+    size_t nv = decl.find("__nv_");
+    if (nv != StringRef::npos) {
+      StringRef name = decl.substr(nv).take_while(
+          [](char c) { return isalnum(c) || c == '_'; });
+      return module.emitError("the kernels call libdevice's ")
+             << name
+             << " but libdevice was not found; set CUDA_HOME to a CUDA "
+                "toolkit (with nvvm/libdevice/libdevice.10.bc)";
+    }
+    at = ptx.find(".extern .func", at + 1);
+  }
   return ptx;
 }
 
@@ -188,6 +204,13 @@ FailureOr<tilec::CompileResult>
 tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   std::vector<KernelInfo> kernels =
       collectKernels(module, options.numWarps);
+  // MLIR's own search for libdevice complains about a CUDA_HOME without
+  // one even when no kernel needs it; extractPtx says when one does.
+  ScopedDiagnosticHandler quiet(module.getContext(), [](Diagnostic &d) {
+    std::string text = d.str();
+    return success(StringRef(text).starts_with("LibDevice path:") ||
+                   StringRef(text).starts_with("CUDA path:"));
+  });
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();

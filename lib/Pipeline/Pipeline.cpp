@@ -21,8 +21,32 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 using namespace mlir;
+
+std::string tilec::findCudaToolkit() {
+  auto hasLibdevice = [](StringRef root) {
+    SmallString<128> path(root);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    return llvm::sys::fs::exists(path);
+  };
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var))
+      return hasLibdevice(root) ? std::string(root) : std::string();
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    StringRef root = llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(*ptxas));
+    if (hasLibdevice(root))
+      return root.str();
+  }
+  if (hasLibdevice("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
 
 void tilec::buildTilecPipeline(OpPassManager &pm,
                                const PipelineOptions &options) {
@@ -35,6 +59,7 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
     return;
 
   // Layouts: distribute every tile over the threads, then avoid conversions.
+  pm.addPass(createTileHoistLoads());
   pm.addPass(createTileAssignLayouts(TileAssignLayoutsOptions{options.numWarps}));
   pm.addPass(createTileRemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
@@ -65,6 +90,9 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   // PTX through the NVPTX backend (libdevice linked where used).
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
+  // Without a toolkit nothing is linked, and compileModule reports kernels
+  // that need libdevice.
+  binary.toolkitPath = findCudaToolkit();
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -386,9 +386,14 @@ struct TileAssignLayouts
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!isKernel(func))
         continue;
-      LayoutAssigner assigner(func, axis, getNumWarps(func, numWarps));
+      int warps = getNumWarps(func, numWarps);
+      LayoutAssigner assigner(func, axis, warps);
       if (failed(assigner.run()))
         return signalPassFailure();
+      // The lowering and the metadata launch what the layouts were made for.
+      func->setAttr(TileDialect::getNumWarpsAttrName(),
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                     warps));
     }
   }
 };

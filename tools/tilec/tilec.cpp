@@ -32,6 +32,8 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory tilecCategory("tilec options");
+static cl::OptionCategory mlirCategory(
+    "MLIR options (IR printing, pass timing, diagnostics)");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<input .tile file>"),
@@ -107,10 +109,17 @@ static LogicalResult writeFile(StringRef path, StringRef contents) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Pass names, for --mlir-print-ir-after=<pass> and the like.
+  tilec::registerTilecPasses();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerDefaultTimingManagerCLOptions();
+  // --help shows tilec's options and MLIR's, not every LLVM backend's.
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("mlir-"))
+      entry.second->addCategory(mlirCategory);
+  cl::HideUnrelatedOptions({&tilecCategory, &mlirCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "tilec: compile tile programs to PTX\n\n"
@@ -124,6 +133,10 @@ int main(int argc, char **argv) {
   tilec::registerTilecDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors are one line with a location unless the op is asked for.
+  if (!cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")
+           ->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
 
   std::string error;
   auto input = openInputFile(inputFilename, &error);

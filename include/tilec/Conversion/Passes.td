@@ -26,6 +26,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"fastMath", "fast-math", "bool", /*default=*/"true",
            "Lower f32 exp/exp2/rsqrt to the hardware approximations "
            "(ex2.approx, rsqrt.approx) as Triton does">,
+    Option<"libdeviceFtz", "libdevice-ftz", "bool", /*default=*/"false",
+           "Let libdevice functions flush f32 denormals to zero "
+           "(nvvm-reflect-ftz = 1, as Triton does)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

@@ -37,4 +37,16 @@ def TileRemoveLayoutConversions
   }];
 }
 
+def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {
+  let summary = "Issue loads as early as their operands and memory allow";
+  let description = [{
+    Moves each non-volatile `tile.load` up its block to just after the last
+    op that defines one of its operands, may write memory, or is a load
+    (loads keep their order). A load that
+    follows a reduction (barriers, shuffles) in the source then overlaps its
+    memory latency with that work instead of waiting for it: in layernorm
+    the weight and bias loads start with the row's load.
+  }];
+}
+
 #endif // TILEC_TRANSFORMS_PASSES_TD

@@ -457,25 +457,23 @@ AxisInfoAnalysis::visitOperation(Operation *op,
 void AxisInfoAnalysis::visitNonControlFlowArguments(
     Operation *op, const RegionSuccessor &successor,
     ArrayRef<AxisInfoLattice *> argLattices, unsigned firstIndex) {
-  // The induction variable of scf.for: lb + i * step.
-  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    auto *lb = getLatticeElementFor(getProgramPointAfter(op),
-                                    forOp.getLowerBound());
-    auto *step =
-        getLatticeElementFor(getProgramPointAfter(op), forOp.getStep());
-    AxisInfo info = AxisInfo::getPessimistic(0u);
-    if (lb->getValue().isInitialized() && step->getValue().isInitialized())
-      info = AxisInfo({1},
-                      {gcd(lb->getValue().getDivisibility(0),
-                           step->getValue().getDivisibility(0))},
-                      {1});
-    Value iv = forOp.getInductionVar();
-    for (AxisInfoLattice *l : argLattices)
-      if (l->getAnchor() == iv)
-        propagateIfChanged(l, l->join(info));
-  }
-  SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
-      op, successor, argLattices, firstIndex);
+  // The induction variable of scf.for, lb + i * step, is a multiple of
+  // whatever divides both.
+  auto forOp = dyn_cast<scf::ForOp>(op);
+  if (!forOp || argLattices.empty() ||
+      argLattices[0]->getAnchor() != forOp.getInductionVar())
+    return SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
+        op, successor, argLattices, firstIndex);
+  auto *lb =
+      getLatticeElementFor(getProgramPointAfter(op), forOp.getLowerBound());
+  auto *step = getLatticeElementFor(getProgramPointAfter(op), forOp.getStep());
+  if (!lb->getValue().isInitialized() || !step->getValue().isInitialized())
+    return; // revisited once the bounds are known
+  AxisInfo info({1},
+                {gcd(lb->getValue().getDivisibility(0),
+                     step->getValue().getDivisibility(0))},
+                {1});
+  propagateIfChanged(argLattices[0], argLattices[0]->join(info));
 }
 
 void AxisInfoAnalysis::setToEntryState(AxisInfoLattice *lattice) {

@@ -252,6 +252,20 @@ struct FastRsqrt : public OpRewritePattern<math::RsqrtOp> {
   }
 };
 
+/// maxnumf/minnumf as LLVM's maxnum/minnum (max.f32 / min.f32): the same
+/// function, where convert-gpu-to-nvvm would call libdevice's fmaxf.
+template <typename SourceOp, typename TargetOp>
+struct MinMaxToLLVM : public OpRewritePattern<SourceOp> {
+  using OpRewritePattern<SourceOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SourceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<ShapedType>(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<TargetOp>(op, op.getLhs(), op.getRhs());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::gpu_lowering::populateElementwisePatterns(
@@ -266,4 +280,11 @@ void mlir::tile::gpu_lowering::populateElementwisePatterns(
 void mlir::tile::gpu_lowering::populateFastMathPatterns(
     RewritePatternSet &patterns) {
   patterns.add<FastExp, FastExp2, FastRsqrt>(patterns.getContext());
+}
+
+void mlir::tile::gpu_lowering::populateScalarMathPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<MinMaxToLLVM<arith::MaxNumFOp, LLVM::MaxNumOp>,
+               MinMaxToLLVM<arith::MinNumFOp, LLVM::MinNumOp>>(
+      patterns.getContext());
 }

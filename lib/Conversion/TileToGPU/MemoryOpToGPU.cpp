@@ -277,6 +277,18 @@ void emitStore(OpBuilder &b, Location loc, Value addr, Value pred,
   inlinePtx(b, loc, Type(), operands, text, constraints);
 }
 
+/// The address `k` elements past `base` (within a contiguous group: using
+/// it instead of the element's own pointer lets LLVM drop the per-element
+/// address arithmetic, e.g. a remainder per element).
+Value elementAddress(OpBuilder &b, Location loc, Value base, int64_t k,
+                     Type elemType) {
+  if (k == 0)
+    return base;
+  Type memType = elemType.isInteger(1) ? b.getI8Type() : elemType;
+  return LLVM::GEPOp::create(b, loc, base.getType(), memType, base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(k)});
+}
+
 Value andPred(OpBuilder &b, Location loc, Value a, Value c) {
   if (!a)
     return c;
@@ -387,7 +399,8 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
               if (!others.empty())
                 other = pack(b, l, others.slice(g + k, 1), one);
               SmallVector<Value> words = emitLoad(
-                  b, l, ptrs[g + k], masks[g + k], other, one, mods);
+                  b, l, elementAddress(b, l, ptrs[g], k, elemType),
+                  masks[g + k], other, one, mods);
               elems.push_back(unpack(b, l, words, elemType, one)[0]);
             }
             scf::YieldOp::create(b, l, elems);
@@ -454,7 +467,8 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
           [&](OpBuilder &b, Location l) {
             Access one = makeAccess(1, bits);
             for (int64_t k = 0; k < a.vec; ++k)
-              emitStore(b, l, ptrs[g + k], andPred(b, l, masks[g + k], owner),
+              emitStore(b, l, elementAddress(b, l, ptrs[g], k, elemType),
+                        andPred(b, l, masks[g + k], owner),
                         pack(b, l, values.slice(g + k, 1), one), one, mods);
             scf::YieldOp::create(b, l);
           });

@@ -51,13 +51,23 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
     ok = false;
     return op->emitOpError();
   };
+  unsigned warps = getNumWarps(kernel);
   kernel.walk([&](Operation *op) {
     for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
                                            op->getResultTypes())) {
       auto tensor = dyn_cast<RankedTensorType>(t);
-      if (tensor && failed(DistributedLayout::get(tensor))) {
+      if (!tensor)
+        continue;
+      FailureOr<DistributedLayout> layout = DistributedLayout::get(tensor);
+      if (failed(layout)) {
         fail(op) << "tile type " << t
                  << " has no layout; run tile-assign-layouts first";
+        return;
+      }
+      if (layout->getBlocked().getNumWarps() != warps) {
+        fail(op) << "tile type " << t << " is laid out for "
+                 << layout->getBlocked().getNumWarps()
+                 << " warps but the kernel has " << warps;
         return;
       }
     }
@@ -211,6 +221,14 @@ struct ConvertTileToGPU
                                             "+ptx80");
     auto gpuModule = gpu::GPUModuleOp::create(
         b, module.getLoc(), "tilec_kernels", b.getArrayAttr({target}));
+    if (libdeviceFtz) {
+      // Read by NVVMReflect when libdevice is linked.
+      b.setInsertionPointToStart(gpuModule.getBody());
+      auto flag = LLVM::ModuleFlagAttr::get(
+          ctx, LLVM::ModFlagBehavior::Override,
+          b.getStringAttr("nvvm-reflect-ftz"), b.getI32IntegerAttr(1));
+      LLVM::ModuleFlagsOp::create(b, module.getLoc(), b.getArrayAttr({flag}));
+    }
     if (anyShared) {
       b.setInsertionPointToStart(gpuModule.getBody());
       LLVM::GlobalOp::create(
@@ -248,12 +266,12 @@ struct ConvertTileToGPU
                                       std::move(patterns))))
       return signalPassFailure();
 
-    if (fastMath) {
-      RewritePatternSet fast(ctx);
-      populateFastMathPatterns(fast);
-      if (failed(applyPatternsGreedily(gpuModule, std::move(fast))))
-        return signalPassFailure();
-    }
+    RewritePatternSet scalar(ctx);
+    populateScalarMathPatterns(scalar);
+    if (fastMath)
+      populateFastMathPatterns(scalar);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(scalar))))
+      return signalPassFailure();
   }
 };
 

@@ -55,6 +55,8 @@ void populateDebugPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
 /// f32 exp/exp2/rsqrt as hardware approximations (a greedy rewrite of the
 /// scalar math ops the conversion leaves).
 void populateFastMathPatterns(RewritePatternSet &patterns);
+/// Exact scalar rewrites that keep simple ops off libdevice (maxnum/minnum).
+void populateScalarMathPatterns(RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//
 // Helpers (Utility.cpp)
