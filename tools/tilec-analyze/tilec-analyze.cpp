@@ -211,8 +211,10 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(parsed.takeError()));
     std::set<std::string> wanted(only.begin(), only.end());
     for (WorkloadSpec &s : *parsed)
-      if (wanted.empty() || wanted.erase(s.name))
+      if (only.empty() || wanted.count(s.name)) {
+        wanted.erase(s.name);
         specs.push_back(std::move(s));
+      }
     if (!wanted.empty())
       return fail("no workload named '" + *wanted.begin() + "' in '" +
                   workloadsFile + "'");

@@ -84,7 +84,7 @@ Expected<DeviceModel> deviceModelFromJson(const runtime::json::Value &value,
 Expected<DeviceModel> loadDeviceModel(const std::string &idOrPath);
 
 /// The model as JSON (every field, the override format).
-std::string deviceModelJson(const DeviceModel &model, int indent = 0);
+std::string deviceModelJson(const DeviceModel &model);
 
 /// Registers, shared memory and threads of one program (CUDA block).
 struct Resources {

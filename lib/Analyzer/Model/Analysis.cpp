@@ -343,7 +343,7 @@ Prediction WorkloadPoint::predict(const DeviceModel &model) const {
 namespace {
 
 void writeResources(JsonWriter &w, const Resources &r) {
-  w.beginObject();
+  w.beginObject(/*oneLine=*/true);
   w.member("threads_per_program", r.threadsPerProgram);
   w.member("registers", r.registers);
   w.member("static_shared_bytes", r.staticSharedBytes);
@@ -355,7 +355,7 @@ void writeResources(JsonWriter &w, const Resources &r) {
 }
 
 void writePrediction(JsonWriter &w, const Prediction &p) {
-  w.beginObject();
+  w.beginObject(/*oneLine=*/true);
   w.member("floor_s", p.floor).member("limit", p.limit);
   w.member("regime", p.regime());
   w.member("memory_s", p.memory).member("tensor_s", p.tensor);
@@ -384,13 +384,13 @@ void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
   const LaunchCounts &c = l.counts;
   w.beginObject();
   w.member("module", l.module).member("kernel", l.kernel);
-  w.key("grid").beginArray();
+  w.key("grid").beginArray(/*oneLine=*/true);
   for (int64_t g : c.grid)
     w.value(g);
   w.endArray();
   w.key("args").beginArray();
   for (const LaunchArg &a : l.args) {
-    w.beginObject();
+    w.beginObject(/*oneLine=*/true);
     w.member("name", a.name).member("type", a.type);
     if (a.isBuffer) {
       w.member("buffer", a.buffer).member("count", a.count);
@@ -406,14 +406,14 @@ void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
   writeResources(w, l.resources);
   w.key("ops").beginArray();
   for (const OpCount &op : c.ops) {
-    w.beginArray();
+    w.beginArray(/*oneLine=*/true);
     w.value(op.op).value(op.type).value(op.count);
     w.endArray();
   }
   w.endArray();
   w.key("dots").beginArray();
   for (const DotCount &d : c.dots) {
-    w.beginObject();
+    w.beginObject(/*oneLine=*/true);
     w.member("kind", d.kind).member("flops", d.flops);
     w.member("useful", d.useful);
     w.endObject();
@@ -421,7 +421,7 @@ void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
   w.endArray();
   w.key("buffers").beginArray();
   for (const BufferTraffic &b : c.buffers) {
-    w.beginObject();
+    w.beginObject(/*oneLine=*/true);
     w.member("name", b.name).member("type", b.type);
     w.member("element_bytes", int64_t(b.elementBytes));
     w.member("elements", b.elements).member("loaded", b.loaded);
@@ -432,7 +432,7 @@ void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
   }
   w.endArray();
   w.member("evaluations", c.evaluations);
-  w.key("notes").beginArray();
+  w.key("notes").beginArray(/*oneLine=*/true);
   for (const std::string &n : c.notes)
     w.value(n);
   w.endArray();
@@ -446,17 +446,17 @@ void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
 
 } // namespace
 
-std::string tilec::analyzer::analysisJson(const WorkloadAnalysis &a) {
-  JsonWriter w(6);
+void tilec::analyzer::writeAnalysis(JsonWriter &w, const WorkloadAnalysis &a) {
   w.beginObject();
   w.member("format", "tilec-analysis").member("version", 1);
   w.member("name", a.name).member("group", a.group).member("label", a.label);
   w.member("batch_var", a.batchVar);
-  w.key("device").raw(deviceModelJson(a.device, 1));
+  w.key("device");
+  writeDeviceModel(w, a.device);
   w.key("points").beginArray();
   for (const WorkloadPoint &p : a.points) {
     w.beginObject();
-    w.key("vars").beginObject();
+    w.key("vars").beginObject(/*oneLine=*/true);
     for (const auto &[name, value] : p.vars)
       w.member(name, value);
     w.endObject();
@@ -473,6 +473,11 @@ std::string tilec::analyzer::analysisJson(const WorkloadAnalysis &a) {
   }
   w.endArray();
   w.endObject();
+}
+
+std::string tilec::analyzer::analysisJson(const WorkloadAnalysis &a) {
+  JsonWriter w;
+  writeAnalysis(w, a);
   return w.take();
 }
 

@@ -255,9 +255,7 @@ tilec::analyzer::loadDeviceModel(const std::string &idOrPath) {
   return parseDeviceModel(text.str(), idOrPath, *builtinDeviceModel("h200"));
 }
 
-std::string tilec::analyzer::deviceModelJson(const DeviceModel &m,
-                                             int indent) {
-  JsonWriter w(indent + 1);
+void tilec::analyzer::writeDeviceModel(JsonWriter &w, const DeviceModel &m) {
   w.beginObject();
   w.member("id", m.id).member("name", m.name).member("arch", m.arch);
   w.member("source", m.source);
@@ -265,16 +263,19 @@ std::string tilec::analyzer::deviceModelJson(const DeviceModel &m,
     w.member(f.key, m.*f.member);
   for (const auto &f : kDoubles)
     w.member(f.key, m.*f.member);
-  w.key("tensor_tflops").beginObject();
+  w.key("tensor_tflops").beginObject(/*oneLine=*/true);
   for (const auto &f : kTensor)
     w.member(f.key, m.*f.member);
   w.endObject();
   for (const auto &f : kInt64s)
     w.member(f.key, m.*f.member);
   w.endObject();
-  std::string s = w.take();
-  s.pop_back(); // no newline: callers embed it
-  return s;
+}
+
+std::string tilec::analyzer::deviceModelJson(const DeviceModel &m) {
+  JsonWriter w;
+  writeDeviceModel(w, m);
+  return w.take();
 }
 
 Occupancy tilec::analyzer::computeOccupancy(const DeviceModel &m,

@@ -23,12 +23,9 @@ namespace tilec::analyzer {
 
 class JsonWriter {
 public:
-  /// Objects and arrays nested deeper than `expandDepth` print on one line.
-  explicit JsonWriter(int expandDepth = 2) : expandDepth_(expandDepth) {}
-
-  JsonWriter &beginObject() { return open('{'); }
+  JsonWriter &beginObject(bool oneLine = false) { return open('{', oneLine); }
   JsonWriter &endObject() { return close('}'); }
-  JsonWriter &beginArray() { return open('['); }
+  JsonWriter &beginArray(bool oneLine = false) { return open('[', oneLine); }
   JsonWriter &endArray() { return close(']'); }
   JsonWriter &key(std::string_view k) {
     separate();
@@ -46,8 +43,9 @@ public:
   JsonWriter &value(int v) { return value(int64_t(v)); }
   JsonWriter &value(int64_t v) { return raw(std::to_string(v)); }
   JsonWriter &value(uint64_t v) { return raw(std::to_string(v)); }
-  /// Doubles print with up to 15 significant digits (round-trip for the
-  /// values written here); NaN and infinities, which JSON lacks, as null.
+  /// Doubles print with 15 significant digits (what the numbers written
+  /// here need to read back equal); NaN and infinities, which JSON lacks,
+  /// as null.
   JsonWriter &value(double v) {
     if (!std::isfinite(v))
       return raw("null");
@@ -55,7 +53,6 @@ public:
     std::snprintf(buf, sizeof buf, "%.15g", v);
     return raw(buf);
   }
-  JsonWriter &null() { return raw("null"); }
   /// Inserts already-formatted JSON as a value.
   JsonWriter &raw(std::string_view text) {
     separate();
@@ -74,46 +71,58 @@ public:
   }
 
 private:
-  JsonWriter &open(char c) {
+  struct Level {
+    bool first = true;
+    bool oneLine = false;
+  };
+  JsonWriter &open(char c, bool oneLine) {
     separate();
     out_ += c;
-    first_.push_back(true);
+    bool inherited = !levels_.empty() && levels_.back().oneLine;
+    levels_.push_back({true, oneLine || inherited});
     return *this;
   }
   JsonWriter &close(char c) {
-    bool empty = first_.back();
-    first_.pop_back();
-    if (!empty && expanded(first_.size()))
-      newline(first_.size());
+    Level level = levels_.back();
+    levels_.pop_back();
+    if (!level.first && !level.oneLine)
+      newline();
     out_ += c;
     return *this;
   }
-  bool expanded(size_t depth) const { return int(depth) < expandDepth_; }
-  void newline(size_t depth) {
+  void newline() {
     out_ += '\n';
-    out_.append(2 * depth, ' ');
+    out_.append(2 * levels_.size(), ' ');
   }
-  /// Writes what goes before a value or key: nothing after a key, else a
-  /// comma unless first in its container, and the line break.
+  /// Writes what goes before a value or key: nothing right after a key,
+  /// else a comma unless first in its container, then a line break unless
+  /// the container is on one line.
   void separate() {
     if (afterKey_) {
       afterKey_ = false;
       return;
     }
-    if (first_.empty())
+    if (levels_.empty())
       return;
-    if (!first_.back())
-      out_ += expanded(first_.size() - 1) ? "," : ", ";
-    first_.back() = false;
-    if (expanded(first_.size() - 1))
-      newline(first_.size());
+    Level &level = levels_.back();
+    if (!level.first)
+      out_ += level.oneLine ? ", " : ",";
+    level.first = false;
+    if (!level.oneLine)
+      newline();
   }
 
   std::string out_;
-  std::vector<bool> first_;
+  std::vector<Level> levels_;
   bool afterKey_ = false;
-  int expandDepth_;
 };
+
+struct DeviceModel;
+struct WorkloadAnalysis;
+/// Writers of the documents that others embed (a profile holds analyses,
+/// analyses hold their device model).
+void writeDeviceModel(JsonWriter &w, const DeviceModel &model);
+void writeAnalysis(JsonWriter &w, const WorkloadAnalysis &analysis);
 
 } // namespace tilec::analyzer
 

@@ -311,24 +311,28 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
     const auto &members = groups[g];
     std::string line = g + ":";
     const WorkloadProfile *first = members.front();
+    std::string sep = " ";
     for (const WorkloadProfile *w : members) {
       std::string label =
           w->analysis.label.empty() ? w->analysis.name : w->analysis.label;
+      line += sep + label + " ";
+      sep = ", ";
       if (w->measured.empty()) {
-        line += "  " + label + " not measured";
+        line += "not measured";
         continue;
       }
       double t = w->measured[0].deviceSeconds;
-      line += "  " + label + " " + formatSeconds(t);
+      line += formatSeconds(t);
       if (w != first && !first->measured.empty())
         line += format(" (%.2fx)", t / first->measured[0].deviceSeconds);
-      line += ",";
     }
-    line.pop_back();
     // The bytes each moves, which is what fusion saves.
-    line += "  | minimal bytes:";
-    for (const WorkloadProfile *w : members)
-      line += " " + formatBytes(double(w->analysis.points[0].minimalBytes()));
+    line += "; minimal bytes";
+    sep = " ";
+    for (const WorkloadProfile *w : members) {
+      line += sep + formatBytes(double(w->analysis.points[0].minimalBytes()));
+      sep = " vs ";
+    }
     out += line + "\n";
   }
   if (!notes.empty())
@@ -343,20 +347,20 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
 //===----------------------------------------------------------------------===//
 
 std::string tilec::analyzer::profileJson(const ProfileRun &run) {
-  JsonWriter w(3);
+  JsonWriter w;
   w.beginObject();
   w.member("format", "tilec-profile").member("version", 1);
   w.member("device", run.device).member("date", run.date);
-  w.key("model").raw(deviceModelJson(run.model, 1));
+  w.key("model");
+  writeDeviceModel(w, run.model);
   w.key("workloads").beginArray();
   for (const WorkloadProfile &p : run.workloads) {
     w.beginObject();
-    std::string analysis = analysisJson(p.analysis);
-    analysis.pop_back();
-    w.key("analysis").raw(analysis);
+    w.key("analysis");
+    writeAnalysis(w, p.analysis);
     w.key("measured").beginArray();
     for (const PointMeasurement &m : p.measured) {
-      w.beginObject();
+      w.beginObject(/*oneLine=*/true);
       w.member("device_s", m.deviceSeconds).member("wall_s", m.wallSeconds);
       w.member("reps", m.reps);
       w.endObject();
@@ -364,7 +368,7 @@ std::string tilec::analyzer::profileJson(const ProfileRun &run) {
     w.endArray();
     w.key("resources").beginArray();
     for (const Resources &r : p.resources) {
-      w.beginObject();
+      w.beginObject(/*oneLine=*/true);
       w.member("threads_per_program", r.threadsPerProgram);
       w.member("registers", r.registers);
       w.member("static_shared_bytes", r.staticSharedBytes);
