@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
 #include <map>
 
 using namespace mlir;
@@ -162,10 +163,13 @@ tilec::analyzer::countLaunch(ModuleOp module, llvm::StringRef kernelName,
           arg.floatValue = double(arg.intValue);
         }
       } else {
-        if (arg.isFloat)
+        if (arg.isFloat) {
+          char value[32];
+          std::snprintf(value, sizeof value, "%g", arg.floatValue);
           return emitError(func.getLoc())
                  << where << " is an integer (" << arg.type << ") but got "
-                 << arg.floatValue;
+                 << value;
+        }
         unsigned width = cast<IntegerType>(type).getWidth();
         Iv range = topOf(width);
         if (arg.intValue < range.lo || arg.intValue > range.hi)

@@ -98,6 +98,7 @@ private:
           op = c;
       if (!op)
         return true;
+      skip();
       size_t at = pos_;
       int64_t r;
       if (!power(r))
