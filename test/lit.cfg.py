@@ -27,7 +27,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "not"]
+tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-analyze",
+         "tilec-profile", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
@@ -47,3 +48,7 @@ if os.path.exists(libdevice):
 else:
     lit_config.note("libdevice not found: tests of kernels that call CUDA "
                     "math functions are unsupported")
+
+# The stand-in libcuda of test/Unit/Runtime, for tilec-profile without a GPU.
+config.substitutions.append(("%fake_cuda", os.path.join(
+    config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))

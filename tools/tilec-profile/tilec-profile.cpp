@@ -62,6 +62,12 @@ int usage(const std::string &message) {
   return 1;
 }
 
+/// An error that is not about the command line.
+int fail(const std::string &message) {
+  std::fprintf(stderr, "tilec-profile: error: %s\n", message.c_str());
+  return 1;
+}
+
 Expected<std::string> readText(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -552,7 +558,9 @@ int main(int argc, char **argv) {
     } else if (a == "--quick") {
       options.quick = true;
     } else if (a == "--help" || a == "-h") {
-      return usage("help") == 1 ? 0 : 0;
+      std::printf("tilec-profile: measure analysed workloads on the GPU "
+                  "(see docs/analyzer.md)\n");
+      return 0;
     } else if (!a.empty() && a[0] == '-') {
       return usage("unknown option '" + a + "'");
     } else {
@@ -564,7 +572,7 @@ int main(int argc, char **argv) {
   if (!options.deviceModel.empty()) {
     auto m = loadDeviceModel(options.deviceModel);
     if (!m.ok())
-      return usage(m.message());
+      return fail(m.message());
     model = *m;
   }
 
@@ -573,15 +581,15 @@ int main(int argc, char **argv) {
       return usage("--render takes no analysis inputs");
     auto text = readText(options.render);
     if (!text.ok())
-      return usage(text.message());
+      return fail(text.message());
     auto run = parseProfileJson(*text, options.render);
     if (!run.ok())
-      return usage(run.message());
+      return fail(run.message());
     if (model)
       run->model = *model;
     Status s = writeOutputs(*run, options.out, /*writeProfile=*/false);
     if (!s.ok())
-      return usage(s.message());
+      return fail(s.message());
     return 0;
   }
 
@@ -595,16 +603,16 @@ int main(int argc, char **argv) {
     if (isDirectory(input)) {
       auto found = analysesIn(input);
       if (!found.ok())
-        return usage(found.message());
+        return fail(found.message());
       files = *found;
     }
     for (const std::string &file : files) {
       auto text = readText(file);
       if (!text.ok())
-        return usage(text.message());
+        return fail(text.message());
       auto a = parseAnalysisJson(*text, file);
       if (!a.ok())
-        return usage(a.message());
+        return fail(a.message());
       if (!options.only.empty() && !options.only.count(a->name))
         continue;
       options.only.erase(a->name);
@@ -612,15 +620,13 @@ int main(int argc, char **argv) {
     }
   }
   if (!options.only.empty() && analyses.size() < options.only.size())
-    return usage("no workload named '" + *options.only.begin() + "'");
+    return fail("no workload named '" + *options.only.begin() + "'");
   if (analyses.empty())
-    return usage("no workloads to profile");
+    return fail("no workloads to profile");
 
   auto ctx = Context::create(0);
-  if (!ctx.ok()) {
-    std::fprintf(stderr, "tilec-profile: error: %s\n", ctx.message().c_str());
-    return 2;
-  }
+  if (!ctx.ok())
+    return fail(ctx.message());
   ProfileRun run;
   run.device = ctx->deviceName() + " (" + ctx->arch() + ")";
   std::time_t now = std::time(nullptr);
@@ -644,9 +650,7 @@ int main(int argc, char **argv) {
     run.workloads.push_back(std::move(w));
   }
   Status s = writeOutputs(run, options.out, /*writeProfile=*/true);
-  if (!s.ok()) {
-    std::fprintf(stderr, "tilec-profile: error: %s\n", s.message().c_str());
-    return 1;
-  }
+  if (!s.ok())
+    return fail(s.message());
   return failed ? 1 : 0;
 }

@@ -148,7 +148,7 @@ WorkloadAnalyzer::analyzeLaunch(const LaunchSpec &spec, const Vars &vars) {
   }
   auto grid = evalGrid(spec, vars);
   if (!grid) {
-    error_ = kernel + ": " + llvm::toString(grid.takeError());
+    error_ = "the grid of '" + kernel + "': " + llvm::toString(grid.takeError());
     return failure();
   }
   std::vector<std::string> names;

@@ -271,7 +271,7 @@ tilec::analyzer::evalGrid(const LaunchSpec &spec, const Vars &vars) {
   for (size_t i = 0; i < spec.grid.size(); ++i) {
     auto v = evalExpr(spec.grid[i], vars);
     if (!v)
-      return fail("grid: " + toString(v.takeError()));
+      return v.takeError();
     grid[i] = *v;
   }
   return grid;

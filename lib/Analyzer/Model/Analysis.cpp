@@ -637,13 +637,15 @@ Status readLaunch(const Value &v, const std::string &origin,
 Expected<WorkloadAnalysis>
 tilec::analyzer::analysisFromJson(const Value &v, const std::string &origin) {
   JsonObjectReader o(v, origin, "an analysis");
-  TILEC_RETURN_IF_ERROR(o.check({"format", "version", "name", "group", "label",
-                                 "batch_var", "device", "points"}));
+  // The format first: another tilec file gets a message that says so.
   std::string format;
-  TILEC_RETURN_IF_ERROR(o.string("format", format, true));
-  if (format != "tilec-analysis")
+  if (v.isObject())
+    TILEC_RETURN_IF_ERROR(o.string("format", format, true));
+  if (v.isObject() && format != "tilec-analysis")
     return o.error(*o.find("format"),
                    "not a tilec-analysis document (format '" + format + "')");
+  TILEC_RETURN_IF_ERROR(o.check({"format", "version", "name", "group", "label",
+                                 "batch_var", "device", "points"}));
   int64_t version = 0;
   TILEC_RETURN_IF_ERROR(o.integer("version", version, true));
   if (version != 1)

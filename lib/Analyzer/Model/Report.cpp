@@ -404,13 +404,15 @@ tilec::analyzer::parseProfileJson(std::string_view text,
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());
   JsonObjectReader o(*parsed, origin, "a profile");
-  TILEC_RETURN_IF_ERROR(
-      o.check({"format", "version", "device", "date", "model", "workloads"}));
+  // The format first: another tilec file gets a message that says so.
   std::string format;
-  TILEC_RETURN_IF_ERROR(o.string("format", format, true));
-  if (format != "tilec-profile")
+  if (parsed->isObject())
+    TILEC_RETURN_IF_ERROR(o.string("format", format, true));
+  if (parsed->isObject() && format != "tilec-profile")
     return o.error(*o.find("format"),
                    "not a tilec-profile document (format '" + format + "')");
+  TILEC_RETURN_IF_ERROR(
+      o.check({"format", "version", "device", "date", "model", "workloads"}));
   int64_t version = 0;
   TILEC_RETURN_IF_ERROR(o.integer("version", version, true));
   if (version != 1)
