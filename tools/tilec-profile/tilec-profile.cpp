@@ -434,6 +434,7 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
   double budget = options_.quick ? 0.02 : 0.05; // seconds of GPU time
   int warm = int(std::clamp(0.3 * budget / estimate, 1.0, 200.0));
   int reps = int(std::clamp(budget / estimate, 5.0, 500.0));
+  // Slow kernels (over `budget`) get 5 timed runs and 3 loop iterations.
   for (int i = 0; i < warm; ++i)
     TILEC_RETURN_IF_ERROR(iteration(size_t(i)));
   std::vector<Event> starts, ends;
@@ -462,8 +463,8 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
   out.reps = reps;
 
   // Wall time per iteration of a plain loop, as the seed article times it.
-  int loops = int(std::clamp(budget / std::max(estimate, 5e-6), 20.0, 2000.0));
-  for (int i = 0; i < 10; ++i)
+  int loops = int(std::clamp(budget / std::max(estimate, 5e-6), 3.0, 2000.0));
+  for (int i = 0; i < std::min(loops, 10); ++i)
     TILEC_RETURN_IF_ERROR(iteration(size_t(i)));
   TILEC_RETURN_IF_ERROR(stream->synchronize());
   double t0 = nowSeconds();

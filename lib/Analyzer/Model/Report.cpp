@@ -259,7 +259,7 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
   std::string out = format(
       "tilec-profile on %s, %s\nceilings (%s): %.0f GB/s, bf16 tensor %.0f "
       "TFLOP/s, fp32 %.1f TFLOP/s, sfu %.2f Tops/s, launch %.1f us\n\n",
-      run.device.c_str(), run.date.c_str(), m.source.c_str(), m.bandwidthGBps,
+      run.device.c_str(), run.date.c_str(), m.name.c_str(), m.bandwidthGBps,
       m.tensorBf16TFlops, m.fp32TFlops, m.sfuTops, m.launchUs);
   out += format("%-30s %9s %6s %5s %8s %5s %5s  %-17s %s\n", "workload",
                 "time", "GB/s", "%BW", "ops/s", "%pipe", "2N/N", "verdict",

@@ -107,12 +107,16 @@ public:
                    width_, height_);
     text(left_, 24, title, "start", 15, "bold");
   }
+  /// `xUnit` null: plain numbers on x (0.01, 0.1, 1, 10), else prefixes.
   void axes(const std::string &xTitle, const std::string &yTitle,
             const char *xUnit, const char *yUnit) {
     for (double e = lx0_; e <= lx1_ + 1e-9; ++e) {
       double x = X(std::pow(10, e));
       line(x, top_, x, bottom_, "#e4e4e4", 1);
-      text(x, bottom_ + 16, decadeLabel(std::pow(10, e), xUnit), "middle");
+      text(x, bottom_ + 16,
+           xUnit ? decadeLabel(std::pow(10, e), xUnit)
+                 : format("%g", std::pow(10, e)),
+           "middle");
     }
     for (double e = ly0_; e <= ly1_ + 1e-9; ++e) {
       double y = Y(std::pow(10, e));
@@ -265,9 +269,9 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
   Chart c(1040, 640, 90, 680, 50, 570);
   c.setRange(xmin, xmax, ymin, ymax);
   c.begin("Roofline on " + (run.device.empty() ? m.name : run.device) +
-          ": ceilings " + m.source);
+          ", ceilings of " + m.name);
   c.axes("arithmetic intensity (ops per byte of minimal traffic)",
-         "ops per second", "", "");
+         "ops per second", nullptr, "");
 
   // The DRAM diagonal up to the highest roof, then each roof flat.
   double top = roofs.front().ops;
@@ -284,12 +288,12 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
     c.polyline({{xs, c.ymin()}, {x1, bw * x1}}, "#333", 2);
   }
   // Label along the diagonal, one decade in from the left.
-  double lx = c.xmin() * 10, ly = bw * lx;
-  if (c.inside(lx, ly)) {
-    double angle = std::atan2(c.Y(bw * lx * 10) - c.Y(ly),
-                              c.X(lx * 10) - c.X(lx)) *
+  double dx = c.xmin() * 3, dy = bw * dx;
+  if (c.inside(dx, dy)) {
+    double angle = std::atan2(c.Y(bw * dx * 10) - c.Y(dy),
+                              c.X(dx * 10) - c.X(dx)) *
                    180 / M_PI;
-    c.rotatedText(c.X(lx), c.Y(ly) - 6, angle,
+    c.rotatedText(c.X(dx), c.Y(dy) - 6, angle,
                   format("DRAM %.0f GB/s", m.bandwidthGBps));
   }
   for (const Roof &r : roofs) {
@@ -301,6 +305,7 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
     c.text(c.X(c.xmax()) - 4, c.Y(r.ops) - 5, r.label, "end", 11, "normal",
            "#333");
   }
+  std::vector<std::pair<double, double>> labels; // placed so far
   for (const Point &p : points) {
     const char *color = regimeColor(p.regime);
     double px = c.X(p.x);
@@ -309,9 +314,20 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
     c.circle(px, c.Y(p.yPredicted), 5, color, false);
     if (p.yMeasured > 0)
       c.circle(px, c.Y(p.yMeasured), 5, color, true);
-    double labelY = p.yMeasured > 0 ? p.yMeasured : p.yPredicted;
-    c.text(px + 7, c.Y(labelY) + 4, std::to_string(p.number), "start", 11,
-           "bold", color);
+    // Points of equal intensity and rate would stack their numbers: move
+    // a label down until it is clear of those placed before.
+    double lx = px + 7,
+           ly = c.Y(p.yMeasured > 0 ? p.yMeasured : p.yPredicted) + 4;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const auto &[ox, oy] : labels)
+        if (std::fabs(ox - lx) < 16 && std::fabs(oy - ly) < 11) {
+          ly = oy + 12;
+          moved = true;
+        }
+    }
+    labels.push_back({lx, ly});
+    c.text(lx, ly, std::to_string(p.number), "start", 11, "bold", color);
   }
   // The legend names the numbered points.
   double lx0 = c.right() + 20, ly0 = c.top() + 8;
