@@ -42,8 +42,10 @@ struct OpCount {
 
 /// tile.dot FLOPs (2*M*N*K per dot) by kind: the operand type ("bf16",
 /// "f16", "fp8", "i8") or, for f32 operands, the precision ("tf32",
-/// "tf32x3", "ieee"). `useful` counts only products of two operand elements
-/// that came from active (unmasked) loads.
+/// "tf32x3", "ieee"); "fma:<kind>" when the compiled code has no
+/// tensor-core instructions (the FMA pipe does the work). `useful` counts
+/// only products of two operand elements that came from active (unmasked)
+/// loads.
 struct DotCount {
   std::string kind;
   uint64_t flops = 0;

@@ -135,6 +135,12 @@ ptxasResources(llvm::StringRef ptx, llvm::StringRef arch,
 /// Parses ptxas's -v report (what ptxasResources runs on).
 std::map<std::string, Resources> parsePtxasReport(llvm::StringRef report);
 
+/// True when `ptx` has tensor-core instructions (mma, wgmma).
+bool hasTensorCoreInstructions(llvm::StringRef ptx);
+/// For code without tensor-core instructions: counts its tile.dots on the
+/// FMA pipe (kind "fma:<kind>") and says so in a note naming `module`.
+void countDotsOnFmaPipe(LaunchCounts &counts, llvm::StringRef module);
+
 //===----------------------------------------------------------------------===//
 // Whole workloads
 //===----------------------------------------------------------------------===//
@@ -157,6 +163,8 @@ struct CompiledModule {
   std::map<std::string, Resources> resources; ///< per kernel
   /// Why there is no PTX or no ptxas report, if so.
   std::string note;
+  /// The PTX has tensor-core instructions (meaningless without PTX).
+  bool tensorCores = false;
 };
 
 /// Analyses workloads: parses each tile file once, runs tilec's front end,

@@ -101,6 +101,7 @@ WorkloadAnalyzer::load(const std::string &path) {
     } else {
       compiled.ptx = result->ptx;
       compiled.metadataJson = result->metadataJson;
+      compiled.tensorCores = hasTensorCoreInstructions(compiled.ptx);
       if (options_.usePtxas) {
         auto resources =
             ptxasResources(compiled.ptx, ptxLevel.arch, options_.ptxasPath);
@@ -179,6 +180,10 @@ WorkloadAnalyzer::analyzeLaunch(const LaunchSpec &spec, const Vars &vars) {
   Resources &r = launch.resources;
   r.threadsPerProgram = 32 * tile::getNumWarps(func);
   const CompiledModule &compiled = modules_[file.stem];
+  // The floor follows the code that runs: dots compiled without tensor-core
+  // instructions run on the FMA pipe.
+  if (!compiled.ptx.empty() && !compiled.tensorCores)
+    countDotsOnFmaPipe(launch.counts, file.stem);
   auto found = compiled.resources.find(kernel);
   if (found != compiled.resources.end()) {
     int threads = r.threadsPerProgram;

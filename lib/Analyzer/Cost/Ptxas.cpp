@@ -129,3 +129,23 @@ tilec::analyzer::ptxasResources(StringRef ptx, StringRef arch,
     return fail("cannot read ptxas's report");
   return parsePtxasReport((*text)->getBuffer());
 }
+
+bool tilec::analyzer::hasTensorCoreInstructions(StringRef ptx) {
+  // mma.sync (sm_80+) and wgmma.mma_async (sm_90a); ldmatrix alone is not.
+  return ptx.contains("mma.sync") || ptx.contains("wgmma.");
+}
+
+void tilec::analyzer::countDotsOnFmaPipe(LaunchCounts &counts,
+                                         StringRef module) {
+  bool moved = false;
+  for (DotCount &d : counts.dots)
+    if (d.kind != "ieee" && !StringRef(d.kind).starts_with("fma:")) {
+      d.kind = "fma:" + d.kind;
+      moved = true;
+    }
+  if (moved)
+    counts.notes.push_back(module.str() +
+                           ".ptx has no tensor-core instructions (mma, "
+                           "wgmma): its tile.dot work is counted on the FMA "
+                           "pipe");
+}

@@ -212,8 +212,9 @@ WorkByClass tilec::analyzer::classifyWork(const LaunchCounts &counts) {
     }
   }
   for (const DotCount &d : counts.dots) {
-    if (d.kind == "ieee") {
-      // f32 dots at ieee precision run as FMAs.
+    if (d.kind == "ieee" || std::string_view(d.kind).starts_with("fma:")) {
+      // f32 dots at ieee precision, and dots compiled without tensor-core
+      // instructions, run as FMAs.
       w.fp32Flops += double(d.flops);
       w.fp32PipeInstrs += double(d.flops) / 2;
       continue;

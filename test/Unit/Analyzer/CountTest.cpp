@@ -847,6 +847,24 @@ ptxas info    : Used 32 registers, used 0 barriers, 6520 bytes cumulative stack 
   EXPECT_EQ(r["matmul"].source, "ptxas -v");
 }
 
+TEST(Ptxas, TensorCoreInstructions) {
+  EXPECT_TRUE(hasTensorCoreInstructions(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1}"));
+  EXPECT_TRUE(hasTensorCoreInstructions("wgmma.mma_async.sync.aligned"));
+  EXPECT_FALSE(hasTensorCoreInstructions("fma.rn.f32 %f1, %f2, %f3, %f4;"));
+  LaunchCounts c;
+  c.dots = {{"bf16", 100, 90}, {"ieee", 10, 10}};
+  countDotsOnFmaPipe(c, "matmul");
+  EXPECT_EQ(c.dots[0].kind, "fma:bf16");
+  EXPECT_EQ(c.dots[1].kind, "ieee");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0], "matmul.ptx has no tensor-core instructions (mma, "
+                        "wgmma): its tile.dot work is counted on the FMA "
+                        "pipe");
+  countDotsOnFmaPipe(c, "matmul"); // once is enough
+  EXPECT_EQ(c.notes.size(), 1u);
+}
+
 //===----------------------------------------------------------------------===//
 // Whole workloads through the front end
 //===----------------------------------------------------------------------===//

@@ -282,6 +282,14 @@ TEST(Floors, ClassesOfSpecialFunctionsAndDots) {
   Prediction p = predictLaunch(h200(), c);
   // tf32x3 runs three tf32 passes.
   EXPECT_DOUBLE_EQ(p.tensor, 1000 / 989.4e12 + 150 / 494.7e12);
+  // Dots compiled to FMAs count on the FMA pipe.
+  LaunchCounts fma;
+  fma.dots = {{"fma:bf16", uint64_t(1e12), uint64_t(1e12)}};
+  WorkByClass f = classifyWork(fma);
+  EXPECT_EQ(f.tensorTotal(), 0);
+  EXPECT_EQ(f.fp32Flops, 1e12);
+  EXPECT_EQ(f.fp32PipeInstrs, 5e11);
+  EXPECT_EQ(predictLaunch(h200(), fma).limit, "fp32");
   // fp8 on an A100: no such tensor cores, an infinite floor.
   c.dots = {{"fp8", 10, 10}};
   EXPECT_TRUE(std::isinf(predictLaunch(*builtinDeviceModel("a100"), c).tensor));
