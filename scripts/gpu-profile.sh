@@ -13,7 +13,8 @@
 # builds tilec-profile with -DTILEC_RUNTIME_ONLY=ON (no MLIR there) into
 # $BUILD (default build-gpu), checks DIR, measures every workload at every
 # analysed point (N, 2N, the sweep) against the measured H200 ceilings
-# (examples/devices/h200-measured.json; DEVICE_MODEL=file to change), and
+# (examples/devices/h200-measured.json; DEVICE_MODEL=file to change), one
+# process per workload (WORKLOAD_TIMEOUT seconds each, default 180), and
 # writes into $LOGS (default $BUILD/profile): report.txt, profile.json,
 # roofline.svg, sweep-*.svg, the same report against the datasheet in
 # datasheet/, and the logs. When $OUT is set, copies the results there
@@ -86,17 +87,45 @@ command -v nvidia-smi >/dev/null &&
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$build/cubin-cache}
 quick=()
 [ "${QUICK:-0}" = 1 ] && quick=(--quick)
-timeout 600 "$build/bin/tilec-profile" "$dir" --out "$logs" \
-  --device-model "$model" "${quick[@]}" 2>"$logs/profile.log"
-rc=$?
-tail -n +1 "$logs/profile.log" | grep -v '^  ' || true
-# The same measurements against the datasheet ceilings (no GPU needed).
-"$build/bin/tilec-profile" --render "$logs/profile.json" \
-  --out "$logs/datasheet" >/dev/null 2>&1 || echo "gpu-profile: --render failed"
+# One process per workload: a kernel that faults (and so poisons its CUDA
+# context) or hangs costs only its own workload. The runs merge below.
+rm -rf "$logs/runs"
+mkdir -p "$logs/runs"
+profiles=()
+crashed=()
+: >"$logs/profile.log"
+i=0
+while read -r f; do
+  i=$((i + 1))
+  run="$logs/runs/$(printf '%02d' "$i")-${f%.analysis.json}"
+  timeout "${WORKLOAD_TIMEOUT:-180}" "$build/bin/tilec-profile" "$dir/$f" \
+    --out "$run" --device-model "$model" "${quick[@]}" \
+    >"$run.out" 2>>"$logs/profile.log"
+  wrc=$?
+  if [ -s "$run/profile.json" ]; then
+    profiles+=("$run/profile.json")
+    ((wrc == 0)) || echo "gpu-profile: $f: measured with errors (exit $wrc)"
+  else
+    crashed+=("$f (exit $wrc)")
+    echo "gpu-profile: $f: no result (exit $wrc; see $logs/profile.log)"
+  fi
+done <"$dir/workloads.txt"
+rc=0
+if ((${#profiles[@]})); then
+  "$build/bin/tilec-profile" --render "${profiles[@]}" --out "$logs" \
+    --device-model "$model" || rc=$?
+  # The same measurements against the datasheet ceilings.
+  "$build/bin/tilec-profile" --render "$logs/profile.json" \
+    --out "$logs/datasheet" >/dev/null 2>&1 ||
+    echo "gpu-profile: the datasheet rendering failed"
+else
+  rc=1
+fi
 
 # Self-checks: every output there, every workload measured.
 failed=()
-((rc == 0)) || failed+=("tilec-profile exited $rc (see $logs/profile.log)")
+((rc == 0)) || failed+=("merging the runs failed (exit $rc)")
+((${#crashed[@]} == 0)) || failed+=("no result for: ${crashed[*]}")
 for f in report.txt profile.json roofline.svg; do
   [ -s "$logs/$f" ] || failed+=("no $f")
 done

@@ -2,7 +2,7 @@
 //
 //   tilec-profile DIR|FILE.analysis.json... [--out DIR] [--device-model F]
 //                 [--only NAME,...] [--quick]
-//   tilec-profile --render profile.json [--out DIR] [--device-model F]
+//   tilec-profile --render profile.json... [--out DIR] [--device-model F]
 //
 // Runs each workload that tilec-analyze wrote (its PTX and metadata sit
 // beside the analysis) at every analysed point through the runtime: inputs
@@ -13,7 +13,8 @@
 // Writes profile.json, report.txt, roofline.svg and a time-vs-size chart
 // per sweep, and prints the report: achieved bandwidth and FLOP rates
 // against the ceilings, the batch-doubling ratio, the verdict. --render
-// redraws them from a profile.json without a GPU.
+// redraws them from profile.json files without a GPU, merging several (runs
+// of one workload each) into one.
 //
 // Needs only the runtime (no MLIR): it builds with -DTILEC_RUNTIME_ONLY=ON.
 //
@@ -56,7 +57,7 @@ int usage(const std::string &message) {
                "tilec-profile: error: %s\n"
                "usage: tilec-profile DIR|FILE.analysis.json... [--out DIR] "
                "[--device-model FILE] [--only NAME,...] [--quick]\n"
-               "       tilec-profile --render profile.json [--out DIR] "
+               "       tilec-profile --render profile.json... [--out DIR] "
                "[--device-model FILE]\n",
                message.c_str());
   return 1;
@@ -578,17 +579,33 @@ int main(int argc, char **argv) {
   }
 
   if (!options.render.empty()) {
-    if (!options.inputs.empty())
-      return usage("--render takes no analysis inputs");
-    auto text = readText(options.render);
-    if (!text.ok())
-      return fail(text.message());
-    auto run = parseProfileJson(*text, options.render);
-    if (!run.ok())
-      return fail(run.message());
+    // Several profiles (one process per workload) merge into one run, in
+    // the order given; the first names the device.
+    std::vector<std::string> files = {options.render};
+    for (const std::string &input : options.inputs) {
+      if (!input.ends_with("profile.json"))
+        return usage("--render takes profile.json files, not '" + input +
+                     "'");
+      files.push_back(input);
+    }
+    std::optional<ProfileRun> run;
+    for (const std::string &file : files) {
+      auto text = readText(file);
+      if (!text.ok())
+        return fail(text.message());
+      auto one = parseProfileJson(*text, file);
+      if (!one.ok())
+        return fail(one.message());
+      if (!run)
+        run = std::move(*one);
+      else
+        for (WorkloadProfile &w : one->workloads)
+          run->workloads.push_back(std::move(w));
+    }
     if (model)
       run->model = *model;
-    Status s = writeOutputs(*run, options.out, /*writeProfile=*/false);
+    // A merged run is a new profile; a single one is only redrawn.
+    Status s = writeOutputs(*run, options.out, files.size() > 1);
     if (!s.ok())
       return fail(s.message());
     return 0;
