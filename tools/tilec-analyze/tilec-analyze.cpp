@@ -42,9 +42,10 @@ static cl::OptionCategory category("tilec-analyze options");
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("[<kernel .tile file>]"),
                                       cl::cat(category));
-static cl::opt<std::string> workloadsFile(
-    "workloads", cl::desc("Analyse every workload of this JSON file"),
-    cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    workloadsFile("workloads",
+                  cl::desc("Analyse every workload of this JSON file"),
+                  cl::value_desc("file"), cl::cat(category));
 static cl::list<std::string>
     only("only", cl::desc("With --workloads: only these workloads (names)"),
          cl::CommaSeparated, cl::cat(category));
@@ -63,15 +64,15 @@ static cl::list<std::string> argSpecs(
 static cl::list<std::string>
     setVars("set", cl::desc("A variable for the expressions: VAR=EXPR"),
             cl::cat(category));
-static cl::opt<std::string> batchVar(
-    "batch", cl::desc("Variable doubled for the 2N point (batch doubling)"),
-    cl::cat(category));
+static cl::opt<std::string>
+    batchVar("batch",
+             cl::desc("Variable doubled for the 2N point (batch doubling)"),
+             cl::cat(category));
 static cl::list<std::string>
     sweep("sweep", cl::desc("More values of the batch variable to analyse"),
           cl::CommaSeparated, cl::cat(category));
-static cl::opt<std::string> workloadName("name",
-                                         cl::desc("Name of the workload"),
-                                         cl::cat(category));
+static cl::opt<std::string>
+    workloadName("name", cl::desc("Name of the workload"), cl::cat(category));
 static cl::opt<std::string> device(
     "device",
     cl::desc("Device model: h200, h100, a100, or a JSON file of ceilings"),
@@ -90,9 +91,10 @@ static cl::opt<std::string>
 static cl::opt<bool> noPtxas("no-ptxas",
                              cl::desc("Do not ask ptxas for registers"),
                              cl::cat(category));
-static cl::opt<bool> noCompile(
-    "no-compile", cl::desc("Do not compile to PTX (no registers either)"),
-    cl::cat(category));
+static cl::opt<bool>
+    noCompile("no-compile",
+              cl::desc("Do not compile to PTX (no registers either)"),
+              cl::cat(category));
 static cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas to run"),
                                       cl::value_desc("path"),
                                       cl::cat(category));
@@ -157,8 +159,7 @@ static llvm::Expected<WorkloadSpec> commandLineWorkload() {
     auto [name, expr] = llvm::StringRef(s).split('=');
     if (name.trim().empty() || expr.trim().empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--set expects VAR=EXPR, got '" + s +
-                                         "'");
+                                     "--set expects VAR=EXPR, got '" + s + "'");
     spec.vars.push_back({name.trim().str(), expr.trim().str()});
   }
   spec.batchVar = batchVar;
@@ -167,17 +168,16 @@ static llvm::Expected<WorkloadSpec> commandLineWorkload() {
     for (const auto &v : spec.vars)
       found |= v.first == spec.batchVar;
     if (!found)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--batch=" + spec.batchVar + " names no --set variable");
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--batch=" + spec.batchVar +
+                                         " names no --set variable");
   }
   spec.sweep.assign(sweep.begin(), sweep.end());
   if (!spec.sweep.empty() && spec.batchVar.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--sweep needs --batch");
-  spec.name = workloadName.empty()
-                  ? llvm::sys::path::stem(inputFile).str()
-                  : std::string(workloadName);
+  spec.name = workloadName.empty() ? llvm::sys::path::stem(inputFile).str()
+                                   : std::string(workloadName);
   spec.launches.push_back(launch);
   return spec;
 }

@@ -177,9 +177,9 @@ public:
   Profiler(Context ctx, const Options &options)
       : ctx_(std::move(ctx)), options_(options) {
     int l2 = 0;
-    if (ctx_.driver().cuDeviceGetAttribute(
-            &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ctx_.device()) ==
-            CUDA_SUCCESS &&
+    if (ctx_.driver().cuDeviceGetAttribute(&l2,
+                                           CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+                                           ctx_.device()) == CUDA_SUCCESS &&
         l2 > 0)
       l2Bytes_ = size_t(l2);
   }
@@ -218,7 +218,8 @@ Expected<Kernel> Profiler::kernel(const std::string &dir,
         exists(base + ".cubin") ? base + ".cubin" : base + ".ptx";
     if (!exists(binary))
       return Status::error("no " + base + ".ptx or .cubin (tilec-analyze -o " +
-                           dir + " writes it unless the kernel failed to "
+                           dir +
+                           " writes it unless the kernel failed to "
                            "compile)");
     auto m = Module::loadFiles(ctx_, binary, base + ".json");
     if (!m.ok())
@@ -267,7 +268,8 @@ Status Profiler::fill(DeviceMemory &mem, ScalarType type, uint64_t count) {
       }
     }
   }
-  uint64_t total = count * bytes, first = std::min<uint64_t>(total, block.size());
+  uint64_t total = count * bytes,
+           first = std::min<uint64_t>(total, block.size());
   TILEC_RETURN_IF_ERROR(mem.copyFromHost(block.data(), first));
   // Double the filled prefix on the device until the buffer is full.
   const Driver &d = ctx_.driver();
@@ -327,15 +329,15 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
     if (b.read)
       inputBytes += b.count * typeBytes(b.type);
   // Copies of the inputs so that repeated runs do not find them in L2.
-  size_t sets = inputBytes ? std::clamp<size_t>((3 * l2Bytes_ + inputBytes - 1) /
-                                                    inputBytes,
-                                                1, 8)
-                           : 1;
+  size_t sets = inputBytes
+                    ? std::clamp<size_t>(
+                          (3 * l2Bytes_ + inputBytes - 1) / inputBytes, 1, 8)
+                    : 1;
   for (auto &[name, b] : buffers) {
     size_t copies = b.read ? sets : 1;
     for (size_t i = 0; i < copies; ++i) {
-      auto mem = DeviceMemory::allocate(
-          ctx_, std::max<uint64_t>(1, b.count) * typeBytes(b.type));
+      auto mem = DeviceMemory::allocate(ctx_, std::max<uint64_t>(1, b.count) *
+                                                  typeBytes(b.type));
       if (!mem.ok())
         return mem.status().withContext("allocating buffer '" + name + "'");
       if (b.read)
@@ -492,8 +494,8 @@ void Profiler::profile(WorkloadProfile &w, const std::string &dir) {
     if (!s.ok()) {
       std::string where;
       for (const auto &[name, value] : w.analysis.points[i].vars)
-        where += (where.empty() ? "" : " ") + name + "=" +
-                 std::to_string(value);
+        where +=
+            (where.empty() ? "" : " ") + name + "=" + std::to_string(value);
       w.error = (where.empty() ? "" : "at " + where + ": ") + s.message();
       if (i == 0)
         w.measured.clear();
@@ -523,9 +525,9 @@ Status writeOutputs(const ProfileRun &run, const std::string &out,
   TILEC_RETURN_IF_ERROR(writeFile(out + "/roofline.svg", rooflineSvg(run)));
   for (const WorkloadProfile &w : run.workloads)
     if (w.analysis.points.size() >= 3)
-      TILEC_RETURN_IF_ERROR(writeFile(out + "/sweep-" + slug(w.analysis.name) +
-                                          ".svg",
-                                      sweepSvg(w, run.model)));
+      TILEC_RETURN_IF_ERROR(
+          writeFile(out + "/sweep-" + slug(w.analysis.name) + ".svg",
+                    sweepSvg(w, run.model)));
   return Status();
 }
 
@@ -584,8 +586,7 @@ int main(int argc, char **argv) {
     std::vector<std::string> files = {options.render};
     for (const std::string &input : options.inputs) {
       if (!input.ends_with("profile.json"))
-        return usage("--render takes profile.json files, not '" + input +
-                     "'");
+        return usage("--render takes profile.json files, not '" + input + "'");
       files.push_back(input);
     }
     std::optional<ProfileRun> run;
@@ -653,8 +654,8 @@ int main(int argc, char **argv) {
   run.date = date;
   run.model = model ? *model : analyses.front().first.device;
   Profiler profiler(*ctx, options);
-  std::fprintf(stderr, "tilec-profile: %zu workloads on %s\n",
-               analyses.size(), run.device.c_str());
+  std::fprintf(stderr, "tilec-profile: %zu workloads on %s\n", analyses.size(),
+               run.device.c_str());
   bool failed = false;
   for (auto &[analysis, dir] : analyses) {
     WorkloadProfile w;

@@ -1,4 +1,5 @@
-//===- Analysis.h - what a kernel launch does, and its time floor -*- C++ -*-===//
+//===- Analysis.h - what a kernel launch does, and its time floor -*- C++
+//-*-===//
 //
 // The static analysis of a launch, as tilec-analyze computes it and
 // tilec-profile reads it back: exact counts of the operations executed
@@ -54,8 +55,8 @@ struct DotCount {
 
 /// Global memory traffic of one pointer parameter.
 struct BufferTraffic {
-  std::string name;     ///< the parameter's name
-  std::string type;     ///< element type, "f32"
+  std::string name; ///< the parameter's name
+  std::string type; ///< element type, "f32"
   unsigned elementBytes = 0;
   uint64_t elements = 0; ///< the buffer's size, as given
   uint64_t loaded = 0;   ///< active load lanes, summed over programs
@@ -122,8 +123,8 @@ WorkByClass classifyWork(const LaunchCounts &counts);
 
 /// Seconds each limit needs at best, and which one wins.
 struct Prediction {
-  double memory = 0;  ///< minimal bytes / DRAM bandwidth
-  double tensor = 0;  ///< sum over dot kinds of flops / rate
+  double memory = 0; ///< minimal bytes / DRAM bandwidth
+  double tensor = 0; ///< sum over dot kinds of flops / rate
   double fp32 = 0, fp16 = 0, fp64 = 0, sfu = 0;
   double integer = 0; ///< shown, not part of the floor (see docs)
   double launch = 0;  ///< the launch overhead
@@ -190,8 +191,8 @@ struct WorkloadAnalysis {
 std::string analysisJson(const WorkloadAnalysis &analysis);
 Expected<WorkloadAnalysis> parseAnalysisJson(std::string_view text,
                                              const std::string &origin);
-Expected<WorkloadAnalysis>
-analysisFromJson(const runtime::json::Value &value, const std::string &origin);
+Expected<WorkloadAnalysis> analysisFromJson(const runtime::json::Value &value,
+                                            const std::string &origin);
 
 } // namespace tilec::analyzer
 

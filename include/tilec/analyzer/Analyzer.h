@@ -77,8 +77,8 @@ llvm::Expected<int64_t> evalExpr(llvm::StringRef expr, const Vars &vars);
 
 /// One launch as the user describes it, before evaluation.
 struct LaunchSpec {
-  std::string file;   ///< the .tile file
-  std::string kernel; ///< empty: the file's only kernel
+  std::string file;              ///< the .tile file
+  std::string kernel;            ///< empty: the file's only kernel
   std::vector<std::string> grid; ///< 1 to 3 expressions
   /// One per kernel parameter: a buffer "n=EXPR[,buf=NAME]" or a scalar
   /// "EXPR" (integers) / a number (floats).

@@ -98,8 +98,7 @@ struct Resources {
 
   bool known() const { return registers >= 0 && staticSharedBytes >= 0; }
   int64_t sharedBytes() const {
-    return (staticSharedBytes > 0 ? staticSharedBytes : 0) +
-           dynamicSharedBytes;
+    return (staticSharedBytes > 0 ? staticSharedBytes : 0) + dynamicSharedBytes;
   }
 };
 

@@ -1,4 +1,5 @@
-//===- Report.h - text reports, profile files and roofline SVGs --*- C++ -*-===//
+//===- Report.h - text reports, profile files and roofline SVGs --*- C++
+//-*-===//
 //
 // What people look at: the one-screen text report of an analysis
 // (tilec-analyze) or of a profiling run (tilec-profile), the roofline chart
@@ -62,8 +63,7 @@ std::string rooflineSvg(const ProfileRun &run);
 
 /// Time against the batch variable for a workload analysed at several
 /// sizes: measured device and wall time, and the predicted floor.
-std::string sweepSvg(const WorkloadProfile &workload,
-                     const DeviceModel &model);
+std::string sweepSvg(const WorkloadProfile &workload, const DeviceModel &model);
 
 /// Human units: "1.07 GB", "268 M", "0.741 ms".
 std::string formatBytes(double bytes);

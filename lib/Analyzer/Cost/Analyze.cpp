@@ -28,8 +28,7 @@ struct WorkloadAnalyzer::File {
   OwningOpRef<ModuleOp> tile;   ///< after tilec's front end: what is counted
 };
 
-WorkloadAnalyzer::WorkloadAnalyzer(MLIRContext &context,
-                                   AnalyzeOptions options)
+WorkloadAnalyzer::WorkloadAnalyzer(MLIRContext &context, AnalyzeOptions options)
     : context_(context), options_(std::move(options)) {}
 
 WorkloadAnalyzer::~WorkloadAnalyzer() = default;
@@ -82,8 +81,7 @@ WorkloadAnalyzer::load(const std::string &path) {
     // A kernel the backend cannot lower is still counted: keep the first
     // error as a note instead of failing.
     std::string firstError;
-    OwningOpRef<ModuleOp> ptxModule =
-        cast<ModuleOp>((*file->source)->clone());
+    OwningOpRef<ModuleOp> ptxModule = cast<ModuleOp>((*file->source)->clone());
     tilec::PipelineOptions ptxLevel;
     ptxLevel.emit = tilec::EmitLevel::PTX;
     ptxLevel.arch = options_.device.arch;
@@ -149,7 +147,8 @@ WorkloadAnalyzer::analyzeLaunch(const LaunchSpec &spec, const Vars &vars) {
   }
   auto grid = evalGrid(spec, vars);
   if (!grid) {
-    error_ = "the grid of '" + kernel + "': " + llvm::toString(grid.takeError());
+    error_ =
+        "the grid of '" + kernel + "': " + llvm::toString(grid.takeError());
     return failure();
   }
   std::vector<std::string> names;
@@ -215,8 +214,8 @@ WorkloadAnalyzer::analyze(const WorkloadSpec &spec) {
   if (!spec.batchVar.empty()) {
     auto it = base->find(spec.batchVar);
     if (it == base->end()) {
-      error_ = spec.name + ": the batch variable '" + spec.batchVar +
-               "' is not set";
+      error_ =
+          spec.name + ": the batch variable '" + spec.batchVar + "' is not set";
       return failure();
     }
     std::vector<int64_t> values = {2 * it->second};

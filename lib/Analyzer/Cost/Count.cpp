@@ -1,4 +1,5 @@
-//===- Count.cpp - countLaunch: boxes of programs, split where they differ -===//
+//===- Count.cpp - countLaunch: boxes of programs, split where they differ
+//-===//
 //
 // Starts from the whole grid as one box and evaluates it abstractly. A box
 // whose evaluation is definite contributes its counts times its size; an
@@ -93,27 +94,25 @@ std::string countedType(Operation *op) {
 
 } // namespace
 
-FailureOr<LaunchCounts>
-tilec::analyzer::countLaunch(ModuleOp module, llvm::StringRef kernelName,
-                             std::array<int64_t, 3> grid,
-                             std::vector<LaunchArg> &args,
-                             const CountOptions &options) {
+FailureOr<LaunchCounts> tilec::analyzer::countLaunch(
+    ModuleOp module, llvm::StringRef kernelName, std::array<int64_t, 3> grid,
+    std::vector<LaunchArg> &args, const CountOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>(kernelName);
   if (!func || !tile::isKernel(func)) {
     std::string names;
     for (const std::string &n : kernelNames(module))
       names += (names.empty() ? "" : ", ") + n;
     return emitError(module.getLoc())
-           << "no kernel named '" << kernelName << "' (kernels here: "
-           << (names.empty() ? "none" : names) << ")";
+           << "no kernel named '" << kernelName
+           << "' (kernels here: " << (names.empty() ? "none" : names) << ")";
   }
   const int64_t limits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
   for (int i = 0; i < 3; ++i)
     if (grid[i] < 1 || grid[i] > limits[i])
-      return emitError(func.getLoc())
-             << "grid (" << grid[0] << ", " << grid[1] << ", " << grid[2]
-             << "): " << "xyz"[i] << " must be in [1, " << limits[i]
-             << "] (CUDA's limits)";
+      return emitError(func.getLoc()) << "grid (" << grid[0] << ", " << grid[1]
+                                      << ", " << grid[2] << "): "
+                                      << "xyz"[i] << " must be in [1, "
+                                      << limits[i] << "] (CUDA's limits)";
   unsigned numParams = func.getNumArguments();
   if (args.size() != numParams)
     return emitError(func.getLoc())
@@ -166,16 +165,14 @@ tilec::analyzer::countLaunch(ModuleOp module, llvm::StringRef kernelName,
         if (arg.isFloat) {
           char value[32];
           std::snprintf(value, sizeof value, "%g", arg.floatValue);
-          return emitError(func.getLoc())
-                 << where << " is an integer (" << arg.type << ") but got "
-                 << value;
+          return emitError(func.getLoc()) << where << " is an integer ("
+                                          << arg.type << ") but got " << value;
         }
         unsigned width = cast<IntegerType>(type).getWidth();
         Iv range = topOf(width);
         if (arg.intValue < range.lo || arg.intValue > range.hi)
-          return emitError(func.getLoc())
-                 << where << ": value " << arg.intValue << " does not fit in "
-                 << arg.type;
+          return emitError(func.getLoc()) << where << ": value " << arg.intValue
+                                          << " does not fit in " << arg.type;
         if (auto d = func.getArgAttrOfType<IntegerAttr>(
                 i, tile::TileDialect::getDivisibilityAttrName()))
           if (d.getInt() > 1 && arg.intValue % d.getInt() != 0)
@@ -256,8 +253,8 @@ tilec::analyzer::countLaunch(ModuleOp module, llvm::StringRef kernelName,
   for (unsigned i = 0; i < numParams; ++i) {
     if (!args[i].isBuffer)
       continue;
-    const BufferTally &t = total.buffers.size() > i ? total.buffers[i]
-                                                    : BufferTally();
+    const BufferTally &t =
+        total.buffers.size() > i ? total.buffers[i] : BufferTally();
     unsigned eb = buffers[i].elementBytes;
     BufferTraffic b;
     b.name = args[i].name;

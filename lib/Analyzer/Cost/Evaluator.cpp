@@ -234,8 +234,8 @@ std::string Evaluator::programText() const {
 
 InFlightDiagnostic Evaluator::error(Operation *op) {
   // No "see current operation" note: the location says where.
-  return emitError(op->getLoc()) << op->getName() << " in " << programText()
-                                 << ": ";
+  return emitError(op->getLoc())
+         << op->getName() << " in " << programText() << ": ";
 }
 
 bool Evaluator::indefinite(Operation *op, const char *what, bool data) {
@@ -278,8 +278,8 @@ LogicalResult Evaluator::evalOp(Operation *op) {
     return evalTile(op);
   if (dialect == "scf" || isa<func::CallOp>(op))
     return evalControlFlow(op);
-  emitError(op->getLoc()) << "tilec-analyze does not support '"
-                          << op->getName() << "'";
+  emitError(op->getLoc()) << "tilec-analyze does not support '" << op->getName()
+                          << "'";
   return failure();
 }
 
@@ -347,8 +347,7 @@ LogicalResult Evaluator::evalArith(Operation *op) {
     } else {
       for (Value operand : op->getOperands()) {
         const AV &o = get(operand);
-        if (o.kind != AVKind::Float || o.v.empty() ||
-            o.shape != r.shape)
+        if (o.kind != AVKind::Float || o.v.empty() || o.shape != r.shape)
           continue;
         if (r.v.empty()) {
           r.v = o.v;
@@ -389,11 +388,10 @@ LogicalResult Evaluator::evalArith(Operation *op) {
     if (shortName == "absi") {
       for (size_t i = 0; i < n; ++i) {
         Iv x = a.v[i];
-        r.v[i] = x.lo >= 0   ? x
-                 : x.hi <= 0 ? fit(-__int128(x.hi), -__int128(x.lo), width)
-                             : fit(0, std::max(-__int128(x.lo),
-                                               __int128(x.hi)),
-                                   width);
+        r.v[i] = x.lo >= 0 ? x
+                 : x.hi <= 0
+                     ? fit(-__int128(x.hi), -__int128(x.lo), width)
+                     : fit(0, std::max(-__int128(x.lo), __int128(x.hi)), width);
       }
     } else if (shortName.starts_with("ext") || shortName == "trunci" ||
                shortName.starts_with("index_cast") || shortName == "bitcast") {
@@ -404,9 +402,8 @@ LogicalResult Evaluator::evalArith(Operation *op) {
     const AV &a = get(op->getOperand(0)), &b = get(op->getOperand(1));
     for (size_t i = 0; i < n; ++i) {
       Iv out;
-      r.v[i] = intBinary(shortName, a.v[i], b.v[i], width, out)
-                   ? out
-                   : topOf(width);
+      r.v[i] =
+          intBinary(shortName, a.v[i], b.v[i], width, out) ? out : topOf(width);
     }
   }
   set(result, std::move(r));
@@ -512,8 +509,8 @@ LogicalResult Evaluator::evalTile(Operation *op) {
         set(b, std::move(r));
         return success();
       })
-      .Case<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
-            tile::AtomicCASOp>([&](Operation *o) { return evalMemory(o); })
+      .Case<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(
+          [&](Operation *o) { return evalMemory(o); })
       .Case<tile::ReduceOp, tile::ScanOp>(
           [&](Operation *o) { return evalReduce(o); })
       .Case<tile::DotOp>([&](Operation *o) { return evalDot(o); })
@@ -577,10 +574,11 @@ LogicalResult Evaluator::access(Operation *op, const AV &ptr, const AV *mask,
                              "checked against the buffer sizes");
       } else {
         uint64_t elementBytes = b.elementBytes;
-        error(op) << (which == 0 ? "reads" : which == 1 ? "writes" : "updates")
-                  << " element " << off.lo / int64_t(elementBytes)
-                  << " of %" << b.name << " (lane "
-                  << indexText(int64_t(i), ptr.shape)
+        error(op) << (which == 0   ? "reads"
+                      : which == 1 ? "writes"
+                                   : "updates")
+                  << " element " << off.lo / int64_t(elementBytes) << " of %"
+                  << b.name << " (lane " << indexText(int64_t(i), ptr.shape)
                   << (ptr.shape.empty() ? "0" : "") << "), but %" << b.name
                   << " has " << b.bytes / elementBytes
                   << " elements: the sizes given do not match the grid and "
@@ -588,8 +586,7 @@ LogicalResult Evaluator::access(Operation *op, const AV &ptr, const AV *mask,
         return failure();
       }
     }
-    (which == 0 ? t.loaded : which == 1 ? t.stored : t.atomics) +=
-        accessBytes;
+    (which == 0 ? t.loaded : which == 1 ? t.stored : t.atomics) += accessBytes;
   }
   return success();
 }
@@ -598,8 +595,8 @@ LogicalResult Evaluator::evalMemory(Operation *op) {
   if (auto load = dyn_cast<tile::LoadOp>(op)) {
     const AV *mask = load.getMask() ? &get(load.getMask()) : nullptr;
     std::vector<Iv> active;
-    if (failed(access(op, get(load.getPtr()), mask, byteSize(load.getType()),
-                      0, &active)))
+    if (failed(access(op, get(load.getPtr()), mask, byteSize(load.getType()), 0,
+                      &active)))
       return failure();
     AV r = unknown(load.getType());
     if (r.kind == AVKind::Float)
@@ -621,8 +618,8 @@ LogicalResult Evaluator::evalMemory(Operation *op) {
     return success();
   }
   auto cas = cast<tile::AtomicCASOp>(op);
-  if (failed(access(op, get(cas.getPtr()), nullptr, byteSize(cas.getType()),
-                    2, nullptr)))
+  if (failed(access(op, get(cas.getPtr()), nullptr, byteSize(cas.getType()), 2,
+                    nullptr)))
     return failure();
   set(cas, unknown(cas.getType()));
   return success();
@@ -718,8 +715,9 @@ LogicalResult Evaluator::evalControlFlow(Operation *op) {
       env_[r] = v;
   };
   auto dataDependent = [&](Operation *o, const char *what) {
-    error(o) << what << " depends on loaded data; tilec-analyze cannot count "
-                        "a kernel whose control flow depends on data";
+    error(o) << what
+             << " depends on loaded data; tilec-analyze cannot count "
+                "a kernel whose control flow depends on data";
     return failure();
   };
 
@@ -770,8 +768,7 @@ LogicalResult Evaluator::evalControlFlow(Operation *op) {
         return failure();
       return dataDependent(op, "its condition");
     }
-    Region &region =
-        cond.v[0].lo ? ifOp.getThenRegion() : ifOp.getElseRegion();
+    Region &region = cond.v[0].lo ? ifOp.getThenRegion() : ifOp.getElseRegion();
     if (region.empty())
       return success();
     SmallVector<AVRef> results;
@@ -843,7 +840,7 @@ LogicalResult Evaluator::evalControlFlow(Operation *op) {
     bindResults(op, results);
     return success();
   }
-  emitError(op->getLoc()) << "tilec-analyze does not support '"
-                          << op->getName() << "'";
+  emitError(op->getLoc()) << "tilec-analyze does not support '" << op->getName()
+                          << "'";
   return failure();
 }

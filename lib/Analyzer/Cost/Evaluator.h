@@ -1,4 +1,5 @@
-//===- Evaluator.h - one abstract evaluation of a kernel ---------*- C++ -*-===//
+//===- Evaluator.h - one abstract evaluation of a kernel ---------*- C++
+//-*-===//
 //
 // Evaluates a kernel's body once for a box of programs (program ids as
 // intervals), counting as it goes: elements through each arithmetic op,
@@ -72,8 +73,7 @@ public:
   const std::string &reason() const { return reason_; }
 
 private:
-  mlir::LogicalResult evalBlock(mlir::Block &block,
-                                llvm::ArrayRef<AVRef> args,
+  mlir::LogicalResult evalBlock(mlir::Block &block, llvm::ArrayRef<AVRef> args,
                                 llvm::SmallVectorImpl<AVRef> &results);
   mlir::LogicalResult evalOp(mlir::Operation *op);
   mlir::LogicalResult evalArith(mlir::Operation *op);
@@ -85,9 +85,9 @@ private:
 
   /// Accounts the lanes of a load/store/atomic through `ptr` under `mask`
   /// (null: all active); `active` receives each lane's activity.
-  mlir::LogicalResult access(mlir::Operation *op, const AV &ptr,
-                             const AV *mask, unsigned accessBytes,
-                             int which, std::vector<Iv> *active);
+  mlir::LogicalResult access(mlir::Operation *op, const AV &ptr, const AV *mask,
+                             unsigned accessBytes, int which,
+                             std::vector<Iv> *active);
 
   /// Something that decides the counts is not the same in every program of
   /// the box. Over a box: stops the evaluation (returns true). For one

@@ -1,4 +1,5 @@
-//===- IntOps.cpp - arith integer ops over intervals -----------------------===//
+//===- IntOps.cpp - arith integer ops over intervals
+//-----------------------===//
 //
 // Sound interval semantics of the integer ops in the interpreter's
 // conventions (docs/interpreter.md): values sign-extended, wrapping at
@@ -250,8 +251,7 @@ bool tilec::analyzer::intBinary(llvm::StringRef name, Iv a, Iv b,
     toUnsigned(b, width, blo, bhi);
     bool wide = blo >= U128(width); // shifts by the width or more
     if (name == "shli") {
-      out = wide ? Iv::of(0)
-                 : fit(I128(a.lo) << k, I128(a.hi) << k, width);
+      out = wide ? Iv::of(0) : fit(I128(a.lo) << k, I128(a.hi) << k, width);
     } else if (name == "shrsi") {
       int s = wide ? 63 : int(k);
       out = {a.lo >> s, a.hi >> s};

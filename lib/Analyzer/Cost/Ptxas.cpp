@@ -1,4 +1,5 @@
-//===- Ptxas.cpp - registers and shared memory from ptxas -v ---------------===//
+//===- Ptxas.cpp - registers and shared memory from ptxas -v
+//---------------===//
 //
 // ptxas decides registers and spills; the analyzer asks it (-v) rather than
 // guessing. The report is one block per entry function:
@@ -75,8 +76,7 @@ tilec::analyzer::parsePtxasReport(StringRef report) {
       current->stackBytes = stack;
       int64_t stores = numberBefore(line, " bytes spill stores");
       int64_t loads = numberBefore(line, " bytes spill loads");
-      current->spillBytes =
-          (stores > 0 ? stores : 0) + (loads > 0 ? loads : 0);
+      current->spillBytes = (stores > 0 ? stores : 0) + (loads > 0 ? loads : 0);
     }
   }
   return result;
@@ -113,8 +113,8 @@ tilec::analyzer::ptxasResources(StringRef ptx, StringRef arch,
   llvm::SmallVector<StringRef> argv = {ptxas, "-v", archFlag, in, "-o", out};
   std::optional<StringRef> redirects[] = {std::nullopt, log, log};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, argv, std::nullopt, redirects, 0,
-                                     0, &execError);
+  int rc = llvm::sys::ExecuteAndWait(ptxas, argv, std::nullopt, redirects, 0, 0,
+                                     &execError);
   auto text = llvm::MemoryBuffer::getFile(log);
   llvm::sys::fs::remove(in);
   llvm::sys::fs::remove(out);

@@ -213,9 +213,9 @@ private:
       v = it->second;
       return true;
     }
-    return err(pos_ < text_.size() ? "unexpected '" +
-                                         text_.substr(pos_, 1).str() + "'"
-                                   : std::string("unexpected end"));
+    return err(pos_ < text_.size()
+                   ? "unexpected '" + text_.substr(pos_, 1).str() + "'"
+                   : std::string("unexpected end"));
   }
 
   StringRef text_;
@@ -227,14 +227,15 @@ private:
 
 } // namespace
 
-llvm::Expected<int64_t> tilec::analyzer::evalExpr(StringRef expr, const Vars &vars) {
+llvm::Expected<int64_t> tilec::analyzer::evalExpr(StringRef expr,
+                                                  const Vars &vars) {
   if (expr.trim().empty())
     return fail("empty expression");
   return ExprParser(expr, vars).parse();
 }
 
 llvm::Expected<Vars> tilec::analyzer::evalVars(const WorkloadSpec &spec,
-                                         const Vars &overrides) {
+                                               const Vars &overrides) {
   Vars vars = overrides;
   // In dependency order: a variable may use any other; resolve repeatedly.
   std::vector<std::pair<std::string, std::string>> pending;
@@ -320,7 +321,8 @@ tilec::analyzer::evalArgs(const LaunchSpec &spec, const Vars &vars,
         } else {
           return fail(where + ": '" + names[i] +
                       "' is a pointer: give n=COUNT[,buf=NAME] (unknown "
-                      "item '" + item.trim() + "')");
+                      "item '" +
+                      item.trim() + "')");
         }
       }
       if (!haveCount)
@@ -402,8 +404,7 @@ tilec::analyzer::parseWorkloadsFile(StringRef path) {
   if (!json)
     return fail(path + ": not JSON: " + toString(json.takeError()));
   const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Array *list =
-      root ? root->getArray("workloads") : nullptr;
+  const llvm::json::Array *list = root ? root->getArray("workloads") : nullptr;
   if (!list)
     return fail(path + ": expected {\"workloads\": [...]}");
   llvm::SmallString<128> dir(path);
@@ -481,8 +482,8 @@ tilec::analyzer::parseWorkloadsFile(StringRef path) {
         return fail(lat + ": 'file' is missing");
       llvm::SmallString<128> full(dir);
       llvm::sys::path::append(full, *file);
-      launch.file = llvm::sys::path::is_absolute(*file) ? file->str()
-                                                        : full.str().str();
+      launch.file =
+          llvm::sys::path::is_absolute(*file) ? file->str() : full.str().str();
       if (auto k = l->getString("kernel"))
         launch.kernel = k->str();
       if (llvm::Error e = stringList(*l, "grid", launch.grid, lat, true))

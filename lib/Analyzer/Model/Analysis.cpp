@@ -197,8 +197,7 @@ WorkByClass tilec::analyzer::classifyWork(const LaunchCounts &counts) {
       w.special[name] += n;
       // libdevice computes f16/bf16 special functions in f32; f64 ones on
       // the f64 pipe.
-      (c.type == "f64" ? w.fp64PipeInstrs : w.fp32PipeInstrs) +=
-          info->pipe * n;
+      (c.type == "f64" ? w.fp64PipeInstrs : w.fp32PipeInstrs) += info->pipe * n;
       w.sfuInstrs += info->mufu * n;
       break;
     }
@@ -248,8 +247,8 @@ Prediction predictFrom(const DeviceModel &m, const WorkByClass &w,
   Prediction p;
   p.memory = seconds(double(minimalBytes), m.bandwidthGBps * 1e9);
   for (const auto &[kind, flops] : w.tensorFlops)
-    p.tensor += seconds(kind == "tf32x3" ? 3 * flops : flops,
-                        m.tensorRate(kind));
+    p.tensor +=
+        seconds(kind == "tf32x3" ? 3 * flops : flops, m.tensorRate(kind));
   // FMA-pipe peaks count an FMA as two FLOPs: instructions run at half.
   p.fp32 = seconds(w.fp32PipeInstrs, m.fp32TFlops * 1e12 / 2);
   p.fp16 = seconds(w.fp16PipeInstrs, m.fp16TFlops * 1e12 / 2);
@@ -280,7 +279,8 @@ void pickLimit(Prediction &p) {
 
 Prediction tilec::analyzer::predictLaunch(const DeviceModel &model,
                                           const LaunchCounts &counts) {
-  Prediction p = predictFrom(model, classifyWork(counts), counts.minimalBytes());
+  Prediction p =
+      predictFrom(model, classifyWork(counts), counts.minimalBytes());
   pickLimit(p);
   return p;
 }
@@ -376,8 +376,7 @@ void writeWork(JsonWriter &w, const WorkByClass &work, uint64_t minimal,
   w.member("fp64_flops", work.fp64Flops);
   w.member("special_evaluations", work.specialTotal());
   w.member("int_ops", work.intOps);
-  w.member("intensity",
-           minimal ? work.totalOps() / double(minimal) : 0.0);
+  w.member("intensity", minimal ? work.totalOps() / double(minimal) : 0.0);
 }
 
 void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
@@ -492,8 +491,7 @@ Status readUnsigned(const JsonObjectReader &r, std::string_view key,
   return Status();
 }
 
-Status readResources(const Value &v, const std::string &origin,
-                     Resources &r) {
+Status readResources(const Value &v, const std::string &origin, Resources &r) {
   JsonObjectReader o(v, origin, "'resources'");
   TILEC_RETURN_IF_ERROR(o.check({"threads_per_program", "registers",
                                  "static_shared_bytes", "dynamic_shared_bytes",
@@ -527,9 +525,9 @@ Status readResources(const Value &v, const std::string &origin,
 Status readLaunch(const Value &v, const std::string &origin,
                   LaunchAnalysis &l) {
   JsonObjectReader o(v, origin, "a launch");
-  TILEC_RETURN_IF_ERROR(o.check({"module", "kernel", "grid", "args",
-                                 "resources", "ops", "dots", "buffers",
-                                 "evaluations", "notes", "derived"}));
+  TILEC_RETURN_IF_ERROR(
+      o.check({"module", "kernel", "grid", "args", "resources", "ops", "dots",
+               "buffers", "evaluations", "notes", "derived"}));
   TILEC_RETURN_IF_ERROR(o.string("module", l.module, true));
   TILEC_RETURN_IF_ERROR(o.string("kernel", l.kernel, true));
   const Value *grid = nullptr;
@@ -582,8 +580,8 @@ Status readLaunch(const Value &v, const std::string &origin,
     if (!op.isArray() || e.size() != 3 || !e[0].isString() ||
         !e[1].isString() || !e[2].isInteger() || e[2].asInt() < 0)
       return o.error(op, "each of 'ops' must be [op, type, count]");
-    l.counts.ops.push_back({e[0].asString(), e[1].asString(),
-                           uint64_t(e[2].asInt())});
+    l.counts.ops.push_back(
+        {e[0].asString(), e[1].asString(), uint64_t(e[2].asInt())});
   }
   const Value *dots = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("dots", dots, false));
@@ -601,9 +599,9 @@ Status readLaunch(const Value &v, const std::string &origin,
   TILEC_RETURN_IF_ERROR(o.array("buffers", buffers, true));
   for (const Value &b : buffers->elements()) {
     JsonObjectReader br(b, origin, "a buffer");
-    TILEC_RETURN_IF_ERROR(br.check({"name", "type", "element_bytes",
-                                    "elements", "loaded", "stored", "atomics",
-                                    "masked_loads", "masked_stores"}));
+    TILEC_RETURN_IF_ERROR(
+        br.check({"name", "type", "element_bytes", "elements", "loaded",
+                  "stored", "atomics", "masked_loads", "masked_stores"}));
     BufferTraffic t;
     TILEC_RETURN_IF_ERROR(br.string("name", t.name, true));
     TILEC_RETURN_IF_ERROR(br.string("type", t.type, true));
@@ -614,14 +612,14 @@ Status readLaunch(const Value &v, const std::string &origin,
     TILEC_RETURN_IF_ERROR(readUnsigned(br, "loaded", t.loaded, true));
     TILEC_RETURN_IF_ERROR(readUnsigned(br, "stored", t.stored, true));
     TILEC_RETURN_IF_ERROR(readUnsigned(br, "atomics", t.atomics, false));
-    TILEC_RETURN_IF_ERROR(readUnsigned(br, "masked_loads", t.maskedLoads,
-                                       false));
-    TILEC_RETURN_IF_ERROR(readUnsigned(br, "masked_stores", t.maskedStores,
-                                       false));
+    TILEC_RETURN_IF_ERROR(
+        readUnsigned(br, "masked_loads", t.maskedLoads, false));
+    TILEC_RETURN_IF_ERROR(
+        readUnsigned(br, "masked_stores", t.maskedStores, false));
     l.counts.buffers.push_back(t);
   }
-  TILEC_RETURN_IF_ERROR(readUnsigned(o, "evaluations", l.counts.evaluations,
-                                     false));
+  TILEC_RETURN_IF_ERROR(
+      readUnsigned(o, "evaluations", l.counts.evaluations, false));
   const Value *notes = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("notes", notes, false));
   if (notes)
@@ -662,7 +660,8 @@ tilec::analyzer::analysisFromJson(const Value &v, const std::string &origin) {
   if (!device)
     return o.missing("device");
   // Written by deviceModelJson: every field, read with the --device reader.
-  auto model = deviceModelFromJson(*device, origin, *builtinDeviceModel("h200"));
+  auto model =
+      deviceModelFromJson(*device, origin, *builtinDeviceModel("h200"));
   if (!model.ok())
     return model.status();
   a.device = *model;

@@ -145,12 +145,12 @@ const Int64Field kInt64s[] = {
 } // namespace
 
 double DeviceModel::tensorRate(std::string_view kind) const {
-  double tflops = kind == "bf16"                      ? tensorBf16TFlops
-                  : kind == "f16"                     ? tensorF16TFlops
+  double tflops = kind == "bf16"                       ? tensorBf16TFlops
+                  : kind == "f16"                      ? tensorF16TFlops
                   : kind == "tf32" || kind == "tf32x3" ? tensorTf32TFlops
-                  : kind == "fp8"                     ? tensorFp8TFlops
-                  : kind == "i8"                      ? tensorInt8Tops
-                                                      : 0;
+                  : kind == "fp8"                      ? tensorFp8TFlops
+                  : kind == "i8"                       ? tensorInt8Tops
+                                                       : 0;
   return tflops * 1e12;
 }
 
@@ -297,8 +297,10 @@ Occupancy tilec::analyzer::computeOccupancy(const DeviceModel &m,
                                {"programs per SM", m.maxBlocksPerSM}};
   if (r.registers >= 0) {
     if (r.registers > m.maxRegsPerThread) {
-      o.error = std::to_string(r.registers) + " registers per thread exceed "
-                "the limit of " + std::to_string(m.maxRegsPerThread);
+      o.error = std::to_string(r.registers) +
+                " registers per thread exceed "
+                "the limit of " +
+                std::to_string(m.maxRegsPerThread);
       return o;
     }
     // Registers go to warps in units of regAllocUnit; a thread uses at
@@ -313,13 +315,15 @@ Occupancy tilec::analyzer::computeOccupancy(const DeviceModel &m,
   if (r.staticSharedBytes >= 0) {
     int64_t bytes = r.sharedBytes();
     if (bytes > m.smemPerBlock) {
-      o.error = std::to_string(bytes) + " bytes of shared memory per program "
-                "exceed the limit of " + std::to_string(m.smemPerBlock);
+      o.error = std::to_string(bytes) +
+                " bytes of shared memory per program "
+                "exceed the limit of " +
+                std::to_string(m.smemPerBlock);
       return o;
     }
     int64_t perBlock = bytes + m.smemReservedPerBlock;
-    perBlock = (perBlock + m.smemAllocUnit - 1) / m.smemAllocUnit *
-               m.smemAllocUnit;
+    perBlock =
+        (perBlock + m.smemAllocUnit - 1) / m.smemAllocUnit * m.smemAllocUnit;
     limits.push_back({"shared memory", m.smemPerSM / perBlock});
   } else {
     o.upperBound = true;

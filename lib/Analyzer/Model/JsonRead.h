@@ -32,8 +32,7 @@ public:
                         const std::string &message) const {
     return runtime::Status::error(origin_ + ": line " +
                                   std::to_string(at.line()) + ", column " +
-                                  std::to_string(at.column()) + ": " +
-                                  message);
+                                  std::to_string(at.column()) + ": " + message);
   }
   /// The object itself is not an object, or has a key outside `known`.
   runtime::Status check(const std::vector<std::string_view> &known) const {
@@ -112,8 +111,7 @@ public:
     return runtime::Status();
   }
   /// An array (or error); null if absent and not required.
-  runtime::Status array(std::string_view key,
-                        const runtime::json::Value *&out,
+  runtime::Status array(std::string_view key, const runtime::json::Value *&out,
                         bool required) const {
     out = find(key);
     if (!out)

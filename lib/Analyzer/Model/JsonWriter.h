@@ -34,9 +34,7 @@ public:
     afterKey_ = true;
     return *this;
   }
-  JsonWriter &value(std::string_view s) {
-    return raw(runtime::json::quote(s));
-  }
+  JsonWriter &value(std::string_view s) { return raw(runtime::json::quote(s)); }
   JsonWriter &value(const char *s) { return value(std::string_view(s)); }
   JsonWriter &value(const std::string &s) { return value(std::string_view(s)); }
   JsonWriter &value(bool b) { return raw(b ? "true" : "false"); }

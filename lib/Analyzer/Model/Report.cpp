@@ -36,7 +36,9 @@ std::string scaled(double v, const char *unit) {
     v /= 1000;
     ++i;
   }
-  const char *fmt = a >= 99.95 ? "%.0f%s%s" : a >= 9.995 ? "%.1f%s%s" : "%.2f%s%s";
+  const char *fmt = a >= 99.95   ? "%.0f%s%s"
+                    : a >= 9.995 ? "%.1f%s%s"
+                                 : "%.2f%s%s";
   if (i == 0 && v == std::floor(v))
     fmt = "%.0f%s%s";
   std::string sep = (i == 0 && unit[0]) ? " " : "";
@@ -73,10 +75,10 @@ std::string workText(const WorkByClass &w) {
       kinds += (kinds.empty() ? "" : ", ") + k;
     std::string useful =
         w.tensorUseful < w.tensorTotal()
-            ? format(", %s useful", pct(w.tensorUseful / w.tensorTotal()).c_str())
+            ? format(", %s useful",
+                     pct(w.tensorUseful / w.tensorTotal()).c_str())
             : "";
-    add("tensor " + formatCount(w.tensorTotal()) + " (" + kinds + useful +
-        ")");
+    add("tensor " + formatCount(w.tensorTotal()) + " (" + kinds + useful + ")");
   }
   if (w.fp32Flops > 0 || w.tensorTotal() == 0)
     add("fp32 " + formatCount(w.fp32Flops));
@@ -212,8 +214,8 @@ std::string tilec::analyzer::analysisReport(const WorkloadAnalysis &a) {
     for (const BufferTraffic &b : c.buffers) {
       double times = b.elements ? double(b.loaded) / double(b.elements) : 0;
       if (times > 1.01)
-        reread += (reread.empty() ? "" : ", ") + b.name +
-                  format(" %.0fx", times);
+        reread +=
+            (reread.empty() ? "" : ", ") + b.name + format(" %.0fx", times);
     }
     if (!reread.empty())
       out += ", re-read: " + reread;
@@ -233,11 +235,10 @@ std::string tilec::analyzer::analysisReport(const WorkloadAnalysis &a) {
   }
   if (p.launches.size() > 1) {
     Prediction total = p.predict(m);
-    out += format("all %zu launches: minimal %s, floor %s -> %s-bound\n",
-                  p.launches.size(),
-                  formatBytes(double(p.minimalBytes())).c_str(),
-                  formatSeconds(total.floor).c_str(),
-                  predictedBound(total).c_str());
+    out += format(
+        "all %zu launches: minimal %s, floor %s -> %s-bound\n",
+        p.launches.size(), formatBytes(double(p.minimalBytes())).c_str(),
+        formatSeconds(total.floor).c_str(), predictedBound(total).c_str());
   }
   out += doublingText(a);
   return out;
@@ -261,9 +262,9 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
       "TFLOP/s, fp32 %.1f TFLOP/s, sfu %.2f Tops/s, launch %.1f us\n\n",
       run.device.c_str(), run.date.c_str(), m.name.c_str(), m.bandwidthGBps,
       m.tensorBf16TFlops, m.fp32TFlops, m.sfuTops, m.launchUs);
-  out += format("%-30s %9s %6s %5s %8s %5s %5s  %-17s %s\n", "workload",
-                "time", "GB/s", "%BW", "ops/s", "%pipe", "2N/N", "verdict",
-                "predicted");
+  out +=
+      format("%-30s %9s %6s %5s %8s %5s %5s  %-17s %s\n", "workload", "time",
+             "GB/s", "%BW", "ops/s", "%pipe", "2N/N", "verdict", "predicted");
   std::vector<std::string> notes;
   for (const WorkloadProfile &w : run.workloads) {
     std::string name = w.analysis.name.substr(0, 30);
@@ -281,19 +282,20 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
     double t = meas.deviceSeconds;
     std::string ratio =
         v.doublingRatio > 0 ? format("%.2f", v.doublingRatio) : "-";
-    out += format("%-30s %9s %6.0f %5s %8s %5s %5s  %-17s %s %s\n",
-                  name.c_str(), formatSeconds(t).c_str(),
-                  double(p.minimalBytes()) / t / 1e9,
-                  pct(v.bandwidthFraction).c_str(),
-                  formatCount(p.work().totalOps() / t).c_str(),
-                  v.computePipe.empty() ? "-" : pct(v.computeFraction).c_str(),
-                  ratio.c_str(), regimeText(v.regime, v.pipe).c_str(),
-                  predictedBound(pred).c_str(),
-                  formatSeconds(pred.floor).c_str());
+    out +=
+        format("%-30s %9s %6.0f %5s %8s %5s %5s  %-17s %s %s\n", name.c_str(),
+               formatSeconds(t).c_str(), double(p.minimalBytes()) / t / 1e9,
+               pct(v.bandwidthFraction).c_str(),
+               formatCount(p.work().totalOps() / t).c_str(),
+               v.computePipe.empty() ? "-" : pct(v.computeFraction).c_str(),
+               ratio.c_str(), regimeText(v.regime, v.pipe).c_str(),
+               predictedBound(pred).c_str(), formatSeconds(pred.floor).c_str());
     if (meas.wallSeconds > 0 && v.deviceShare < 0.5)
       notes.push_back(w.analysis.name + ": wall " +
-                      formatSeconds(meas.wallSeconds) + " per iteration, GPU "
-                      "busy " + pct(v.deviceShare) + " of it");
+                      formatSeconds(meas.wallSeconds) +
+                      " per iteration, GPU "
+                      "busy " +
+                      pct(v.deviceShare) + " of it");
   }
   // Groups: each member against the first.
   std::map<std::string, std::vector<const WorkloadProfile *>> groups;
@@ -433,8 +435,8 @@ tilec::analyzer::parseProfileJson(std::string_view text,
   TILEC_RETURN_IF_ERROR(o.array("workloads", workloads, true));
   for (const Value &wv : workloads->elements()) {
     JsonObjectReader wr(wv, origin, "a workload");
-    TILEC_RETURN_IF_ERROR(wr.check(
-        {"analysis", "measured", "resources", "error", "verdict"}));
+    TILEC_RETURN_IF_ERROR(
+        wr.check({"analysis", "measured", "resources", "error", "verdict"}));
     WorkloadProfile p;
     const Value *analysis = wr.find("analysis");
     if (!analysis)
@@ -464,9 +466,9 @@ tilec::analyzer::parseProfileJson(std::string_view text,
     if (resources)
       for (const Value &rv : resources->elements()) {
         JsonObjectReader rr(rv, origin, "'resources'");
-        TILEC_RETURN_IF_ERROR(rr.check({"threads_per_program", "registers",
-                                        "static_shared_bytes",
-                                        "dynamic_shared_bytes", "source"}));
+        TILEC_RETURN_IF_ERROR(
+            rr.check({"threads_per_program", "registers", "static_shared_bytes",
+                      "dynamic_shared_bytes", "source"}));
         Resources r;
         int64_t threads = 0, regs = 0;
         TILEC_RETURN_IF_ERROR(

@@ -135,11 +135,11 @@ public:
   }
   void line(double x0, double y0, double x1, double y1, const char *color,
             double width, const char *dash = nullptr) {
-    out_ += format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                   "stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n",
-                   x0, y0, x1, y1, color, width,
-                   dash ? format(" stroke-dasharray=\"%s\"", dash).c_str()
-                        : "");
+    out_ +=
+        format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+               "stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n",
+               x0, y0, x1, y1, color, width,
+               dash ? format(" stroke-dasharray=\"%s\"", dash).c_str() : "");
   }
   void polyline(const std::vector<std::pair<double, double>> &pts,
                 const char *color, double width, const char *dash = nullptr) {
@@ -148,11 +148,11 @@ public:
     std::string p;
     for (const auto &[x, y] : pts)
       p += format("%.1f,%.1f ", X(x), Y(y));
-    out_ += format("<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
-                   "stroke-width=\"%.1f\"%s/>\n",
-                   p.c_str(), color, width,
-                   dash ? format(" stroke-dasharray=\"%s\"", dash).c_str()
-                        : "");
+    out_ +=
+        format("<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
+               "stroke-width=\"%.1f\"%s/>\n",
+               p.c_str(), color, width,
+               dash ? format(" stroke-dasharray=\"%s\"", dash).c_str() : "");
   }
   void circle(double px, double py, double r, const char *color, bool filled) {
     out_ += format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
@@ -219,8 +219,13 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
     if (ops <= 0 || bytes <= 0)
       continue;
     Prediction pred = p.predict(m);
-    Point pt{int(points.size()) + 1, w.analysis.name, pred.regime(), "",
-             ops / bytes, ops / pred.floor, 0};
+    Point pt{int(points.size()) + 1,
+             w.analysis.name,
+             pred.regime(),
+             "",
+             ops / bytes,
+             ops / pred.floor,
+             0};
     pt.detail = "predicted " + pred.regime();
     if (!w.measured.empty() && w.measured[0].deviceSeconds > 0) {
       Verdict v = judgeWorkload(w, m);
@@ -290,9 +295,9 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
   // Label along the diagonal, one decade in from the left.
   double dx = c.xmin() * 3, dy = bw * dx;
   if (c.inside(dx, dy)) {
-    double angle = std::atan2(c.Y(bw * dx * 10) - c.Y(dy),
-                              c.X(dx * 10) - c.X(dx)) *
-                   180 / M_PI;
+    double angle =
+        std::atan2(c.Y(bw * dx * 10) - c.Y(dy), c.X(dx * 10) - c.X(dx)) * 180 /
+        M_PI;
     c.rotatedText(c.X(dx), c.Y(dy) - 6, angle,
                   format("DRAM %.0f GB/s", m.bandwidthGBps));
   }

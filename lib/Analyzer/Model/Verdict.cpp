@@ -32,9 +32,11 @@ Verdict tilec::analyzer::judge(const Prediction &p, const PointMeasurement &n,
     return v;
   }
   v.bandwidthFraction = p.memory / t;
-  const std::pair<const char *, double> pipes[] = {
-      {"tensor", p.tensor}, {"fp32", p.fp32}, {"fp16", p.fp16},
-      {"fp64", p.fp64},     {"sfu", p.sfu}};
+  const std::pair<const char *, double> pipes[] = {{"tensor", p.tensor},
+                                                   {"fp32", p.fp32},
+                                                   {"fp16", p.fp16},
+                                                   {"fp64", p.fp64},
+                                                   {"sfu", p.sfu}};
   for (const auto &[name, floor] : pipes)
     if (floor / t > v.computeFraction) {
       v.computeFraction = floor / t;
@@ -45,8 +47,8 @@ Verdict tilec::analyzer::judge(const Prediction &p, const PointMeasurement &n,
   if (doubled && doubled->wallSeconds > 0 && n.wallSeconds > 0)
     v.doublingRatio = doubled->wallSeconds / n.wallSeconds;
 
-  std::string fractions = "bytes at " + percent(v.bandwidthFraction) +
-                          " of the bandwidth ceiling";
+  std::string fractions =
+      "bytes at " + percent(v.bandwidthFraction) + " of the bandwidth ceiling";
   if (!v.computePipe.empty())
     fractions += ", " + v.computePipe + " pipe at " +
                  percent(v.computeFraction) + " of its peak";

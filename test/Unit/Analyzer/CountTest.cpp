@@ -47,9 +47,9 @@ protected:
       ADD_FAILURE() << errors;
       return nullptr;
     }
-    auto module = mlir::detail::constructContainerOpForParserIfNecessary<
-        mlir::ModuleOp>(&block, &context,
-                        mlir::FileLineColLoc::get(&context, file, 0, 0));
+    auto module =
+        mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
+            &block, &context, mlir::FileLineColLoc::get(&context, file, 0, 0));
     attachSourceNames(*module, state);
     return module;
   }
@@ -112,9 +112,9 @@ protected:
 TEST_F(CountTest, AddOverThousandElements) {
   auto m = parseNamed(example("add.tile"), "add.tile");
   // n = 1000 in one 1024-wide program: 24 lanes masked off per access.
-  LaunchCounts c = count(*m, "add", {1, 1, 1},
-                         {buffer(1000), buffer(1000), buffer(1000),
-                          scalar(1000)});
+  LaunchCounts c =
+      count(*m, "add", {1, 1, 1},
+            {buffer(1000), buffer(1000), buffer(1000), scalar(1000)});
   EXPECT_EQ(c.opCount("arith.addf", "f32"), 1024u);
   EXPECT_EQ(c.opCount("arith.addi", "i32"), 1024u);
   EXPECT_EQ(c.opCount("arith.cmpi", "i32"), 1024u);
@@ -223,9 +223,9 @@ TEST_F(CountTest, MatmulWithEdges) {
 TEST_F(CountTest, EveryProgramRereadsTheBias) {
   auto m = parseNamed(example("bias_gelu.tile"));
   // 3 rows of 32: one 2048-wide program; b (32 elements) is read per lane.
-  LaunchCounts c = count(
-      *m, "bias_gelu", {1, 1, 1},
-      {buffer(96), buffer(32), buffer(96), scalar(96), scalar(32)});
+  LaunchCounts c =
+      count(*m, "bias_gelu", {1, 1, 1},
+            {buffer(96), buffer(32), buffer(96), scalar(96), scalar(32)});
   EXPECT_EQ(buf(c, "x").loaded, 96u);
   EXPECT_EQ(buf(c, "b").loaded, 96u); // each bias element 3 times
   EXPECT_EQ(buf(c, "b").maskedLoads, 2048u - 96);
@@ -279,8 +279,8 @@ func.func @tri(%x: !tile.ptr<f32>) attributes {tile.kernel} {
   EXPECT_EQ(buf(c, "x").stored, 4950u * 16);
   EXPECT_LE(c.evaluations, 2u * 100);
   // A cap on evaluations turns into an error naming the difference.
-  std::string e = countError(*m, "tri", {100, 1, 1}, {buffer(16)},
-                             CountOptions{10});
+  std::string e =
+      countError(*m, "tri", {100, 1, 1}, {buffer(16)}, CountOptions{10});
   EXPECT_NE(e.find("counting needs more than 10 program evaluations (its "
                    "programs differ in more than their edges; last "
                    "difference: the trip count of scf.for at"),
@@ -335,10 +335,10 @@ TEST_F(CountTest, ArgumentErrors) {
   auto m = parseNamed(example("add.tile"));
   EXPECT_EQ(countError(*m, "nope", {1, 1, 1}, {}),
             "no kernel named 'nope' (kernels here: add)\n");
-  EXPECT_EQ(countError(*m, "add", {1, 1, 1},
-                       {buffer(10), buffer(10), buffer(10)}),
-            "kernel 'add' takes 4 arguments (x: ptr<f32>, y: ptr<f32>, z: "
-            "ptr<f32>, n: i32) but 3 were given\n");
+  EXPECT_EQ(
+      countError(*m, "add", {1, 1, 1}, {buffer(10), buffer(10), buffer(10)}),
+      "kernel 'add' takes 4 arguments (x: ptr<f32>, y: ptr<f32>, z: "
+      "ptr<f32>, n: i32) but 3 were given\n");
   EXPECT_EQ(countError(*m, "add", {1, 1, 1},
                        {scalar(1), buffer(10), buffer(10), scalar(10)}),
             "kernel 'add', parameter 'x' (#0) is a pointer to f32: give its "
@@ -347,9 +347,9 @@ TEST_F(CountTest, ArgumentErrors) {
                        {buffer(10), buffer(10), buffer(10), buffer(10)}),
             "kernel 'add', parameter 'n' (#3) is a i32 scalar: give a value, "
             "not a buffer\n");
-  EXPECT_EQ(countError(*m, "add", {1, 1, 1},
-                       {buffer(10), buffer(10), buffer(10),
-                        scalar(int64_t(1) << 32)}),
+  EXPECT_EQ(countError(
+                *m, "add", {1, 1, 1},
+                {buffer(10), buffer(10), buffer(10), scalar(int64_t(1) << 32)}),
             "kernel 'add', parameter 'n' (#3): value 4294967296 does not fit "
             "in i32\n");
   EXPECT_EQ(countError(*m, "add", {1, 1, 1},
@@ -409,17 +409,31 @@ TEST_F(CountTest, InterpreterAgreesOnEveryExample) {
       {"add.tile", "add", {3}, {{f32, 2500}, {f32, 2500}, {f32, 2500}}, {2500}},
       {"coscos.tile", "coscos", {2}, {{f32, 1500}, {f32, 1500}}, {1500}},
       {"cos.tile", "cos", {2}, {{f32, 1100}, {f32, 1100}}, {1100}},
-      {"bias_gelu.tile", "bias_gelu", {1}, {{bf16, 240}, {bf16, 48},
-                                            {bf16, 240}}, {240, 48}},
-      {"bias_relu.tile", "bias_relu", {2}, {{bf16, 2100}, {bf16, 16},
-                                            {bf16, 2100}}, {2096, 16}},
+      {"bias_gelu.tile",
+       "bias_gelu",
+       {1},
+       {{bf16, 240}, {bf16, 48}, {bf16, 240}},
+       {240, 48}},
+      {"bias_relu.tile",
+       "bias_relu",
+       {2},
+       {{bf16, 2100}, {bf16, 16}, {bf16, 2100}},
+       {2096, 16}},
       {"softmax.tile", "softmax", {5}, {{f32, 240}, {f32, 240}}, {48}},
-      {"layernorm.tile", "layernorm", {3}, {{f16, 192}, {f16, 64}, {f16, 64},
-                                            {f16, 192}}, {64, 1e-5}},
-      {"rmsnorm.tile", "rmsnorm", {3}, {{f16, 96}, {f16, 96}, {f16, 32},
-                                        {f16, 96}, {f16, 96}}, {32, 1e-6}},
-      {"matmul.tile", "matmul", {2, 1}, {{bf16, 130 * 48}, {bf16, 40 * 80},
-                                         {bf16, 130 * 80}},
+      {"layernorm.tile",
+       "layernorm",
+       {3},
+       {{f16, 192}, {f16, 64}, {f16, 64}, {f16, 192}},
+       {64, 1e-5}},
+      {"rmsnorm.tile",
+       "rmsnorm",
+       {3},
+       {{f16, 96}, {f16, 96}, {f16, 32}, {f16, 96}, {f16, 96}},
+       {32, 1e-6}},
+      {"matmul.tile",
+       "matmul",
+       {2, 1},
+       {{bf16, 130 * 48}, {bf16, 40 * 80}, {bf16, 130 * 80}},
        {130, 70, 40, 48, 80, 80}},
   };
   for (const Case &k : cases) {
@@ -450,8 +464,8 @@ TEST_F(CountTest, InterpreterAgreesOnEveryExample) {
     quiet.checkRaces = false;
     auto stats = runKernel(*parsed, k.kernel, k.grid, args, quiet);
     ASSERT_TRUE(mlir::succeeded(stats)) << errors;
-    LaunchCounts c = count(*parsed, k.kernel, {k.grid.x, k.grid.y, k.grid.z},
-                           launch);
+    LaunchCounts c =
+        count(*parsed, k.kernel, {k.grid.x, k.grid.y, k.grid.z}, launch);
     uint64_t loaded = 0, stored = 0;
     for (const BufferTraffic &b : c.buffers) {
       loaded += b.loaded;
@@ -484,18 +498,18 @@ TEST_F(CountTest, CosExampleComputesCos) {
 TEST_F(CountTest, BiasReluExampleComputesRelu) {
   auto m = parseExample("bias_relu.tile");
   const int rows = 37, cols = 48, n = rows * cols;
-  std::vector<float> xf = test::randomFloats(n, 3), bf = test::randomFloats(cols, 4);
+  std::vector<float> xf = test::randomFloats(n, 3),
+                     bf = test::randomFloats(cols, 4);
   std::vector<uint16_t> x(n), b(cols), y(n);
   for (int i = 0; i < n; ++i)
     x[i] = test::toBF16(xf[i]);
   for (int i = 0; i < cols; ++i)
     b[i] = test::toBF16(bf[i]);
-  auto stats = runKernel(
-      *m, "bias_relu", {test::ceilDiv(n, 2048)},
-      {Arg::buffer(x.data(), n, DType::BF16),
-       Arg::buffer(b.data(), cols, DType::BF16),
-       Arg::output(y.data(), n, DType::BF16), Arg::scalar<int32_t>(n),
-       Arg::scalar<int32_t>(cols)});
+  auto stats = runKernel(*m, "bias_relu", {test::ceilDiv(n, 2048)},
+                         {Arg::buffer(x.data(), n, DType::BF16),
+                          Arg::buffer(b.data(), cols, DType::BF16),
+                          Arg::output(y.data(), n, DType::BF16),
+                          Arg::scalar<int32_t>(n), Arg::scalar<int32_t>(cols)});
   ASSERT_TRUE(mlir::succeeded(stats)) << errors;
   int negative = 0;
   for (int i = 0; i < n; ++i) {
@@ -578,10 +592,10 @@ int64_t concrete(const std::string &op, int64_t a, int64_t b, unsigned w) {
 
 TEST(IntervalSemantics, SoundAgainstBruteForce) {
   std::mt19937_64 rng(42);
-  const char *ops[] = {"addi",  "subi",  "muli",      "divsi",     "remsi",
-                       "floordivsi", "ceildivsi", "divui", "remui",
-                       "andi",  "ori",   "xori",      "minsi",     "maxsi",
-                       "minui", "maxui", "shli",      "shrsi",     "shrui"};
+  const char *ops[] = {"addi",       "subi",      "muli",  "divsi", "remsi",
+                       "floordivsi", "ceildivsi", "divui", "remui", "andi",
+                       "ori",        "xori",      "minsi", "maxsi", "minui",
+                       "maxui",      "shli",      "shrsi", "shrui"};
   for (unsigned width : {8u, 32u}) {
     Iv top = topOf(width);
     auto pick = [&]() {
@@ -618,7 +632,7 @@ TEST(IntervalSemantics, SoundAgainstBruteForce) {
       }
   }
   // Comparisons: a definite answer must be the answer for every pair.
-  const char *preds[] = {"eq", "ne", "slt", "sle", "sgt",
+  const char *preds[] = {"eq",  "ne",  "slt", "sle", "sgt",
                          "sge", "ult", "ule", "ugt", "uge"};
   for (int p = 0; p < 10; ++p)
     for (int trial = 0; trial < 300; ++trial) {
@@ -745,8 +759,7 @@ std::string workloadsError(const std::string &json) {
 }
 
 TEST(Workloads, FileErrors) {
-  EXPECT_EQ(workloadsError("{\"w\": 1}"),
-            "expected {\"workloads\": [...]}");
+  EXPECT_EQ(workloadsError("{\"w\": 1}"), "expected {\"workloads\": [...]}");
   EXPECT_EQ(workloadsError("{\"workloads\": [3]}"),
             "workloads[0] must be an object");
   EXPECT_EQ(workloadsError("{\"workloads\": [{\"name\": \"a\", \"lanches\": "

@@ -186,9 +186,9 @@ TEST(Occupancy, CudaRules) {
   EXPECT_EQ(o.limiter, "programs per SM");
   EXPECT_DOUBLE_EQ(o.fraction, 0.5);
   // A100 has less shared memory per SM.
-  EXPECT_EQ(occupancy(128, 16, 100 * 1024, *builtinDeviceModel("a100"))
-                .programsPerSM,
-            1);
+  EXPECT_EQ(
+      occupancy(128, 16, 100 * 1024, *builtinDeviceModel("a100")).programsPerSM,
+      1);
 }
 
 TEST(Occupancy, UnknownAndImpossible) {
@@ -460,10 +460,10 @@ TEST(AnalysisJson, Errors) {
   EXPECT_NE(analysisError(text, "\"loaded\": 1000", "\"loaded\": -1")
                 .find("'loaded' must be a non-negative integer"),
             std::string::npos);
-  EXPECT_NE(analysisError(text, "\"bandwidth_gbps\": 4800",
-                          "\"bandwidth_gbps\": 0")
-                .find("'bandwidth_gbps' must be positive, got 0"),
-            std::string::npos);
+  EXPECT_NE(
+      analysisError(text, "\"bandwidth_gbps\": 4800", "\"bandwidth_gbps\": 0")
+          .find("'bandwidth_gbps' must be positive, got 0"),
+      std::string::npos);
   auto bad = parseAnalysisJson("nope", "a.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.message().substr(0, 21), "a.json: not JSON: lin");
