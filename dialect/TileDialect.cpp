@@ -58,6 +58,12 @@ void TileDialect::initialize() {
   addInterfaces<TileInlinerInterface>();
 }
 
+Operation *TileDialect::materializeConstant(OpBuilder &builder,
+                                           Attribute value, Type type,
+                                           Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
 LogicalResult
 PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                     Type pointeeType) {

@@ -31,6 +31,9 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  // Folds of splat/broadcast/reshape give attributes; arith.constant holds
+  // them.
+  let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{

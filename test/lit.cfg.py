@@ -24,7 +24,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec"]
+tools = ["tile-opt", "tilec", "tilec-examples"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
