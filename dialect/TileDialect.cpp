@@ -58,9 +58,8 @@ void TileDialect::initialize() {
   addInterfaces<TileInlinerInterface>();
 }
 
-Operation *TileDialect::materializeConstant(OpBuilder &builder,
-                                           Attribute value, Type type,
-                                           Location loc) {
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }
 

@@ -22,6 +22,8 @@ config.substitutions.append(("%examples", os.path.join(config.tilec_src_root,
                                                        "examples")))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# `not` and `count` at the start of a RUN line are found through PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tile-opt", "tilec", "tilec-examples"]

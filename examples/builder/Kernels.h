@@ -35,8 +35,7 @@ Kernel buildSoftmax(int blockCols = 4096, DType dtype = DType::f32);
 /// y = softmax(x * scale + mask, -1): attention-score softmax with an
 /// additive [n_rows, n_cols] mask. Params: x, mask, y, scale, n_rows, n_cols.
 /// Grid: (n_rows).
-Kernel buildScaledMaskedSoftmax(int blockCols = 1024,
-                                DType dtype = DType::f16);
+Kernel buildScaledMaskedSoftmax(int blockCols = 1024, DType dtype = DType::f16);
 
 /// y = layer_norm(x) * w + b over rows. Params: x, w, b, y, eps, n_rows,
 /// n_cols. Grid: (n_rows).
@@ -50,8 +49,7 @@ Kernel buildResidualRmsNorm(int blockCols = 4096, DType dtype = DType::f16);
 /// c = gelu(a @ b + bias), bf16 in and out, f32 accumulation. Params: a, b,
 /// c, bias, M, N, K, stride_am, stride_bk, stride_cm.
 /// Grid: (cdiv(M, blockM), cdiv(N, blockN)).
-Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128,
-                           int blockK = 32);
+Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128, int blockK = 32);
 
 /// Every example by name, with its default meta-parameters.
 struct Example {

@@ -17,7 +17,8 @@ Kernel examples::buildBiasGelu(int blockCols, int rowsPerProgram, DType dtype,
       "bias_gelu",
       {ops::input("x", dtype), ops::columnInput("bias", dtype),
        ops::output("y", dtype)},
-      {.blockCols = blockCols, .rowsPerProgram = rowsPerProgram,
+      {.blockCols = blockCols,
+       .rowsPerProgram = rowsPerProgram,
        .colsDivisibility = 16},
       [tanh](ops::Block &b) {
         Value v = b["x"].to(DType::f32) + b["bias"];

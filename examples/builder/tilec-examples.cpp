@@ -80,9 +80,9 @@ int main(int argc, char **argv) {
       std::string base = outDir + "/" + name;
       if (!writeFile(base + ".tile", k.str()))
         return 1;
-      if (!result.ptx.empty() && (!writeFile(base + ".ptx", result.ptx) ||
-                                  !writeFile(base + ".json",
-                                             result.metadataJson)))
+      if (!result.ptx.empty() &&
+          (!writeFile(base + ".ptx", result.ptx) ||
+           !writeFile(base + ".json", result.metadataJson)))
         return 1;
     } catch (const BuildError &e) {
       std::cerr << e.what() << "\n";

@@ -6,11 +6,11 @@
 // block sizes, dtypes and variants are ordinary C++ values.
 //
 //   tilec::Kernel k("coscos");
-//   auto x = k.pointer("x", tilec::f32, 16), y = k.pointer("y", tilec::f32, 16);
-//   auto n = k.scalar("n", tilec::i32);
-//   auto offs = k.programId(0) * 1024 + k.range(1024);
-//   k.store(y + offs, cos(cos(k.load(x + offs, offs < n))), offs < n);
-//   tilec::CompileResult r = k.compile();   // needs "tilec/Pipeline.h"
+//   auto x = k.pointer("x", tilec::f32, 16), y = k.pointer("y", tilec::f32,
+//   16); auto n = k.scalar("n", tilec::i32); auto offs = k.programId(0) * 1024
+//   + k.range(1024); k.store(y + offs, cos(cos(k.load(x + offs, offs < n))),
+//   offs < n); tilec::CompileResult r = k.compile();   // needs
+//   "tilec/Pipeline.h"
 //
 // Errors: every misuse throws tilec::BuildError carrying the user's call site
 // (std::source_location, also the MLIR location of the ops built there), the
@@ -61,7 +61,17 @@ using SourceLoc = std::source_location;
 /// Element types of tiles (and pointees of pointers). Integers are signed
 /// where it matters (division, comparison, extension), as in C++ and Triton.
 enum class DType : uint8_t {
-  i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8e4m3fn, f8e5m2
+  i1,
+  i8,
+  i16,
+  i32,
+  i64,
+  f16,
+  bf16,
+  f32,
+  f64,
+  f8e4m3fn,
+  f8e5m2
 };
 inline constexpr DType i1 = DType::i1, i8 = DType::i8, i16 = DType::i16,
                        i32 = DType::i32, i64 = DType::i64, f16 = DType::f16,
@@ -104,7 +114,8 @@ private:
 /// location, naming `name` as the op. Nested CallSites defer to the outermost,
 /// so `softmax` built from `max`, `exp` and `sum` reports the user's line.
 ///
-///   Value myNorm(Value x, tilec::SourceLoc loc = tilec::SourceLoc::current()) {
+///   Value myNorm(Value x, tilec::SourceLoc loc = tilec::SourceLoc::current())
+///   {
 ///     tilec::CallSite site("myNorm", loc);
 ///     return x / sqrt(x * x + 1);   // ops located at the caller's line
 ///   }
@@ -238,8 +249,7 @@ class Operand {
 public:
   Operand(const Value &value, SourceLoc loc = SourceLoc::current())
       : kind_(Kind::Value), value_(value), loc_(loc) {}
-  template <typename T,
-            std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   Operand(T number, SourceLoc loc = SourceLoc::current()) : loc_(loc) {
     if constexpr (std::is_same_v<T, bool>) {
       kind_ = Kind::Bool;
@@ -297,7 +307,17 @@ struct StoreOptions {
 
 /// Read-modify-write of Kernel::atomic. `add` on floats is a float add;
 /// `umax`/`umin` compare as unsigned.
-enum class AtomicKind { add, max, min, umax, umin, bitAnd, bitOr, bitXor, xchg };
+enum class AtomicKind {
+  add,
+  max,
+  min,
+  umax,
+  umin,
+  bitAnd,
+  bitOr,
+  bitXor,
+  xchg
+};
 enum class MemSem { relaxed, acquire, release, acqRel };
 enum class MemScope { cta, gpu, sys };
 struct AtomicOptions {
@@ -361,8 +381,7 @@ public:
   /// The i32 tile [0, 1, ..., size - 1].
   Value range(int64_t size, SourceLoc loc = SourceLoc::current());
   /// The i32 tile [start, ..., end - 1].
-  Value range(int64_t start, int64_t end,
-              SourceLoc loc = SourceLoc::current());
+  Value range(int64_t start, int64_t end, SourceLoc loc = SourceLoc::current());
   /// A scalar constant of type `type`.
   Value constant(const Operand &value, DType type,
                  SourceLoc loc = SourceLoc::current());
@@ -427,8 +446,8 @@ public:
   /// Reduces `x` along `axis` (negative counts from the end); a 1-D tile
   /// reduces to a scalar unless keepDims. Every lane takes part (padding
   /// too).
-  Value reduce(const Value &x, int axis, Combine combine,
-               bool keepDims = false, SourceLoc loc = SourceLoc::current());
+  Value reduce(const Value &x, int axis, Combine combine, bool keepDims = false,
+               SourceLoc loc = SourceLoc::current());
   /// Same with a combiner written in C++: it receives two scalars (the
   /// accumulated value, a new value) and returns their combination. It must
   /// be associative and commutative and may use only its arguments and
@@ -466,7 +485,8 @@ public:
   /// A loop carrying one value: body(iv, carried) returns the next one; the
   /// last is returned.
   Value forLoop(const Operand &lo, const Operand &hi, const Operand &step,
-                const Value &init, const std::function<Value(Value, Value)> &body,
+                const Value &init,
+                const std::function<Value(Value, Value)> &body,
                 SourceLoc loc = SourceLoc::current());
   /// A loop carrying several values.
   std::vector<Value> forLoop(
@@ -492,8 +512,16 @@ public:
     using R = std::invoke_result_t<Then &>;
     if constexpr (std::is_void_v<R>) {
       ifImpl(
-          cond, [&] { then(); return std::vector<Value>{}; },
-          [&] { otherwise(); return std::vector<Value>{}; }, loc);
+          cond,
+          [&] {
+            then();
+            return std::vector<Value>{};
+          },
+          [&] {
+            otherwise();
+            return std::vector<Value>{};
+          },
+          loc);
     } else if constexpr (std::is_same_v<std::decay_t<R>, Value>) {
       return ifImpl(
           cond, [&] { return std::vector<Value>{then()}; },

@@ -139,8 +139,8 @@ Value matmul(const Value &a, const Value &b,
 /// tl.philox): the counter is (c0, c1, c2, c3), i32 tiles (broadcast
 /// together), the key (seed low 32 bits, seed high 32 bits); `seed` is an
 /// i32 or i64 scalar or a number. Returns the four output words.
-std::vector<Value> philox(const Operand &seed, const Value &c0,
-                          const Value &c1, const Value &c2, const Value &c3,
+std::vector<Value> philox(const Operand &seed, const Value &c0, const Value &c1,
+                          const Value &c2, const Value &c3,
                           SourceLoc loc = SourceLoc::current());
 /// philox with the counter (offsets, 0, 0, 0), as tl.randint4x.
 std::vector<Value> randint4x(const Operand &seed, const Value &offsets,

@@ -1,4 +1,5 @@
-//===- Control.cpp - reductions, scans, loops, ifs, debug ops --------------===//
+//===- Control.cpp - reductions, scans, loops, ifs, debug ops
+//--------------===//
 //
 // Ops with regions are created empty, filled by calling the user's lambda
 // with the insertion point inside the region, then terminated and verified.
@@ -52,10 +53,10 @@ static SmallVector<mlir::Value> bodyResults(KernelImpl &k, const Site &s,
   for (auto [i, v] : llvm::enumerate(values)) {
     mlir::Value raw = k.use(v, s);
     if (raw.getType() != expected[i])
-      k.fail(s, (what + " result #" + Twine(i) + " is " +
-                 typeStr(raw.getType()) + " but must be " +
-                 typeStr(expected[i]))
-                    .str());
+      k.fail(s,
+             (what + " result #" + Twine(i) + " is " + typeStr(raw.getType()) +
+              " but must be " + typeStr(expected[i]))
+                 .str());
     out.push_back(raw);
   }
   return out;
@@ -79,8 +80,8 @@ using Combiner =
 /// Builds a tile.reduce (or tile.scan) of `xs` along `axis` with `combiner`.
 static std::vector<Value> combine(const std::shared_ptr<KernelImpl> &kp,
                                   bool isScan, const std::vector<Value> &xs,
-                                  int axis, const Combiner &combiner,
-                                  bool flag, const Site &s) {
+                                  int axis, const Combiner &combiner, bool flag,
+                                  const Site &s) {
   KernelImpl &k = *kp;
   k.checkUsable(s);
   if (xs.empty())
@@ -115,9 +116,8 @@ static std::vector<Value> combine(const std::shared_ptr<KernelImpl> &kp,
     if (isScan)
       resultTypes.push_back(v.getType());
     else
-      resultTypes.push_back(reduced.empty()
-                                ? e
-                                : (Type)RankedTensorType::get(reduced, e));
+      resultTypes.push_back(
+          reduced.empty() ? e : (Type)RankedTensorType::get(reduced, e));
   }
 
   Location l = k.loc(s);
@@ -204,11 +204,11 @@ static mlir::Value combineScalars(KernelImpl &k, const Site &s, Combine c,
     return isF ? (mlir::Value)k.create<arith::MulFOp>(s, a, b)
                : k.create<arith::MulIOp>(s, a, b);
   case Combine::max:
-    return isF ? (mlir::Value)k.create<arith::MaxNumFOp>(s, a, b)
+    return isF              ? (mlir::Value)k.create<arith::MaxNumFOp>(s, a, b)
            : t.isInteger(1) ? (mlir::Value)k.create<arith::OrIOp>(s, a, b)
                             : k.create<arith::MaxSIOp>(s, a, b);
   case Combine::min:
-    return isF ? (mlir::Value)k.create<arith::MinNumFOp>(s, a, b)
+    return isF              ? (mlir::Value)k.create<arith::MinNumFOp>(s, a, b)
            : t.isInteger(1) ? (mlir::Value)k.create<arith::AndIOp>(s, a, b)
                             : k.create<arith::MinSIOp>(s, a, b);
   case Combine::bitAnd:
@@ -223,13 +223,20 @@ static mlir::Value combineScalars(KernelImpl &k, const Site &s, Combine c,
 
 static const char *combineName(Combine c) {
   switch (c) {
-  case Combine::sum: return "sum";
-  case Combine::prod: return "prod";
-  case Combine::max: return "max";
-  case Combine::min: return "min";
-  case Combine::bitAnd: return "bitAnd";
-  case Combine::bitOr: return "bitOr";
-  case Combine::bitXor: return "bitXor";
+  case Combine::sum:
+    return "sum";
+  case Combine::prod:
+    return "prod";
+  case Combine::max:
+    return "max";
+  case Combine::min:
+    return "min";
+  case Combine::bitAnd:
+    return "bitAnd";
+  case Combine::bitOr:
+    return "bitOr";
+  case Combine::bitXor:
+    return "bitXor";
   }
   return "?";
 }
@@ -250,8 +257,8 @@ static Combiner builtinCombiner(const std::shared_ptr<KernelImpl> &kp,
                   " on i1 tiles would wrap; convert them with .to(i32) "
                   "first");
   return [kp, s, c](std::vector<Value> acc, std::vector<Value> cur) {
-    mlir::Value r = combineScalars(*kp, s, c, kp->use(acc[0], s),
-                                   kp->use(cur[0], s));
+    mlir::Value r =
+        combineScalars(*kp, s, c, kp->use(acc[0], s), kp->use(cur[0], s));
     return std::vector<Value>{Access::wrap(kp, r)};
   };
 }
@@ -372,8 +379,8 @@ std::vector<Value> Kernel::forLoop(
     std::vector<Value> carried = wrapAll(impl_, loop.getRegionIterArgs());
     Value iv = Access::wrap(impl_, loop.getInductionVar());
     std::vector<Value> next = runBody(k, [&] { return body(iv, carried); });
-    SmallVector<mlir::Value> yielded = bodyResults(
-        k, s, next, TypeRange(ValueRange(inits)), "the loop body");
+    SmallVector<mlir::Value> yielded =
+        bodyResults(k, s, next, TypeRange(ValueRange(inits)), "the loop body");
     scf::YieldOp::create(k.builder, k.loc(s), yielded);
   }
   k.verifyNew(loop, s);
@@ -422,14 +429,13 @@ std::vector<Value> Kernel::whileLoop(
   SmallVector<Location> locs(types.size(), l);
   {
     OpBuilder::InsertionGuard guard(k.builder);
-    Block *before =
-        k.builder.createBlock(&loop.getBefore(), {}, types, locs);
+    Block *before = k.builder.createBlock(&loop.getBefore(), {}, types, locs);
     std::vector<Value> args = wrapAll(impl_, before->getArguments());
     Value c = runBody(k, [&] { return cond(args); });
     mlir::Value cv = k.use(c, s);
     if (!cv.getType().isInteger(1))
-      k.fail(s, "the condition must be a scalar i1, got " +
-                    typeStr(cv.getType()));
+      k.fail(s,
+             "the condition must be a scalar i1, got " + typeStr(cv.getType()));
     scf::ConditionOp::create(k.builder, l, cv, before->getArguments());
   }
   {
@@ -452,8 +458,7 @@ static mlir::Value ifCondition(KernelImpl &k, const Site &s,
                                const Value &cond) {
   mlir::Value c = k.use(cond, s);
   if (!c.getType().isInteger(1))
-    k.fail(s, "the condition must be a scalar i1, got " +
-                  typeStr(c.getType()) +
+    k.fail(s, "the condition must be a scalar i1, got " + typeStr(c.getType()) +
                   (isa<RankedTensorType>(c.getType())
                        ? "; choose between tiles with where()"
                        : ""));
@@ -478,11 +483,9 @@ void Kernel::ifThen(const Value &cond, const std::function<void()> &then,
   k.verifyNew(op, s);
 }
 
-std::vector<Value>
-Kernel::ifImpl(const Value &cond,
-               const std::function<std::vector<Value>()> &then,
-               const std::function<std::vector<Value>()> &otherwise,
-               SourceLoc loc) {
+std::vector<Value> Kernel::ifImpl(
+    const Value &cond, const std::function<std::vector<Value>()> &then,
+    const std::function<std::vector<Value>()> &otherwise, SourceLoc loc) {
   Site s = site(loc, "scf.if");
   KernelImpl &k = *impl_;
   k.checkUsable(s);

@@ -142,7 +142,7 @@ std::vector<Pad> mergePads(const std::vector<Pad> &a,
 /// An operand resolved against the kernel: a value, or a weak number.
 struct Resolved {
   const Operand *operand;
-  mlir::Value value;   ///< null for numbers
+  mlir::Value value; ///< null for numbers
   std::vector<Pad> pads;
   bool isNumber() const { return !value; }
 };
@@ -154,9 +154,8 @@ std::shared_ptr<KernelImpl> resolve(llvm::ArrayRef<const Operand *> operands,
 mlir::Type promote(KernelImpl &k, llvm::ArrayRef<Resolved> operands,
                    const Site &s);
 /// The common broadcast shape of the operands (numbers do not count).
-llvm::SmallVector<int64_t> commonShape(KernelImpl &k,
-                                       llvm::ArrayRef<Resolved> operands,
-                                       const Site &s);
+llvm::SmallVector<int64_t>
+commonShape(KernelImpl &k, llvm::ArrayRef<Resolved> operands, const Site &s);
 /// Operand `r` as a value of element type `elem` and shape `shape`.
 mlir::Value materialize(KernelImpl &k, const Resolved &r, mlir::Type elem,
                         llvm::ArrayRef<int64_t> shape, const Site &s);

@@ -1,4 +1,5 @@
-//===- Memory.cpp - constants, loads, stores, atomics, dot -----------------===//
+//===- Memory.cpp - constants, loads, stores, atomics, dot
+//-----------------===//
 //
 // Memory ops broadcast pointers, mask and values together (as Triton does)
 // and convert values to the pointee type within their kind; a conversion
@@ -91,8 +92,8 @@ static mlir::Value maskOperand(KernelImpl &k, const Site &s,
     return {};
   mlir::Value m = k.use(*mask, s);
   if (!getElementTypeOrSelf(m.getType()).isInteger(1))
-    k.fail(s, "the mask must be i1 (a comparison), got " +
-                  typeStr(m.getType()));
+    k.fail(s,
+           "the mask must be i1 (a comparison), got " + typeStr(m.getType()));
   return m;
 }
 
@@ -174,8 +175,8 @@ void Kernel::store(const Value &ptr, const Operand &value,
   p = broadcastTo(k, p, shape, s);
   if (m)
     m = broadcastTo(k, m, shape, s);
-  mlir::Value v = memoryOperand(k, s, ops[0], elem, shape, "value",
-                                p.getType());
+  mlir::Value v =
+      memoryOperand(k, s, ops[0], elem, shape, "value", p.getType());
   k.create<tile::StoreOp>(s, p, v, m, toCache(options.cache),
                           toEvict(options.evict));
 }
@@ -186,19 +187,26 @@ void Kernel::store(const Value &ptr, const Operand &value,
 
 static tile::MemSemantic toSem(MemSem m) {
   switch (m) {
-  case MemSem::relaxed: return tile::MemSemantic::relaxed;
-  case MemSem::acquire: return tile::MemSemantic::acquire;
-  case MemSem::release: return tile::MemSemantic::release;
-  case MemSem::acqRel: return tile::MemSemantic::acq_rel;
+  case MemSem::relaxed:
+    return tile::MemSemantic::relaxed;
+  case MemSem::acquire:
+    return tile::MemSemantic::acquire;
+  case MemSem::release:
+    return tile::MemSemantic::release;
+  case MemSem::acqRel:
+    return tile::MemSemantic::acq_rel;
   }
   return tile::MemSemantic::acq_rel;
 }
 
 static tile::MemScope toScope(MemScope m) {
   switch (m) {
-  case MemScope::cta: return tile::MemScope::cta;
-  case MemScope::gpu: return tile::MemScope::gpu;
-  case MemScope::sys: return tile::MemScope::sys;
+  case MemScope::cta:
+    return tile::MemScope::cta;
+  case MemScope::gpu:
+    return tile::MemScope::gpu;
+  case MemScope::sys:
+    return tile::MemScope::sys;
   }
   return tile::MemScope::gpu;
 }
@@ -219,26 +227,41 @@ Value Kernel::atomic(AtomicKind kind, const Value &ptr, const Operand &value,
   p = broadcastTo(k, p, shape, s);
   if (m)
     m = broadcastTo(k, m, shape, s);
-  mlir::Value v = memoryOperand(k, s, ops[0], elem, shape, "value",
-                                p.getType());
+  mlir::Value v =
+      memoryOperand(k, s, ops[0], elem, shape, "value", p.getType());
   tile::RMWKind rmw = tile::RMWKind::Add;
   switch (kind) {
   case AtomicKind::add:
     rmw = isa<FloatType>(elem) ? tile::RMWKind::FAdd : tile::RMWKind::Add;
     break;
-  case AtomicKind::max: rmw = tile::RMWKind::Max; break;
-  case AtomicKind::min: rmw = tile::RMWKind::Min; break;
-  case AtomicKind::umax: rmw = tile::RMWKind::UMax; break;
-  case AtomicKind::umin: rmw = tile::RMWKind::UMin; break;
-  case AtomicKind::bitAnd: rmw = tile::RMWKind::And; break;
-  case AtomicKind::bitOr: rmw = tile::RMWKind::Or; break;
-  case AtomicKind::bitXor: rmw = tile::RMWKind::Xor; break;
-  case AtomicKind::xchg: rmw = tile::RMWKind::Xchg; break;
+  case AtomicKind::max:
+    rmw = tile::RMWKind::Max;
+    break;
+  case AtomicKind::min:
+    rmw = tile::RMWKind::Min;
+    break;
+  case AtomicKind::umax:
+    rmw = tile::RMWKind::UMax;
+    break;
+  case AtomicKind::umin:
+    rmw = tile::RMWKind::UMin;
+    break;
+  case AtomicKind::bitAnd:
+    rmw = tile::RMWKind::And;
+    break;
+  case AtomicKind::bitOr:
+    rmw = tile::RMWKind::Or;
+    break;
+  case AtomicKind::bitXor:
+    rmw = tile::RMWKind::Xor;
+    break;
+  case AtomicKind::xchg:
+    rmw = tile::RMWKind::Xchg;
+    break;
   }
   // The dialect's verifier names unsupported kind/type pairs.
-  auto op = k.create<tile::AtomicRMWOp>(s, v.getType(), rmw, p, v, m,
-                                        toSem(options.sem),
-                                        toScope(options.scope));
+  auto op = k.create<tile::AtomicRMWOp>(
+      s, v.getType(), rmw, p, v, m, toSem(options.sem), toScope(options.scope));
   return Access::wrap(impl_, op);
 }
 
@@ -277,13 +300,12 @@ Value Kernel::atomicCAS(const Value &ptr, const Operand &cmp,
       memoryShape(k, s, {p, ops[0].value, ops[1].value});
   Type elem = getElementTypeOrSelf(tile::getPointeeTypeSameShape(p.getType()));
   p = broadcastTo(k, p, shape, s);
-  mlir::Value c = memoryOperand(k, s, ops[0], elem, shape, "compare value",
-                                p.getType());
-  mlir::Value v = memoryOperand(k, s, ops[1], elem, shape, "value",
-                                p.getType());
-  auto op = k.create<tile::AtomicCASOp>(s, v.getType(), p, c, v,
-                                        toSem(options.sem),
-                                        toScope(options.scope));
+  mlir::Value c =
+      memoryOperand(k, s, ops[0], elem, shape, "compare value", p.getType());
+  mlir::Value v =
+      memoryOperand(k, s, ops[1], elem, shape, "value", p.getType());
+  auto op = k.create<tile::AtomicCASOp>(
+      s, v.getType(), p, c, v, toSem(options.sem), toScope(options.scope));
   return Access::wrap(impl_, op);
 }
 
@@ -304,8 +326,7 @@ Value Kernel::dot(const Value &a, const Value &b,
     k.fail(s, "operands must be 2-D tiles, got " + typeStr(av.getType()) +
                   " * " + typeStr(bv.getType()));
   if (at.getDimSize(1) != bt.getDimSize(0))
-    k.fail(s, "inner dimensions differ: " + typeStr(at) + " * " +
-                  typeStr(bt));
+    k.fail(s, "inner dimensions differ: " + typeStr(at) + " * " + typeStr(bt));
   Type ea = at.getElementType(), eb = bt.getElementType();
   if (ea != eb)
     k.fail(s, "operand element types differ: " + typeStr(at) + " * " +

@@ -1,4 +1,5 @@
-//===- Types.cpp - DType <-> MLIR types, shapes, printing ------------------===//
+//===- Types.cpp - DType <-> MLIR types, shapes, printing
+//------------------===//
 
 #include "Detail.h"
 
@@ -10,17 +11,28 @@ using namespace detail;
 
 std::string_view dtypeName(DType type) {
   switch (type) {
-  case DType::i1: return "i1";
-  case DType::i8: return "i8";
-  case DType::i16: return "i16";
-  case DType::i32: return "i32";
-  case DType::i64: return "i64";
-  case DType::f16: return "f16";
-  case DType::bf16: return "bf16";
-  case DType::f32: return "f32";
-  case DType::f64: return "f64";
-  case DType::f8e4m3fn: return "f8E4M3FN";
-  case DType::f8e5m2: return "f8E5M2";
+  case DType::i1:
+    return "i1";
+  case DType::i8:
+    return "i8";
+  case DType::i16:
+    return "i16";
+  case DType::i32:
+    return "i32";
+  case DType::i64:
+    return "i64";
+  case DType::f16:
+    return "f16";
+  case DType::bf16:
+    return "bf16";
+  case DType::f32:
+    return "f32";
+  case DType::f64:
+    return "f64";
+  case DType::f8e4m3fn:
+    return "f8E4M3FN";
+  case DType::f8e5m2:
+    return "f8E5M2";
   }
   return "?";
 }
@@ -30,11 +42,22 @@ bool isInteger(DType type) { return type <= DType::i64; }
 
 unsigned bitWidth(DType type) {
   switch (type) {
-  case DType::i1: return 1;
-  case DType::i8: case DType::f8e4m3fn: case DType::f8e5m2: return 8;
-  case DType::i16: case DType::f16: case DType::bf16: return 16;
-  case DType::i32: case DType::f32: return 32;
-  case DType::i64: case DType::f64: return 64;
+  case DType::i1:
+    return 1;
+  case DType::i8:
+  case DType::f8e4m3fn:
+  case DType::f8e5m2:
+    return 8;
+  case DType::i16:
+  case DType::f16:
+  case DType::bf16:
+    return 16;
+  case DType::i32:
+  case DType::f32:
+    return 32;
+  case DType::i64:
+  case DType::f64:
+    return 64;
   }
   return 0;
 }
@@ -42,17 +65,28 @@ unsigned bitWidth(DType type) {
 Type detail::toMlir(DType type, MLIRContext *ctx) {
   Builder b(ctx);
   switch (type) {
-  case DType::i1: return b.getI1Type();
-  case DType::i8: return b.getI8Type();
-  case DType::i16: return b.getI16Type();
-  case DType::i32: return b.getI32Type();
-  case DType::i64: return b.getI64Type();
-  case DType::f16: return b.getF16Type();
-  case DType::bf16: return b.getBF16Type();
-  case DType::f32: return b.getF32Type();
-  case DType::f64: return b.getF64Type();
-  case DType::f8e4m3fn: return b.getType<Float8E4M3FNType>();
-  case DType::f8e5m2: return b.getType<Float8E5M2Type>();
+  case DType::i1:
+    return b.getI1Type();
+  case DType::i8:
+    return b.getI8Type();
+  case DType::i16:
+    return b.getI16Type();
+  case DType::i32:
+    return b.getI32Type();
+  case DType::i64:
+    return b.getI64Type();
+  case DType::f16:
+    return b.getF16Type();
+  case DType::bf16:
+    return b.getBF16Type();
+  case DType::f32:
+    return b.getF32Type();
+  case DType::f64:
+    return b.getF64Type();
+  case DType::f8e4m3fn:
+    return b.getType<Float8E4M3FNType>();
+  case DType::f8e5m2:
+    return b.getType<Float8E5M2Type>();
   }
   return {};
 }
@@ -60,20 +94,32 @@ Type detail::toMlir(DType type, MLIRContext *ctx) {
 std::optional<DType> detail::fromMlir(Type type) {
   if (auto i = dyn_cast<IntegerType>(type)) {
     switch (i.getWidth()) {
-    case 1: return DType::i1;
-    case 8: return DType::i8;
-    case 16: return DType::i16;
-    case 32: return DType::i32;
-    case 64: return DType::i64;
-    default: return std::nullopt;
+    case 1:
+      return DType::i1;
+    case 8:
+      return DType::i8;
+    case 16:
+      return DType::i16;
+    case 32:
+      return DType::i32;
+    case 64:
+      return DType::i64;
+    default:
+      return std::nullopt;
     }
   }
-  if (type.isF16()) return DType::f16;
-  if (type.isBF16()) return DType::bf16;
-  if (type.isF32()) return DType::f32;
-  if (type.isF64()) return DType::f64;
-  if (isa<Float8E4M3FNType>(type)) return DType::f8e4m3fn;
-  if (isa<Float8E5M2Type>(type)) return DType::f8e5m2;
+  if (type.isF16())
+    return DType::f16;
+  if (type.isBF16())
+    return DType::bf16;
+  if (type.isF32())
+    return DType::f32;
+  if (type.isF64())
+    return DType::f64;
+  if (isa<Float8E4M3FNType>(type))
+    return DType::f8e4m3fn;
+  if (isa<Float8E5M2Type>(type))
+    return DType::f8e5m2;
   return std::nullopt;
 }
 

@@ -1,4 +1,5 @@
-//===- Values.cpp - Value, promotion, broadcasting, operators, math --------===//
+//===- Values.cpp - Value, promotion, broadcasting, operators, math
+//--------===//
 //
 // Every elementwise entry follows one path: resolve the operands (Values are
 // checked usable, numbers stay weak), promote their dtypes as PyTorch does,
@@ -51,8 +52,7 @@ static Type withShape(ArrayRef<int64_t> shape, Type elem) {
 //===----------------------------------------------------------------------===//
 
 mlir::Value detail::broadcastTo(KernelImpl &k, mlir::Value v,
-                                       ArrayRef<int64_t> shape,
-                                       const Site &s) {
+                                ArrayRef<int64_t> shape, const Site &s) {
   Type type = v.getType();
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor) {
@@ -66,8 +66,8 @@ mlir::Value detail::broadcastTo(KernelImpl &k, mlir::Value v,
   SmallVector<int64_t> current(tensor.getShape());
   while (current.size() < shape.size()) {
     current.insert(current.begin(), 1);
-    v = k.create<tile::ExpandDimsOp>(s, RankedTensorType::get(current, elem),
-                                     v, 0);
+    v = k.create<tile::ExpandDimsOp>(s, RankedTensorType::get(current, elem), v,
+                                     0);
   }
   if (ArrayRef<int64_t>(current) != shape)
     v = k.create<tile::BroadcastOp>(s, RankedTensorType::get(shape, elem), v);
@@ -75,7 +75,7 @@ mlir::Value detail::broadcastTo(KernelImpl &k, mlir::Value v,
 }
 
 mlir::Value detail::castTo(KernelImpl &k, mlir::Value v, Type elem,
-                                  const Site &s) {
+                           const Site &s) {
   Type src = getElementTypeOrSelf(v.getType());
   if (src == elem)
     return v;
@@ -134,9 +134,8 @@ static std::string numberStr(const Operand &n) {
   return "?";
 }
 
-mlir::Value detail::constant(KernelImpl &k, const Operand &number,
-                                    Type elem, ArrayRef<int64_t> shape,
-                                    const Site &s) {
+mlir::Value detail::constant(KernelImpl &k, const Operand &number, Type elem,
+                             ArrayRef<int64_t> shape, const Site &s) {
   TypedAttr attr;
   std::string typeName = typeStr(elem);
   if (auto it = dyn_cast<IntegerType>(elem)) {
@@ -172,7 +171,7 @@ mlir::Value detail::constant(KernelImpl &k, const Operand &number,
       break;
     }
     case Operand::Kind::Value:
-      k.fail(s, "internal: constant() of a Value");
+      llvm_unreachable("constant() takes numbers; callers resolve Values");
     }
     if (!fits)
       k.fail(s, "the number " + numberStr(number) + " does not fit in " +
@@ -181,11 +180,10 @@ mlir::Value detail::constant(KernelImpl &k, const Operand &number,
                                         /*implicitTrunc=*/true));
   } else {
     auto ft = cast<FloatType>(elem);
-    double f = number.kind() == Operand::Kind::Float
-                   ? number.floatValue()
-                   : number.kind() == Operand::Kind::Unsigned
-                         ? static_cast<double>(number.unsignedValue())
-                         : static_cast<double>(number.intValue());
+    double f = number.kind() == Operand::Kind::Float ? number.floatValue()
+               : number.kind() == Operand::Kind::Unsigned
+                   ? static_cast<double>(number.unsignedValue())
+                   : static_cast<double>(number.intValue());
     APFloat value(f);
     bool lost = false;
     (void)value.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven,
@@ -200,9 +198,8 @@ mlir::Value detail::constant(KernelImpl &k, const Operand &number,
   return k.create<arith::ConstantOp>(s, attr);
 }
 
-std::vector<Pad> detail::padsToRank(KernelImpl &k,
-                                           const std::vector<Pad> &pads,
-                                           int64_t rank, const Site &s) {
+std::vector<Pad> detail::padsToRank(KernelImpl &k, const std::vector<Pad> &pads,
+                                    int64_t rank, const Site &s) {
   std::vector<Pad> out;
   for (auto [mask, count] : pads) {
     auto type = cast<RankedTensorType>(mask.getType());
@@ -218,7 +215,7 @@ std::vector<Pad> detail::padsToRank(KernelImpl &k,
 }
 
 std::vector<Pad> detail::mergePads(const std::vector<Pad> &a,
-                                          const std::vector<Pad> &b) {
+                                   const std::vector<Pad> &b) {
   std::vector<Pad> out = a;
   for (const Pad &p : b)
     if (llvm::none_of(out, [&](const Pad &q) { return q.first == p.first; }))
@@ -241,9 +238,9 @@ static mlir::Value combinedMask(KernelImpl &k, const std::vector<Pad> &pads,
 // Resolution, promotion, broadcasting
 //===----------------------------------------------------------------------===//
 
-std::shared_ptr<KernelImpl>
-detail::resolve(ArrayRef<const Operand *> operands,
-                       SmallVectorImpl<Resolved> &out, const Site &s) {
+std::shared_ptr<KernelImpl> detail::resolve(ArrayRef<const Operand *> operands,
+                                            SmallVectorImpl<Resolved> &out,
+                                            const Site &s) {
   std::shared_ptr<KernelImpl> k;
   for (const Operand *o : operands)
     if (o->kind() == Operand::Kind::Value && !o->value().isNull()) {
@@ -255,10 +252,9 @@ detail::resolve(ArrayRef<const Operand *> operands,
       return o->kind() == Operand::Kind::Value;
     });
     throw BuildError(s.loc.file_name(), s.loc.line(), s.loc.column(), s.op,
-                     anyValue
-                         ? "operand is a default-constructed (null) Value"
-                         : "needs at least one Value operand (all are "
-                           "numbers)");
+                     anyValue ? "operand is a default-constructed (null) Value"
+                              : "needs at least one Value operand (all are "
+                                "numbers)");
   }
   for (const Operand *o : operands) {
     Resolved r{o, {}, {}};
@@ -308,7 +304,7 @@ static Type combineCategories(Type higher, Type lower) {
 }
 
 Type detail::promote(KernelImpl &k, ArrayRef<Resolved> operands,
-                            const Site &s) {
+                     const Site &s) {
   Type tiles, scalars, numbers;
   for (const Resolved &r : operands) {
     if (r.isNumber()) {
@@ -349,14 +345,14 @@ static std::string describeOperands(ArrayRef<Resolved> operands) {
   return s;
 }
 
-SmallVector<int64_t> detail::commonShape(KernelImpl &k,
-                                                ArrayRef<Resolved> operands,
-                                                const Site &s) {
+SmallVector<int64_t>
+detail::commonShape(KernelImpl &k, ArrayRef<Resolved> operands, const Site &s) {
   SmallVector<int64_t> shape;
   for (const Resolved &r : operands) {
     if (r.isNumber())
       continue;
-    auto next = broadcastShapes(shape, tile::getShapeOrEmpty(r.value.getType()));
+    auto next =
+        broadcastShapes(shape, tile::getShapeOrEmpty(r.value.getType()));
     if (!next)
       k.fail(s, "operands " + describeOperands(operands) +
                     " do not broadcast (trailing dimensions must be equal or "
@@ -366,9 +362,8 @@ SmallVector<int64_t> detail::commonShape(KernelImpl &k,
   return shape;
 }
 
-mlir::Value detail::materialize(KernelImpl &k, const Resolved &r,
-                                       Type elem, ArrayRef<int64_t> shape,
-                                       const Site &s) {
+mlir::Value detail::materialize(KernelImpl &k, const Resolved &r, Type elem,
+                                ArrayRef<int64_t> shape, const Site &s) {
   if (r.isNumber())
     return constant(k, *r.operand, elem, shape, s);
   return broadcastTo(k, castTo(k, r.value, elem, s), shape, s);
@@ -399,8 +394,25 @@ DType resultType(const std::vector<Operand> &operands, SourceLoc loc) {
 
 namespace {
 enum class Bin {
-  Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr,
-  Eq, Ne, Lt, Le, Gt, Ge, Max, Min, UMulHi
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  And,
+  Or,
+  Xor,
+  Shl,
+  Shr,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Max,
+  Min,
+  UMulHi
 };
 } // namespace
 
@@ -472,8 +484,7 @@ static Value binary(Bin kind, const Operand &a, const Operand &b,
   case Bin::UMulHi:
     if (isFloat)
       k.fail(s, "needs integer or i1 operands, got " + describeOperands(ops));
-    if (kind == Bin::UMulHi &&
-        !(elem.isInteger(32) || elem.isInteger(64)))
+    if (kind == Bin::UMulHi && !(elem.isInteger(32) || elem.isInteger(64)))
       k.fail(s, "needs i32 or i64 operands, got " + describeOperands(ops));
     if (isBool && (kind == Bin::Shl || kind == Bin::Shr))
       elem = k.builder.getI32Type();
@@ -501,8 +512,7 @@ static Value binary(Bin kind, const Operand &a, const Operand &b,
   auto cmp = [&](CF f, CI signedPred, CI unsignedPred) -> mlir::Value {
     if (isFloat)
       return k.create<arith::CmpFOp>(s, f, x, y);
-    return k.create<arith::CmpIOp>(s, isBool ? unsignedPred : signedPred, x,
-                                   y);
+    return k.create<arith::CmpIOp>(s, isBool ? unsignedPred : signedPred, x, y);
   };
   switch (kind) {
   case Bin::Add:
@@ -575,9 +585,9 @@ static Value binary(Bin kind, const Operand &a, const Operand &b,
   return Access::wrap(kp, r, resultPads(k, ops, shape.size(), s));
 }
 
-#define TILEC_BINARY_OPERATOR(SYM, KIND)                                      \
-  Value operator SYM(const Operand &a, const Operand &b) {             \
-    return binary(Bin::KIND, a, b, site(a.loc(), "operator" #SYM));           \
+#define TILEC_BINARY_OPERATOR(SYM, KIND)                                       \
+  Value operator SYM(const Operand &a, const Operand &b) {                     \
+    return binary(Bin::KIND, a, b, site(a.loc(), "operator" #SYM));            \
   }
 TILEC_BINARY_OPERATOR(+, Add)
 TILEC_BINARY_OPERATOR(-, Sub)
@@ -598,16 +608,20 @@ TILEC_BINARY_OPERATOR(>=, Ge)
 #undef TILEC_BINARY_OPERATOR
 
 Value &operator+=(Value &a, const Operand &b) {
-  return a = binary(Bin::Add, Operand(a, b.loc()), b, site(b.loc(), "operator+="));
+  return a = binary(Bin::Add, Operand(a, b.loc()), b,
+                    site(b.loc(), "operator+="));
 }
 Value &operator-=(Value &a, const Operand &b) {
-  return a = binary(Bin::Sub, Operand(a, b.loc()), b, site(b.loc(), "operator-="));
+  return a = binary(Bin::Sub, Operand(a, b.loc()), b,
+                    site(b.loc(), "operator-="));
 }
 Value &operator*=(Value &a, const Operand &b) {
-  return a = binary(Bin::Mul, Operand(a, b.loc()), b, site(b.loc(), "operator*="));
+  return a = binary(Bin::Mul, Operand(a, b.loc()), b,
+                    site(b.loc(), "operator*="));
 }
 Value &operator/=(Value &a, const Operand &b) {
-  return a = binary(Bin::Div, Operand(a, b.loc()), b, site(b.loc(), "operator/="));
+  return a = binary(Bin::Div, Operand(a, b.loc()), b,
+                    site(b.loc(), "operator/="));
 }
 
 Value maximum(const Operand &a, const Operand &b, SourceLoc loc) {
@@ -673,8 +687,21 @@ Value operator!(const Operand &a) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-enum class Fn { Exp, Exp2, Log, Log2, Log1p, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf,
-                Floor, Ceil };
+enum class Fn {
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil
+};
 } // namespace
 
 /// A float math function: narrow floats compute in f32 and round back,
@@ -697,26 +724,52 @@ static Value mathUnary(Fn fn, const Value &xv, const Site &s) {
   mlir::Value c = castTo(k, x, compute, s);
   mlir::Value r;
   switch (fn) {
-  case Fn::Exp: r = k.create<math::ExpOp>(s, c); break;
-  case Fn::Exp2: r = k.create<math::Exp2Op>(s, c); break;
-  case Fn::Log: r = k.create<math::LogOp>(s, c); break;
-  case Fn::Log2: r = k.create<math::Log2Op>(s, c); break;
-  case Fn::Log1p: r = k.create<math::Log1pOp>(s, c); break;
-  case Fn::Sqrt: r = k.create<math::SqrtOp>(s, c); break;
-  case Fn::Rsqrt: r = k.create<math::RsqrtOp>(s, c); break;
-  case Fn::Sin: r = k.create<math::SinOp>(s, c); break;
-  case Fn::Cos: r = k.create<math::CosOp>(s, c); break;
-  case Fn::Tanh: r = k.create<math::TanhOp>(s, c); break;
-  case Fn::Erf: r = k.create<math::ErfOp>(s, c); break;
-  case Fn::Floor: r = k.create<math::FloorOp>(s, c); break;
-  case Fn::Ceil: r = k.create<math::CeilOp>(s, c); break;
+  case Fn::Exp:
+    r = k.create<math::ExpOp>(s, c);
+    break;
+  case Fn::Exp2:
+    r = k.create<math::Exp2Op>(s, c);
+    break;
+  case Fn::Log:
+    r = k.create<math::LogOp>(s, c);
+    break;
+  case Fn::Log2:
+    r = k.create<math::Log2Op>(s, c);
+    break;
+  case Fn::Log1p:
+    r = k.create<math::Log1pOp>(s, c);
+    break;
+  case Fn::Sqrt:
+    r = k.create<math::SqrtOp>(s, c);
+    break;
+  case Fn::Rsqrt:
+    r = k.create<math::RsqrtOp>(s, c);
+    break;
+  case Fn::Sin:
+    r = k.create<math::SinOp>(s, c);
+    break;
+  case Fn::Cos:
+    r = k.create<math::CosOp>(s, c);
+    break;
+  case Fn::Tanh:
+    r = k.create<math::TanhOp>(s, c);
+    break;
+  case Fn::Erf:
+    r = k.create<math::ErfOp>(s, c);
+    break;
+  case Fn::Floor:
+    r = k.create<math::FloorOp>(s, c);
+    break;
+  case Fn::Ceil:
+    r = k.create<math::CeilOp>(s, c);
+    break;
   }
   return Access::wrap(kp, castTo(k, r, result, s), ops[0].pads);
 }
 
-#define TILEC_MATH_FN(NAME, FN)                                               \
-  Value NAME(const Value &x, SourceLoc loc) {                          \
-    return mathUnary(Fn::FN, x, site(loc, #NAME));                            \
+#define TILEC_MATH_FN(NAME, FN)                                                \
+  Value NAME(const Value &x, SourceLoc loc) {                                  \
+    return mathUnary(Fn::FN, x, site(loc, #NAME));                             \
   }
 TILEC_MATH_FN(exp, Exp)
 TILEC_MATH_FN(exp2, Exp2)
@@ -771,16 +824,14 @@ Value pow(const Operand &a, const Operand &b, SourceLoc loc) {
   mlir::Value r;
   const Operand &e = *ops[1].operand;
   bool integralNumber =
-      ops[1].isNumber() &&
-      (e.kind() != Operand::Kind::Float ||
-       (std::isfinite(e.floatValue()) &&
-        e.floatValue() == std::trunc(e.floatValue()) &&
-        std::abs(e.floatValue()) < 2147483648.0));
+      ops[1].isNumber() && (e.kind() != Operand::Kind::Float ||
+                            (std::isfinite(e.floatValue()) &&
+                             e.floatValue() == std::trunc(e.floatValue()) &&
+                             std::abs(e.floatValue()) < 2147483648.0));
   if (integralNumber) {
     // x ** n exactly for integral n, negative bases included.
-    Operand n = e.kind() == Operand::Kind::Float
-                    ? Operand((int64_t)e.floatValue())
-                    : e;
+    Operand n =
+        e.kind() == Operand::Kind::Float ? Operand((int64_t)e.floatValue()) : e;
     mlir::Value y = constant(k, n, k.builder.getI32Type(), shape, s);
     r = k.create<math::FPowIOp>(s, x, y);
   } else {
@@ -790,8 +841,7 @@ Value pow(const Operand &a, const Operand &b, SourceLoc loc) {
   return Access::wrap(kp, castTo(k, r, elem, s), pads);
 }
 
-Value fma(const Operand &a, const Operand &b, const Operand &c,
-                 SourceLoc loc) {
+Value fma(const Operand &a, const Operand &b, const Operand &c, SourceLoc loc) {
   Site s = site(loc, "fma");
   SmallVector<Resolved> ops;
   std::shared_ptr<KernelImpl> kp = resolve({&a, &b, &c}, ops, s);
@@ -811,7 +861,7 @@ Value fma(const Operand &a, const Operand &b, const Operand &c,
 }
 
 Value where(const Value &cond, const Operand &a, const Operand &b,
-                   SourceLoc loc) {
+            SourceLoc loc) {
   Site s = site(loc, "where");
   Operand c(cond, loc);
   SmallVector<Resolved> ops;
@@ -825,8 +875,10 @@ Value where(const Value &cond, const Operand &a, const Operand &b,
   bool aPtr = !ops[1].isNumber() && isPtr(ops[1].value.getType());
   bool bPtr = !ops[2].isNumber() && isPtr(ops[2].value.getType());
   if (aPtr || bPtr) {
-    Type ea = ops[1].isNumber() ? Type() : getElementTypeOrSelf(ops[1].value.getType());
-    Type eb = ops[2].isNumber() ? Type() : getElementTypeOrSelf(ops[2].value.getType());
+    Type ea = ops[1].isNumber() ? Type()
+                                : getElementTypeOrSelf(ops[1].value.getType());
+    Type eb = ops[2].isNumber() ? Type()
+                                : getElementTypeOrSelf(ops[2].value.getType());
     if (ea != eb)
       k.fail(s, "cannot choose between " + describeOperands(ops) +
                     "; pointer branches must have one pointer type");
@@ -912,8 +964,8 @@ Value Value::bitcast(DType type, SourceLoc loc) const {
   auto k = resolveOne(*this, s, x, pads);
   Type target = toMlir(type, k->context.get());
   if (isPtr(x.getType())) {
-    Type result =
-        tile::withElementType(x.getType(), tile::PointerType::get(target.getContext(), target));
+    Type result = tile::withElementType(
+        x.getType(), tile::PointerType::get(target.getContext(), target));
     return Access::wrap(k, k->create<tile::BitcastOp>(s, result, x), pads);
   }
   Type elem = getElementTypeOrSelf(x.getType());
@@ -1001,8 +1053,7 @@ Value Value::reshape(const std::vector<int64_t> &shape, SourceLoc loc) const {
     Type elem = getElementTypeOrSelf(v.getType());
     if (!isa<RankedTensorType>(v.getType()))
       return k->create<tile::SplatOp>(s, RankedTensorType::get(shape, elem), v);
-    return k->create<tile::ReshapeOp>(s, RankedTensorType::get(shape, elem),
-                                      v);
+    return k->create<tile::ReshapeOp>(s, RankedTensorType::get(shape, elem), v);
   };
   std::vector<Pad> newPads;
   // Masks are reshaped as full tiles: a reshape mixes dimensions.
@@ -1148,13 +1199,13 @@ std::pair<Value, Value> split(const Value &xv, SourceLoc loc) {
   if (!t || t.getRank() < 2 || t.getShape().back() != 2)
     k->fail(s, "needs a tile of rank >= 2 whose minor dimension is 2, got " +
                    detail::typeStr(x.getType()));
-  auto half = RankedTensorType::get(t.getShape().drop_back(),
-                                    t.getElementType());
+  auto half =
+      RankedTensorType::get(t.getShape().drop_back(), t.getElementType());
   auto parts = k->create<tile::SplitOp>(s, half, half, x);
   std::vector<Pad> lp, rp;
   if (mlir::Value all = combinedMask(*k, pads, t.getShape(), s)) {
-    auto halfMask = RankedTensorType::get(t.getShape().drop_back(),
-                                          k->builder.getI1Type());
+    auto halfMask =
+        RankedTensorType::get(t.getShape().drop_back(), k->builder.getI1Type());
     auto m = k->create<tile::SplitOp>(s, halfMask, halfMask, all);
     lp.emplace_back(m.getLhs(), mlir::Value());
     rp.emplace_back(m.getRhs(), mlir::Value());
@@ -1164,7 +1215,7 @@ std::pair<Value, Value> split(const Value &xv, SourceLoc loc) {
 }
 
 std::pair<Value, Value> broadcast(const Value &a, const Value &b,
-                                         SourceLoc loc) {
+                                  SourceLoc loc) {
   Site s = site(loc, "broadcast");
   Operand oa(a, loc), ob(b, loc);
   SmallVector<Resolved> ops;

@@ -1,4 +1,5 @@
-//===- Generators.cpp - pointwise, rowwise and matmul kernels --------------===//
+//===- Generators.cpp - pointwise, rowwise and matmul kernels
+//--------------===//
 //
 // A generator declares the parameters, computes the block's indices and
 // masks, loads every input once (before the body: loads dominate every use),
@@ -19,8 +20,8 @@ enum class Mode { Pointwise, Rowwise, Matmul };
 /// One argument of the kernel being generated, as the block sees it.
 struct Entry {
   Arg arg;
-  Value param;     ///< the pointer or scalar parameter
-  Value tile;      ///< inputs: the loaded tile
+  Value param; ///< the pointer or scalar parameter
+  Value tile;  ///< inputs: the loaded tile
   bool used = false;
   bool stored = false;
 };
@@ -51,11 +52,16 @@ struct Block::Impl {
 
 static const char *kindName(Arg::Kind kind) {
   switch (kind) {
-  case Arg::Kind::Input: return "input";
-  case Arg::Kind::Output: return "output";
-  case Arg::Kind::ColumnInput: return "columnInput";
-  case Arg::Kind::RowOutput: return "rowOutput";
-  case Arg::Kind::Scalar: return "scalar";
+  case Arg::Kind::Input:
+    return "input";
+  case Arg::Kind::Output:
+    return "output";
+  case Arg::Kind::ColumnInput:
+    return "columnInput";
+  case Arg::Kind::RowOutput:
+    return "rowOutput";
+  case Arg::Kind::Scalar:
+    return "scalar";
   }
   return "?";
 }
@@ -71,19 +77,16 @@ Value Block::operator[](Name name) const {
   CallSite site("Block", name.loc);
   Entry *e = impl_->find(name.text);
   if (!e)
-    buildError("Block",
-               "no argument named '" + std::string(name.text) +
-                   "' (arguments: " + impl_->names() + ")");
+    buildError("Block", "no argument named '" + std::string(name.text) +
+                            "' (arguments: " + impl_->names() + ")");
   if (isOutput(e->arg.kind))
-    buildError("Block", "'" + e->arg.name + "' is an " +
-                            kindName(e->arg.kind) +
+    buildError("Block", "'" + e->arg.name + "' is an " + kindName(e->arg.kind) +
                             "; write it with Block::store");
   e->used = true;
   return e->arg.kind == Arg::Kind::Scalar ? e->param : e->tile;
 }
 
-void Block::store(std::string_view name, const Operand &value,
-                  SourceLoc loc) {
+void Block::store(std::string_view name, const Operand &value, SourceLoc loc) {
   CallSite site("Block::store", loc);
   Entry *e = impl_->find(name);
   if (!e)
@@ -91,8 +94,7 @@ void Block::store(std::string_view name, const Operand &value,
                                    "' (arguments: " + impl_->names() + ")");
   if (!isOutput(e->arg.kind))
     buildError("Block::store", "'" + e->arg.name + "' is an " +
-                                   kindName(e->arg.kind) +
-                                   ", not an output");
+                                   kindName(e->arg.kind) + ", not an output");
   if (e->stored)
     buildError("Block::store",
                "output '" + e->arg.name + "' is already written");
@@ -137,8 +139,9 @@ static void checkArgs(const std::vector<Arg> &args, std::string_view gen,
 static void checkPositive(int value, std::string_view gen,
                           std::string_view what) {
   if (value < 1 || (value & (value - 1)))
-    buildError(gen, std::string(what) + " must be a positive power of two, "
-                                        "got " +
+    buildError(gen, std::string(what) +
+                        " must be a positive power of two, "
+                        "got " +
                         std::to_string(value));
 }
 
@@ -174,8 +177,8 @@ static void runBody(Block &block, Block::Impl &b,
     if (isOutput(e.arg.kind) && !e.stored)
       buildError(b.generator, "output '" + e.arg.name + "' is never written");
     if (!isOutput(e.arg.kind) && !e.used)
-      buildError(b.generator, "argument '" + e.arg.name +
-                                  "' is declared but never used");
+      buildError(b.generator,
+                 "argument '" + e.arg.name + "' is declared but never used");
   }
 }
 
@@ -187,9 +190,15 @@ Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
   checkArgs(args, "pointwiseKernel",
             {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::Scalar});
   checkPositive(config.blockSize, "pointwiseKernel", "blockSize");
-  auto impl = std::make_shared<Block::Impl>(Block::Impl{
-      Kernel(std::move(name), {config.numWarps}), Mode::Pointwise,
-      "pointwiseKernel", {}, {}, {}, {}, {}});
+  auto impl = std::make_shared<Block::Impl>(
+      Block::Impl{Kernel(std::move(name), {config.numWarps}),
+                  Mode::Pointwise,
+                  "pointwiseKernel",
+                  {},
+                  {},
+                  {},
+                  {},
+                  {}});
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   declareParams(b, args, config.ptrDivisibility);
@@ -211,17 +220,22 @@ Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
 
 Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
                      const RowwiseConfig &config,
-                     const std::function<void(Block &)> &body,
-                     SourceLoc loc) {
+                     const std::function<void(Block &)> &body, SourceLoc loc) {
   CallSite site("rowwiseKernel", loc);
   checkArgs(args, "rowwiseKernel",
             {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::ColumnInput,
              Arg::Kind::RowOutput, Arg::Kind::Scalar});
   checkPositive(config.blockCols, "rowwiseKernel", "blockCols");
   checkPositive(config.rowsPerProgram, "rowwiseKernel", "rowsPerProgram");
-  auto impl = std::make_shared<Block::Impl>(Block::Impl{
-      Kernel(std::move(name), {config.numWarps}), Mode::Rowwise,
-      "rowwiseKernel", {}, {}, {}, {}, {}});
+  auto impl = std::make_shared<Block::Impl>(
+      Block::Impl{Kernel(std::move(name), {config.numWarps}),
+                  Mode::Rowwise,
+                  "rowwiseKernel",
+                  {},
+                  {},
+                  {},
+                  {},
+                  {}});
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   declareParams(b, args, config.ptrDivisibility);
@@ -299,11 +313,11 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
         if (shape == std::vector<int64_t>{bm, 1})
           perRow = v.value().reshape({bm});
         else if (!shape.empty() && shape != std::vector<int64_t>{bm})
-          buildError("Block::store",
-                     "row output '" + e.arg.name +
-                         "' takes one value per row (" + std::to_string(bm) +
-                         " or " + std::to_string(bm) + "x1 here), got " +
-                         v.value().typeStr());
+          buildError("Block::store", "row output '" + e.arg.name +
+                                         "' takes one value per row (" +
+                                         std::to_string(bm) + " or " +
+                                         std::to_string(bm) + "x1 here), got " +
+                                         v.value().typeStr());
       }
       k.store(e.param + rows, perRow, rowMask);
     };
@@ -325,13 +339,19 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkPositive(config.blockN, "matmulKernel", "blockN");
   checkPositive(config.blockK, "matmulKernel", "blockK");
   if (config.aType != config.bType)
-    buildError("matmulKernel",
-               std::string("aType and bType differ (") +
-                   std::string(dtypeName(config.aType)) + " and " +
-                   std::string(dtypeName(config.bType)) + ")");
-  auto impl = std::make_shared<Block::Impl>(Block::Impl{
-      Kernel(std::move(name), {config.numWarps}), Mode::Matmul,
-      "matmulKernel", {}, {}, {}, {}, {}});
+    buildError("matmulKernel", std::string("aType and bType differ (") +
+                                   std::string(dtypeName(config.aType)) +
+                                   " and " +
+                                   std::string(dtypeName(config.bType)) + ")");
+  auto impl = std::make_shared<Block::Impl>(
+      Block::Impl{Kernel(std::move(name), {config.numWarps}),
+                  Mode::Matmul,
+                  "matmulKernel",
+                  {},
+                  {},
+                  {},
+                  {},
+                  {}});
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
@@ -366,16 +386,16 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   Value a0 = a + rm2 * strideAm + rkA;
   Value b0 = bp + rkB * strideBk + rn2;
   DType accType = config.aType == DType::i8 ? DType::i32 : DType::f32;
-  std::vector<Value> loop = k.forLoop(
-      0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
-      [&](Value kk, std::vector<Value> carried) {
-        Value left = K - kk;
-        Value at = k.load(carried[1], rowMask & (rkA < left), 0);
-        Value bt = k.load(carried[2], (rkB < left) & colMask, 0);
-        Value acc = k.dot(at, bt, carried[0], config.precision);
-        return std::vector<Value>{acc, carried[1] + bk,
-                                  carried[2] + strideBk * bk};
-      });
+  std::vector<Value> loop =
+      k.forLoop(0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
+                [&](Value kk, std::vector<Value> carried) {
+                  Value left = K - kk;
+                  Value at = k.load(carried[1], rowMask & (rkA < left), 0);
+                  Value bt = k.load(carried[2], (rkB < left) & colMask, 0);
+                  Value acc = k.dot(at, bt, carried[0], config.precision);
+                  return std::vector<Value>{acc, carried[1] + bk,
+                                            carried[2] + strideBk * bk};
+                });
   Value acc = loop[0].maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
 
   Value tileMask = rowMask & colMask;
@@ -391,8 +411,7 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
                    .withoutPadding()
                    .maskedBy(rn < N, colCount);
   }
-  b.storeOutput = [&k, cRowStarts, rn2, tileMask](Entry &e,
-                                                   const Operand &v) {
+  b.storeOutput = [&k, cRowStarts, rn2, tileMask](Entry &e, const Operand &v) {
     k.store(e.param + cRowStarts + rn2, v, tileMask);
   };
   Block block(impl);

@@ -62,12 +62,18 @@ Value layer_norm(const Value &x, const std::optional<Value> &weight,
 /// torch.finfo(type).eps.
 static double epsilonOf(DType type) {
   switch (type) {
-  case DType::f16: return 0.0009765625;
-  case DType::bf16: return 0.0078125;
-  case DType::f64: return 2.220446049250313e-16;
-  case DType::f8e4m3fn: return 0.125;
-  case DType::f8e5m2: return 0.25;
-  default: return 1.1920928955078125e-07;
+  case DType::f16:
+    return 0.0009765625;
+  case DType::bf16:
+    return 0.0078125;
+  case DType::f64:
+    return 2.220446049250313e-16;
+  case DType::f8e4m3fn:
+    return 0.125;
+  case DType::f8e5m2:
+    return 0.25;
+  default:
+    return 1.1920928955078125e-07;
   }
 }
 
@@ -79,8 +85,7 @@ Value rms_norm(const Value &x, const std::optional<Value> &weight,
   // A 1-D tile reduces to a scalar, which broadcasts without keepdim.
   bool keep = x.rank() > 1;
   Value v = opmath(x);
-  Value ms = maskedSum(v * v, d, keep) /
-             validCount(v, d, keep);
+  Value ms = maskedSum(v * v, d, keep) / validCount(v, d, keep);
   Operand e = eps ? *eps : Operand(epsilonOf(x.dtype()));
   Value y = v * rsqrt(ms + e);
   if (weight)

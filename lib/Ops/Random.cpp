@@ -1,4 +1,5 @@
-//===- Random.cpp - Philox 4x32-10, rand, randn, dropout -------------------===//
+//===- Random.cpp - Philox 4x32-10, rand, randn, dropout
+//-------------------===//
 //
 // Counter-based random numbers, bit-compatible with Triton's tl.randint4x /
 // tl.rand / tl.randn: the counter is (offset, 0, 0, 0), the key the two
@@ -52,8 +53,8 @@ static std::pair<Value, Value> philoxKey(Kernel &k, const Operand &seed) {
 /// Checks a counter word and returns it as i32.
 static Value counterWord(const Value &c, std::string_view what) {
   if (c.isNull())
-    buildError("philox", std::string(what) +
-                             " is a default-constructed (null) Value");
+    buildError("philox",
+               std::string(what) + " is a default-constructed (null) Value");
   if (c.isPointer() || !isInteger(c.dtype()) || bitWidth(c.dtype()) > 32)
     buildError("philox", std::string(what) +
                              " must be an i32 tile (or a narrower integer), "
@@ -122,7 +123,8 @@ Value dropout(const Value &x, double p, const Operand &seed,
   CallSite site("dropout", loc);
   if (!(p >= 0 && p <= 1))
     buildError("dropout", "dropout probability has to be between 0 and 1, "
-                          "but got " + std::to_string(p));
+                          "but got " +
+                              std::to_string(p));
   if (x.isNull())
     buildError("dropout", "the input is a default-constructed (null) Value");
   if (!training || p == 0)

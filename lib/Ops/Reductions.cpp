@@ -113,9 +113,9 @@ Value sum(const Value &x, int dim, bool keepdim, SourceLoc loc) {
   int d = detail::normalizeDim(x, dim, "sum");
   requireNumbers(x, "sum");
   DType t = x.dtype();
-  DType acc = isInteger(t)                 ? DType::i64
-              : detail::isNarrowFloat(t)   ? DType::f32
-                                           : t;
+  DType acc = isInteger(t)               ? DType::i64
+              : detail::isNarrowFloat(t) ? DType::f32
+                                         : t;
   Value r = detail::maskedSum(x.to(acc), d, keepdim);
   return detail::isNarrowFloat(t) ? r.to(t) : r;
 }
@@ -125,8 +125,8 @@ Value mean(const Value &x, int dim, bool keepdim, SourceLoc loc) {
   int d = detail::normalizeDim(x, dim, "mean");
   detail::requireFloat(x, "mean");
   Value xf = detail::opmath(x);
-  Value r = detail::maskedSum(xf, d, keepdim) /
-            detail::validCount(xf, d, keepdim);
+  Value r =
+      detail::maskedSum(xf, d, keepdim) / detail::validCount(xf, d, keepdim);
   return r.to(x.dtype());
 }
 

@@ -152,8 +152,8 @@ TEST(Builder, ComparisonsPickPredicates) {
     preds.push_back(arith::stringifyCmpIPredicate(op.getPredicate()).str());
   });
   // Ordered float compares, `!=` unordered (NaN != x), i1 compared unsigned.
-  EXPECT_EQ(preds, (std::vector<std::string>{"olt", "une", "slt", "sgt",
-                                             "ult"}));
+  EXPECT_EQ(preds,
+            (std::vector<std::string>{"olt", "une", "slt", "sgt", "ult"}));
 }
 
 TEST(Builder, CastsPickOps) {
@@ -294,17 +294,16 @@ TEST(Builder, Atomics) {
   Value offs = k.range(16);
   (void)k.atomicAdd(f + offs, 1.0, offs < 8);
   (void)k.atomicAdd(i, 1);
-  (void)k.atomicMax(i + offs, offs, {}, {.sem = MemSem::relaxed,
-                                         .scope = MemScope::cta});
+  (void)k.atomicMax(i + offs, offs, {},
+                    {.sem = MemSem::relaxed, .scope = MemScope::cta});
   (void)k.atomic(AtomicKind::bitXor, i, 3);
   Value old = k.atomicCAS(i, 0, 1);
   EXPECT_EQ(old.dtype(), DType::i32);
   std::vector<tile::RMWKind> kinds;
   k.module().walk([&](tile::AtomicRMWOp op) { kinds.push_back(op.getKind()); });
-  EXPECT_EQ(kinds, (std::vector<tile::RMWKind>{tile::RMWKind::FAdd,
-                                               tile::RMWKind::Add,
-                                               tile::RMWKind::Max,
-                                               tile::RMWKind::Xor}));
+  EXPECT_EQ(kinds, (std::vector<tile::RMWKind>{
+                       tile::RMWKind::FAdd, tile::RMWKind::Add,
+                       tile::RMWKind::Max, tile::RMWKind::Xor}));
   EXPECT_NE(k.str().find("sem = relaxed scope = cta"), std::string::npos);
   EXPECT_EQ(countOps<tile::AtomicCASOp>(k.module()), 1);
 }
@@ -321,7 +320,9 @@ TEST(Builder, DotAccumulators) {
   EXPECT_EQ(k.dot(ai, bi).dtype(), DType::i32);
   Value af = k.zeros({16, 16}, DType::f32);
   (void)k.dot(af, af, {}, Precision::ieee);
-  EXPECT_NE(k.str().find("precision = #tile.precision<ieee>"), std::string::npos) << k.str();
+  EXPECT_NE(k.str().find("precision = #tile.precision<ieee>"),
+            std::string::npos)
+      << k.str();
   EXPECT_EQ(countOps<tile::DotOp>(k.module()), 4);
 }
 
@@ -332,14 +333,13 @@ TEST(Builder, ReduceWithBuiltinAndLambdaCombiners) {
   EXPECT_EQ(rowMax.shape(), std::vector<int64_t>{4});
   Value kept = k.reduce(x, -1, Combine::sum, /*keepDims=*/true);
   EXPECT_EQ(kept.shape(), (std::vector<int64_t>{4, 1}));
-  Value total =
-      k.reduce(k.reduce(x, 0, [](Value a, Value b) { return a + b; }), 0,
-               [](Value a, Value b) { return a * b + 1; });
+  Value total = k.reduce(k.reduce(x, 0, [](Value a, Value b) { return a + b; }),
+                         0, [](Value a, Value b) { return a * b + 1; });
   EXPECT_EQ(total.rank(), 0);
   // Several tiles reduced together: the maximum and where it is.
   Value idx = k.range(64).expandDims(0).broadcastTo({4, 64});
-  std::vector<Value> mx = k.reduce(
-      {x, idx}, 1, [](std::vector<Value> acc, std::vector<Value> cur) {
+  std::vector<Value> mx =
+      k.reduce({x, idx}, 1, [](std::vector<Value> acc, std::vector<Value> cur) {
         Value pick = cur[0] > acc[0];
         return std::vector<Value>{where(pick, cur[0], acc[0]),
                                   where(pick, cur[1], acc[1])};
@@ -356,8 +356,9 @@ TEST(Builder, Scans) {
   Kernel k("scans");
   Value x = k.range(128);
   Value c = k.scan(x, 0, Combine::sum);
-  Value r = k.scan(x, 0, [](Value a, Value b) { return maximum(a, b); },
-                   /*reverse=*/true);
+  Value r = k.scan(
+      x, 0, [](Value a, Value b) { return maximum(a, b); },
+      /*reverse=*/true);
   EXPECT_EQ(c.shape(), std::vector<int64_t>{128});
   EXPECT_EQ(r.dtype(), DType::i32);
   std::string text = k.str();
@@ -368,16 +369,16 @@ TEST(Builder, Scans) {
 TEST(Builder, ForLoopCarriesValues) {
   Kernel k("loops");
   Value n = k.scalar("n", DType::i32);
-  Value acc = k.forLoop(0, n, 16, k.zeros({16}, DType::f32),
-                        [&](Value i, Value acc) {
-                          return acc + (i + k.range(16)).to(DType::f32);
-                        });
-  EXPECT_EQ(acc.shape(), std::vector<int64_t>{16});
-  std::vector<Value> two = k.forLoop(
-      0, 8, 1, {acc, k.constant(0, DType::i32)},
-      [](Value i, std::vector<Value> c) {
-        return std::vector<Value>{c[0] * 2, c[1] + i};
+  Value acc =
+      k.forLoop(0, n, 16, k.zeros({16}, DType::f32), [&](Value i, Value acc) {
+        return acc + (i + k.range(16)).to(DType::f32);
       });
+  EXPECT_EQ(acc.shape(), std::vector<int64_t>{16});
+  std::vector<Value> two =
+      k.forLoop(0, 8, 1, {acc, k.constant(0, DType::i32)},
+                [](Value i, std::vector<Value> c) {
+                  return std::vector<Value>{c[0] * 2, c[1] + i};
+                });
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two[1].dtype(), DType::i32);
   int visits = 0;
@@ -415,8 +416,13 @@ TEST(Builder, Ifs) {
       n > 1, [&] { return n * 2; }, [&] { return n + 0; });
   EXPECT_EQ(one.dtype(), DType::i32);
   std::vector<Value> two = k.ifThenElse(
-      n > 2, [&] { return std::vector<Value>{n, k.range(4)}; },
-      [&] { return std::vector<Value>{n + 1, k.range(4) * 2}; });
+      n > 2,
+      [&] {
+        return std::vector<Value>{n, k.range(4)};
+      },
+      [&] {
+        return std::vector<Value>{n + 1, k.range(4) * 2};
+      });
   EXPECT_EQ(two[1].shape(), std::vector<int64_t>{4});
   k.ifThenElse(
       n > 3, [&] { k.store(p, 1); }, [&] { k.store(p, 2); });

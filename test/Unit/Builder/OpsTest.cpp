@@ -57,8 +57,8 @@ void expectFused(const Kernel &k, const std::vector<std::string> &inputs,
 TEST(Fusion, Examples) {
   expectFused(examples::buildCosCos(), {"x"}, {"y"});
   expectFused(examples::buildBiasGelu(), {"x", "bias"}, {"y"});
-  expectFused(examples::buildBiasGelu(2048, 1, DType::f16, true),
-              {"x", "bias"}, {"y"});
+  expectFused(examples::buildBiasGelu(2048, 1, DType::f16, true), {"x", "bias"},
+              {"y"});
   expectFused(examples::buildSoftmax(), {"x"}, {"y"});
   expectFused(examples::buildScaledMaskedSoftmax(), {"x", "mask"}, {"y"});
   expectFused(examples::buildLayerNorm(), {"x", "w", "b"}, {"y"});
@@ -81,9 +81,9 @@ TEST(Fusion, MatmulEpilogue) {
   std::vector<std::string> names;
   for (const ParamInfo &p : k.params())
     names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "bias", "M", "N",
-                                             "K", "stride_am", "stride_bk",
-                                             "stride_cm"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"a", "b", "c", "bias", "M", "N", "K",
+                                      "stride_am", "stride_bk", "stride_cm"}));
 }
 
 /// A row function of six PyTorch operators on three inputs, written once as
@@ -94,8 +94,7 @@ TEST(Fusion, RowFunctionOfSeveralOps) {
       {ops::input("x", DType::bf16), ops::input("residual", DType::bf16),
        ops::columnInput("w", DType::bf16), ops::output("y", DType::bf16),
        ops::scalar("scale", DType::f32)},
-      {.blockCols = 1024, .rowsPerProgram = 2},
-      [](ops::Block &b) {
+      {.blockCols = 1024, .rowsPerProgram = 2}, [](ops::Block &b) {
         Value h = b["x"] + b["residual"];
         Value n = ops::rms_norm(h, b["w"]);
         b.store("y", ops::softmax(ops::silu(n) * b["scale"], -1) + h);
@@ -205,8 +204,8 @@ TEST(Ops, HalfReductionsAccumulateInF32) {
     // Sums run in f32 (or i64); the max compares bf16 exactly.
     EXPECT_TRUE(t.isF32() || t.isInteger(64) || t.isBF16());
     if (t.isBF16())
-      EXPECT_TRUE(llvm::isa<arith::MaximumFOp>(
-          op.getCombineOp().front().front()));
+      EXPECT_TRUE(
+          llvm::isa<arith::MaximumFOp>(op.getCombineOp().front().front()));
   });
 }
 
@@ -218,7 +217,8 @@ TEST(Ops, ArgmaxReducesValuesAndIndices) {
   EXPECT_EQ(i.shape(), std::vector<int64_t>{4});
   EXPECT_EQ(ops::argmin(x, 0, true).shape(), (std::vector<int64_t>{1, 64}));
   int pairs = 0;
-  k.module().walk([&](tile::ReduceOp op) { pairs += op.getSrcs().size() == 2; });
+  k.module().walk(
+      [&](tile::ReduceOp op) { pairs += op.getSrcs().size() == 2; });
   EXPECT_EQ(pairs, 2);
 }
 
@@ -289,8 +289,8 @@ static std::vector<uint32_t> philoxFolded(uint64_t seed,
   Kernel k("philox");
   Value out = k.pointer("out", DType::i32);
   auto word = [&](uint32_t v) { return k.full({4}, v, DType::i32); };
-  std::vector<Value> r = ops::philox(seed, word(ctr[0]), word(ctr[1]),
-                                     word(ctr[2]), word(ctr[3]));
+  std::vector<Value> r =
+      ops::philox(seed, word(ctr[0]), word(ctr[1]), word(ctr[2]), word(ctr[3]));
   for (int i = 0; i < 4; ++i)
     k.store(out + i * 4 + k.range(4), r[i]);
   return storedConstants(k);
@@ -298,18 +298,18 @@ static std::vector<uint32_t> philoxFolded(uint64_t seed,
 
 TEST(Ops, PhiloxMatchesRandom123KnownAnswers) {
   // Random123's kat_vectors for philox4x32_10: counter, key, result.
-  EXPECT_EQ(philoxFolded(0, {0, 0, 0, 0}),
-            (std::vector<uint32_t>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c,
-                                   0x9b00dbd8}));
-  EXPECT_EQ(philoxFolded(0xffffffffffffffffull,
-                         {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}),
-            (std::vector<uint32_t>{0x408f276d, 0x41c83b0e, 0xa20bc7c6,
-                                   0x6d5451fd}));
+  EXPECT_EQ(
+      philoxFolded(0, {0, 0, 0, 0}),
+      (std::vector<uint32_t>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(
+      philoxFolded(0xffffffffffffffffull,
+                   {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}),
+      (std::vector<uint32_t>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
   // key = (0xa4093822, 0x299f31d0): the seed's low word first.
-  EXPECT_EQ(philoxFolded(0x299f31d0a4093822ull,
-                         {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}),
-            (std::vector<uint32_t>{0xd16cfe09, 0x94fdcceb, 0x5001e420,
-                                   0x24126ea1}));
+  EXPECT_EQ(
+      philoxFolded(0x299f31d0a4093822ull,
+                   {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}),
+      (std::vector<uint32_t>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
 TEST(Ops, RandIsTritonsUniformOfRandint) {
@@ -327,8 +327,7 @@ TEST(Ops, RandIsTritonsUniformOfRandint) {
     auto cst = op.getValue().getDefiningOp<arith::ConstantOp>();
     ASSERT_TRUE(cst);
     auto dense = llvm::cast<mlir::DenseFPElementsAttr>(cst.getValue());
-    EXPECT_EQ(dense.getSplatValue<llvm::APFloat>().convertToFloat(),
-              expected);
+    EXPECT_EQ(dense.getSplatValue<llvm::APFloat>().convertToFloat(), expected);
     ++found;
   });
   EXPECT_EQ(found, 1);
@@ -337,8 +336,7 @@ TEST(Ops, RandIsTritonsUniformOfRandint) {
 TEST(Ops, RandnAndRandintShapes) {
   Kernel k("randn");
   Value offs = k.range(128);
-  EXPECT_EQ(ops::randn(k.scalar("seed", DType::i32), offs).dtype(),
-            DType::f32);
+  EXPECT_EQ(ops::randn(k.scalar("seed", DType::i32), offs).dtype(), DType::f32);
   EXPECT_EQ(ops::randint(5, offs).shape(), std::vector<int64_t>{128});
   EXPECT_EQ(ops::randint4x(5, offs).size(), 4u);
 }

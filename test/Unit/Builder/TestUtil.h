@@ -102,19 +102,19 @@ inline mlir::OwningOpRef<mlir::ModuleOp> compiled(const Kernel &k) {
 
 /// Expects `stmt` to throw a BuildError from this line whose op is `opName`
 /// and whose message contains `text`. Keep `stmt` on the macro's line.
-#define EXPECT_BUILD_ERROR(stmt, opName, text)                                \
-  do {                                                                        \
-    unsigned expectedLine = __LINE__;                                         \
-    try {                                                                     \
-      stmt;                                                                   \
-      ADD_FAILURE() << "no BuildError from: " #stmt;                          \
-    } catch (const tilec::BuildError &e) {                                    \
-      EXPECT_EQ(e.line(), expectedLine) << e.what();                          \
-      EXPECT_NE(e.file().find("Test.cpp"), std::string::npos) << e.what();    \
-      EXPECT_EQ(e.op(), std::string(opName)) << e.what();                     \
-      EXPECT_NE(e.message().find(text), std::string::npos)                    \
-          << "message: " << e.message() << "\nexpected: " << text;            \
-    }                                                                         \
+#define EXPECT_BUILD_ERROR(stmt, opName, text)                                 \
+  do {                                                                         \
+    unsigned expectedLine = __LINE__;                                          \
+    try {                                                                      \
+      stmt;                                                                    \
+      ADD_FAILURE() << "no BuildError from: " #stmt;                           \
+    } catch (const tilec::BuildError &e) {                                     \
+      EXPECT_EQ(e.line(), expectedLine) << e.what();                           \
+      EXPECT_NE(e.file().find("Test.cpp"), std::string::npos) << e.what();     \
+      EXPECT_EQ(e.op(), std::string(opName)) << e.what();                      \
+      EXPECT_NE(e.message().find(text), std::string::npos)                     \
+          << "message: " << e.message() << "\nexpected: " << text;             \
+    }                                                                          \
   } while (false)
 
 #endif // TILEC_TEST_UNIT_BUILDER_TESTUTIL_H
