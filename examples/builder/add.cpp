@@ -14,7 +14,7 @@ Kernel examples::buildAdd(int block, DType dtype) {
   Value x = k.pointer("x", dtype, 16);
   Value y = k.pointer("y", dtype, 16);
   Value z = k.pointer("z", dtype, 16);
-  Value n = k.scalar("n", DType::i32);
+  Value n = k.scalar("n", DType::I32);
   Value offs = k.programId(0) * block + k.range(block);
   Value mask = offs < n;
   k.store(z + offs, k.load(x + offs, mask) + k.load(y + offs, mask), mask);

@@ -21,7 +21,7 @@ Kernel examples::buildBiasGelu(int blockCols, int rowsPerProgram, DType dtype,
        .rowsPerProgram = rowsPerProgram,
        .colsDivisibility = 16},
       [tanh](ops::Block &b) {
-        Value v = b["x"].to(DType::f32) + b["bias"];
+        Value v = b["x"].to(DType::F32) + b["bias"];
         b.store("y", ops::gelu(v, tanh ? "tanh" : "none"));
       });
 }

@@ -13,7 +13,7 @@ using namespace tilec;
 
 Kernel examples::buildCosCos(int block) {
   return ops::pointwiseKernel(
-      "coscos", {ops::input("x", DType::f32), ops::output("y", DType::f32)},
+      "coscos", {ops::input("x", DType::F32), ops::output("y", DType::F32)},
       {.blockSize = block},
       [](ops::Block &b) { b.store("y", cos(cos(b["x"]))); });
 }

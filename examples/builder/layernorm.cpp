@@ -16,7 +16,7 @@ Kernel examples::buildLayerNorm(int blockCols, DType dtype) {
       "layernorm",
       {ops::input("x", dtype), ops::columnInput("w", dtype),
        ops::columnInput("b", dtype), ops::output("y", dtype),
-       ops::scalar("eps", DType::f32)},
+       ops::scalar("eps", DType::F32)},
       {.blockCols = blockCols, .numWarps = 8, .colsDivisibility = 16},
       [](ops::Block &b) {
         b.store("y", ops::layer_norm(b["x"], b["w"], b["b"], b["eps"]));

@@ -15,6 +15,6 @@ Kernel examples::buildMatmulBiasGelu(int blockM, int blockN, int blockK) {
   return ops::matmulKernel(
       "matmul_bias_gelu",
       {.blockM = blockM, .blockN = blockN, .blockK = blockK},
-      {ops::columnInput("bias", DType::bf16)},
+      {ops::columnInput("bias", DType::BF16)},
       [](Value acc, ops::Block &b) { return ops::gelu(acc + b["bias"]); });
 }

@@ -17,7 +17,7 @@ Kernel examples::buildResidualRmsNorm(int blockCols, DType dtype) {
       "residual_rmsnorm",
       {ops::input("x", dtype), ops::input("residual", dtype),
        ops::columnInput("w", dtype), ops::output("h", dtype),
-       ops::output("y", dtype), ops::scalar("eps", DType::f32)},
+       ops::output("y", dtype), ops::scalar("eps", DType::F32)},
       {.blockCols = blockCols, .numWarps = 8, .colsDivisibility = 16},
       [](ops::Block &b) {
         // h is rounded to the stored dtype, and the norm reads that value,

@@ -23,11 +23,11 @@ Kernel examples::buildScaledMaskedSoftmax(int blockCols, DType dtype) {
   return ops::rowwiseKernel(
       "scaled_masked_softmax",
       {ops::input("x", dtype), ops::input("mask", dtype),
-       ops::output("y", dtype), ops::scalar("scale", DType::f32)},
+       ops::output("y", dtype), ops::scalar("scale", DType::F32)},
       {.blockCols = blockCols, .numWarps = 8, .colsDivisibility = 16},
       [](ops::Block &b) {
         // Three PyTorch operators, one kernel: in f32, rounded once.
-        Value scores = b["x"].to(DType::f32) * b["scale"] + b["mask"];
+        Value scores = b["x"].to(DType::F32) * b["scale"] + b["mask"];
         b.store("y", ops::softmax(scores, -1));
       });
 }

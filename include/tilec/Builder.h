@@ -25,6 +25,8 @@
 #ifndef TILEC_BUILDER_H
 #define TILEC_BUILDER_H
 
+#include "tilec/DType.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,37 +55,6 @@ struct Access;
 } // namespace detail
 
 using SourceLoc = std::source_location;
-
-//===----------------------------------------------------------------------===//
-// Element types
-//===----------------------------------------------------------------------===//
-
-/// Element types of tiles (and pointees of pointers). Integers are signed
-/// where it matters (division, comparison, extension), as in C++ and Triton.
-enum class DType : uint8_t {
-  i1,
-  i8,
-  i16,
-  i32,
-  i64,
-  f16,
-  bf16,
-  f32,
-  f64,
-  f8e4m3fn,
-  f8e5m2
-};
-inline constexpr DType i1 = DType::i1, i8 = DType::i8, i16 = DType::i16,
-                       i32 = DType::i32, i64 = DType::i64, f16 = DType::f16,
-                       bf16 = DType::bf16, f32 = DType::f32, f64 = DType::f64,
-                       f8e4m3fn = DType::f8e4m3fn, f8e5m2 = DType::f8e5m2;
-
-/// The MLIR spelling of `type` ("f32", "bf16", "f8E4M3FN", ...).
-std::string_view dtypeName(DType type);
-bool isFloat(DType type);
-/// True for i1 .. i64.
-bool isInteger(DType type);
-unsigned bitWidth(DType type);
 
 //===----------------------------------------------------------------------===//
 // Errors and call sites

@@ -1,4 +1,4 @@
-//===- Ops.h - PyTorch's operators on tiles, fused ------------*- C++ -*-===//
+//===- Ops.h - PyTorch's operators on tiles, fused --------------*- C++ -*-===//
 //
 // PyTorch's operators with their names and semantics, as functions of tile
 // Values: composing them (`gelu(x + bias)`, `softmax(x * scale + mask)`,
@@ -265,7 +265,7 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
                      SourceLoc loc = SourceLoc::current());
 
 struct MatmulConfig {
-  DType aType = DType::bf16, bType = DType::bf16, cType = DType::bf16;
+  DType aType = DType::BF16, bType = DType::BF16, cType = DType::BF16;
   int blockM = 128, blockN = 128, blockK = 32;
   int numWarps = 8;
   Precision precision = Precision::tf32;

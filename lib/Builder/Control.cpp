@@ -1,5 +1,4 @@
-//===- Control.cpp - reductions, scans, loops, ifs, debug ops
-//--------------===//
+//===- Control.cpp - reductions, scans, loops, ifs, debug ops -------------===//
 //
 // Ops with regions are created empty, filled by calling the user's lambda
 // with the insertion point inside the region, then terminated and verified.

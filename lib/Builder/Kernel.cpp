@@ -1,5 +1,4 @@
-//===- Kernel.cpp - kernels, parameters, errors, output
-//--------------------===//
+//===- Kernel.cpp - kernels, parameters, errors, output -------------------===//
 //
 // A Kernel owns its MLIRContext (kernels built on different threads do not
 // share one) and a module holding one `func.func` kernel whose body ends in
@@ -312,7 +311,7 @@ static Value addParam(const std::shared_ptr<KernelImpl> &k, const Site &s,
   if (divisibility > 1 && !isPointer && !isInteger(dtype))
     k->fail(s, "divisibility applies to integer and pointer parameters, not "
                "'" +
-                   name + "' of type " + std::string(dtypeName(dtype)));
+                   name + "' of type " + std::string(dtypeString(dtype)));
   MLIRContext *ctx = k->context.get();
   SmallVector<NamedAttribute> attrs;
   if (divisibility > 1)
@@ -341,10 +340,10 @@ Value Kernel::scalar(std::string name, DType type, int divisibility,
                      SourceLoc loc) {
   Site s = site(loc, "Kernel::scalar");
   impl_->checkUsable(s);
-  if (type != DType::i1 && type != DType::i32 && type != DType::i64 &&
-      type != DType::f16 && type != DType::bf16 && type != DType::f32)
+  if (type != DType::I1 && type != DType::I32 && type != DType::I64 &&
+      type != DType::F16 && type != DType::BF16 && type != DType::F32)
     impl_->fail(s, "scalar parameter '" + name + "' has type " +
-                       std::string(dtypeName(type)) +
+                       std::string(dtypeString(type)) +
                        "; kernel scalars are i1, i32, i64, f16, bf16 or f32");
   return addParam(impl_, s, std::move(name), toMlir(type, impl_->context.get()),
                   type, false, divisibility);

@@ -1,5 +1,4 @@
-//===- Memory.cpp - constants, loads, stores, atomics, dot
-//-----------------===//
+//===- Memory.cpp - constants, loads, stores, atomics, dot ----------------===//
 //
 // Memory ops broadcast pointers, mask and values together (as Triton does)
 // and convert values to the pointee type within their kind; a conversion

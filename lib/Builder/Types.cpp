@@ -1,5 +1,4 @@
-//===- Types.cpp - DType <-> MLIR types, shapes, printing
-//------------------===//
+//===- Types.cpp - DType <-> MLIR types, shapes, printing -----------------===//
 
 #include "Detail.h"
 
@@ -9,54 +8,54 @@ using namespace mlir;
 namespace tilec {
 using namespace detail;
 
-std::string_view dtypeName(DType type) {
+std::string_view dtypeString(DType type) {
   switch (type) {
-  case DType::i1:
+  case DType::I1:
     return "i1";
-  case DType::i8:
+  case DType::I8:
     return "i8";
-  case DType::i16:
+  case DType::I16:
     return "i16";
-  case DType::i32:
+  case DType::I32:
     return "i32";
-  case DType::i64:
+  case DType::I64:
     return "i64";
-  case DType::f16:
+  case DType::F16:
     return "f16";
-  case DType::bf16:
+  case DType::BF16:
     return "bf16";
-  case DType::f32:
+  case DType::F32:
     return "f32";
-  case DType::f64:
+  case DType::F64:
     return "f64";
-  case DType::f8e4m3fn:
+  case DType::F8E4M3FN:
     return "f8E4M3FN";
-  case DType::f8e5m2:
+  case DType::F8E5M2:
     return "f8E5M2";
   }
   return "?";
 }
 
-bool isFloat(DType type) { return type >= DType::f16; }
-bool isInteger(DType type) { return type <= DType::i64; }
+bool isFloat(DType type) { return type >= DType::F16; }
+bool isInteger(DType type) { return type <= DType::I64; }
 
 unsigned bitWidth(DType type) {
   switch (type) {
-  case DType::i1:
+  case DType::I1:
     return 1;
-  case DType::i8:
-  case DType::f8e4m3fn:
-  case DType::f8e5m2:
+  case DType::I8:
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
     return 8;
-  case DType::i16:
-  case DType::f16:
-  case DType::bf16:
+  case DType::I16:
+  case DType::F16:
+  case DType::BF16:
     return 16;
-  case DType::i32:
-  case DType::f32:
+  case DType::I32:
+  case DType::F32:
     return 32;
-  case DType::i64:
-  case DType::f64:
+  case DType::I64:
+  case DType::F64:
     return 64;
   }
   return 0;
@@ -65,27 +64,27 @@ unsigned bitWidth(DType type) {
 Type detail::toMlir(DType type, MLIRContext *ctx) {
   Builder b(ctx);
   switch (type) {
-  case DType::i1:
+  case DType::I1:
     return b.getI1Type();
-  case DType::i8:
+  case DType::I8:
     return b.getI8Type();
-  case DType::i16:
+  case DType::I16:
     return b.getI16Type();
-  case DType::i32:
+  case DType::I32:
     return b.getI32Type();
-  case DType::i64:
+  case DType::I64:
     return b.getI64Type();
-  case DType::f16:
+  case DType::F16:
     return b.getF16Type();
-  case DType::bf16:
+  case DType::BF16:
     return b.getBF16Type();
-  case DType::f32:
+  case DType::F32:
     return b.getF32Type();
-  case DType::f64:
+  case DType::F64:
     return b.getF64Type();
-  case DType::f8e4m3fn:
+  case DType::F8E4M3FN:
     return b.getType<Float8E4M3FNType>();
-  case DType::f8e5m2:
+  case DType::F8E5M2:
     return b.getType<Float8E5M2Type>();
   }
   return {};
@@ -95,31 +94,31 @@ std::optional<DType> detail::fromMlir(Type type) {
   if (auto i = dyn_cast<IntegerType>(type)) {
     switch (i.getWidth()) {
     case 1:
-      return DType::i1;
+      return DType::I1;
     case 8:
-      return DType::i8;
+      return DType::I8;
     case 16:
-      return DType::i16;
+      return DType::I16;
     case 32:
-      return DType::i32;
+      return DType::I32;
     case 64:
-      return DType::i64;
+      return DType::I64;
     default:
       return std::nullopt;
     }
   }
   if (type.isF16())
-    return DType::f16;
+    return DType::F16;
   if (type.isBF16())
-    return DType::bf16;
+    return DType::BF16;
   if (type.isF32())
-    return DType::f32;
+    return DType::F32;
   if (type.isF64())
-    return DType::f64;
+    return DType::F64;
   if (isa<Float8E4M3FNType>(type))
-    return DType::f8e4m3fn;
+    return DType::F8E4M3FN;
   if (isa<Float8E5M2Type>(type))
-    return DType::f8e5m2;
+    return DType::F8E5M2;
   return std::nullopt;
 }
 

@@ -1,5 +1,4 @@
-//===- Values.cpp - Value, promotion, broadcasting, operators, math
-//--------===//
+//===- Values.cpp - Value, promotion, broadcasting, operators, math -------===//
 //
 // Every elementwise entry follows one path: resolve the operands (Values are
 // checked usable, numbers stay weak), promote their dtypes as PyTorch does,
@@ -919,7 +918,7 @@ DType Value::dtype(SourceLoc loc) const {
   if (auto p = dyn_cast<tile::PointerType>(elem))
     elem = p.getPointeeType();
   // Kernels built here only hold pointers to DTypes.
-  return fromMlir(elem).value_or(DType::i8);
+  return fromMlir(elem).value_or(DType::I8);
 }
 
 bool Value::isPointer(SourceLoc loc) const {
@@ -951,7 +950,7 @@ Value Value::to(DType type, SourceLoc loc) const {
   auto k = resolveOne(*this, s, x, pads);
   if (isPtr(x.getType()))
     k->fail(s, "cannot convert pointers " + detail::typeStr(x.getType()) +
-                   " to " + std::string(dtypeName(type)) +
+                   " to " + std::string(dtypeString(type)) +
                    "; use bitcast to retype pointers");
   return Access::wrap(k, castTo(*k, x, toMlir(type, k->context.get()), s),
                       pads);

@@ -1,4 +1,4 @@
-//===- Common.h - helpers shared by the op library ------------*- C++ -*-===//
+//===- Common.h - helpers shared by the op library --------------*- C++ -*-===//
 //
 // Everything here uses the public builder API only. Each public op opens a
 // CallSite with its PyTorch name, so the ops it builds carry the user's line.
@@ -21,7 +21,7 @@ inline bool isNarrowFloat(DType t) { return isFloat(t) && bitWidth(t) < 32; }
 inline Value opmath(const Value &x) {
   DType t = x.dtype();
   if (isNarrowFloat(t) || isInteger(t))
-    return x.to(DType::f32);
+    return x.to(DType::F32);
   return x;
 }
 

@@ -16,7 +16,7 @@ using detail::opmath;
 
 /// The dtype of a math op's result: the input's float type, f32 for ints.
 static DType mathResult(const Value &x) {
-  return isFloat(x.dtype()) ? x.dtype() : DType::f32;
+  return isFloat(x.dtype()) ? x.dtype() : DType::F32;
 }
 
 /// Fails for null and pointer inputs of an activation.
@@ -46,7 +46,7 @@ Value mul(const Operand &a, const Operand &b, SourceLoc loc) {
 static Operand asFloat(const Operand &x) {
   switch (x.kind()) {
   case Operand::Kind::Value:
-    return isFloat(x.value().dtype()) ? x : Operand(x.value().to(DType::f32));
+    return isFloat(x.value().dtype()) ? x : Operand(x.value().to(DType::F32));
   case Operand::Kind::Float:
     return x;
   case Operand::Kind::Unsigned:
@@ -72,7 +72,7 @@ Value neg(const Value &x, SourceLoc loc) {
 Value relu(const Value &x, SourceLoc loc) {
   CallSite site("relu", loc);
   requireNumbers(x, "relu");
-  if (x.dtype() == DType::i1)
+  if (x.dtype() == DType::I1)
     buildError("relu", "is not defined for i1 tiles (" + x.typeStr() + ")");
   // maximum, not a compare-select: relu(NaN) is NaN.
   return maximum(x, 0);

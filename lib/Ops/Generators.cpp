@@ -1,5 +1,4 @@
-//===- Generators.cpp - pointwise, rowwise and matmul kernels
-//--------------===//
+//===- Generators.cpp - pointwise, rowwise and matmul kernels -------------===//
 //
 // A generator declares the parameters, computes the block's indices and
 // masks, loads every input once (before the body: loads dominate every use),
@@ -202,7 +201,7 @@ Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   declareParams(b, args, config.ptrDivisibility);
-  Value n = k.scalar("n", DType::i32);
+  Value n = k.scalar("n", DType::I32);
   addImplicit(b, "n", n);
   Value offs = k.programId(0) * config.blockSize + k.range(config.blockSize);
   Value mask = offs < n;
@@ -239,8 +238,8 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   declareParams(b, args, config.ptrDivisibility);
-  Value nRows = k.scalar("n_rows", DType::i32);
-  Value nCols = k.scalar("n_cols", DType::i32, config.colsDivisibility);
+  Value nRows = k.scalar("n_rows", DType::I32);
+  Value nCols = k.scalar("n_cols", DType::I32, config.colsDivisibility);
   addImplicit(b, "n_rows", nRows);
   addImplicit(b, "n_cols", nCols);
 
@@ -251,7 +250,7 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
   // Row offsets in i64: n_rows * n_cols may pass 2^31 elements.
   if (bm == 1) {
     // One row per program: 1-D tiles of the row.
-    Value rowStart = pid.to(DType::i64) * nCols;
+    Value rowStart = pid.to(DType::I64) * nCols;
     b.rows = pid;
     b.cols = cols;
     b.index = pid * nCols + cols;
@@ -285,7 +284,7 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
     Value rows2 = rows.expandDims(1), rowMask2 = rowMask.expandDims(1);
     Value cols2 = cols.expandDims(0), colMask2 = colMask.expandDims(0);
     Value rowCount = minimum(nRows - pid * bm, bm);
-    Value rowStarts = rows2.to(DType::i64) * nCols;
+    Value rowStarts = rows2.to(DType::I64) * nCols;
     Value mask = rowMask2 & colMask2;
     b.rows = rows2;
     b.cols = cols2;
@@ -340,9 +339,9 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkPositive(config.blockK, "matmulKernel", "blockK");
   if (config.aType != config.bType)
     buildError("matmulKernel", std::string("aType and bType differ (") +
-                                   std::string(dtypeName(config.aType)) +
+                                   std::string(dtypeString(config.aType)) +
                                    " and " +
-                                   std::string(dtypeName(config.bType)) + ")");
+                                   std::string(dtypeString(config.bType)) + ")");
   auto impl = std::make_shared<Block::Impl>(
       Block::Impl{Kernel(std::move(name), {config.numWarps}),
                   Mode::Matmul,
@@ -359,11 +358,11 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   Value bp = k.pointer("b", config.bType, pd);
   Value c = k.pointer("c", config.cType, pd);
   declareParams(b, epilogueArgs, pd);
-  Value M = k.scalar("M", DType::i32), N = k.scalar("N", DType::i32),
-        K = k.scalar("K", DType::i32);
-  Value strideAm = k.scalar("stride_am", DType::i32, sd);
-  Value strideBk = k.scalar("stride_bk", DType::i32, sd);
-  Value strideCm = k.scalar("stride_cm", DType::i32, sd);
+  Value M = k.scalar("M", DType::I32), N = k.scalar("N", DType::I32),
+        K = k.scalar("K", DType::I32);
+  Value strideAm = k.scalar("stride_am", DType::I32, sd);
+  Value strideBk = k.scalar("stride_bk", DType::I32, sd);
+  Value strideCm = k.scalar("stride_cm", DType::I32, sd);
   addImplicit(b, "M", M);
   addImplicit(b, "N", N);
   addImplicit(b, "K", K);
@@ -385,7 +384,7 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   // masks k >= K with zeros, which add nothing to the dot.
   Value a0 = a + rm2 * strideAm + rkA;
   Value b0 = bp + rkB * strideBk + rn2;
-  DType accType = config.aType == DType::i8 ? DType::i32 : DType::f32;
+  DType accType = config.aType == DType::I8 ? DType::I32 : DType::F32;
   std::vector<Value> loop =
       k.forLoop(0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
                 [&](Value kk, std::vector<Value> carried) {

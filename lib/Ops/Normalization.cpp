@@ -62,15 +62,15 @@ Value layer_norm(const Value &x, const std::optional<Value> &weight,
 /// torch.finfo(type).eps.
 static double epsilonOf(DType type) {
   switch (type) {
-  case DType::f16:
+  case DType::F16:
     return 0.0009765625;
-  case DType::bf16:
+  case DType::BF16:
     return 0.0078125;
-  case DType::f64:
+  case DType::F64:
     return 2.220446049250313e-16;
-  case DType::f8e4m3fn:
+  case DType::F8E4M3FN:
     return 0.125;
-  case DType::f8e5m2:
+  case DType::F8E5M2:
     return 0.25;
   default:
     return 1.1920928955078125e-07;

@@ -1,5 +1,4 @@
-//===- Random.cpp - Philox 4x32-10, rand, randn, dropout
-//-------------------===//
+//===- Random.cpp - Philox 4x32-10, rand, randn, dropout ------------------===//
 //
 // Counter-based random numbers, bit-compatible with Triton's tl.randint4x /
 // tl.rand / tl.randn: the counter is (offset, 0, 0, 0), the key the two
@@ -30,20 +29,20 @@ static std::pair<Value, Value> philoxKey(Kernel &k, const Operand &seed) {
     const Value &s = seed.value();
     if (s.isNull())
       buildError("philox", "the seed is a default-constructed (null) Value");
-    if (s.rank() != 0 || (s.dtype() != DType::i32 && s.dtype() != DType::i64))
+    if (s.rank() != 0 || (s.dtype() != DType::I32 && s.dtype() != DType::I64))
       buildError("philox",
                  "the seed must be an i32 or i64 scalar, got " + s.typeStr());
-    if (s.dtype() == DType::i32)
-      return {s, k.constant(0, DType::i32)};
-    return {s.to(DType::i32), (s >> 32).to(DType::i32)};
+    if (s.dtype() == DType::I32)
+      return {s, k.constant(0, DType::I32)};
+    return {s.to(DType::I32), (s >> 32).to(DType::I32)};
   }
   case Operand::Kind::Int:
   case Operand::Kind::Unsigned: {
     uint64_t v = seed.kind() == Operand::Kind::Int
                      ? static_cast<uint64_t>(seed.intValue())
                      : seed.unsignedValue();
-    return {k.constant(static_cast<uint32_t>(v), DType::i32),
-            k.constant(static_cast<uint32_t>(v >> 32), DType::i32)};
+    return {k.constant(static_cast<uint32_t>(v), DType::I32),
+            k.constant(static_cast<uint32_t>(v >> 32), DType::I32)};
   }
   default:
     buildError("philox", "the seed must be an integer");
@@ -60,7 +59,7 @@ static Value counterWord(const Value &c, std::string_view what) {
                              " must be an i32 tile (or a narrower integer), "
                              "got " +
                              c.typeStr());
-  return c.to(DType::i32);
+  return c.to(DType::I32);
 }
 
 std::vector<Value> philox(const Operand &seed, const Value &c0In,
@@ -101,7 +100,7 @@ Value randint(const Operand &seed, const Value &offsets, SourceLoc loc) {
 /// Triton's uint_to_uniform_float for i32 bit patterns.
 static Value uniform(const Value &bits) {
   Value x = where(bits < 0, ~bits, bits);
-  return x.to(DType::f32) * kUniformScale;
+  return x.to(DType::F32) * kUniformScale;
 }
 
 Value rand(const Operand &seed, const Value &offsets, SourceLoc loc) {

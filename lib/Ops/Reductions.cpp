@@ -66,17 +66,17 @@ Value detail::validCount(const Value &x, int dim, bool keepdim) {
   Kernel k = x.kernel();
   std::vector<Padding> along = masksAlong(x, dim);
   if (along.empty())
-    return k.constant(static_cast<double>(x.shape()[dim]), DType::f32);
+    return k.constant(static_cast<double>(x.shape()[dim]), DType::F32);
   if (along.size() == 1 && !along[0].count.isNull()) {
     std::vector<int64_t> shape = along[0].valid.shape();
     bool onlyAlongDim = true;
     for (size_t i = 0; i < shape.size(); ++i)
       onlyAlongDim &= (int)i == dim || shape[i] == 1;
     if (onlyAlongDim)
-      return along[0].count.to(DType::f32);
+      return along[0].count.to(DType::F32);
   }
-  Value ones = conjunction(along).to(DType::i32);
-  return k.reduce(ones, dim, Combine::sum, keepdim).to(DType::f32);
+  Value ones = conjunction(along).to(DType::I32);
+  return k.reduce(ones, dim, Combine::sum, keepdim).to(DType::F32);
 }
 
 Value detail::maskedSum(const Value &x, int dim, bool keepdim) {
@@ -89,7 +89,7 @@ static Operand extreme(DType t, bool lowest) {
   double inf = std::numeric_limits<double>::infinity();
   if (isFloat(t))
     return lowest ? -inf : inf;
-  if (t == DType::i1)
+  if (t == DType::I1)
     return !lowest;
   unsigned w = bitWidth(t);
   int64_t maxValue = w == 64 ? INT64_MAX : (int64_t(1) << (w - 1)) - 1;
@@ -113,8 +113,8 @@ Value sum(const Value &x, int dim, bool keepdim, SourceLoc loc) {
   int d = detail::normalizeDim(x, dim, "sum");
   requireNumbers(x, "sum");
   DType t = x.dtype();
-  DType acc = isInteger(t)               ? DType::i64
-              : detail::isNarrowFloat(t) ? DType::f32
+  DType acc = isInteger(t)               ? DType::I64
+              : detail::isNarrowFloat(t) ? DType::F32
                                          : t;
   Value r = detail::maskedSum(x.to(acc), d, keepdim);
   return detail::isNarrowFloat(t) ? r.to(t) : r;

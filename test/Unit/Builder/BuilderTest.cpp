@@ -32,11 +32,11 @@ TEST(Builder, VectorAdd) {
   ASSERT_EQ(params.size(), 4u);
   EXPECT_EQ(params[0].name, "x");
   EXPECT_TRUE(params[0].isPointer);
-  EXPECT_EQ(params[0].dtype, DType::f32);
+  EXPECT_EQ(params[0].dtype, DType::F32);
   EXPECT_EQ(params[0].divisibility, 16);
   EXPECT_EQ(params[3].name, "n");
   EXPECT_FALSE(params[3].isPointer);
-  EXPECT_EQ(params[3].dtype, DType::i32);
+  EXPECT_EQ(params[3].dtype, DType::I32);
   EXPECT_EQ(params[3].divisibility, 1);
 
   mlir::ModuleOp m = k.module();
@@ -62,15 +62,15 @@ TEST(Builder, VectorAdd) {
 
 TEST(Builder, ValuesKnowTheirTypes) {
   Kernel k("types");
-  Value p = k.pointer("p", DType::bf16);
-  Value n = k.scalar("n", DType::i64);
+  Value p = k.pointer("p", DType::BF16);
+  Value n = k.scalar("n", DType::I64);
   Value r = k.range(8, 24);
   EXPECT_TRUE(p.isPointer());
-  EXPECT_EQ(p.dtype(), DType::bf16);
+  EXPECT_EQ(p.dtype(), DType::BF16);
   EXPECT_EQ(p.typeStr(), "!tile.ptr<bf16>");
   EXPECT_EQ(n.rank(), 0);
   EXPECT_EQ(r.shape(), std::vector<int64_t>{16});
-  EXPECT_EQ(r.dtype(), DType::i32);
+  EXPECT_EQ(r.dtype(), DType::I32);
   EXPECT_EQ((p + r).typeStr(), "16x!tile.ptr<bf16>");
   EXPECT_TRUE(Value().isNull());
   EXPECT_TRUE(p.kernel().module() == k.module());
@@ -82,7 +82,7 @@ TEST(Builder, ScalarsSplatAndTilesBroadcast) {
   Value cols = k.range(8);               // 8
   Value sum = rows + cols;
   EXPECT_EQ(sum.shape(), (std::vector<int64_t>{4, 8}));
-  Value scaled = sum * k.scalar("s", DType::i32);
+  Value scaled = sum * k.scalar("s", DType::I32);
   EXPECT_EQ(scaled.shape(), (std::vector<int64_t>{4, 8}));
   mlir::ModuleOp m = k.module();
   // cols gains a leading unit dimension, both then broadcast; s is splat.
@@ -99,30 +99,30 @@ TEST(Builder, ScalarsSplatAndTilesBroadcast) {
 TEST(Builder, PromotionFollowsPyTorch) {
   Kernel k("promote");
   Value i32t = k.range(16);
-  Value f16t = k.zeros({16}, DType::f16);
-  Value bf16t = k.zeros({16}, DType::bf16);
-  Value f32t = k.zeros({16}, DType::f32);
-  Value i8t = k.zeros({16}, DType::i8);
+  Value f16t = k.zeros({16}, DType::F16);
+  Value bf16t = k.zeros({16}, DType::BF16);
+  Value f32t = k.zeros({16}, DType::F32);
+  Value i8t = k.zeros({16}, DType::I8);
   Value boolt = i32t < 3;
-  Value f32s = k.scalar("f", DType::f32);
-  Value i64s = k.scalar("l", DType::i64);
-  Value f16s = k.scalar("h", DType::f16);
+  Value f32s = k.scalar("f", DType::F32);
+  Value i64s = k.scalar("l", DType::I64);
+  Value f16s = k.scalar("h", DType::F16);
 
-  EXPECT_EQ((i32t + 1).dtype(), DType::i32);      // weak int number
-  EXPECT_EQ((i32t * 1.5).dtype(), DType::f32);    // float number, int tile
-  EXPECT_EQ((f16t * 2.0).dtype(), DType::f16);    // weak float number
-  EXPECT_EQ((f16t + f32s).dtype(), DType::f16);   // tile beats scalar
-  EXPECT_EQ((i32t + i64s).dtype(), DType::i32);   // same kind: tile wins
-  EXPECT_EQ((i32t + f16s).dtype(), DType::f16);   // scalar of higher kind
-  EXPECT_EQ((f16t + f32t).dtype(), DType::f32);   // wider float
-  EXPECT_EQ((f16t + bf16t).dtype(), DType::f32);  // f16 with bf16
-  EXPECT_EQ((i8t + i32t).dtype(), DType::i32);    // wider integer
-  EXPECT_EQ((i32t + f16t).dtype(), DType::f16);   // float kind wins
-  EXPECT_EQ((boolt + boolt).dtype(), DType::i32); // C++: bools add as ints
-  EXPECT_EQ((boolt & true).dtype(), DType::i1);
-  EXPECT_EQ((i32t < 2.5).dtype(), DType::i1);
-  EXPECT_EQ(resultType({f16t, f32s, 1}), DType::f16);
-  EXPECT_EQ(resultType({i32t, 2.0}), DType::f32);
+  EXPECT_EQ((i32t + 1).dtype(), DType::I32);      // weak int number
+  EXPECT_EQ((i32t * 1.5).dtype(), DType::F32);    // float number, int tile
+  EXPECT_EQ((f16t * 2.0).dtype(), DType::F16);    // weak float number
+  EXPECT_EQ((f16t + f32s).dtype(), DType::F16);   // tile beats scalar
+  EXPECT_EQ((i32t + i64s).dtype(), DType::I32);   // same kind: tile wins
+  EXPECT_EQ((i32t + f16s).dtype(), DType::F16);   // scalar of higher kind
+  EXPECT_EQ((f16t + f32t).dtype(), DType::F32);   // wider float
+  EXPECT_EQ((f16t + bf16t).dtype(), DType::F32);  // f16 with bf16
+  EXPECT_EQ((i8t + i32t).dtype(), DType::I32);    // wider integer
+  EXPECT_EQ((i32t + f16t).dtype(), DType::F16);   // float kind wins
+  EXPECT_EQ((boolt + boolt).dtype(), DType::I32); // C++: bools add as ints
+  EXPECT_EQ((boolt & true).dtype(), DType::I1);
+  EXPECT_EQ((i32t < 2.5).dtype(), DType::I1);
+  EXPECT_EQ(resultType({f16t, f32s, 1}), DType::F16);
+  EXPECT_EQ(resultType({i32t, 2.0}), DType::F32);
 }
 
 TEST(Builder, IntegerDivisionIsCpp) {
@@ -130,7 +130,7 @@ TEST(Builder, IntegerDivisionIsCpp) {
   Value i = k.range(8);
   (void)(i / 2);
   (void)(i % 3);
-  (void)(i.to(DType::f32) % 3);
+  (void)(i.to(DType::F32) % 3);
   mlir::ModuleOp m = k.module();
   EXPECT_EQ(countOps<arith::DivSIOp>(m), 1);
   EXPECT_EQ(countOps<arith::RemSIOp>(m), 1);
@@ -139,7 +139,7 @@ TEST(Builder, IntegerDivisionIsCpp) {
 
 TEST(Builder, ComparisonsPickPredicates) {
   Kernel k("cmp");
-  Value f = k.zeros({4}, DType::f32);
+  Value f = k.zeros({4}, DType::F32);
   Value b = k.range(4) < 2;
   (void)(f < 1.0);
   (void)(f != 1.0);
@@ -158,20 +158,20 @@ TEST(Builder, ComparisonsPickPredicates) {
 
 TEST(Builder, CastsPickOps) {
   Kernel k("casts");
-  Value f = k.zeros({4}, DType::f32);
+  Value f = k.zeros({4}, DType::F32);
   Value i = k.range(4);
   Value b = i < 2;
-  EXPECT_EQ(f.to(DType::f16).dtype(), DType::f16);
-  (void)f.to(DType::f16).to(DType::bf16); // same width: through f32
-  (void)i.to(DType::f32);
-  (void)b.to(DType::f32);
-  (void)f.to(DType::i1);
-  (void)i.to(DType::i1);
-  (void)b.to(DType::i32);
-  (void)i.to(DType::i64).to(DType::i8);
-  EXPECT_EQ(f.bitcast(DType::i32).dtype(), DType::i32);
-  Value p = k.pointer("p", DType::f32);
-  EXPECT_EQ(p.bitcast(DType::i32).typeStr(), "!tile.ptr<i32>");
+  EXPECT_EQ(f.to(DType::F16).dtype(), DType::F16);
+  (void)f.to(DType::F16).to(DType::BF16); // same width: through f32
+  (void)i.to(DType::F32);
+  (void)b.to(DType::F32);
+  (void)f.to(DType::I1);
+  (void)i.to(DType::I1);
+  (void)b.to(DType::I32);
+  (void)i.to(DType::I64).to(DType::I8);
+  EXPECT_EQ(f.bitcast(DType::I32).dtype(), DType::I32);
+  Value p = k.pointer("p", DType::F32);
+  EXPECT_EQ(p.bitcast(DType::I32).typeStr(), "!tile.ptr<i32>");
   mlir::ModuleOp m = k.module();
   // f32->f16 twice, then f16->bf16 through f32.
   EXPECT_EQ(countOps<arith::TruncFOp>(m), 3);
@@ -189,7 +189,7 @@ TEST(Builder, CastsPickOps) {
 
 TEST(Builder, PointerArithmetic) {
   Kernel k("ptrs");
-  Value p = k.pointer("p", DType::f16);
+  Value p = k.pointer("p", DType::F16);
   Value offs = k.range(32);
   Value a = p + offs;
   Value b = 2 + p;
@@ -197,7 +197,7 @@ TEST(Builder, PointerArithmetic) {
   EXPECT_EQ(a.typeStr(), "32x!tile.ptr<f16>");
   EXPECT_EQ(b.typeStr(), "!tile.ptr<f16>");
   EXPECT_EQ(c.typeStr(), "!tile.ptr<f16>");
-  EXPECT_EQ((p + k.scalar("big", DType::i64)).typeStr(), "!tile.ptr<f16>");
+  EXPECT_EQ((p + k.scalar("big", DType::I64)).typeStr(), "!tile.ptr<f16>");
   mlir::ModuleOp m = k.module();
   EXPECT_EQ(countOps<tile::AddPtrOp>(m), 4);
   EXPECT_EQ(countOps<arith::SubIOp>(m), 1); // p - 1 adds -1
@@ -205,18 +205,18 @@ TEST(Builder, PointerArithmetic) {
 
 TEST(Builder, MathComputesNarrowFloatsInF32) {
   Kernel k("math");
-  Value h = k.zeros({8}, DType::f16);
+  Value h = k.zeros({8}, DType::F16);
   Value e = exp(h);
-  EXPECT_EQ(e.dtype(), DType::f16);
-  EXPECT_EQ(cos(k.range(8)).dtype(), DType::f32); // ints give f32
-  EXPECT_EQ(abs(k.range(8)).dtype(), DType::i32);
-  EXPECT_EQ(pow(h, 2).dtype(), DType::f16);
-  EXPECT_EQ(pow(k.range(8), 2).dtype(), DType::i32);
-  EXPECT_EQ(pow(h, 0.5).dtype(), DType::f16);
-  EXPECT_EQ(maximum(h, 1).dtype(), DType::f16);
-  EXPECT_EQ(fma(h, h, 1.0).dtype(), DType::f16);
-  EXPECT_EQ(umulhi(k.range(8), 0xD2511F53u).dtype(), DType::i32);
-  EXPECT_EQ(cdiv(k.scalar("n", DType::i32), 128).dtype(), DType::i32);
+  EXPECT_EQ(e.dtype(), DType::F16);
+  EXPECT_EQ(cos(k.range(8)).dtype(), DType::F32); // ints give f32
+  EXPECT_EQ(abs(k.range(8)).dtype(), DType::I32);
+  EXPECT_EQ(pow(h, 2).dtype(), DType::F16);
+  EXPECT_EQ(pow(k.range(8), 2).dtype(), DType::I32);
+  EXPECT_EQ(pow(h, 0.5).dtype(), DType::F16);
+  EXPECT_EQ(maximum(h, 1).dtype(), DType::F16);
+  EXPECT_EQ(fma(h, h, 1.0).dtype(), DType::F16);
+  EXPECT_EQ(umulhi(k.range(8), 0xD2511F53u).dtype(), DType::I32);
+  EXPECT_EQ(cdiv(k.scalar("n", DType::I32), 128).dtype(), DType::I32);
   mlir::ModuleOp m = k.module();
   mlir::math::ExpOp exp0;
   m.walk([&](mlir::math::ExpOp op) { exp0 = op; });
@@ -235,16 +235,16 @@ TEST(Builder, MathComputesNarrowFloatsInF32) {
 TEST(Builder, WhereBroadcastsAndPromotes) {
   Kernel k("where");
   Value i = k.range(8);
-  Value w = where(i < 4, k.zeros({2, 8}, DType::f16), 1.0);
+  Value w = where(i < 4, k.zeros({2, 8}, DType::F16), 1.0);
   EXPECT_EQ(w.shape(), (std::vector<int64_t>{2, 8}));
-  EXPECT_EQ(w.dtype(), DType::f16);
-  Value p = k.pointer("p", DType::f32);
+  EXPECT_EQ(w.dtype(), DType::F16);
+  Value p = k.pointer("p", DType::F32);
   EXPECT_EQ(where(i < 4, p + i, p + 2 * i).typeStr(), "8x!tile.ptr<f32>");
 }
 
 TEST(Builder, ShapeOps) {
   Kernel k("shapes");
-  Value x = k.zeros({4, 32}, DType::f32);
+  Value x = k.zeros({4, 32}, DType::F32);
   EXPECT_EQ(x.reshape({128}).shape(), std::vector<int64_t>{128});
   EXPECT_EQ(x.trans().shape(), (std::vector<int64_t>{32, 4}));
   EXPECT_EQ(x.trans({1, 0}).shape(), (std::vector<int64_t>{32, 4}));
@@ -253,7 +253,7 @@ TEST(Builder, ShapeOps) {
   EXPECT_EQ(j.shape(), (std::vector<int64_t>{4, 32, 2}));
   auto [a, b] = split(j);
   EXPECT_EQ(a.shape(), (std::vector<int64_t>{4, 32}));
-  EXPECT_EQ(b.dtype(), DType::f32);
+  EXPECT_EQ(b.dtype(), DType::F32);
   mlir::ModuleOp m = k.module();
   EXPECT_EQ(countOps<tile::ReshapeOp>(m), 1);
   EXPECT_EQ(countOps<tile::TransOp>(m), 2);
@@ -263,14 +263,14 @@ TEST(Builder, ShapeOps) {
 
 TEST(Builder, LoadStoreOptionsAndOther) {
   Kernel k("mem");
-  Value p = k.pointer("p", DType::f16);
-  Value q = k.pointer("q", DType::i8);
+  Value p = k.pointer("p", DType::F16);
+  Value q = k.pointer("q", DType::I8);
   Value offs = k.range(64);
   Value v = k.load(p + offs, offs < 50, -1.0,
                    {.cache = Cache::cg, .evict = Evict::evictLast});
-  EXPECT_EQ(v.dtype(), DType::f16);
+  EXPECT_EQ(v.dtype(), DType::F16);
   // f32 results round to the f16 pointee; i1 stores widen to i8.
-  k.store(p + offs, v.to(DType::f32) * 2, offs < 50, {.cache = Cache::cs});
+  k.store(p + offs, v.to(DType::F32) * 2, offs < 50, {.cache = Cache::cs});
   k.store(q + offs, offs < 10);
   Value s = k.load(p, {}, {}, {.isVolatile = true});
   EXPECT_EQ(s.rank(), 0);
@@ -289,8 +289,8 @@ TEST(Builder, LoadStoreOptionsAndOther) {
 
 TEST(Builder, Atomics) {
   Kernel k("atomics");
-  Value f = k.pointer("f", DType::f32);
-  Value i = k.pointer("i", DType::i32);
+  Value f = k.pointer("f", DType::F32);
+  Value i = k.pointer("i", DType::I32);
   Value offs = k.range(16);
   (void)k.atomicAdd(f + offs, 1.0, offs < 8);
   (void)k.atomicAdd(i, 1);
@@ -298,7 +298,7 @@ TEST(Builder, Atomics) {
                     {.sem = MemSem::relaxed, .scope = MemScope::cta});
   (void)k.atomic(AtomicKind::bitXor, i, 3);
   Value old = k.atomicCAS(i, 0, 1);
-  EXPECT_EQ(old.dtype(), DType::i32);
+  EXPECT_EQ(old.dtype(), DType::I32);
   std::vector<tile::RMWKind> kinds;
   k.module().walk([&](tile::AtomicRMWOp op) { kinds.push_back(op.getKind()); });
   EXPECT_EQ(kinds, (std::vector<tile::RMWKind>{
@@ -310,15 +310,15 @@ TEST(Builder, Atomics) {
 
 TEST(Builder, DotAccumulators) {
   Kernel k("dots");
-  Value a = k.zeros({64, 32}, DType::f16), b = k.zeros({32, 16}, DType::f16);
+  Value a = k.zeros({64, 32}, DType::F16), b = k.zeros({32, 16}, DType::F16);
   Value d = k.dot(a, b);
   EXPECT_EQ(d.shape(), (std::vector<int64_t>{64, 16}));
-  EXPECT_EQ(d.dtype(), DType::f32);
-  Value acc = k.zeros({64, 16}, DType::f16);
-  EXPECT_EQ(k.dot(a, b, acc).dtype(), DType::f16);
-  Value ai = k.zeros({16, 32}, DType::i8), bi = k.zeros({32, 16}, DType::i8);
-  EXPECT_EQ(k.dot(ai, bi).dtype(), DType::i32);
-  Value af = k.zeros({16, 16}, DType::f32);
+  EXPECT_EQ(d.dtype(), DType::F32);
+  Value acc = k.zeros({64, 16}, DType::F16);
+  EXPECT_EQ(k.dot(a, b, acc).dtype(), DType::F16);
+  Value ai = k.zeros({16, 32}, DType::I8), bi = k.zeros({32, 16}, DType::I8);
+  EXPECT_EQ(k.dot(ai, bi).dtype(), DType::I32);
+  Value af = k.zeros({16, 16}, DType::F32);
   (void)k.dot(af, af, {}, Precision::ieee);
   EXPECT_NE(k.str().find("precision = #tile.precision<ieee>"),
             std::string::npos)
@@ -328,7 +328,7 @@ TEST(Builder, DotAccumulators) {
 
 TEST(Builder, ReduceWithBuiltinAndLambdaCombiners) {
   Kernel k("reduce");
-  Value x = k.zeros({4, 64}, DType::f32);
+  Value x = k.zeros({4, 64}, DType::F32);
   Value rowMax = k.reduce(x, 1, Combine::max);
   EXPECT_EQ(rowMax.shape(), std::vector<int64_t>{4});
   Value kept = k.reduce(x, -1, Combine::sum, /*keepDims=*/true);
@@ -345,7 +345,7 @@ TEST(Builder, ReduceWithBuiltinAndLambdaCombiners) {
                                   where(pick, cur[1], acc[1])};
       });
   ASSERT_EQ(mx.size(), 2u);
-  EXPECT_EQ(mx[1].dtype(), DType::i32);
+  EXPECT_EQ(mx[1].dtype(), DType::I32);
   mlir::ModuleOp m = k.module();
   EXPECT_EQ(countOps<tile::ReduceOp>(m), 5);
   EXPECT_EQ(countOps<arith::MaxNumFOp>(m), 1); // Combine::max ignores NaN
@@ -360,7 +360,7 @@ TEST(Builder, Scans) {
       x, 0, [](Value a, Value b) { return maximum(a, b); },
       /*reverse=*/true);
   EXPECT_EQ(c.shape(), std::vector<int64_t>{128});
-  EXPECT_EQ(r.dtype(), DType::i32);
+  EXPECT_EQ(r.dtype(), DType::I32);
   std::string text = k.str();
   EXPECT_NE(text.find("tile.scan"), std::string::npos);
   EXPECT_NE(text.find("reverse"), std::string::npos);
@@ -368,23 +368,23 @@ TEST(Builder, Scans) {
 
 TEST(Builder, ForLoopCarriesValues) {
   Kernel k("loops");
-  Value n = k.scalar("n", DType::i32);
+  Value n = k.scalar("n", DType::I32);
   Value acc =
-      k.forLoop(0, n, 16, k.zeros({16}, DType::f32), [&](Value i, Value acc) {
-        return acc + (i + k.range(16)).to(DType::f32);
+      k.forLoop(0, n, 16, k.zeros({16}, DType::F32), [&](Value i, Value acc) {
+        return acc + (i + k.range(16)).to(DType::F32);
       });
   EXPECT_EQ(acc.shape(), std::vector<int64_t>{16});
   std::vector<Value> two =
-      k.forLoop(0, 8, 1, {acc, k.constant(0, DType::i32)},
+      k.forLoop(0, 8, 1, {acc, k.constant(0, DType::I32)},
                 [](Value i, std::vector<Value> c) {
                   return std::vector<Value>{c[0] * 2, c[1] + i};
                 });
   ASSERT_EQ(two.size(), 2u);
-  EXPECT_EQ(two[1].dtype(), DType::i32);
+  EXPECT_EQ(two[1].dtype(), DType::I32);
   int visits = 0;
-  k.forLoop(0, k.scalar("big", DType::i64), 1, [&](Value i) {
+  k.forLoop(0, k.scalar("big", DType::I64), 1, [&](Value i) {
     ++visits;
-    EXPECT_EQ(i.dtype(), DType::i64); // an i64 bound makes the loop i64
+    EXPECT_EQ(i.dtype(), DType::I64); // an i64 bound makes the loop i64
   });
   EXPECT_EQ(visits, 1); // the body is built once, not run
   mlir::ModuleOp m = k.module();
@@ -396,25 +396,25 @@ TEST(Builder, ForLoopCarriesValues) {
 
 TEST(Builder, WhileLoop) {
   Kernel k("whiles");
-  Value n = k.scalar("n", DType::i32);
+  Value n = k.scalar("n", DType::I32);
   std::vector<Value> r = k.whileLoop(
-      {k.constant(1, DType::i32)},
+      {k.constant(1, DType::I32)},
       [&](std::vector<Value> c) { return c[0] < n; },
       [](std::vector<Value> c) { return std::vector<Value>{c[0] * 2}; });
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].dtype(), DType::i32);
+  EXPECT_EQ(r[0].dtype(), DType::I32);
   EXPECT_EQ(countOps<mlir::scf::WhileOp>(k.module()), 1);
   EXPECT_EQ(countOps<mlir::scf::ConditionOp>(k.module()), 1);
 }
 
 TEST(Builder, Ifs) {
   Kernel k("ifs");
-  Value n = k.scalar("n", DType::i32);
-  Value p = k.pointer("p", DType::i32);
+  Value n = k.scalar("n", DType::I32);
+  Value p = k.pointer("p", DType::I32);
   k.ifThen(n > 0, [&] { k.store(p, n); });
   Value one = k.ifThenElse(
       n > 1, [&] { return n * 2; }, [&] { return n + 0; });
-  EXPECT_EQ(one.dtype(), DType::i32);
+  EXPECT_EQ(one.dtype(), DType::I32);
   std::vector<Value> two = k.ifThenElse(
       n > 2,
       [&] {
@@ -450,7 +450,7 @@ TEST(Builder, PrintAndAssert) {
 
 TEST(Builder, OpsCarryTheCallersLine) {
   Kernel k("lines");
-  Value p = k.pointer("p", DType::f32);
+  Value p = k.pointer("p", DType::F32);
   unsigned line = __LINE__ + 1;
   Value v = k.load(p + k.range(8));
   unsigned sumLine = __LINE__ + 1;
@@ -474,7 +474,7 @@ static Value squarePlusOne(const Value &x,
 
 TEST(Builder, CallSiteLocatesCompositeOps) {
   Kernel k("composite");
-  Value x = k.zeros({8}, DType::f32);
+  Value x = k.zeros({8}, DType::F32);
   unsigned line = __LINE__ + 1;
   (void)squarePlusOne(x);
   mlir::ModuleOp m = k.module();
@@ -490,21 +490,21 @@ TEST(Builder, CallSiteLocatesCompositeOps) {
 
 TEST(Builder, PaddingFollowsElementwiseOps) {
   Kernel k("padding");
-  Value p = k.pointer("p", DType::f32);
+  Value p = k.pointer("p", DType::F32);
   Value offs = k.range(64);
   Value x = k.load(p + offs, offs < 40);
   EXPECT_TRUE(x.hasPadding());
   EXPECT_TRUE((exp(x) * 2 + 1).hasPadding());
   EXPECT_EQ((x + x).padding().size(), 1u); // one mask, not two
   EXPECT_FALSE(x.withoutPadding().hasPadding());
-  Value n = k.scalar("n", DType::i32);
+  Value n = k.scalar("n", DType::I32);
   Value y = x.withoutPadding().maskedBy(offs < n, n);
   ASSERT_EQ(y.padding().size(), 1u);
   EXPECT_FALSE(y.padding()[0].count.isNull());
   // Padding follows shape changes.
   EXPECT_EQ(x.expandDims(0).padding()[0].valid.shape(),
             (std::vector<int64_t>{1, 64}));
-  EXPECT_EQ((x.expandDims(1) + k.zeros({64, 4}, DType::f32))
+  EXPECT_EQ((x.expandDims(1) + k.zeros({64, 4}, DType::F32))
                 .padding()[0]
                 .valid.shape(),
             (std::vector<int64_t>{64, 1}));

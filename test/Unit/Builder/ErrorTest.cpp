@@ -20,12 +20,12 @@ namespace {
 /// A kernel with a few values to misuse.
 struct Fixture : public ::testing::Test {
   Kernel k{"misuse"};
-  Value fp = k.pointer("fp", DType::f32);
-  Value ip = k.pointer("ip", DType::i32);
-  Value n = k.scalar("n", DType::i32);
+  Value fp = k.pointer("fp", DType::F32);
+  Value ip = k.pointer("ip", DType::I32);
+  Value n = k.scalar("n", DType::I32);
   Value r = k.range(64);
-  Value f = k.zeros({64}, DType::f32);
-  Value h = k.zeros({64, 32}, DType::f16);
+  Value f = k.zeros({64}, DType::F32);
+  Value h = k.zeros({64, 32}, DType::F16);
 };
 
 using Errors = Fixture;
@@ -43,29 +43,29 @@ TEST_F(Errors, NumWarps) {
 }
 
 TEST_F(Errors, ParamName) {
-  EXPECT_BUILD_ERROR(k.pointer("x-y", DType::f32), "Kernel::pointer",
+  EXPECT_BUILD_ERROR(k.pointer("x-y", DType::F32), "Kernel::pointer",
                      "parameter name 'x-y' is not an identifier");
 }
 
 TEST_F(Errors, DuplicateParam) {
-  EXPECT_BUILD_ERROR(k.scalar("n", DType::i32), "Kernel::scalar",
+  EXPECT_BUILD_ERROR(k.scalar("n", DType::I32), "Kernel::scalar",
                      "kernel 'misuse' already has a parameter named 'n'");
 }
 
 TEST_F(Errors, Divisibility) {
   EXPECT_BUILD_ERROR(
-      k.pointer("q", DType::f32, 12), "Kernel::pointer",
+      k.pointer("q", DType::F32, 12), "Kernel::pointer",
       "divisibility of 'q' must be a positive power of two, got 12");
 }
 
 TEST_F(Errors, DivisibilityOfFloat) {
-  EXPECT_BUILD_ERROR(k.scalar("eps", DType::f32, 16), "Kernel::scalar",
+  EXPECT_BUILD_ERROR(k.scalar("eps", DType::F32, 16), "Kernel::scalar",
                      "divisibility applies to integer and pointer parameters, "
                      "not 'eps' of type f32");
 }
 
 TEST_F(Errors, ScalarType) {
-  EXPECT_BUILD_ERROR(k.scalar("b", DType::i8), "Kernel::scalar",
+  EXPECT_BUILD_ERROR(k.scalar("b", DType::I8), "Kernel::scalar",
                      "scalar parameter 'b' has type i8; kernel scalars are i1, "
                      "i32, i64, f16, bf16 or f32");
 }
@@ -142,12 +142,12 @@ TEST_F(Errors, Broadcast) {
 
 TEST_F(Errors, NumberNotInteger) {
   EXPECT_BUILD_ERROR(
-      k.full({4}, 1.5, DType::i32), "Kernel::full",
+      k.full({4}, 1.5, DType::I32), "Kernel::full",
       "the number 1.500000 is not an integer and cannot be an i32");
 }
 
 TEST_F(Errors, NumberDoesNotFit) {
-  EXPECT_BUILD_ERROR(k.zeros({4}, DType::i8) + 300, "operator+",
+  EXPECT_BUILD_ERROR(k.zeros({4}, DType::I8) + 300, "operator+",
                      "the number 300 does not fit in i8");
 }
 
@@ -202,7 +202,7 @@ TEST_F(Errors, BitwiseOnFloats) {
 }
 
 TEST_F(Errors, UMulHiWidth) {
-  EXPECT_BUILD_ERROR(umulhi(k.zeros({4}, DType::i16), 3), "umulhi",
+  EXPECT_BUILD_ERROR(umulhi(k.zeros({4}, DType::I16), 3), "umulhi",
                      "needs i32 or i64 operands, got 4xi16 and 3");
 }
 
@@ -249,14 +249,14 @@ TEST_F(Errors, WherePointerBranches) {
 }
 
 TEST_F(Errors, ConvertPointers) {
-  EXPECT_BUILD_ERROR(fp.to(DType::f16), "Value::to",
+  EXPECT_BUILD_ERROR(fp.to(DType::F16), "Value::to",
                      "cannot convert pointers !tile.ptr<f32> to f16; use "
                      "bitcast to retype pointers");
 }
 
 TEST_F(Errors, BitcastWidth) {
   EXPECT_BUILD_ERROR(
-      f.bitcast(DType::f16), "Value::bitcast",
+      f.bitcast(DType::F16), "Value::bitcast",
       "bitcast from f32 to f16 changes the width (32 to 16 bits)");
 }
 
@@ -322,13 +322,13 @@ TEST_F(Errors, Split) {
 //--- Constants and memory -----------------------------------------------------
 
 TEST_F(Errors, FullShape) {
-  EXPECT_BUILD_ERROR(k.zeros({4, -1}, DType::f32), "Kernel::full",
+  EXPECT_BUILD_ERROR(k.zeros({4, -1}, DType::F32), "Kernel::full",
                      "dimensions must be positive, got 4x-1");
 }
 
 TEST_F(Errors, FullValue) {
   EXPECT_BUILD_ERROR(
-      k.full({4}, f, DType::f32), "Kernel::full",
+      k.full({4}, f, DType::F32), "Kernel::full",
       "the fill value must be a number or a numeric scalar, got 64xf32");
 }
 
@@ -366,7 +366,7 @@ TEST_F(Errors, AtomicKindAndType) {
 }
 
 TEST_F(Errors, CasWidth) {
-  Value bp = k.pointer("bp", DType::i8);
+  Value bp = k.pointer("bp", DType::I8);
   EXPECT_BUILD_ERROR(k.atomicCAS(bp, 0, 1), "tile.atomic_cas",
                      "'tile.atomic_cas' op compare-and-swap needs 16, 32 or "
                      "64-bit elements, not 'i8'");
@@ -381,32 +381,32 @@ TEST_F(Errors, DotRank) {
 
 TEST_F(Errors, DotInner) {
   EXPECT_BUILD_ERROR(
-      k.dot(k.zeros({64, 32}, DType::f16), k.zeros({16, 64}, DType::f16)),
+      k.dot(k.zeros({64, 32}, DType::F16), k.zeros({16, 64}, DType::F16)),
       "tile.dot", "inner dimensions differ: 64x32xf16 * 16x64xf16");
 }
 
 TEST_F(Errors, DotTypes) {
-  EXPECT_BUILD_ERROR(k.dot(h, k.zeros({32, 16}, DType::bf16)), "tile.dot",
+  EXPECT_BUILD_ERROR(k.dot(h, k.zeros({32, 16}, DType::BF16)), "tile.dot",
                      "operand element types differ: 64x32xf16 * 32x16xbf16; "
                      "convert one with Value::to");
 }
 
 TEST_F(Errors, DotAccumulatorShape) {
   EXPECT_BUILD_ERROR(
-      k.dot(h, h.trans(), k.zeros({32, 32}, DType::f32)), "tile.dot",
+      k.dot(h, h.trans(), k.zeros({32, 32}, DType::F32)), "tile.dot",
       "accumulator 32x32xf32 must be 64x64 for 64x32xf16 * 32x64xf16");
 }
 
 TEST_F(Errors, DotOperandType) {
-  Value a = k.zeros({16, 16}, DType::i32);
+  Value a = k.zeros({16, 16}, DType::I32);
   EXPECT_BUILD_ERROR(k.dot(a, a), "tile.dot",
                      "'tile.dot' op operand element type 'i32' is not one of "
                      "f16, bf16, f32, f8E4M3FN, f8E5M2, i8");
 }
 
 TEST_F(Errors, DotAccumulatorType) {
-  Value a = k.zeros({16, 16}, DType::bf16);
-  EXPECT_BUILD_ERROR(k.dot(a, a, k.zeros({16, 16}, DType::bf16)), "tile.dot",
+  Value a = k.zeros({16, 16}, DType::BF16);
+  EXPECT_BUILD_ERROR(k.dot(a, a, k.zeros({16, 16}, DType::BF16)), "tile.dot",
                      "'tile.dot' op accumulator element type 'bf16' cannot "
                      "accumulate 'bf16' products (use f32)");
 }
@@ -465,7 +465,7 @@ TEST_F(Errors, CombinerArity) {
 
 TEST_F(Errors, CombinerType) {
   EXPECT_BUILD_ERROR(
-      k.reduce(f, 0, [](Value a, Value b) { return (a + b).to(DType::f16); }),
+      k.reduce(f, 0, [](Value a, Value b) { return (a + b).to(DType::F16); }),
       "tile.reduce", "the combiner result #0 is f16 but must be f32");
 }
 
@@ -489,7 +489,7 @@ TEST_F(Errors, LoopStep) {
 TEST_F(Errors, LoopCarriedType) {
   EXPECT_BUILD_ERROR(
       k.forLoop(0, n, 1, f,
-                [](Value, Value acc) { return acc.to(DType::f16); }),
+                [](Value, Value acc) { return acc.to(DType::F16); }),
       "scf.for", "the loop body result #0 is 64xf16 but must be 64xf32");
 }
 
@@ -654,12 +654,12 @@ TEST_F(Errors, VarOfIntegers) {
 }
 
 TEST_F(Errors, OpsErrorInsideBuilderCallNamesBoth) {
-  EXPECT_BUILD_ERROR(ops::layer_norm(h, k.zeros({16}, DType::f16)),
+  EXPECT_BUILD_ERROR(ops::layer_norm(h, k.zeros({16}, DType::F16)),
                      "layer_norm: operator*", "do not broadcast");
 }
 
 TEST_F(Errors, SeedType) {
-  EXPECT_BUILD_ERROR(ops::rand(k.scalar("s", DType::f32), r), "rand: philox",
+  EXPECT_BUILD_ERROR(ops::rand(k.scalar("s", DType::F32), r), "rand: philox",
                      "the seed must be an i32 or i64 scalar, got f32");
 }
 
@@ -701,7 +701,7 @@ using Generators = ::testing::Test;
 
 TEST_F(Generators, ArgKind) {
   EXPECT_BUILD_ERROR(
-      ops::pointwiseKernel("p", {ops::columnInput("w", DType::f32)}, {},
+      ops::pointwiseKernel("p", {ops::columnInput("w", DType::F32)}, {},
                            [](ops::Block &) {}),
       "pointwiseKernel",
       "argument 'w' is a columnInput, which pointwiseKernel does not take");
@@ -735,14 +735,14 @@ void inBody(const std::vector<ops::Arg> &args, Check check,
 }
 
 TEST_F(Generators, UnknownName) {
-  inBody({ops::input("x", DType::f32)}, [](ops::Block &b) {
+  inBody({ops::input("x", DType::F32)}, [](ops::Block &b) {
     EXPECT_BUILD_ERROR(b["z"], "Block",
                        "no argument named 'z' (arguments: x, n)");
   });
 }
 
 TEST_F(Generators, ReadOutput) {
-  inBody({ops::output("y", DType::f32)}, [](ops::Block &b) {
+  inBody({ops::output("y", DType::F32)}, [](ops::Block &b) {
     EXPECT_BUILD_ERROR(b["y"], "Block",
                        "'y' is an output; write it with Block::store");
   });
@@ -756,14 +756,14 @@ TEST_F(Generators, StoreUnknown) {
 }
 
 TEST_F(Generators, StoreInput) {
-  inBody({ops::input("x", DType::f32)}, [](ops::Block &b) {
+  inBody({ops::input("x", DType::F32)}, [](ops::Block &b) {
     EXPECT_BUILD_ERROR(b.store("x", b["x"]), "Block::store",
                        "'x' is an input, not an output");
   });
 }
 
 TEST_F(Generators, StoreTwice) {
-  inBody({ops::output("y", DType::f32)}, [](ops::Block &b) {
+  inBody({ops::output("y", DType::F32)}, [](ops::Block &b) {
     b.store("y", 1.0);
     EXPECT_BUILD_ERROR(b.store("y", 2.0), "Block::store",
                        "output 'y' is already written");
@@ -771,7 +771,7 @@ TEST_F(Generators, StoreTwice) {
 }
 
 TEST_F(Generators, StoreConversionNamesBoth) {
-  inBody({ops::input("x", DType::f32), ops::output("y", DType::i32)},
+  inBody({ops::input("x", DType::F32), ops::output("y", DType::I32)},
          [](ops::Block &b) {
            EXPECT_BUILD_ERROR(b.store("y", b["x"]), "Block::store: tile.store",
                               "value 1024xf32 does not convert implicitly");
@@ -794,7 +794,7 @@ TEST_F(Generators, NoCols) {
 
 TEST_F(Generators, RowOutputOfOneRow) {
   inBody(
-      {ops::input("x", DType::f32), ops::rowOutput("m", DType::f32)},
+      {ops::input("x", DType::F32), ops::rowOutput("m", DType::F32)},
       [](ops::Block &b) {
         EXPECT_BUILD_ERROR(b.store("m", b["x"]), "Block::store",
                            "row output 'm' takes one value per row (a scalar "
@@ -805,7 +805,7 @@ TEST_F(Generators, RowOutputOfOneRow) {
 
 TEST_F(Generators, RowOutputOfRows) {
   inBody(
-      {ops::input("x", DType::f32), ops::rowOutput("m", DType::f32)},
+      {ops::input("x", DType::F32), ops::rowOutput("m", DType::F32)},
       [](ops::Block &b) {
         EXPECT_BUILD_ERROR(b.store("m", b["x"]), "Block::store",
                            "row output 'm' takes one value per row (4 or 4x1 "
@@ -816,14 +816,14 @@ TEST_F(Generators, RowOutputOfRows) {
 
 TEST_F(Generators, BodyErrorsPointIntoTheBody) {
   // The body's own line, not the generator's.
-  inBody({ops::input("x", DType::f32)}, [](ops::Block &b) {
-    EXPECT_BUILD_ERROR(ops::mean(b["x"].to(DType::i32), 0), "mean",
+  inBody({ops::input("x", DType::F32)}, [](ops::Block &b) {
+    EXPECT_BUILD_ERROR(ops::mean(b["x"].to(DType::I32), 0), "mean",
                        "needs a floating-point tile");
   });
 }
 
 TEST_F(Generators, NeverWritten) {
-  EXPECT_BUILD_ERROR(ops::pointwiseKernel("p", {ops::output("y", DType::f32)},
+  EXPECT_BUILD_ERROR(ops::pointwiseKernel("p", {ops::output("y", DType::F32)},
                                           {}, [](ops::Block &) {}),
                      "pointwiseKernel", "output 'y' is never written");
 }
@@ -831,14 +831,14 @@ TEST_F(Generators, NeverWritten) {
 TEST_F(Generators, NeverUsed) {
   EXPECT_BUILD_ERROR(
       ops::rowwiseKernel(
-          "r", {ops::input("x", DType::f32), ops::scalar("eps", DType::f32)},
+          "r", {ops::input("x", DType::F32), ops::scalar("eps", DType::F32)},
           {}, [](ops::Block &b) { (void)b["x"]; }),
       "rowwiseKernel", "argument 'eps' is declared but never used");
 }
 
 TEST_F(Generators, MatmulTypes) {
   EXPECT_BUILD_ERROR(
-      ops::matmulKernel("m", {.aType = DType::f16, .bType = DType::bf16}, {},
+      ops::matmulKernel("m", {.aType = DType::F16, .bType = DType::BF16}, {},
                         [](Value acc, ops::Block &) { return acc; }),
       "matmulKernel", "aType and bType differ (f16 and bf16)");
 }
@@ -851,7 +851,7 @@ TEST_F(Generators, MatmulNullEpilogue) {
 }
 
 TEST_F(Generators, ParamClash) {
-  EXPECT_BUILD_ERROR(ops::pointwiseKernel("p", {ops::input("n", DType::f32)},
+  EXPECT_BUILD_ERROR(ops::pointwiseKernel("p", {ops::input("n", DType::F32)},
                                           {}, [](ops::Block &) {}),
                      "pointwiseKernel: Kernel::scalar",
                      "kernel 'p' already has a parameter named 'n'");

@@ -57,7 +57,7 @@ void expectFused(const Kernel &k, const std::vector<std::string> &inputs,
 TEST(Fusion, Examples) {
   expectFused(examples::buildCosCos(), {"x"}, {"y"});
   expectFused(examples::buildBiasGelu(), {"x", "bias"}, {"y"});
-  expectFused(examples::buildBiasGelu(2048, 1, DType::f16, true), {"x", "bias"},
+  expectFused(examples::buildBiasGelu(2048, 1, DType::F16, true), {"x", "bias"},
               {"y"});
   expectFused(examples::buildSoftmax(), {"x"}, {"y"});
   expectFused(examples::buildScaledMaskedSoftmax(), {"x", "mask"}, {"y"});
@@ -91,9 +91,9 @@ TEST(Fusion, MatmulEpilogue) {
 TEST(Fusion, RowFunctionOfSeveralOps) {
   Kernel k = ops::rowwiseKernel(
       "block",
-      {ops::input("x", DType::bf16), ops::input("residual", DType::bf16),
-       ops::columnInput("w", DType::bf16), ops::output("y", DType::bf16),
-       ops::scalar("scale", DType::f32)},
+      {ops::input("x", DType::BF16), ops::input("residual", DType::BF16),
+       ops::columnInput("w", DType::BF16), ops::output("y", DType::BF16),
+       ops::scalar("scale", DType::F32)},
       {.blockCols = 1024, .rowsPerProgram = 2}, [](ops::Block &b) {
         Value h = b["x"] + b["residual"];
         Value n = ops::rms_norm(h, b["w"]);
@@ -173,10 +173,10 @@ TEST(Ops, MeansDivideByTheTrueCount) {
 
   // Without a hint (a plain masked load) the mask itself is counted.
   Kernel k2("mean");
-  Value p = k2.pointer("p", DType::f16), n = k2.scalar("n", DType::i32);
+  Value p = k2.pointer("p", DType::F16), n = k2.scalar("n", DType::I32);
   Value offs = k2.range(256);
   Value mu = ops::mean(k2.load(p + offs, offs < n), 0);
-  EXPECT_EQ(mu.dtype(), DType::f16);
+  EXPECT_EQ(mu.dtype(), DType::F16);
   mlir::ModuleOp m2 = k2.module();
   int intReductions = 0;
   m2.walk([&](tile::ReduceOp op) {
@@ -188,16 +188,16 @@ TEST(Ops, MeansDivideByTheTrueCount) {
 
 TEST(Ops, HalfReductionsAccumulateInF32) {
   Kernel k("half");
-  Value x = k.zeros({8, 128}, DType::bf16);
+  Value x = k.zeros({8, 128}, DType::BF16);
   Value s = ops::sum(x, 1);
-  EXPECT_EQ(s.dtype(), DType::bf16);
+  EXPECT_EQ(s.dtype(), DType::BF16);
   EXPECT_EQ(s.shape(), std::vector<int64_t>{8});
   EXPECT_EQ(ops::mean(x, -1, /*keepdim=*/true).shape(),
             (std::vector<int64_t>{8, 1}));
-  EXPECT_EQ(ops::var(x, 0).dtype(), DType::bf16);
-  EXPECT_EQ(ops::sum(k.range(16), 0).dtype(), DType::i64);
-  EXPECT_EQ(ops::sum(k.range(16) < 3, 0).dtype(), DType::i64);
-  EXPECT_EQ(ops::max(x, 0).dtype(), DType::bf16); // exact: no upcast
+  EXPECT_EQ(ops::var(x, 0).dtype(), DType::BF16);
+  EXPECT_EQ(ops::sum(k.range(16), 0).dtype(), DType::I64);
+  EXPECT_EQ(ops::sum(k.range(16) < 3, 0).dtype(), DType::I64);
+  EXPECT_EQ(ops::max(x, 0).dtype(), DType::BF16); // exact: no upcast
   k.module().walk([](tile::ReduceOp op) {
     mlir::Type t = llvm::cast<mlir::RankedTensorType>(op.getSrcs()[0].getType())
                        .getElementType();
@@ -211,9 +211,9 @@ TEST(Ops, HalfReductionsAccumulateInF32) {
 
 TEST(Ops, ArgmaxReducesValuesAndIndices) {
   Kernel k("argmax");
-  Value x = k.zeros({4, 64}, DType::f32);
+  Value x = k.zeros({4, 64}, DType::F32);
   Value i = ops::argmax(x, 1);
-  EXPECT_EQ(i.dtype(), DType::i32);
+  EXPECT_EQ(i.dtype(), DType::I32);
   EXPECT_EQ(i.shape(), std::vector<int64_t>{4});
   EXPECT_EQ(ops::argmin(x, 0, true).shape(), (std::vector<int64_t>{1, 64}));
   int pairs = 0;
@@ -224,23 +224,23 @@ TEST(Ops, ArgmaxReducesValuesAndIndices) {
 
 TEST(Ops, ElementwiseDTypes) {
   Kernel k("dtypes");
-  Value h = k.zeros({16}, DType::f16);
+  Value h = k.zeros({16}, DType::F16);
   Value i = k.range(16);
-  EXPECT_EQ(ops::gelu(h).dtype(), DType::f16);
-  EXPECT_EQ(ops::gelu(h, "tanh").dtype(), DType::f16);
-  EXPECT_EQ(ops::silu(h).dtype(), DType::f16);
-  EXPECT_EQ(ops::sigmoid(i).dtype(), DType::f32);
-  EXPECT_EQ(ops::softplus(h).dtype(), DType::f16);
-  EXPECT_EQ(ops::relu(i).dtype(), DType::i32);
-  EXPECT_EQ(ops::div(i, 2).dtype(), DType::f32); // true division
-  EXPECT_EQ(ops::div(h, 2).dtype(), DType::f16);
-  EXPECT_EQ(ops::add(h, 1).dtype(), DType::f16);
-  EXPECT_EQ(ops::clamp(h, 0.0, 6.0).dtype(), DType::f16);
-  EXPECT_EQ(ops::clamp(i, std::nullopt, 3).dtype(), DType::i32);
-  EXPECT_EQ(ops::neg(h).dtype(), DType::f16);
-  EXPECT_EQ(ops::log_softmax(h, 0).dtype(), DType::f16);
-  Value a = k.zeros({32, 16}, DType::f16);
-  EXPECT_EQ(ops::matmul(a, a.trans()).dtype(), DType::f16);
+  EXPECT_EQ(ops::gelu(h).dtype(), DType::F16);
+  EXPECT_EQ(ops::gelu(h, "tanh").dtype(), DType::F16);
+  EXPECT_EQ(ops::silu(h).dtype(), DType::F16);
+  EXPECT_EQ(ops::sigmoid(i).dtype(), DType::F32);
+  EXPECT_EQ(ops::softplus(h).dtype(), DType::F16);
+  EXPECT_EQ(ops::relu(i).dtype(), DType::I32);
+  EXPECT_EQ(ops::div(i, 2).dtype(), DType::F32); // true division
+  EXPECT_EQ(ops::div(h, 2).dtype(), DType::F16);
+  EXPECT_EQ(ops::add(h, 1).dtype(), DType::F16);
+  EXPECT_EQ(ops::clamp(h, 0.0, 6.0).dtype(), DType::F16);
+  EXPECT_EQ(ops::clamp(i, std::nullopt, 3).dtype(), DType::I32);
+  EXPECT_EQ(ops::neg(h).dtype(), DType::F16);
+  EXPECT_EQ(ops::log_softmax(h, 0).dtype(), DType::F16);
+  Value a = k.zeros({32, 16}, DType::F16);
+  EXPECT_EQ(ops::matmul(a, a.trans()).dtype(), DType::F16);
   // GELU on f16 computes in f32: the erf sees f32.
   k.module().walk([](mlir::math::ErfOp op) {
     EXPECT_TRUE(llvm::cast<mlir::RankedTensorType>(op.getType())
@@ -251,13 +251,13 @@ TEST(Ops, ElementwiseDTypes) {
 
 TEST(Ops, Dropout) {
   Kernel k("dropout");
-  Value x = k.zeros({64}, DType::f16);
+  Value x = k.zeros({64}, DType::F16);
   Value offs = k.range(64);
   EXPECT_TRUE(ops::dropout(x, 0.0, 1, offs).sameAs(x));
   EXPECT_TRUE(ops::dropout(x, 0.5, 1, offs, /*training=*/false).sameAs(x));
-  EXPECT_EQ(ops::dropout(x, 1.0, 1, offs).dtype(), DType::f16);
-  Value d = ops::dropout(x, 0.25, k.scalar("seed", DType::i64), offs);
-  EXPECT_EQ(d.dtype(), DType::f16);
+  EXPECT_EQ(ops::dropout(x, 1.0, 1, offs).dtype(), DType::F16);
+  Value d = ops::dropout(x, 0.25, k.scalar("seed", DType::I64), offs);
+  EXPECT_EQ(d.dtype(), DType::F16);
   // keep = rand > p; the kept lanes scale by 1 / (1 - p).
   int gt = 0;
   k.module().walk([&](arith::CmpFOp op) {
@@ -287,8 +287,8 @@ static std::vector<uint32_t> storedConstants(const Kernel &k) {
 static std::vector<uint32_t> philoxFolded(uint64_t seed,
                                           std::array<uint32_t, 4> ctr) {
   Kernel k("philox");
-  Value out = k.pointer("out", DType::i32);
-  auto word = [&](uint32_t v) { return k.full({4}, v, DType::i32); };
+  Value out = k.pointer("out", DType::I32);
+  auto word = [&](uint32_t v) { return k.full({4}, v, DType::I32); };
   std::vector<Value> r =
       ops::philox(seed, word(ctr[0]), word(ctr[1]), word(ctr[2]), word(ctr[3]));
   for (int i = 0; i < 4; ++i)
@@ -316,9 +316,9 @@ TEST(Ops, RandIsTritonsUniformOfRandint) {
   // rand(seed, 0) is Triton's uint_to_uniform_float of philox's first word:
   // bits 0x6627e8d5 (seed 0, offset 0) are non-negative, times 2^-31-ish.
   Kernel k("rand");
-  Value out = k.pointer("out", DType::f32);
-  Value u = ops::rand(0, k.zeros({4}, DType::i32));
-  EXPECT_EQ(u.dtype(), DType::f32);
+  Value out = k.pointer("out", DType::F32);
+  Value u = ops::rand(0, k.zeros({4}, DType::I32));
+  EXPECT_EQ(u.dtype(), DType::F32);
   k.store(out + k.range(4), u);
   auto m = compiled(k);
   float expected = (float)(int32_t)0x6627e8d5 * 4.6566127342e-10f;
@@ -336,14 +336,14 @@ TEST(Ops, RandIsTritonsUniformOfRandint) {
 TEST(Ops, RandnAndRandintShapes) {
   Kernel k("randn");
   Value offs = k.range(128);
-  EXPECT_EQ(ops::randn(k.scalar("seed", DType::i32), offs).dtype(), DType::f32);
+  EXPECT_EQ(ops::randn(k.scalar("seed", DType::I32), offs).dtype(), DType::F32);
   EXPECT_EQ(ops::randint(5, offs).shape(), std::vector<int64_t>{128});
   EXPECT_EQ(ops::randint4x(5, offs).size(), 4u);
 }
 
 TEST(Ops, OpsReportTheUsersLine) {
   Kernel k("lines");
-  Value x = k.zeros({4, 64}, DType::f32);
+  Value x = k.zeros({4, 64}, DType::F32);
   unsigned line = __LINE__ + 1;
   (void)ops::softmax(x, -1);
   int checked = 0;

@@ -1,4 +1,4 @@
-//===- TestUtil.h - helpers of the builder's unit tests --------*- C++ -*-===//
+//===- TestUtil.h - helpers of the builder's unit tests ---------*- C++ -*-===//
 //
 // Inspecting built kernels: op counts, loads per parameter, op locations.
 // Numeric checks will go through the CPU interpreter (include/tilec/
