@@ -39,6 +39,25 @@ Site site(const SourceLoc &loc, std::string_view op);
 /// One padding mask: (i1 tile of the value's rank, count or null).
 using Pad = std::pair<mlir::Value, mlir::Value>;
 
+/// Collects a context's error diagnostics while alive, so that the
+/// builder's own verifier and pipeline runs turn them into BuildErrors;
+/// outside, diagnostics reach the context's other handlers (the
+/// interpreter's users, say).
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(mlir::MLIRContext *context);
+  ~DiagnosticCapture();
+  DiagnosticCapture(const DiagnosticCapture &) = delete;
+  DiagnosticCapture &operator=(const DiagnosticCapture &) = delete;
+  /// The first error and its location, if any.
+  std::optional<std::pair<mlir::Location, std::string>> first() const;
+
+private:
+  mlir::MLIRContext *context;
+  uint64_t id;
+  std::vector<std::pair<mlir::Location, std::string>> errors;
+};
+
 struct KernelImpl {
   KernelImpl(std::string name, int numWarps, const Site &where);
   ~KernelImpl();
@@ -54,9 +73,6 @@ struct KernelImpl {
   std::optional<std::string> broken;
   /// Combiner regions being built: values from outside them are refused.
   std::vector<mlir::Region *> isolated;
-  /// Error diagnostics the context reported since the last takeDiagnostic.
-  std::vector<std::pair<mlir::Location, std::string>> diagnostics;
-  uint64_t handlerId = 0;
 
   /// The MLIR location of a site.
   mlir::Location loc(const Site &s);
@@ -69,9 +85,6 @@ struct KernelImpl {
   mlir::Value use(const Value &v, const Site &s);
   /// Runs `op`'s verifier; on failure erases it and throws its diagnostic.
   void verifyNew(mlir::Operation *op, const Site &s);
-  /// The message of the first error diagnostic reported since the last call
-  /// (and its location), clearing them.
-  std::optional<std::pair<mlir::Location, std::string>> takeDiagnostic();
   /// Verifies the whole module; throws the first diagnostic at its location.
   void verifyModule(const Site &s);
 

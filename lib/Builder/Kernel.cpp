@@ -102,14 +102,6 @@ KernelImpl::KernelImpl(std::string kernelName, int warps, const Site &where)
   context
       ->loadDialect<tile::TileDialect, func::FuncDialect, arith::ArithDialect,
                     math::MathDialect, scf::SCFDialect>();
-  // Diagnostics (verifier, pipeline) are collected and rethrown as
-  // BuildErrors; notes and warnings are dropped.
-  handlerId = context->getDiagEngine().registerHandler([this](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics.emplace_back(d.getLocation(), d.str());
-    return success();
-  });
-
   Location l = loc(where);
   module = ModuleOp::create(l);
   if (!isIdentifier(name))
@@ -130,7 +122,27 @@ KernelImpl::KernelImpl(std::string kernelName, int warps, const Site &where)
   builder.setInsertionPoint(ret);
 }
 
-KernelImpl::~KernelImpl() { context->getDiagEngine().eraseHandler(handlerId); }
+KernelImpl::~KernelImpl() = default;
+
+DiagnosticCapture::DiagnosticCapture(MLIRContext *context) : context(context) {
+  // Notes and warnings are dropped; errors become the BuildError's message.
+  id = context->getDiagEngine().registerHandler([this](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      errors.emplace_back(d.getLocation(), d.str());
+    return success();
+  });
+}
+
+DiagnosticCapture::~DiagnosticCapture() {
+  context->getDiagEngine().eraseHandler(id);
+}
+
+std::optional<std::pair<Location, std::string>>
+DiagnosticCapture::first() const {
+  if (errors.empty())
+    return std::nullopt;
+  return errors.front();
+}
 
 Location KernelImpl::loc(const Site &s) {
   return FileLineColLoc::get(context.get(), s.loc.file_name(), s.loc.line(),
@@ -190,18 +202,11 @@ mlir::Value KernelImpl::use(const Value &v, const Site &s) {
   return raw;
 }
 
-std::optional<std::pair<Location, std::string>> KernelImpl::takeDiagnostic() {
-  if (diagnostics.empty())
-    return std::nullopt;
-  auto first = diagnostics.front();
-  diagnostics.clear();
-  return first;
-}
-
 void KernelImpl::verifyNew(Operation *op, const Site &s) {
+  DiagnosticCapture capture(context.get());
   if (succeeded(mlir::verify(op, /*verifyRecursively=*/false)))
     return;
-  auto diag = takeDiagnostic();
+  auto diag = capture.first();
   op->erase();
   fail(s, diag ? diag->second : "the op failed to verify");
 }
@@ -243,9 +248,10 @@ static bool findFileLoc(Location loc, FileLineColLoc &out) {
 
 void KernelImpl::verifyModule(const Site &s) {
   checkUsable(s);
+  DiagnosticCapture capture(context.get());
   if (succeeded(mlir::verify(module->getOperation())))
     return;
-  auto diag = takeDiagnostic();
+  auto diag = capture.first();
   if (!diag)
     fail(s, "the module failed to verify");
   failAtDiagnostic(*this, s, *diag, /*markBroken=*/true);
@@ -425,9 +431,10 @@ CompileResult Kernel::compile(const PipelineOptions &options,
   impl_->verifyModule(s);
   // The pipeline rewrites in place; the kernel keeps its own module.
   OwningOpRef<ModuleOp> copy = impl_->module->clone();
+  DiagnosticCapture capture(impl_->context.get());
   FailureOr<CompileResult> result = compileModule(*copy, options);
   if (failed(result)) {
-    auto diag = impl_->takeDiagnostic();
+    auto diag = capture.first();
     if (!diag)
       diag.emplace(impl_->loc(s), "the pipeline failed without a diagnostic");
     failAtDiagnostic(*impl_, s, *diag, /*markBroken=*/false);

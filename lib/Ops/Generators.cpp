@@ -270,10 +270,12 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
         k.store(e.param + rowStart + cols, v, colMask);
         return;
       }
-      if (v.kind() == Operand::Kind::Value && v.value().rank() != 0)
+      // One row: a scalar, or a 1-element tile (a keepdim reduction).
+      if (v.kind() == Operand::Kind::Value && v.value().rank() != 0 &&
+          v.value().shape() != std::vector<int64_t>{1})
         buildError("Block::store", "row output '" + e.arg.name +
                                        "' takes one value per row (a scalar "
-                                       "here), got " +
+                                       "or a 1-element tile here), got " +
                                        v.value().typeStr());
       k.store(e.param + pid, v);
     };
@@ -338,10 +340,10 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkPositive(config.blockN, "matmulKernel", "blockN");
   checkPositive(config.blockK, "matmulKernel", "blockK");
   if (config.aType != config.bType)
-    buildError("matmulKernel", std::string("aType and bType differ (") +
-                                   std::string(dtypeString(config.aType)) +
-                                   " and " +
-                                   std::string(dtypeString(config.bType)) + ")");
+    buildError("matmulKernel",
+               std::string("aType and bType differ (") +
+                   std::string(dtypeString(config.aType)) + " and " +
+                   std::string(dtypeString(config.bType)) + ")");
   auto impl = std::make_shared<Block::Impl>(
       Block::Impl{Kernel(std::move(name), {config.numWarps}),
                   Mode::Matmul,

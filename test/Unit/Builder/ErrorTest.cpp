@@ -798,7 +798,7 @@ TEST_F(Generators, RowOutputOfOneRow) {
       [](ops::Block &b) {
         EXPECT_BUILD_ERROR(b.store("m", b["x"]), "Block::store",
                            "row output 'm' takes one value per row (a scalar "
-                           "here), got 64xf32");
+                           "or a 1-element tile here), got 64xf32");
       },
       /*rowsPerProgram=*/1);
 }
