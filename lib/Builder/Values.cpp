@@ -216,9 +216,14 @@ std::vector<Pad> detail::padsToRank(KernelImpl &k, const std::vector<Pad> &pads,
 std::vector<Pad> detail::mergePads(const std::vector<Pad> &a,
                                    const std::vector<Pad> &b) {
   std::vector<Pad> out = a;
-  for (const Pad &p : b)
-    if (llvm::none_of(out, [&](const Pad &q) { return q.first == p.first; }))
+  for (const Pad &p : b) {
+    auto same =
+        llvm::find_if(out, [&](const Pad &q) { return q.first == p.first; });
+    if (same == out.end())
       out.push_back(p);
+    else if (!same->second)
+      same->second = p.second; // one mask: keep the count if either knows it
+  }
   return out;
 }
 

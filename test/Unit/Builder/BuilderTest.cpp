@@ -501,6 +501,11 @@ TEST(Builder, PaddingFollowsElementwiseOps) {
   Value y = x.withoutPadding().maskedBy(offs < n, n);
   ASSERT_EQ(y.padding().size(), 1u);
   EXPECT_FALSE(y.padding()[0].count.isNull());
+  // Naming the count of a load's own mask adds it to that mask.
+  Value mask = offs < 40;
+  Value z = k.load(p + offs, mask).maskedBy(mask, n);
+  ASSERT_EQ(z.padding().size(), 1u);
+  EXPECT_FALSE(z.padding()[0].count.isNull());
   // Padding follows shape changes.
   EXPECT_EQ(x.expandDims(0).padding()[0].valid.shape(),
             (std::vector<int64_t>{1, 64}));
