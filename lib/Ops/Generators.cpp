@@ -14,8 +14,6 @@
 namespace tilec::ops {
 
 namespace {
-enum class Mode { Pointwise, Rowwise, Matmul };
-
 /// One argument of the kernel being generated, as the block sees it.
 struct Entry {
   Arg arg;
@@ -28,7 +26,6 @@ struct Entry {
 
 struct Block::Impl {
   Kernel kernel;
-  Mode mode;
   std::string generator;
   std::vector<Entry> entries;
   Value index, rows, cols;
@@ -48,6 +45,13 @@ struct Block::Impl {
     return s;
   }
 };
+
+/// The state of a generator's block, with a new kernel.
+static std::shared_ptr<Block::Impl> newBlock(std::string name, int numWarps,
+                                             std::string generator) {
+  return std::make_shared<Block::Impl>(
+      Block::Impl{Kernel(std::move(name), {numWarps}), std::move(generator)});
+}
 
 static const char *kindName(Arg::Kind kind) {
   switch (kind) {
@@ -189,15 +193,7 @@ Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
   checkArgs(args, "pointwiseKernel",
             {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::Scalar});
   checkPositive(config.blockSize, "pointwiseKernel", "blockSize");
-  auto impl = std::make_shared<Block::Impl>(
-      Block::Impl{Kernel(std::move(name), {config.numWarps}),
-                  Mode::Pointwise,
-                  "pointwiseKernel",
-                  {},
-                  {},
-                  {},
-                  {},
-                  {}});
+  auto impl = newBlock(std::move(name), config.numWarps, "pointwiseKernel");
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   declareParams(b, args, config.ptrDivisibility);
@@ -226,15 +222,7 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
              Arg::Kind::RowOutput, Arg::Kind::Scalar});
   checkPositive(config.blockCols, "rowwiseKernel", "blockCols");
   checkPositive(config.rowsPerProgram, "rowwiseKernel", "rowsPerProgram");
-  auto impl = std::make_shared<Block::Impl>(
-      Block::Impl{Kernel(std::move(name), {config.numWarps}),
-                  Mode::Rowwise,
-                  "rowwiseKernel",
-                  {},
-                  {},
-                  {},
-                  {},
-                  {}});
+  auto impl = newBlock(std::move(name), config.numWarps, "rowwiseKernel");
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   declareParams(b, args, config.ptrDivisibility);
@@ -344,15 +332,7 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
                std::string("aType and bType differ (") +
                    std::string(dtypeString(config.aType)) + " and " +
                    std::string(dtypeString(config.bType)) + ")");
-  auto impl = std::make_shared<Block::Impl>(
-      Block::Impl{Kernel(std::move(name), {config.numWarps}),
-                  Mode::Matmul,
-                  "matmulKernel",
-                  {},
-                  {},
-                  {},
-                  {},
-                  {}});
+  auto impl = newBlock(std::move(name), config.numWarps, "matmulKernel");
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;

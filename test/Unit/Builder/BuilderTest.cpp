@@ -60,6 +60,20 @@ TEST(Builder, VectorAdd) {
             std::string::npos);
 }
 
+TEST(Builder, ReadsLikeTriton) {
+  const int BLOCK = 256;
+  Kernel k("coscos");
+  Value xp = k.pointer("x", f32, 16), yp = k.pointer("y", f32, 16);
+  Value n = k.scalar("n", i32);
+  auto offs = k.programId(0) * BLOCK + k.range(BLOCK);
+  auto x = k.load(xp + offs, offs < n, 0.f);
+  k.store(yp + offs, cos(cos(x)), offs < n);
+  mlir::ModuleOp m = k.module();
+  EXPECT_EQ(countOps<mlir::math::CosOp>(m), 2);
+  m.walk([](tile::LoadOp op) { EXPECT_TRUE(op.getOther()); });
+  EXPECT_EQ(accessesPerParam<tile::StoreOp>(m, k)["y"], 1);
+}
+
 TEST(Builder, ValuesKnowTheirTypes) {
   Kernel k("types");
   Value p = k.pointer("p", DType::BF16);
