@@ -122,6 +122,35 @@ TEST_F(Errors, ValueEscapesLoop) {
                      "be used outside it");
 }
 
+TEST_F(Errors, ValueEscapesWhile) {
+  Value inside;
+  k.whileLoop(
+      {n}, [](std::vector<Value> c) { return c[0] > 0; },
+      [&](std::vector<Value> c) {
+        inside = c[0] - 1;
+        return std::vector<Value>{inside};
+      });
+  EXPECT_BUILD_ERROR(inside * 2, "operator*",
+                     "operand i32 was defined inside a whileLoop body and "
+                     "cannot be used outside it");
+}
+
+TEST_F(Errors, ValueEscapesIf) {
+  Value inside;
+  k.ifThen(n > 0, [&] { inside = n + 1; });
+  EXPECT_BUILD_ERROR(k.store(ip, inside), "tile.store",
+                     "operand i32 was defined inside an ifThen/ifThenElse "
+                     "branch and cannot be used outside it");
+}
+
+TEST_F(Errors, ValueEscapesCombiner) {
+  Value inside;
+  (void)k.reduce(f, 0, [&](Value a, Value b) { return inside = a + b; });
+  EXPECT_BUILD_ERROR(inside + 1, "operator+",
+                     "operand f32 was defined inside a reduce/scan combiner "
+                     "and cannot be used outside it");
+}
+
 TEST_F(Errors, CombinerCapturesOuterValue) {
   EXPECT_BUILD_ERROR(
       k.reduce(f, 0, [&](Value a, Value b) { return a + b + f; }), "operator+",
@@ -357,6 +386,18 @@ TEST_F(Errors, StoreAcrossKinds) {
   EXPECT_BUILD_ERROR(k.store(ip + r, f), "tile.store",
                      "value 64xf32 does not convert implicitly to the pointee "
                      "of 64x!tile.ptr<i32>; convert it with Value::to first");
+}
+
+TEST_F(Errors, OtherAcrossKinds) {
+  EXPECT_BUILD_ERROR(k.load(ip + r, r < 3, f), "tile.load",
+                     "other 64xf32 does not convert implicitly to the pointee "
+                     "of 64x!tile.ptr<i32>");
+}
+
+TEST_F(Errors, CompareValueAcrossKinds) {
+  EXPECT_BUILD_ERROR(k.atomicCAS(ip, f, 1), "tile.atomic_cas",
+                     "compare value 64xf32 does not convert implicitly to the "
+                     "pointee of 64x!tile.ptr<i32>");
 }
 
 TEST_F(Errors, AtomicKindAndType) {
