@@ -25,6 +25,9 @@ struct Entry {
 } // namespace
 
 struct Block::Impl {
+  Impl(Kernel kernel, std::string generator)
+      : kernel(std::move(kernel)), generator(std::move(generator)) {}
+
   Kernel kernel;
   std::string generator;
   std::vector<Entry> entries;
@@ -49,8 +52,8 @@ struct Block::Impl {
 /// The state of a generator's block, with a new kernel.
 static std::shared_ptr<Block::Impl> newBlock(std::string name, int numWarps,
                                              std::string generator) {
-  return std::make_shared<Block::Impl>(
-      Block::Impl{Kernel(std::move(name), {numWarps}), std::move(generator)});
+  return std::make_shared<Block::Impl>(Kernel(std::move(name), {numWarps}),
+                                       std::move(generator));
 }
 
 static const char *kindName(Arg::Kind kind) {
