@@ -23,12 +23,14 @@ config.substitutions.append(("%examples", os.path.join(config.tilec_src_root,
                                                        "examples")))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# `not` and `count` at the start of a RUN line are found through PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # `not` at the start of a RUN line is found through PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "not"]
+tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-examples", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
