@@ -40,6 +40,21 @@ struct TileInlinerInterface : public DialectInlinerInterface {
     return true;
   }
 };
+/// Prints layouts as #blocked, #slice aliases: tiles repeat them a lot.
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceLayoutAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
 } // namespace
 
 void TileDialect::initialize() {
@@ -55,7 +70,7 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "dialect/TileOps.cpp.inc"
       >();
-  addInterfaces<TileInlinerInterface>();
+  addInterfaces<TileInlinerInterface, TileOpAsmInterface>();
 }
 
 /// Folded tiles and scalars become arith.constant ops.

@@ -11,6 +11,7 @@
 
 include "TileDialect.td"
 include "TileEnums.td"
+include "TileAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"

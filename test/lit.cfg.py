@@ -26,9 +26,6 @@ llvm_config.use_default_substitutions()
 # `not` and `count` at the start of a RUN line are found through PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-# `not` at the start of a RUN line is found through PATH.
-llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-examples", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -40,3 +37,13 @@ if os.path.exists(ptxas):
     config.substitutions.append(("%ptxas", ptxas))
 else:
     lit_config.note("ptxas not found: tests that assemble PTX are unsupported")
+
+# libdevice is optional too: kernels calling CUDA math functions (cos, erf)
+# need it; tilec finds it in /usr/local/cuda when CUDA_HOME is unset.
+libdevice = os.path.join(config.cuda_root, "nvvm", "libdevice",
+                         "libdevice.10.bc")
+if os.path.exists(libdevice):
+    config.available_features.add("libdevice")
+else:
+    lit_config.note("libdevice not found: tests of kernels that call CUDA "
+                    "math functions are unsupported")

@@ -12,6 +12,7 @@
 #include <string>
 
 namespace mlir {
+class AsmParserState;
 class ModuleOp;
 class OpPassManager;
 } // namespace mlir
@@ -20,7 +21,12 @@ namespace tilec {
 
 /// How far `tilec` lowers a module.
 enum class EmitLevel {
-  Tile, ///< verified, inlined, canonicalized tile IR
+  Tile,   ///< verified, inlined, canonicalized tile IR
+  Layout, ///< tile IR whose tiles carry distributed layouts
+  GPU,    ///< gpu.module of gpu.func kernels with per-thread code
+  LLVM,   ///< the gpu.module in the LLVM and NVVM dialects
+  PTX,    ///< PTX text (and the kernel metadata)
+  Cubin,  ///< PTX assembled by ptxas (and the kernel metadata)
 };
 
 /// Options of the pipeline; each has a `tilec` flag of the same meaning.
@@ -29,6 +35,9 @@ struct PipelineOptions {
   std::string arch = "sm_90"; ///< sm_80, sm_90 or sm_90a
   int numWarps = 4;           ///< default for kernels without tile.num_warps
   int optLevel = 3;           ///< 0..3
+  /// ptxas for EmitLevel::Cubin; empty: $TILEC_PTXAS, else ptxas in PATH,
+  /// else /usr/local/cuda/bin/ptxas.
+  std::string ptxasPath;
 };
 
 /// Appends to `pm` (anchored on builtin.module) the passes that take a tile
@@ -46,8 +55,22 @@ struct CompileResult {
 
 /// Runs the pipeline on `module` (in place) up to `options.emit`. Errors are
 /// reported through the module's context diagnostics and give failure().
+/// Kernel parameter names in the metadata come from the parameters' NameLoc
+/// locations (see attachSourceNames), else `argN`. MLIR's pass-manager
+/// command-line options (IR printing, timing) apply when registered.
 mlir::FailureOr<CompileResult> compileModule(mlir::ModuleOp module,
                                              const PipelineOptions &options);
+
+/// The CUDA toolkit whose libdevice the PTX links (math functions such as
+/// cos and erf): $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH if one is set (the
+/// first set is used, valid or not), else the folder above `ptxas` in PATH,
+/// else /usr/local/cuda; empty when that has no nvvm/libdevice.
+std::string findCudaToolkit();
+
+/// Gives each kernel parameter the location NameLoc("x", loc) of its name
+/// `%x` in the parsed source, so that the metadata can name it.
+void attachSourceNames(mlir::ModuleOp module,
+                       const mlir::AsmParserState &state);
 
 } // namespace tilec
 

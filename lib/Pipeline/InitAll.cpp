@@ -3,8 +3,19 @@
 #include "tilec/InitAll.h"
 
 #include "dialect/TileDialect.h"
+#include "tilec/Analysis/Passes.h"
+#include "tilec/Conversion/Passes.h"
+#include "tilec/Transforms/Passes.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -29,6 +40,15 @@ void tilec::registerTilecDialects(mlir::DialectRegistry &registry) {
                   mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect,
                   mlir::LLVM::LLVMDialect, mlir::vector::VectorDialect>();
   mlir::func::registerInlinerExtension(registry);
+  // What convert-gpu-to-nvvm lowers besides the gpu ops.
+  registry.insert<mlir::ub::UBDialect>();
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::registerConvertFuncToLLVMInterface(registry);
+  mlir::registerConvertMathToLLVMInterface(registry);
+  mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::NVVM::registerConvertGpuToNVVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
 }
@@ -38,5 +58,8 @@ void tilec::registerTilecPasses() {
   mlir::registerSCFPasses();
   mlir::registerGPUPasses();
   mlir::registerConversionPasses();
+  tilec::registerTilecAnalysisPasses();
+  tilec::registerTilecTransformsPasses();
+  tilec::registerTilecConversionPasses();
   registerTilecPipelines();
 }

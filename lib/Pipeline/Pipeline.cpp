@@ -6,41 +6,105 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline.h"
+#include "tilec/Conversion/Passes.h"
 #include "tilec/InitAll.h"
+#include "tilec/Transforms/Passes.h"
 
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 using namespace mlir;
+
+std::string tilec::findCudaToolkit() {
+  auto hasLibdevice = [](StringRef root) {
+    SmallString<128> path(root);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    return llvm::sys::fs::exists(path);
+  };
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var))
+      return hasLibdevice(root) ? std::string(root) : std::string();
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    StringRef root = llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(*ptxas));
+    if (hasLibdevice(root))
+      return root.str();
+  }
+  if (hasLibdevice("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
 
 void tilec::buildTilecPipeline(OpPassManager &pm,
                                const PipelineOptions &options) {
   // Front end: fold tile functions into kernels and clean up.
   pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  (void)options;
-}
+  if (options.emit == EmitLevel::Tile)
+    return;
 
-FailureOr<tilec::CompileResult>
-tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
-  PassManager pm(module.getContext());
-  buildTilecPipeline(pm, options);
-  if (failed(pm.run(module)))
-    return failure();
-  CompileResult result;
-  llvm::raw_string_ostream os(result.ir);
-  module.print(os);
-  return result;
+  // Layouts: distribute every tile over the threads, then avoid conversions.
+  // (tile-hoist-loads is not run: measured on layernorm it raised registers
+  // from 48 to 64 and cost 6%; see docs/performance.md.)
+  pm.addPass(createTileAssignLayouts(TileAssignLayoutsOptions{options.numWarps}));
+  pm.addPass(createTileRemoveLayoutConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.emit == EmitLevel::Layout)
+    return;
+
+  // Per-thread code in a gpu.module.
+  ConvertTileToGPUOptions toGPU;
+  toGPU.chip = options.arch;
+  toGPU.optLevel = options.optLevel;
+  pm.addPass(createConvertTileToGPU(toGPU));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.emit == EmitLevel::GPU)
+    return;
+
+  // LLVM + NVVM; math functions become libdevice calls.
+  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+  gm.addPass(createSCFToControlFlowPass());
+  gm.addPass(createConvertGpuOpsToNVVMOps());
+  gm.addPass(createCanonicalizerPass());
+  gm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.emit == EmitLevel::LLVM)
+    return;
+
+  // PTX through the NVPTX backend (libdevice linked where used).
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  // Without a toolkit nothing is linked, and compileModule reports kernels
+  // that need libdevice.
+  binary.toolkitPath = findCudaToolkit();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
 namespace {
 /// The pipeline's options as tile-opt spells them:
-/// --tilec-pipeline="arch=sm_90 num-warps=4".
+/// --tilec-pipeline="emit=gpu arch=sm_90 num-warps=4".
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> emit{
+      *this, "emit",
+      llvm::cl::desc("How far: tile, layout, gpu, llvm, ptx (default ptx)"),
+      llvm::cl::init("ptx")};
   Option<std::string> arch{*this, "arch", llvm::cl::desc("GPU target"),
                            llvm::cl::init("sm_90")};
   Option<int> numWarps{*this, "num-warps",
@@ -56,6 +120,12 @@ void tilec::registerTilecPipelines() {
       "tilec-pipeline", "Lower a tile module as `tilec` does",
       [](OpPassManager &pm, const PipelineCLOptions &cl) {
         PipelineOptions options;
+        options.emit = llvm::StringSwitch<EmitLevel>(cl.emit)
+                           .Case("tile", EmitLevel::Tile)
+                           .Case("layout", EmitLevel::Layout)
+                           .Case("gpu", EmitLevel::GPU)
+                           .Case("llvm", EmitLevel::LLVM)
+                           .Default(EmitLevel::PTX);
         options.arch = cl.arch;
         options.numWarps = cl.numWarps;
         options.optLevel = cl.optLevel;

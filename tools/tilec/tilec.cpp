@@ -1,14 +1,18 @@
 //===- tilec.cpp - the tilec compiler driver ------------------------------===//
 //
-// Reads a tile program (MLIR text, usually a .tile file), runs the pipeline up
-// to the level asked for with --emit and writes the result. The pipeline lives
-// in lib/Pipeline; this file only handles options, files and errors.
+// Reads a tile program (MLIR text, usually a .tile file), compiles it with
+// tilec::compileModule up to the level asked for with --emit and writes the
+// result; for PTX and cubin also the kernel metadata (docs/metadata.md)
+// beside the output. The pipeline lives in lib/Pipeline; this file only
+// handles options, files and errors.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -17,8 +21,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -26,19 +32,32 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory tilecCategory("tilec options");
+static cl::OptionCategory mlirCategory(
+    "MLIR options (IR printing, pass timing, diagnostics)");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<input .tile file>"),
                                           cl::init("-"),
                                           cl::cat(tilecCategory));
-static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
-                                           cl::value_desc("file"),
-                                           cl::init("-"),
-                                           cl::cat(tilecCategory));
+static cl::opt<std::string> outputFilename(
+    "o",
+    cl::desc("Output file (- for stdout). With --emit=ptx|cubin the kernel "
+             "metadata goes beside it, extension .json"),
+    cl::value_desc("file"), cl::init("-"), cl::cat(tilecCategory));
 static cl::opt<tilec::EmitLevel> emitLevel(
-    "emit", cl::desc("What to produce"), cl::init(tilec::EmitLevel::Tile),
-    cl::values(clEnumValN(tilec::EmitLevel::Tile, "tile",
-                          "verified, inlined, canonicalized tile IR")),
+    "emit", cl::desc("What to produce"), cl::init(tilec::EmitLevel::PTX),
+    cl::values(
+        clEnumValN(tilec::EmitLevel::Tile, "tile",
+                   "verified, inlined, canonicalized tile IR"),
+        clEnumValN(tilec::EmitLevel::Layout, "layout",
+                   "tile IR with a distributed layout on every tile"),
+        clEnumValN(tilec::EmitLevel::GPU, "gpu",
+                   "gpu.module of per-thread gpu.func kernels"),
+        clEnumValN(tilec::EmitLevel::LLVM, "llvm",
+                   "the gpu.module in the LLVM and NVVM dialects"),
+        clEnumValN(tilec::EmitLevel::PTX, "ptx", "PTX text (default)"),
+        clEnumValN(tilec::EmitLevel::Cubin, "cubin",
+                   "cubin from ptxas (needs the CUDA toolkit)")),
     cl::cat(tilecCategory));
 static cl::opt<std::string> arch("arch",
                                  cl::desc("GPU target: sm_80, sm_90, sm_90a"),
@@ -49,6 +68,11 @@ static cl::opt<int> numWarps(
     cl::init(4), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
+static cl::opt<std::string> ptxasPath(
+    "ptxas",
+    cl::desc("ptxas for --emit=cubin (default: $TILEC_PTXAS, PATH, "
+             "/usr/local/cuda/bin/ptxas)"),
+    cl::value_desc("path"), cl::init(""), cl::cat(tilecCategory));
 
 /// Checks option values; reports the first bad one.
 static LogicalResult checkOptions() {
@@ -70,16 +94,38 @@ static LogicalResult checkOptions() {
   return success();
 }
 
+/// Writes `contents` to `path` ("-": stdout).
+static LogicalResult writeFile(StringRef path, StringRef contents) {
+  std::string error;
+  auto output = openOutputFile(path, &error);
+  if (!output) {
+    llvm::errs() << "tilec: error: " << error << "\n";
+    return failure();
+  }
+  output->os() << contents;
+  output->keep();
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Pass names, for --mlir-print-ir-after=<pass> and the like.
+  tilec::registerTilecPasses();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerDefaultTimingManagerCLOptions();
+  // --help shows tilec's options and MLIR's, not every LLVM backend's.
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("mlir-"))
+      entry.second->addCategory(mlirCategory);
+  cl::HideUnrelatedOptions({&tilecCategory, &mlirCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "tilec: compile tile programs to PTX\n\n"
-      "  tilec kernel.tile -o kernel.ptx --emit=ptx\n");
+      "  tilec kernel.tile -o kernel.ptx     (writes kernel.json beside)\n"
+      "  tilec kernel.tile --emit=cubin -o kernel.cubin\n"
+      "  tilec kernel.tile --emit=layout     (see the layouts chosen)\n");
   if (failed(checkOptions()))
     return 1;
 
@@ -87,6 +133,10 @@ int main(int argc, char **argv) {
   tilec::registerTilecDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors are one line with a location unless the op is asked for.
+  if (!cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")
+           ->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
 
   std::string error;
   auto input = openInputFile(inputFilename, &error);
@@ -97,33 +147,41 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // The parser state remembers where each `%name` was defined.
+  AsmParserState parserState;
+  ParserConfig config(&context);
+  Block parsed;
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &parserState)))
+    return 1;
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsed, &context,
+          FileLineColLoc::get(&context, inputFilename, 0, 0));
   if (!module)
     return 1;
+  tilec::attachSourceNames(*module, parserState);
 
   tilec::PipelineOptions options;
   options.emit = emitLevel;
   options.arch = arch;
   options.numWarps = numWarps;
   options.optLevel = optLevel;
-
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
-  DefaultTimingManager tm;
-  applyDefaultTimingManagerCLOptions(tm);
-  TimingScope timing = tm.getRootScope();
-  pm.enableTiming(timing);
-  tilec::buildTilecPipeline(pm, options);
-  if (failed(pm.run(*module)))
+  options.ptxasPath = ptxasPath;
+  FailureOr<tilec::CompileResult> result =
+      tilec::compileModule(*module, options);
+  if (failed(result))
     return 1;
 
-  auto output = openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "tilec: error: " << error << "\n";
+  if (options.emit < tilec::EmitLevel::PTX)
+    return failed(writeFile(outputFilename, result->ir));
+  bool cubin = options.emit == tilec::EmitLevel::Cubin;
+  if (failed(writeFile(outputFilename, cubin ? result->cubin : result->ptx)))
     return 1;
+  if (outputFilename != "-") {
+    SmallString<128> json(outputFilename);
+    llvm::sys::path::replace_extension(json, "json");
+    if (failed(writeFile(json, result->metadataJson)))
+      return 1;
   }
-  module->print(output->os());
-  output->keep();
   return 0;
 }

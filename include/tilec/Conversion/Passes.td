@@ -1,0 +1,40 @@
+//===- Passes.td - conversions out of the tile dialect -----*- tablegen -*-===//
+
+#ifndef TILEC_CONVERSION_PASSES_TD
+#define TILEC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to gpu.func kernels of per-thread code";
+  let description = [{
+    Moves every tile kernel into a `gpu.module @tilec_kernels` targeting
+    `#nvvm.target<chip = ...>` and rewrites it as a `gpu.func` kernel
+    (`known_block_size` = 32 * warps) in which each thread computes the
+    elements its layout gives it: tiles become that many scalars (1:N type
+    conversion), loads and stores become (predicated) vector accesses,
+    reductions become shuffles and shared memory, layout changes go through
+    shared memory. Arith and math ops stay on scalars, for
+    `convert-gpu-to-nvvm`. Needs tile-assign-layouts to have run. Each
+    kernel records its shared memory bytes in `tile.shared_bytes`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "GPU target (sm_80, sm_90, sm_90a)">,
+    Option<"optLevel", "opt-level", "int", /*default=*/"3",
+           "Optimization level recorded in the NVVM target">,
+    Option<"fastMath", "fast-math", "bool", /*default=*/"true",
+           "Lower f32 exp/exp2/rsqrt to the hardware approximations "
+           "(ex2.approx, rsqrt.approx) as Triton does">,
+    Option<"libdeviceFtz", "libdevice-ftz", "bool", /*default=*/"false",
+           "Let libdevice functions flush f32 denormals to zero "
+           "(nvvm-reflect-ftz = 1, as Triton does)">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+  ];
+}
+
+#endif // TILEC_CONVERSION_PASSES_TD

@@ -1,0 +1,52 @@
+//===- Passes.td - tile-level transformations --------------*- tablegen -*-===//
+
+#ifndef TILEC_TRANSFORMS_PASSES_TD
+#define TILEC_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Attach a distributed layout to every tile of every kernel";
+  let description = [{
+    Gives each tile type of each kernel a `#tile.blocked` or `#tile.slice`
+    encoding. Tiles tied by elementwise ops, memory ops and loop-carried
+    values share one layout; a group that loads or stores memory gets a
+    blocked layout whose per-thread vector follows the contiguity and
+    alignment the axis analysis proves (up to 16 bytes), lanes and warps
+    along the contiguous dimension first. Broadcasts, unit-dimension
+    insertions and reductions derive their source (or result) layout from
+    the other side; where two derived layouts disagree a
+    `tile.convert_layout` is inserted.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int", /*default=*/"4",
+           "Warps per program of kernels without tile.num_warps">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileRemoveLayoutConversions
+    : Pass<"tile-remove-layout-conversions", "::mlir::ModuleOp"> {
+  let summary = "Recompute cheap tiles in the layout their users need";
+  let description = [{
+    Replaces `tile.convert_layout` of a tile computed only from index
+    arithmetic (ranges, splats, constants, integer and pointer arithmetic,
+    comparisons, broadcasts) by a copy of that computation in the target
+    layout, avoiding a trip through shared memory; folds chains of
+    conversions and conversions to the same layout.
+  }];
+}
+
+def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {
+  let summary = "Issue loads as early as their operands and memory allow";
+  let description = [{
+    Moves each non-volatile `tile.load` up its block to just after the last
+    op that defines one of its operands, may write memory, or is a load
+    (loads keep their order). A load that
+    follows a reduction (barriers, shuffles) in the source then overlaps its
+    memory latency with that work instead of waiting for it: in layernorm
+    the weight and bias loads start with the row's load.
+  }];
+}
+
+#endif // TILEC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,290 @@
+//===- ElementwiseOpToGPU.cpp - elementwise, index and pointer ops --------===//
+//
+// Ops whose every result element depends only on the operand elements at the
+// same index (arith, math, tile.addptr, ...) lower to one scalar op per
+// element the thread holds. Index tiles (tile.range) compute each element's
+// index from the thread id; broadcasts and unit dimensions only pick values,
+// since the layout pass gave both sides compatible layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileToGPUPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// Any arith/math op on tiles -> the same op on each element.
+struct ElementwiseOpLowering : public ConversionPattern {
+  ElementwiseOpLowering(const TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, Pattern::MatchAnyOpTypeTag(), 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa_and_present<arith::ArithDialect, math::MathDialect>(
+            op->getDialect()) ||
+        isa<arith::ConstantOp>(op) || op->getNumRegions() != 0 ||
+        op->getNumResults() == 0 ||
+        !isa<RankedTensorType>(op->getResult(0).getType()))
+      return failure();
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    size_t n = 0;
+    for (auto [v, range] : llvm::zip(op->getOperands(), operands))
+      if (isa<RankedTensorType>(v.getType()))
+        n = range.size();
+    SmallVector<SmallVector<Value>> results(op->getNumResults());
+    for (size_t i = 0; i < n; ++i) {
+      Operation *scalar = rewriter.clone(*op);
+      for (auto [j, range] : llvm::enumerate(operands))
+        scalar->setOperand(j, isa<RankedTensorType>(op->getOperand(j).getType())
+                                  ? range[i]
+                                  : range[0]);
+      for (auto [r, res] : llvm::enumerate(scalar->getResults())) {
+        res.setType(tc.convertElementType(getElementTypeOrSelf(res.getType())));
+        results[r].push_back(res);
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+/// arith.constant dense<c> : tensor -> one scalar constant, every element.
+struct ConstantOpLowering : public OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type)
+      return failure();
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!splat)
+      return failure(); // rejected with a diagnostic before the conversion
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
+    if (failed(layout))
+      return failure();
+    auto value = cast<TypedAttr>(splat.getSplatValue<Attribute>());
+    Value scalar = arith::ConstantOp::create(rewriter, op.getLoc(), value);
+    SmallVector<Value> values(layout->getNumElems(), scalar);
+    replaceWithValues(rewriter, op, values);
+    return success();
+  }
+};
+
+/// tile.range: start + the element's index.
+struct RangeOpLowering : public OpConversionPattern<RangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, op.getType());
+    if (failed(layout))
+      return failure();
+    Location loc = op.getLoc();
+    Value start = i32Val(rewriter, loc, op.getStart());
+    SmallVector<Value> values;
+    for (auto &idx : emitIndices(rewriter, loc, *layout))
+      values.push_back(
+          op.getStart() ? (Value)arith::AddIOp::create(rewriter, loc, start,
+                                                       idx[0])
+                        : idx[0]);
+    replaceWithValues(rewriter, op, values);
+    return success();
+  }
+};
+
+/// tile.splat: the scalar, every element.
+struct SplatOpLowering : public OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, op.getType());
+    if (failed(layout))
+      return failure();
+    SmallVector<Value> values(layout->getNumElems(), adaptor.getSrc()[0]);
+    replaceWithValues(rewriter, op, values);
+    return success();
+  }
+};
+
+/// tile.broadcast within one layout: each element takes the source element
+/// with the same indices along the non-broadcast dims.
+struct BroadcastOpLowering : public OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<DistributedLayout> dst = getLayoutOrError(op, op.getType());
+    FailureOr<DistributedLayout> src =
+        getLayoutOrError(op, op.getSrc().getType());
+    if (failed(dst) || failed(src))
+      return failure();
+    if (op.getSrc().getType().getEncoding() != op.getType().getEncoding())
+      return op.emitOpError("source and result layouts differ; "
+                            "tile-assign-layouts inserts a conversion");
+    ValueRange in = adaptor.getSrc();
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < dst->getNumElems(); ++i) {
+      SmallVector<int64_t> sub = dst->getSubIndices(i);
+      for (unsigned d = 0; d < sub.size(); ++d)
+        sub[d] %= src->getPerThread(d);
+      values.push_back(in[src->getElemNumber(sub)]);
+    }
+    replaceWithValues(rewriter, op, values);
+    return success();
+  }
+};
+
+/// tile.expand_dims from #tile.slice<axis, L> to L: the same elements.
+struct ExpandDimsOpLowering : public OpConversionPattern<ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto slice = dyn_cast_if_present<SliceLayoutAttr>(
+        op.getSrc().getType().getEncoding());
+    if (!slice || slice.getDim() != (unsigned)op.getAxis() ||
+        slice.getParent() != op.getType().getEncoding())
+      return op.emitOpError("source layout must be #tile.slice<{dim = ")
+             << op.getAxis() << "}> of the result's layout, got "
+             << op.getSrc().getType();
+    replaceWithValues(rewriter, op, adaptor.getSrc());
+    return success();
+  }
+};
+
+/// tile.addptr -> llvm.getelementptr per element.
+struct AddPtrOpLowering : public OpConversionPattern<AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    auto ptrType = cast<PointerType>(getElementTypeOrSelf(op.getType()));
+    Type elem = tc.convertElementType(ptrType.getPointeeType());
+    Type llvmPtr = tc.convertElementType(ptrType);
+    SmallVector<Value> values;
+    for (auto [p, o] : llvm::zip(adaptor.getPtr(), adaptor.getOffset()))
+      values.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(), llvmPtr,
+                                           elem, p, ValueRange{o}));
+    replaceWithValues(rewriter, op, values);
+    return success();
+  }
+};
+
+/// tile.bitcast of pointers: LLVM pointers are untyped, nothing to do.
+struct BitcastOpLowering : public OpConversionPattern<BitcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BitcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    replaceWithValues(rewriter, op, adaptor.getSrc());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Fast math (greedy, on the scalar ops left by the conversion)
+//===----------------------------------------------------------------------===//
+
+Value ptxUnary(PatternRewriter &rewriter, Location loc, StringRef asmText,
+               Value x) {
+  MLIRContext *ctx = rewriter.getContext();
+  return LLVM::InlineAsmOp::create(
+             rewriter, loc, x.getType(), ValueRange{x},
+             rewriter.getStringAttr(asmText), rewriter.getStringAttr("=f,f"),
+             /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+             LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+             LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+/// exp(x) = 2^(x log2 e) with the ex2.approx unit (2 ulp), as Triton does.
+struct FastExp : public OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Value log2e = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getF32FloatAttr(1.4426950408889634f));
+    Value x = arith::MulFOp::create(rewriter, loc, op.getOperand(), log2e);
+    rewriter.replaceOp(op, ptxUnary(rewriter, loc, "ex2.approx.f32 $0, $1;", x));
+    return success();
+  }
+};
+
+/// 2^x with ex2.approx.
+struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    rewriter.replaceOp(op, ptxUnary(rewriter, op.getLoc(),
+                                    "ex2.approx.f32 $0, $1;", op.getOperand()));
+    return success();
+  }
+};
+
+/// 1/sqrt(x) with rsqrt.approx (what libdevice's __nv_rsqrtf does too).
+struct FastRsqrt : public OpRewritePattern<math::RsqrtOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::RsqrtOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    rewriter.replaceOp(op, ptxUnary(rewriter, op.getLoc(),
+                                    "rsqrt.approx.f32 $0, $1;",
+                                    op.getOperand()));
+    return success();
+  }
+};
+
+/// maxnumf/minnumf as LLVM's maxnum/minnum (max.f32 / min.f32): the same
+/// function, where convert-gpu-to-nvvm would call libdevice's fmaxf.
+template <typename SourceOp, typename TargetOp>
+struct MinMaxToLLVM : public OpRewritePattern<SourceOp> {
+  using OpRewritePattern<SourceOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SourceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<ShapedType>(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<TargetOp>(op, op.getLhs(), op.getRhs());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::populateElementwisePatterns(
+    TileTypeConverter &tc, RewritePatternSet &patterns,
+    const LoweringContext &) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseOpLowering, ConstantOpLowering, RangeOpLowering,
+               SplatOpLowering, BroadcastOpLowering, ExpandDimsOpLowering,
+               AddPtrOpLowering, BitcastOpLowering>(tc, ctx);
+}
+
+void mlir::tile::gpu_lowering::populateFastMathPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FastExp, FastExp2, FastRsqrt>(patterns.getContext());
+}
+
+void mlir::tile::gpu_lowering::populateScalarMathPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<MinMaxToLLVM<arith::MaxNumFOp, LLVM::MaxNumOp>,
+               MinMaxToLLVM<arith::MinNumFOp, LLVM::MinNumOp>>(
+      patterns.getContext());
+}

@@ -1,0 +1,648 @@
+//===- MemoryOpToGPU.cpp - loads, stores, atomics -------------------------===//
+//
+// Global memory accesses become inline PTX, one instruction per group of
+// `vec` consecutive elements of a thread: vec is the largest power of two
+// that the layout keeps in one thread, the axis analysis proves contiguous
+// and aligned, and fits 16 bytes. Masks:
+//  - uniform over each group (constancy >= vec): one predicated access;
+//  - otherwise: the full vector access when every lane of the group is in
+//    bounds, else one predicated scalar access per element, so that a mask
+//    like `offs < n` with an unknown n still gives 16-byte accesses for all
+//    but the last group.
+// Stores and atomics of replicated elements run in one owner thread only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileToGPUPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// Bits an element of `type` (lowered) takes in memory.
+unsigned memBits(Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return 64;
+  if (type.isInteger(1))
+    return 8;
+  return type.getIntOrFloatBitWidth();
+}
+
+/// The element as an integer of memBits bits.
+Value toBits(OpBuilder &b, Location loc, Value v) {
+  Type type = v.getType();
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+  if (type.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(
+        b, loc, b.getIntegerType(type.getIntOrFloatBitWidth()), v);
+  return v;
+}
+
+Value fromBits(OpBuilder &b, Location loc, Value bits, Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::IntToPtrOp::create(b, loc, type, bits);
+  if (type.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bits,
+                                 arith::ConstantIntOp::create(
+                                     b, loc, bits.getType(), 0));
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(b, loc, type, bits);
+  return bits;
+}
+
+/// How a group of `vec` elements moves: numWords registers of wordBits.
+struct Access {
+  int64_t vec = 1;
+  unsigned elemBits = 32, wordBits = 32, numWords = 1;
+  /// Register type of a word (PTX has no 8-bit registers: 16 bits).
+  Type regType(MLIRContext *ctx) const {
+    return IntegerType::get(ctx, wordBits == 32 ? 32 : 16);
+  }
+  StringRef regConstraint() const { return wordBits == 32 ? "r" : "h"; }
+  std::string ptxType() const {
+    return wordBits == 8 ? "u8" : "b" + std::to_string(wordBits);
+  }
+  std::string vecSuffix() const {
+    return numWords > 1 ? ".v" + std::to_string(numWords) : "";
+  }
+};
+
+Access makeAccess(int64_t vec, unsigned elemBits) {
+  Access a;
+  a.vec = vec;
+  a.elemBits = elemBits;
+  unsigned total = vec * elemBits;
+  a.wordBits = std::min(32u, total);
+  a.numWords = total / a.wordBits;
+  return a;
+}
+
+/// Packs `elems` (lowered element values) into the words of `a`.
+SmallVector<Value> pack(OpBuilder &b, Location loc, ValueRange elems,
+                        const Access &a) {
+  Type reg = a.regType(b.getContext());
+  Type wordInt = b.getIntegerType(a.wordBits);
+  SmallVector<Value> words;
+  if (a.elemBits > a.wordBits) { // 64-bit elements: two words each
+    for (Value e : elems) {
+      Value bits = toBits(b, loc, e);
+      Value c32 = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 32);
+      words.push_back(arith::TruncIOp::create(b, loc, wordInt, bits));
+      words.push_back(arith::TruncIOp::create(
+          b, loc, wordInt, arith::ShRUIOp::create(b, loc, bits, c32)));
+    }
+    return words;
+  }
+  unsigned perWord = a.wordBits / a.elemBits;
+  for (unsigned w = 0; w < a.numWords; ++w) {
+    Value word;
+    for (unsigned k = 0; k < perWord; ++k) {
+      Value bits = toBits(b, loc, elems[w * perWord + k]);
+      if (a.elemBits != a.wordBits)
+        bits = arith::ExtUIOp::create(b, loc, wordInt, bits);
+      if (k)
+        bits = arith::ShLIOp::create(
+            b, loc, bits,
+            arith::ConstantIntOp::create(b, loc, wordInt, k * a.elemBits));
+      word = word ? (Value)arith::OrIOp::create(b, loc, word, bits) : bits;
+    }
+    if (wordInt != reg)
+      word = arith::ExtUIOp::create(b, loc, reg, word);
+    words.push_back(word);
+  }
+  return words;
+}
+
+/// The inverse of pack.
+SmallVector<Value> unpack(OpBuilder &b, Location loc, ValueRange words,
+                          Type elemType, const Access &a) {
+  Type wordInt = b.getIntegerType(a.wordBits);
+  Type elemInt = b.getIntegerType(a.elemBits);
+  SmallVector<Value> elems;
+  if (a.elemBits > a.wordBits) {
+    Type i64 = b.getI64Type();
+    for (unsigned w = 0; w < words.size(); w += 2) {
+      Value lo = arith::ExtUIOp::create(b, loc, i64, words[w]);
+      Value hi = arith::ExtUIOp::create(b, loc, i64, words[w + 1]);
+      hi = arith::ShLIOp::create(
+          b, loc, hi, arith::ConstantIntOp::create(b, loc, i64, 32));
+      elems.push_back(fromBits(b, loc, arith::OrIOp::create(b, loc, lo, hi),
+                               elemType));
+    }
+    return elems;
+  }
+  unsigned perWord = a.wordBits / a.elemBits;
+  for (Value word : words) {
+    if (word.getType() != wordInt)
+      word = arith::TruncIOp::create(b, loc, wordInt, word);
+    for (unsigned k = 0; k < perWord; ++k) {
+      Value bits = word;
+      if (k)
+        bits = arith::ShRUIOp::create(
+            b, loc, bits,
+            arith::ConstantIntOp::create(b, loc, wordInt, k * a.elemBits));
+      if (a.elemBits != a.wordBits)
+        bits = arith::TruncIOp::create(b, loc, elemInt, bits);
+      elems.push_back(fromBits(b, loc, bits, elemType));
+    }
+  }
+  return elems;
+}
+
+Value inlinePtx(OpBuilder &b, Location loc, Type resultType,
+                ValueRange operands, StringRef text, StringRef constraints) {
+  MLIRContext *ctx = b.getContext();
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, b.getStringAttr(text),
+      b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+      /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  return op.getNumResults() ? op.getResult(0) : Value();
+}
+
+/// The words of an inline-asm result (a struct when there are several).
+SmallVector<Value> asmWords(OpBuilder &b, Location loc, Value result,
+                            unsigned n) {
+  if (n == 1)
+    return {result};
+  SmallVector<Value> words;
+  for (unsigned i = 0; i < n; ++i)
+    words.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+  return words;
+}
+
+std::string cacheSuffix(CacheModifier c) {
+  return c == CacheModifier::none ? "" : "." + stringifyCacheModifier(c).str();
+}
+
+std::string evictSuffix(EvictionPolicy e) {
+  switch (e) {
+  case EvictionPolicy::normal:
+    return "";
+  case EvictionPolicy::evict_first:
+    return ".L1::evict_first";
+  case EvictionPolicy::evict_last:
+    return ".L1::evict_last";
+  }
+  return "";
+}
+
+/// Emits one (optionally predicated) load of a group; `others` are words
+/// taken where the predicate is false.
+SmallVector<Value> emitLoad(OpBuilder &b, Location loc, Value addr, Value pred,
+                            ValueRange others, const Access &a,
+                            StringRef modifiers) {
+  MLIRContext *ctx = b.getContext();
+  Type reg = a.regType(ctx);
+  std::string text, constraints;
+  llvm::raw_string_ostream os(text);
+  unsigned n = a.numWords;
+  for (unsigned i = 0; i < n; ++i)
+    constraints += (i ? ",=" : "=") + a.regConstraint().str();
+  SmallVector<Value> operands;
+  unsigned next = n;
+  if (pred) {
+    // Outputs start as `other` and keep it where nothing is loaded.
+    for (unsigned i = 0; i < n; ++i) {
+      os << "mov.b" << (a.wordBits == 32 ? 32 : 16) << " $" << i << ", $"
+         << next++ << ";\n\t";
+      operands.push_back(others[i]);
+      constraints += "," + a.regConstraint().str();
+    }
+    os << "@$" << next++ << " ";
+    operands.push_back(pred);
+    constraints += ",b";
+  }
+  os << modifiers << a.vecSuffix() << "." << a.ptxType()
+     << " ";
+  if (n > 1) {
+    os << "{";
+    for (unsigned i = 0; i < n; ++i)
+      os << (i ? ", $" : "$") << i;
+    os << "}";
+  } else {
+    os << "$0";
+  }
+  os << ", [ $" << next << " + 0 ];";
+  operands.push_back(addr);
+  constraints += ",l";
+  Type resultType = reg;
+  if (n > 1)
+    resultType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(n, reg));
+  return asmWords(b, loc,
+                  inlinePtx(b, loc, resultType, operands, text, constraints),
+                  n);
+}
+
+/// Emits one (optionally predicated) store of a group.
+void emitStore(OpBuilder &b, Location loc, Value addr, Value pred,
+               ValueRange words, const Access &a, StringRef modifiers) {
+  std::string text, constraints;
+  llvm::raw_string_ostream os(text);
+  SmallVector<Value> operands;
+  unsigned next = 0;
+  if (pred) {
+    os << "@$" << next++ << " ";
+    operands.push_back(pred);
+    constraints = "b,";
+  }
+  os << "st.global" << modifiers << a.vecSuffix() << "."
+     << (a.wordBits == 8 ? std::string("b8") : a.ptxType()) << " [ $"
+     << next++ << " + 0 ], ";
+  operands.push_back(addr);
+  constraints += "l";
+  if (words.size() > 1)
+    os << "{";
+  for (unsigned i = 0; i < words.size(); ++i) {
+    os << (i ? ", $" : "$") << next++;
+    operands.push_back(words[i]);
+    constraints += "," + a.regConstraint().str();
+  }
+  if (words.size() > 1)
+    os << "}";
+  os << ";";
+  inlinePtx(b, loc, Type(), operands, text, constraints);
+}
+
+/// The address `k` elements past `base` (within a contiguous group: using
+/// it instead of the element's own pointer lets LLVM drop the per-element
+/// address arithmetic, e.g. a remainder per element).
+Value elementAddress(OpBuilder &b, Location loc, Value base, int64_t k,
+                     Type elemType) {
+  if (k == 0)
+    return base;
+  Type memType = elemType.isInteger(1) ? b.getI8Type() : elemType;
+  return LLVM::GEPOp::create(b, loc, base.getType(), memType, base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(k)});
+}
+
+Value andPred(OpBuilder &b, Location loc, Value a, Value c) {
+  if (!a)
+    return c;
+  if (!c)
+    return a;
+  return arith::AndIOp::create(b, loc, a, c);
+}
+
+/// What the axis analysis allows for the accesses through `ptr`.
+struct VecInfo {
+  int64_t vec = 1;
+  bool maskUniform = true;
+};
+
+VecInfo getVecInfo(const LoweringContext &ctx, Value ptr, Value mask,
+                   unsigned elemBits) {
+  VecInfo v;
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type)
+    return v;
+  FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
+  if (failed(layout))
+    return v;
+  unsigned d0 = layout->getOrder()[0];
+  if (layout->isSliced(d0))
+    return v;
+  unsigned t0 = 0;
+  for (unsigned t = 0; t < type.getRank(); ++t)
+    if (layout->getBlockedDim(t) == d0)
+      t0 = t;
+  AxisInfo info = ctx.axis->get(ptr);
+  int64_t bytes = std::max(1u, elemBits / 8);
+  int64_t vec = std::min<int64_t>(
+      {layout->getVec(d0), info.getContiguity(t0),
+       std::max<int64_t>(1, info.getDivisibility(t0) / bytes),
+       std::max<int64_t>(1, 128 / std::max(8u, elemBits))});
+  v.vec = int64_t(1) << llvm::Log2_64(std::max<int64_t>(vec, 1));
+  if (mask)
+    v.maskUniform = ctx.axis->get(mask).getConstancy(t0) >= v.vec;
+  return v;
+}
+
+/// The per-element pointers, masks, values of an access, with the layout
+/// (scalars: one element, no layout).
+struct Operands {
+  std::optional<DistributedLayout> layout;
+  SmallVector<Value> ptrs, masks, values;
+};
+
+/// tile.load -> ld.global per group of elements.
+struct LoadOpLowering : public OpConversionPattern<LoadOp> {
+  LoadOpLowering(const TypeConverter &tc, MLIRContext *ctx,
+                 const LoweringContext &lc)
+      : OpConversionPattern(tc, ctx), lc(lc) {}
+  const LoweringContext &lc;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    Location loc = op.getLoc();
+    Type elemType = tc.convertElementType(getElementTypeOrSelf(op.getType()));
+    unsigned bits = memBits(elemType);
+    VecInfo vi = getVecInfo(lc, op.getPtr(), op.getMask(), bits);
+    Access a = makeAccess(vi.vec, bits);
+    // Volatile excludes cache modifiers (checked before the conversion).
+    std::string mods = op.getIsVolatile()
+                           ? std::string("ld.volatile.global")
+                           : "ld.global" + cacheSuffix(op.getCache()) +
+                                 evictSuffix(op.getEvict());
+
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange();
+    SmallVector<Value> results;
+    Value zero = arith::ConstantIntOp::create(rewriter, loc,
+                                              a.regType(getContext()), 0);
+    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
+      SmallVector<Value> otherWords(a.numWords, zero);
+      if (!others.empty())
+        otherWords = pack(rewriter, loc, others.slice(g, a.vec), a);
+      if (masks.empty() || vi.maskUniform) {
+        Value pred = masks.empty() ? Value() : masks[g];
+        SmallVector<Value> words =
+            emitLoad(rewriter, loc, ptrs[g], pred, otherWords, a, mods);
+        llvm::append_range(results,
+                           unpack(rewriter, loc, words, elemType, a));
+        continue;
+      }
+      // All lanes in bounds: one vector; else element by element.
+      Value all;
+      for (int64_t k = 0; k < a.vec; ++k)
+        all = andPred(rewriter, loc, all, masks[g + k]);
+      SmallVector<Type> types(a.vec, elemType);
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, all,
+          [&](OpBuilder &b, Location l) {
+            SmallVector<Value> words =
+                emitLoad(b, l, ptrs[g], Value(), {}, a, mods);
+            scf::YieldOp::create(b, l, unpack(b, l, words, elemType, a));
+          },
+          [&](OpBuilder &b, Location l) {
+            Access one = makeAccess(1, bits);
+            Value zero1 = arith::ConstantIntOp::create(b, l, one.regType(getContext()), 0);
+            SmallVector<Value> elems;
+            for (int64_t k = 0; k < a.vec; ++k) {
+              SmallVector<Value> other(one.numWords, zero1);
+              if (!others.empty())
+                other = pack(b, l, others.slice(g + k, 1), one);
+              SmallVector<Value> words = emitLoad(
+                  b, l, elementAddress(b, l, ptrs[g], k, elemType),
+                  masks[g + k], other, one, mods);
+              elems.push_back(unpack(b, l, words, elemType, one)[0]);
+            }
+            scf::YieldOp::create(b, l, elems);
+          });
+      llvm::append_range(results, ifOp.getResults());
+    }
+    replaceWithValues(rewriter, op, results);
+    return success();
+  }
+};
+
+/// tile.store -> st.global per group of elements.
+struct StoreOpLowering : public OpConversionPattern<StoreOp> {
+  StoreOpLowering(const TypeConverter &tc, MLIRContext *ctx,
+                  const LoweringContext &lc)
+      : OpConversionPattern(tc, ctx), lc(lc) {}
+  const LoweringContext &lc;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    Location loc = op.getLoc();
+    Type elemType =
+        tc.convertElementType(getElementTypeOrSelf(op.getValue().getType()));
+    unsigned bits = memBits(elemType);
+    VecInfo vi = getVecInfo(lc, op.getPtr(), op.getMask(), bits);
+    Access a = makeAccess(vi.vec, bits);
+    std::string mods = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
+
+    // One thread writes each element: replicas and, for a scalar store,
+    // all threads but the first stay silent.
+    Value owner;
+    if (auto type = dyn_cast<RankedTensorType>(op.getPtr().getType())) {
+      owner = emitOwnerPredicate(rewriter, loc,
+                                 *DistributedLayout::get(type));
+    } else {
+      Value tid = NVVM::ThreadIdXOp::create(rewriter, loc,
+                                            rewriter.getI32Type());
+      owner = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                    tid, i32Val(rewriter, loc, 0));
+    }
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange values = adaptor.getValue();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
+      if (masks.empty() || vi.maskUniform) {
+        Value pred = andPred(rewriter, loc,
+                             masks.empty() ? Value() : masks[g], owner);
+        emitStore(rewriter, loc, ptrs[g], pred,
+                  pack(rewriter, loc, values.slice(g, a.vec), a), a, mods);
+        continue;
+      }
+      Value all;
+      for (int64_t k = 0; k < a.vec; ++k)
+        all = andPred(rewriter, loc, all, masks[g + k]);
+      scf::IfOp::create(
+          rewriter, loc, all,
+          [&](OpBuilder &b, Location l) {
+            emitStore(b, l, ptrs[g], owner,
+                      pack(b, l, values.slice(g, a.vec), a), a, mods);
+            scf::YieldOp::create(b, l);
+          },
+          [&](OpBuilder &b, Location l) {
+            Access one = makeAccess(1, bits);
+            for (int64_t k = 0; k < a.vec; ++k)
+              emitStore(b, l, elementAddress(b, l, ptrs[g], k, elemType),
+                        andPred(b, l, masks[g + k], owner),
+                        pack(b, l, values.slice(g + k, 1), one), one, mods);
+            scf::YieldOp::create(b, l);
+          });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+/// PTX `.op.type` of an atomic read-modify-write on `elem`.
+std::string rmwSuffix(RMWKind kind, Type elem) {
+  unsigned w = elem.getIntOrFloatBitWidth();
+  std::string u = "u" + std::to_string(w), s = "s" + std::to_string(w),
+              b = "b" + std::to_string(w);
+  switch (kind) {
+  case RMWKind::Add:
+    return ".add." + u;
+  case RMWKind::FAdd:
+    if (elem.isF16())
+      return ".add.noftz.f16";
+    if (elem.isBF16())
+      return ".add.noftz.bf16";
+    return ".add.f" + std::to_string(w);
+  case RMWKind::Max:
+    return ".max." + s;
+  case RMWKind::Min:
+    return ".min." + s;
+  case RMWKind::UMax:
+    return ".max." + u;
+  case RMWKind::UMin:
+    return ".min." + u;
+  case RMWKind::And:
+    return ".and." + b;
+  case RMWKind::Or:
+    return ".or." + b;
+  case RMWKind::Xor:
+    return ".xor." + b;
+  case RMWKind::Xchg:
+    return ".exch." + b;
+  }
+  return "";
+}
+
+std::string orderingSuffix(MemSemantic sem, MemScope scope) {
+  return "." + stringifyMemSemantic(sem).str() + "." +
+         stringifyMemScope(scope).str();
+}
+
+/// Runs `atom` on each element the thread owns; the old values reach the
+/// replicas (and, for scalars, every thread) through shared memory.
+template <typename AtomicOp>
+LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
+                          ArrayRef<ValueRange> args, StringRef opSuffix,
+                          ConversionPatternRewriter &rewriter,
+                          const TileTypeConverter &tc) {
+  Location loc = op.getLoc();
+  Type elemType = tc.convertElementType(getElementTypeOrSelf(op.getType()));
+  unsigned w = elemType.getIntOrFloatBitWidth();
+  Type regType = rewriter.getIntegerType(w == 64 ? 64 : (w == 16 ? 16 : 32));
+  StringRef reg = w == 64 ? "l" : (w == 16 ? "h" : "r");
+  auto tensor = dyn_cast<RankedTensorType>(op.getType());
+  std::optional<DistributedLayout> layout;
+  Value owner;
+  if (tensor) {
+    layout = *DistributedLayout::get(tensor);
+    owner = emitOwnerPredicate(rewriter, loc, *layout);
+  } else {
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    owner = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
+                                  i32Val(rewriter, loc, 0));
+  }
+  std::string ordering = orderingSuffix(op.getSem(), op.getScope());
+  SmallVector<Value> old;
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    Value pred = andPred(rewriter, loc, masks.empty() ? Value() : masks[i],
+                         owner);
+    std::string text, constraints = "=" + reg.str();
+    llvm::raw_string_ostream os(text);
+    SmallVector<Value> operands;
+    unsigned next = 1;
+    os << "mov.b" << regType.getIntOrFloatBitWidth() << " $0, 0;\n\t";
+    if (pred) {
+      os << "@$" << next++ << " ";
+      operands.push_back(pred);
+      constraints += ",b";
+    }
+    os << "atom.global" << ordering << opSuffix << " $0, [ $" << next++
+       << " + 0 ]";
+    operands.push_back(ptrs[i]);
+    constraints += ",l";
+    for (ValueRange arg : args) {
+      Value bitsV = toBits(rewriter, loc, arg[i]);
+      if (bitsV.getType() != regType)
+        bitsV = arith::ExtUIOp::create(rewriter, loc, regType, bitsV);
+      os << ", $" << next++;
+      operands.push_back(bitsV);
+      constraints += "," + reg.str();
+    }
+    os << ";";
+    Value r = inlinePtx(rewriter, loc, regType, operands, text, constraints);
+    if (regType.getIntOrFloatBitWidth() != w)
+      r = arith::TruncIOp::create(rewriter, loc, rewriter.getIntegerType(w), r);
+    old.push_back(fromBits(rewriter, loc, r, elemType));
+  }
+  if (op->use_empty() || !owner) {
+    replaceWithValues(rewriter, op, old);
+    return success();
+  }
+  // Broadcast the owners' old values.
+  SmallVector<Value> values;
+  if (layout) {
+    ArrayRef<int64_t> shape = tensor.getShape();
+    SmemTile src{*layout, old,
+                 [shape](OpBuilder &b, Location l, ArrayRef<Value> idx) {
+                   return linearize(b, l, idx, shape);
+                 },
+                 owner};
+    SmemTile dst{*layout, {}, src.linear};
+    values = exchangeThroughShared(rewriter, loc, elemType, {src}, {dst})[0];
+  } else {
+    barrier(rewriter, loc);
+    auto ifOp = scf::IfOp::create(rewriter, loc, owner, false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      storeShared(rewriter, loc, old[0], i32Val(rewriter, loc, 0));
+    }
+    barrier(rewriter, loc);
+    values.push_back(loadShared(rewriter, loc, elemType,
+                                i32Val(rewriter, loc, 0)));
+  }
+  replaceWithValues(rewriter, op, values);
+  return success();
+}
+
+/// tile.atomic_rmw -> atom.global.<sem>.<scope>.<op>.
+struct AtomicRMWOpLowering : public OpConversionPattern<AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    Type elem = getElementTypeOrSelf(op.getType());
+    return lowerAtomic(op, adaptor.getPtr(),
+                       op.getMask() ? adaptor.getMask() : ValueRange(),
+                       {adaptor.getVal()}, rmwSuffix(op.getKind(), elem),
+                       rewriter, tc);
+  }
+};
+
+/// tile.atomic_cas -> atom.global.<sem>.<scope>.cas.
+struct AtomicCASOpLowering : public OpConversionPattern<AtomicCASOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AtomicCASOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    unsigned w = getElementTypeOrSelf(op.getType()).getIntOrFloatBitWidth();
+    return lowerAtomic(op, adaptor.getPtr(), ValueRange(),
+                       {adaptor.getCmp(), adaptor.getVal()},
+                       ".cas.b" + std::to_string(w), rewriter, tc);
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::populateMemoryPatterns(
+    TileTypeConverter &tc, RewritePatternSet &patterns,
+    const LoweringContext &ctx) {
+  MLIRContext *mctx = patterns.getContext();
+  patterns.add<LoadOpLowering, StoreOpLowering>(tc, mctx, ctx);
+  patterns.add<AtomicRMWOpLowering, AtomicCASOpLowering>(tc, mctx);
+}

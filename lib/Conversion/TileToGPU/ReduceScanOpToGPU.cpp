@@ -1,0 +1,263 @@
+//===- ReduceScanOpToGPU.cpp - reductions and scans -----------------------===//
+//
+// tile.reduce along a dim, in three stages: each thread combines the
+// elements it holds along the dim; lanes combine with butterfly shuffles
+// (shfl.sync.bfly) over the lane bits of that dim; if several warps split
+// the dim, each warp's partial goes to shared memory and every thread
+// combines them in warp order. Replicated lanes and warps are left out so
+// nothing is combined twice. The result has the slice layout, so every
+// thread ends with the values its layout assigns it.
+//
+// tile.scan: Hillis-Steele over the dim in shared memory (log2(n) steps of
+// one load, one combine and one store per element, double buffered): simple
+// and correct for any layout; fast enough for moderate sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileToGPUPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// tile.reduce -> in-thread combines, shuffles, shared memory.
+struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    Location loc = op.getLoc();
+    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, srcType);
+    if (failed(layout))
+      return failure();
+    for (Value src : op.getSrcs())
+      if (cast<RankedTensorType>(src.getType()).getEncoding() !=
+          srcType.getEncoding())
+        return op.emitOpError("sources must share one layout");
+    unsigned numOps = op.getSrcs().size();
+    unsigned axis = layout->getBlockedDim(op.getAxis());
+    Region &combiner = op.getCombineOp();
+
+    // The result's element of each source element: its sub-indices with the
+    // reduced dim's zeroed, numbered in the result (slice) layout.
+    bool scalar = !isa<RankedTensorType>(op.getResult(0).getType());
+    std::optional<DistributedLayout> outLayout;
+    if (!scalar) {
+      auto outType = cast<RankedTensorType>(op.getResult(0).getType());
+      auto slice = dyn_cast_if_present<SliceLayoutAttr>(outType.getEncoding());
+      if (!slice || slice.getDim() != (unsigned)op.getAxis() ||
+          slice.getParent() != srcType.getEncoding())
+        return op.emitOpError("result layout must be #tile.slice<{dim = ")
+               << op.getAxis() << "}> of the source layout, got " << outType;
+      outLayout = *DistributedLayout::get(outType);
+    }
+    int64_t numOut = scalar ? 1 : outLayout->getNumElems();
+    auto outIndex = [&](int64_t i) -> int64_t {
+      if (scalar)
+        return 0;
+      SmallVector<int64_t> sub = layout->getSubIndices(i);
+      sub[axis] = 0;
+      return outLayout->getElemNumber(sub);
+    };
+
+    // 1. Within the thread, in element order along the dim.
+    SmallVector<SmallVector<Value>> acc(numOut);
+    for (int64_t i = 0; i < layout->getNumElems(); ++i) {
+      SmallVector<Value> cur;
+      for (unsigned k = 0; k < numOps; ++k)
+        cur.push_back(adaptor.getSrcs()[k][i]);
+      SmallVector<Value> &a = acc[outIndex(i)];
+      a = a.empty() ? cur : applyCombiner(rewriter, loc, combiner, a, cur);
+    }
+
+    // 2. Within the warp: butterflies over the lanes holding distinct data.
+    int64_t lanes = layout->getDistinctLanes(axis);
+    for (int64_t s = 1; s < lanes; s *= 2) {
+      int64_t offset = s * layout->getLaneStride(axis);
+      for (auto &a : acc) {
+        SmallVector<Value> other;
+        for (Value v : a)
+          other.push_back(shuffleXor(rewriter, loc, v, offset));
+        a = applyCombiner(rewriter, loc, combiner, a, other);
+      }
+    }
+
+    // 3. Across warps through shared memory: slot (out, warp, operand).
+    int64_t warps = layout->getDistinctWarps(axis);
+    if (warps > 1) {
+      int64_t outElems = scalar ? 1
+                                : cast<RankedTensorType>(
+                                      op.getResult(0).getType())
+                                      .getNumElements();
+      ThreadCoords coords = getThreadCoords(rewriter, loc, *layout);
+      SmallVector<Value> outLinear(numOut, i32Val(rewriter, loc, 0));
+      if (!scalar) {
+        ArrayRef<int64_t> shape =
+            cast<RankedTensorType>(op.getResult(0).getType()).getShape();
+        for (auto [j, idx] :
+             llvm::enumerate(emitIndices(rewriter, loc, *outLayout)))
+          outLinear[j] = linearize(rewriter, loc, idx, shape);
+      }
+      auto slot = [&](OpBuilder &b, Value out, Value warp, unsigned k) {
+        // ((k * outElems + out) * warps + warp) * 8 bytes
+        Value v = arith::AddIOp::create(
+            b, loc, out, i32Val(b, loc, int64_t(k) * outElems));
+        v = arith::MulIOp::create(b, loc, v, i32Val(b, loc, warps));
+        v = arith::AddIOp::create(b, loc, v, warp);
+        return arith::MulIOp::create(b, loc, v, i32Val(b, loc, 8))
+            .getResult();
+      };
+      // Lane 0 along the dim of each distinct warp writes its partials.
+      Value writer = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                coords.lane[axis], i32Val(rewriter, loc, 0)),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                coords.warp[axis],
+                                i32Val(rewriter, loc, warps)));
+      barrier(rewriter, loc);
+      auto ifOp = scf::IfOp::create(rewriter, loc, writer, false);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        for (auto [j, a] : llvm::enumerate(acc))
+          for (unsigned k = 0; k < numOps; ++k)
+            storeShared(rewriter, loc, a[k],
+                        slot(rewriter, outLinear[j], coords.warp[axis], k));
+      }
+      barrier(rewriter, loc);
+      for (auto [j, a] : llvm::enumerate(acc)) {
+        SmallVector<Value> total;
+        for (int64_t w = 0; w < warps; ++w) {
+          SmallVector<Value> part;
+          for (unsigned k = 0; k < numOps; ++k)
+            part.push_back(loadShared(
+                rewriter, loc, a[k].getType(),
+                slot(rewriter, outLinear[j], i32Val(rewriter, loc, w), k)));
+          total = total.empty()
+                      ? part
+                      : applyCombiner(rewriter, loc, combiner, total, part);
+        }
+        a = total;
+      }
+    }
+
+    SmallVector<SmallVector<Value>> results(numOps);
+    for (auto &a : acc)
+      for (unsigned k = 0; k < numOps; ++k)
+        results[k].push_back(a[k]);
+    (void)tc;
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+/// tile.scan -> Hillis-Steele steps in shared memory.
+struct ScanOpLowering : public OpConversionPattern<ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScanOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
+    if (failed(layout))
+      return failure();
+    for (Value src : op.getSrcs())
+      if (cast<RankedTensorType>(src.getType()).getEncoding() !=
+          type.getEncoding())
+        return op.emitOpError("sources must share one layout");
+    unsigned numOps = op.getSrcs().size();
+    unsigned axis = op.getAxis();
+    int64_t n = type.getDimSize(axis);
+    int64_t elems = type.getNumElements();
+    int64_t stride = 1;
+    for (unsigned d = axis + 1; d < type.getRank(); ++d)
+      stride *= type.getDimSize(d);
+    bool reverse = op.getReverse();
+    Region &combiner = op.getCombineOp();
+
+    SmallVector<SmallVector<Value>> idx =
+        emitIndices(rewriter, loc, *layout);
+    SmallVector<Value> lin;
+    for (auto &ix : idx)
+      lin.push_back(linearize(rewriter, loc, ix, type.getShape()));
+    // Byte offset of element `l` of operand k in buffer `buf`.
+    auto slot = [&](Value l, unsigned k, int buf) {
+      Value v = arith::AddIOp::create(
+          rewriter, loc, l,
+          i32Val(rewriter, loc, (int64_t(buf) * numOps + k) * elems));
+      return arith::MulIOp::create(rewriter, loc, v, i32Val(rewriter, loc, 8))
+          .getResult();
+    };
+    SmallVector<SmallVector<Value>> own(lin.size());
+    for (size_t i = 0; i < lin.size(); ++i)
+      for (unsigned k = 0; k < numOps; ++k)
+        own[i].push_back(adaptor.getSrcs()[k][i]);
+
+    int buf = 0;
+    barrier(rewriter, loc);
+    for (size_t i = 0; i < lin.size(); ++i)
+      for (unsigned k = 0; k < numOps; ++k)
+        storeShared(rewriter, loc, own[i][k], slot(lin[i], k, buf));
+    barrier(rewriter, loc);
+    for (int64_t offset = 1; offset < n; offset *= 2) {
+      for (size_t i = 0; i < lin.size(); ++i) {
+        // The partner exists if idx >= offset (idx + offset < n reversed);
+        // otherwise read our own slot and keep our value.
+        Value pos = idx[i][axis];
+        Value has =
+            reverse ? arith::CmpIOp::create(
+                          rewriter, loc, arith::CmpIPredicate::slt, pos,
+                          i32Val(rewriter, loc, n - offset))
+                    : arith::CmpIOp::create(rewriter, loc,
+                                            arith::CmpIPredicate::sge, pos,
+                                            i32Val(rewriter, loc, offset));
+        Value delta = i32Val(rewriter, loc,
+                             (reverse ? 1 : -1) * offset * stride);
+        Value moved = arith::AddIOp::create(rewriter, loc, lin[i], delta);
+        Value partner =
+            arith::SelectOp::create(rewriter, loc, has, moved, lin[i]);
+        SmallVector<Value> prev;
+        for (unsigned k = 0; k < numOps; ++k)
+          prev.push_back(loadShared(rewriter, loc, own[i][k].getType(),
+                                    slot(partner, k, buf)));
+        SmallVector<Value> next =
+            applyCombiner(rewriter, loc, combiner, prev, own[i]);
+        for (unsigned k = 0; k < numOps; ++k)
+          own[i][k] =
+              arith::SelectOp::create(rewriter, loc, has, next[k], own[i][k]);
+      }
+      buf ^= 1;
+      for (size_t i = 0; i < lin.size(); ++i)
+        for (unsigned k = 0; k < numOps; ++k)
+          storeShared(rewriter, loc, own[i][k], slot(lin[i], k, buf));
+      barrier(rewriter, loc);
+    }
+    SmallVector<SmallVector<Value>> results(numOps);
+    for (auto &o : own)
+      for (unsigned k = 0; k < numOps; ++k)
+        results[k].push_back(o[k]);
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::populateReduceScanPatterns(
+    TileTypeConverter &tc, RewritePatternSet &patterns,
+    const LoweringContext &) {
+  patterns.add<ReduceOpLowering, ScanOpLowering>(tc, patterns.getContext());
+}

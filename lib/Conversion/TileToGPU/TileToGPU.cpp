@@ -1,0 +1,278 @@
+//===- TileToGPU.cpp - the convert-tile-to-gpu pass -----------------------===//
+//
+// Assumes: inlined tile kernels whose tiles all carry layouts
+// (tile-assign-layouts). Guarantees: the kernels live in
+// `gpu.module @tilec_kernels` as gpu.func kernels made of scalar arith/math,
+// scf, llvm, nvvm and gpu ops, ready for convert-gpu-to-nvvm; the module
+// records each kernel's shared memory bytes in `tile.shared_bytes`
+// (a dictionary from kernel name to bytes).
+//
+// Constructs the lowering cannot handle are reported, with their location,
+// before anything is rewritten, so a failure leaves one clear diagnostic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/Passes.h"
+
+#include "TileToGPUPatterns.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "tilec/Conversion/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+bool isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
+
+bool hasTile(Operation *op) {
+  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTile) ||
+         llvm::any_of(op->getResultTypes(), isTile);
+}
+
+/// Reports what the lowering does not support; one diagnostic per problem.
+LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
+  bool ok = true;
+  auto fail = [&](Operation *op) {
+    ok = false;
+    return op->emitOpError();
+  };
+  unsigned warps = getNumWarps(kernel);
+  kernel.walk([&](Operation *op) {
+    for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                           op->getResultTypes())) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor)
+        continue;
+      FailureOr<DistributedLayout> layout = DistributedLayout::get(tensor);
+      if (failed(layout)) {
+        fail(op) << "tile type " << t
+                 << " has no layout; run tile-assign-layouts first";
+        return;
+      }
+      if (layout->getBlocked().getNumWarps() != warps) {
+        fail(op) << "tile type " << t << " is laid out for "
+                 << layout->getBlocked().getNumWarps()
+                 << " warps but the kernel has " << warps;
+        return;
+      }
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      fail(op) << "calls @" << call.getCallee()
+               << ", which was not inlined; kernels cannot call functions "
+                  "on the GPU yet";
+    } else if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      if (isa<RankedTensorType>(cst.getType()) &&
+          !isa<SplatElementsAttr>(cst.getValue()))
+        fail(op) << "tile constants must be splats (one value); "
+                    "non-uniform constants are not supported yet";
+    } else if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
+      if (llvm::any_of(op->getOperandTypes(), isFp8) ||
+          llvm::any_of(op->getResultTypes(), isFp8))
+        if (!isa<arith::ConstantOp>(op))
+          fail(op) << "fp8 arithmetic and conversions are not supported yet "
+                      "(fp8 tiles can be loaded, stored and moved)";
+    } else if (auto load = dyn_cast<LoadOp>(op)) {
+      CacheModifier c = load.getCache();
+      if (c == CacheModifier::wb || c == CacheModifier::wt)
+        fail(op) << "cache modifier '" << stringifyCacheModifier(c)
+                 << "' is for stores; loads take ca, cg, cs or cv";
+      else if (load.getIsVolatile() &&
+               (c != CacheModifier::none ||
+                load.getEvict() != EvictionPolicy::normal))
+        fail(op) << "a volatile load takes no cache modifier or eviction "
+                    "policy";
+      else if (c != CacheModifier::none &&
+               load.getEvict() != EvictionPolicy::normal)
+        fail(op) << "PTX cannot combine a cache modifier with an eviction "
+                    "policy; give one of them";
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      CacheModifier c = store.getCache();
+      if (c == CacheModifier::ca || c == CacheModifier::cv)
+        fail(op) << "cache modifier '" << stringifyCacheModifier(c)
+                 << "' is for loads; stores take wb, cg, cs or wt";
+      else if (c != CacheModifier::none &&
+               store.getEvict() != EvictionPolicy::normal)
+        fail(op) << "PTX cannot combine a cache modifier with an eviction "
+                    "policy; give one of them";
+    } else if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
+      Type elem = getElementTypeOrSelf(rmw.getType());
+      if ((rmw.getKind() == RMWKind::Max || rmw.getKind() == RMWKind::Min) &&
+          isa<FloatType>(elem))
+        fail(op) << "atomic max/min of floating-point values is not "
+                    "supported yet";
+      else if (rmw.getKind() == RMWKind::FAdd && elem.isBF16() &&
+               smVersion < 90)
+        fail(op) << "atomic add of bf16 needs sm_90";
+    } else if (auto dot = dyn_cast<DotOp>(op)) {
+      if (isFp8(dot.getA().getType()))
+        fail(op) << "fp8 dot is not supported yet";
+    } else if (!isa<TileDialect, scf::SCFDialect, func::FuncDialect>(
+                   op->getDialect()) &&
+               hasTile(op)) {
+      fail(op) << "on tiles is not supported by the GPU lowering";
+    }
+  });
+  return success(ok);
+}
+
+/// Kernel parameters of type i1 travel as i32 (0 or 1), see metadata.md.
+void widenBoolParams(func::FuncOp kernel) {
+  Block &entry = kernel.getBody().front();
+  OpBuilder b(&entry, entry.begin());
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    if (!arg.getType().isInteger(1))
+      continue;
+    arg.setType(b.getI32Type());
+    inputs[i] = b.getI32Type();
+    Value zero = arith::ConstantIntOp::create(b, arg.getLoc(), b.getI32Type(), 0);
+    auto cmp = arith::CmpIOp::create(b, arg.getLoc(),
+                                     arith::CmpIPredicate::ne, arg, zero);
+    arg.replaceAllUsesExcept(cmp, cmp);
+  }
+  kernel.setFunctionType(
+      FunctionType::get(kernel.getContext(), inputs, {}));
+}
+
+int64_t computeSharedBytes(func::FuncOp kernel) {
+  int64_t bytes = 0;
+  kernel.walk([&](Operation *op) {
+    bytes = std::max(bytes, getScratchBytes(op));
+  });
+  return llvm::alignTo(bytes, 16);
+}
+
+struct ConvertTileToGPU
+    : public tilec::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (chip != "sm_80" && chip != "sm_90" && chip != "sm_90a") {
+      module.emitError("unknown chip '") << chip
+                                         << "' (expected sm_80, sm_90, sm_90a)";
+      return signalPassFailure();
+    }
+    LoweringContext lc;
+    lc.smVersion = chip == "sm_80" ? 80 : 90;
+
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (isKernel(func))
+        kernels.push_back(func);
+    for (func::FuncOp k : kernels)
+      if (failed(checkLowerable(k, lc.smVersion)))
+        return signalPassFailure();
+    if (kernels.empty())
+      return;
+
+    // Functions left after inlining are dead or unsupported.
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!isKernel(func) && func.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(func, module))
+        func.erase();
+
+    SmallVector<NamedAttribute> shared;
+    bool anyShared = false;
+    for (func::FuncOp k : kernels) {
+      widenBoolParams(k);
+      int64_t bytes = computeSharedBytes(k);
+      anyShared |= bytes > 0;
+      k->setAttr("tile.shared_bytes",
+                 IntegerAttr::get(IntegerType::get(ctx, 64), bytes));
+      if (!k->hasAttr(TileDialect::getNumWarpsAttrName()))
+        k->setAttr(TileDialect::getNumWarpsAttrName(),
+                   IntegerAttr::get(IntegerType::get(ctx, 32),
+                                    getNumWarps(k)));
+      shared.push_back(NamedAttribute(
+          k.getSymNameAttr(),
+          IntegerAttr::get(IntegerType::get(ctx, 64), bytes)));
+    }
+    module->setAttr("tile.shared_bytes", DictionaryAttr::get(ctx, shared));
+
+    // The analysis reads the tile IR the patterns are about to rewrite.
+    ModuleAxisInfo axis(module);
+    if (!axis.succeeded())
+      return signalPassFailure();
+    lc.axis = &axis;
+
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    auto target = NVVM::NVVMTargetAttr::get(ctx, optLevel,
+                                            "nvptx64-nvidia-cuda", chip,
+                                            "+ptx80");
+    auto gpuModule = gpu::GPUModuleOp::create(
+        b, module.getLoc(), "tilec_kernels", b.getArrayAttr({target}));
+    if (libdeviceFtz) {
+      // Read by NVVMReflect when libdevice is linked.
+      b.setInsertionPointToStart(gpuModule.getBody());
+      auto flag = LLVM::ModuleFlagAttr::get(
+          ctx, LLVM::ModFlagBehavior::Override,
+          b.getStringAttr("nvvm-reflect-ftz"), b.getI32IntegerAttr(1));
+      LLVM::ModuleFlagsOp::create(b, module.getLoc(), b.getArrayAttr({flag}));
+    }
+    if (anyShared) {
+      b.setInsertionPointToStart(gpuModule.getBody());
+      LLVM::GlobalOp::create(
+          b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kSmemName,
+          Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    }
+    for (func::FuncOp k : kernels)
+      k->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+
+    TileTypeConverter tc(ctx);
+    RewritePatternSet patterns(ctx);
+    ConversionTarget conversionTarget(*ctx);
+    conversionTarget.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
+                                     NVVM::NVVMDialect,
+                                     cf::ControlFlowDialect>();
+    conversionTarget.addIllegalDialect<TileDialect>();
+    // Combiner terminators disappear with their reduce/scan.
+    conversionTarget.addLegalOp<YieldOp>();
+    conversionTarget.addIllegalOp<func::FuncOp, func::ReturnOp>();
+    // Scalar arith/math stays for convert-gpu-to-nvvm.
+    conversionTarget.addDynamicallyLegalDialect<arith::ArithDialect,
+                                                math::MathDialect>(
+        [&](Operation *op) { return tc.isLegal(op); });
+    scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
+                                                         conversionTarget);
+    populateFuncPatterns(tc, patterns, lc);
+    populateElementwisePatterns(tc, patterns, lc);
+    populateMemoryPatterns(tc, patterns, lc);
+    populateReduceScanPatterns(tc, patterns, lc);
+    populateLayoutPatterns(tc, patterns, lc);
+    populateDotPatterns(tc, patterns, lc);
+    populateDebugPatterns(tc, patterns, lc);
+    if (failed(applyPartialConversion(gpuModule, conversionTarget,
+                                      std::move(patterns))))
+      return signalPassFailure();
+
+    RewritePatternSet scalar(ctx);
+    populateScalarMathPatterns(scalar);
+    if (fastMath)
+      populateFastMathPatterns(scalar);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(scalar))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,132 @@
+//===- TileToGPUPatterns.h - shared by the TileToGPU files ------*- C++ -*-===//
+//
+// Private to lib/Conversion/TileToGPU: the type converter, the context the
+// patterns share, the populate functions of each op family and the helpers
+// that turn a layout into per-thread index arithmetic, shuffles and shared
+// memory traffic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_CONVERSION_TILETOGPU_PATTERNS_H
+#define TILEC_CONVERSION_TILETOGPU_PATTERNS_H
+
+#include "dialect/TileLayout.h"
+#include "tilec/Analysis/AxisInfo.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile::gpu_lowering {
+
+/// Tiles become one value per element the thread holds; pointers become
+/// global-memory LLVM pointers; fp8 values travel as i8.
+class TileTypeConverter : public TypeConverter {
+public:
+  explicit TileTypeConverter(MLIRContext *ctx);
+  /// The per-thread scalar type of an element type.
+  Type convertElementType(Type type) const;
+};
+
+/// What every pattern may consult.
+struct LoweringContext {
+  const ModuleAxisInfo *axis = nullptr;
+  int smVersion = 90; ///< 80 or 90
+};
+
+/// The name of the dynamic shared memory array of a gpu.module.
+constexpr llvm::StringLiteral kSmemName = "global_smem";
+
+void populateFuncPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                          const LoweringContext &ctx);
+void populateElementwisePatterns(TileTypeConverter &tc,
+                                 RewritePatternSet &patterns,
+                                 const LoweringContext &ctx);
+void populateMemoryPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                            const LoweringContext &ctx);
+void populateReduceScanPatterns(TileTypeConverter &tc,
+                                RewritePatternSet &patterns,
+                                const LoweringContext &ctx);
+void populateLayoutPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                            const LoweringContext &ctx);
+void populateDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                         const LoweringContext &ctx);
+void populateDebugPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                           const LoweringContext &ctx);
+/// f32 exp/exp2/rsqrt as hardware approximations (a greedy rewrite of the
+/// scalar math ops the conversion leaves).
+void populateFastMathPatterns(RewritePatternSet &patterns);
+/// Exact scalar rewrites that keep simple ops off libdevice (maxnum/minnum).
+void populateScalarMathPatterns(RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Helpers (Utility.cpp)
+//===----------------------------------------------------------------------===//
+
+Value i32Val(OpBuilder &b, Location loc, int64_t v);
+Value i1Val(OpBuilder &b, Location loc, bool v);
+
+/// Lane and warp coordinates of this thread along each dim of a layout.
+struct ThreadCoords {
+  SmallVector<Value> lane, warp;
+};
+ThreadCoords getThreadCoords(OpBuilder &b, Location loc,
+                             const DistributedLayout &layout);
+
+/// For each element the thread holds, its index along each tile dim (i32).
+SmallVector<SmallVector<Value>> emitIndices(OpBuilder &b, Location loc,
+                                            const DistributedLayout &layout);
+
+/// True (i1) in the one thread that owns each element it holds; other
+/// threads hold replicas. Null when the layout replicates nothing.
+Value emitOwnerPredicate(OpBuilder &b, Location loc,
+                         const DistributedLayout &layout);
+
+/// v shuffled from lane (lane ^ offset), any scalar type up to 64 bits.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset);
+
+/// The byte address `offset` (i32) in the program's shared memory.
+Value smemAddress(OpBuilder &b, Location loc, Value byteOffset);
+/// Stores/loads a scalar of any lowered element type to/from shared memory.
+void storeShared(OpBuilder &b, Location loc, Value v, Value byteOffset);
+Value loadShared(OpBuilder &b, Location loc, Type type, Value byteOffset);
+void barrier(OpBuilder &b, Location loc);
+/// Bytes a lowered scalar takes in memory (i1: 1, pointers: 8).
+int64_t getStorageBytes(Type type);
+
+/// Applies a reduce/scan combiner to accumulators and new values.
+SmallVector<Value> applyCombiner(OpBuilder &b, Location loc, Region &combiner,
+                                 ValueRange acc, ValueRange cur);
+
+/// Moves tiles between layouts through shared memory. Each source writes its
+/// elements at `linear(indices)` elements; each destination then reads its
+/// elements at `linear(indices)`. Barriers before and after the writes.
+struct SmemTile {
+  DistributedLayout layout;
+  ValueRange values; ///< sources only
+  std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> linear;
+  Value writePred = {}; ///< sources only: write only where true
+};
+SmallVector<SmallVector<Value>> exchangeThroughShared(
+    OpBuilder &b, Location loc, Type elemType, ArrayRef<SmemTile> sources,
+    ArrayRef<SmemTile> destinations);
+
+/// Row-major linear index of `indices` in `shape` (i32).
+Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> indices,
+                ArrayRef<int64_t> shape);
+
+/// Shared memory bytes `op` needs while it runs (0 if none).
+int64_t getScratchBytes(Operation *op);
+
+/// Replaces a one-result op by the values of its lowered tile (or scalar).
+inline void replaceWithValues(ConversionPatternRewriter &rewriter,
+                              Operation *op, ValueRange values) {
+  rewriter.replaceOpWithMultiple(
+      op, SmallVector<SmallVector<Value>>{SmallVector<Value>(values)});
+}
+
+/// The layout of a lowered tile type, with a diagnostic on `op` if missing.
+FailureOr<DistributedLayout> getLayoutOrError(Operation *op, Type type);
+
+} // namespace mlir::tile::gpu_lowering
+
+#endif // TILEC_CONVERSION_TILETOGPU_PATTERNS_H

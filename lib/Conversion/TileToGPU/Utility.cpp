@@ -1,0 +1,368 @@
+//===- Utility.cpp - layouts as per-thread arithmetic ---------------------===//
+//
+// The helpers every TileToGPU pattern uses: thread coordinates and element
+// indices of a layout, shuffles of any scalar, shared memory access and the
+// generic exchange of tiles between layouts through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileToGPUPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+//===----------------------------------------------------------------------===//
+// Type converter
+//===----------------------------------------------------------------------===//
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
+  // Tried last to first: the identity is the fallback.
+  addConversion([](Type type) { return type; });
+  addConversion([this](Type type) -> std::optional<Type> {
+    if (isa<PointerType, Float8E4M3FNType, Float8E5M2Type>(type))
+      return convertElementType(type);
+    return std::nullopt;
+  });
+  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
+    if (failed(layout))
+      return failure();
+    results.append(layout->getNumElems(),
+                   convertElementType(type.getElementType()));
+    return success();
+  });
+}
+
+Type TileTypeConverter::convertElementType(Type type) const {
+  if (isa<PointerType>(type))
+    return LLVM::LLVMPointerType::get(type.getContext(), 1);
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return IntegerType::get(type.getContext(), 8);
+  return type;
+}
+
+FailureOr<DistributedLayout>
+mlir::tile::gpu_lowering::getLayoutOrError(Operation *op, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  FailureOr<DistributedLayout> layout = failure();
+  if (tensor)
+    layout = DistributedLayout::get(tensor);
+  if (failed(layout))
+    op->emitOpError("tile type ")
+        << type << " has no valid layout; run tile-assign-layouts first";
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and thread coordinates
+//===----------------------------------------------------------------------===//
+
+Value mlir::tile::gpu_lowering::i32Val(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+
+Value mlir::tile::gpu_lowering::i1Val(OpBuilder &b, Location loc, bool v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
+}
+
+/// (x >> log2(stride)) & (size - 1): the coordinate of a power-of-two split.
+static Value bits(OpBuilder &b, Location loc, Value x, int64_t stride,
+                  int64_t size) {
+  if (size == 1)
+    return i32Val(b, loc, 0);
+  if (stride > 1)
+    x = arith::ShRUIOp::create(b, loc, x, i32Val(b, loc, llvm::Log2_64(stride)));
+  return arith::AndIOp::create(b, loc, x, i32Val(b, loc, size - 1));
+}
+
+ThreadCoords
+mlir::tile::gpu_lowering::getThreadCoords(OpBuilder &b, Location loc,
+                                          const DistributedLayout &layout) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value lane = arith::AndIOp::create(b, loc, tid, i32Val(b, loc, 31));
+  Value warp = arith::ShRUIOp::create(b, loc, tid, i32Val(b, loc, 5));
+  ThreadCoords coords;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    coords.lane.push_back(
+        bits(b, loc, lane, layout.getLaneStride(d), layout.getTpw(d)));
+    coords.warp.push_back(
+        bits(b, loc, warp, layout.getWarpStride(d), layout.getWpc(d)));
+  }
+  return coords;
+}
+
+/// (warp * tpw + lane) * spt along d: the thread's first index.
+static Value threadBase(OpBuilder &b, Location loc,
+                        const DistributedLayout &layout,
+                        const ThreadCoords &coords, unsigned d) {
+  Value w = arith::MulIOp::create(b, loc, coords.warp[d],
+                                  i32Val(b, loc, layout.getTpw(d)));
+  Value t = arith::AddIOp::create(b, loc, w, coords.lane[d]);
+  return arith::MulIOp::create(b, loc, t, i32Val(b, loc, layout.getSpt(d)));
+}
+
+SmallVector<SmallVector<Value>>
+mlir::tile::gpu_lowering::emitIndices(OpBuilder &b, Location loc,
+                                      const DistributedLayout &layout) {
+  ThreadCoords coords = getThreadCoords(b, loc, layout);
+  unsigned rank = layout.getRank();
+  SmallVector<Value> base(rank);
+  for (unsigned d = 0; d < rank; ++d)
+    if (!layout.isSliced(d))
+      base[d] = threadBase(b, loc, layout, coords, d);
+  SmallVector<SmallVector<Value>> result;
+  for (int64_t i = 0; i < layout.getNumElems(); ++i) {
+    SmallVector<int64_t> sub = layout.getSubIndices(i);
+    SmallVector<Value> idx;
+    for (unsigned d = 0; d < rank; ++d) {
+      if (layout.isSliced(d))
+        continue;
+      Value v = arith::AddIOp::create(
+          b, loc, base[d], i32Val(b, loc, layout.getSubOffset(d, sub[d])));
+      // Only a tile smaller than the layout's repetition wraps around.
+      if (layout.getCtaTile(d) > layout.getShape()[d])
+        v = arith::AndIOp::create(b, loc, v,
+                                  i32Val(b, loc, layout.getShape()[d] - 1));
+      idx.push_back(v);
+    }
+    result.push_back(idx);
+  }
+  return result;
+}
+
+Value mlir::tile::gpu_lowering::emitOwnerPredicate(
+    OpBuilder &b, Location loc, const DistributedLayout &layout) {
+  if (!layout.isReplicated())
+    return {};
+  ThreadCoords coords = getThreadCoords(b, loc, layout);
+  Value pred;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    if (layout.getCtaTile(d) <= layout.getShape()[d])
+      continue;
+    Value base = threadBase(b, loc, layout, coords, d);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, base,
+                                     i32Val(b, loc, layout.getShape()[d]));
+    pred = pred ? arith::AndIOp::create(b, loc, pred, ok) : ok;
+  }
+  return pred;
+}
+
+Value mlir::tile::gpu_lowering::linearize(OpBuilder &b, Location loc,
+                                          ArrayRef<Value> indices,
+                                          ArrayRef<int64_t> shape) {
+  Value lin = i32Val(b, loc, 0);
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    Value term = arith::MulIOp::create(b, loc, indices[d],
+                                       i32Val(b, loc, stride));
+    lin = arith::AddIOp::create(b, loc, lin, term);
+    stride *= shape[d];
+  }
+  return lin;
+}
+
+//===----------------------------------------------------------------------===//
+// Shuffles
+//===----------------------------------------------------------------------===//
+
+static Value shuffle32(OpBuilder &b, Location loc, Value v, int64_t offset) {
+  return NVVM::ShflOp::create(b, loc, v.getType(), i32Val(b, loc, -1), v,
+                              i32Val(b, loc, offset), i32Val(b, loc, 31),
+                              NVVM::ShflKind::bfly, UnitAttr());
+}
+
+Value mlir::tile::gpu_lowering::shuffleXor(OpBuilder &b, Location loc, Value v,
+                                           int64_t offset) {
+  Type type = v.getType();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  if (type.isF32() || type.isInteger(32))
+    return shuffle32(b, loc, v, offset);
+  if (isa<LLVM::LLVMPointerType>(type)) {
+    Value i = LLVM::PtrToIntOp::create(b, loc, i64, v);
+    return LLVM::IntToPtrOp::create(b, loc, type,
+                                    shuffleXor(b, loc, i, offset));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(width);
+  Value asInt = isa<FloatType>(type)
+                    ? (Value)arith::BitcastOp::create(b, loc, intType, v)
+                    : v;
+  Value result;
+  if (width == 64) {
+    Value lo = arith::TruncIOp::create(b, loc, i32, asInt);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, asInt,
+                               arith::ConstantIntOp::create(b, loc, i64, 32)));
+    lo = arith::ExtUIOp::create(b, loc, i64, shuffle32(b, loc, lo, offset));
+    hi = arith::ExtUIOp::create(b, loc, i64, shuffle32(b, loc, hi, offset));
+    hi = arith::ShLIOp::create(b, loc, hi,
+                               arith::ConstantIntOp::create(b, loc, i64, 32));
+    result = arith::OrIOp::create(b, loc, lo, hi);
+  } else {
+    Value wide = arith::ExtUIOp::create(b, loc, i32, asInt);
+    result = arith::TruncIOp::create(b, loc, intType,
+                                     shuffle32(b, loc, wide, offset));
+  }
+  if (isa<FloatType>(type))
+    result = arith::BitcastOp::create(b, loc, type, result);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::tile::gpu_lowering::getStorageBytes(Type type) {
+  if (isa<LLVM::LLVMPointerType, PointerType>(type))
+    return 8;
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+Value mlir::tile::gpu_lowering::smemAddress(OpBuilder &b, Location loc,
+                                            Value byteOffset) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base = LLVM::AddressOfOp::create(b, loc, ptrType, kSmemName);
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                             ValueRange{byteOffset});
+}
+
+void mlir::tile::gpu_lowering::storeShared(OpBuilder &b, Location loc, Value v,
+                                           Value byteOffset) {
+  if (v.getType().isInteger(1))
+    v = arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+  LLVM::StoreOp::create(b, loc, v, smemAddress(b, loc, byteOffset));
+}
+
+Value mlir::tile::gpu_lowering::loadShared(OpBuilder &b, Location loc,
+                                           Type type, Value byteOffset) {
+  Value addr = smemAddress(b, loc, byteOffset);
+  if (type.isInteger(1)) {
+    Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), addr);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, byte,
+                                 arith::ConstantIntOp::create(
+                                     b, loc, b.getI8Type(), 0));
+  }
+  return LLVM::LoadOp::create(b, loc, type, addr);
+}
+
+void mlir::tile::gpu_lowering::barrier(OpBuilder &b, Location loc) {
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+SmallVector<SmallVector<Value>> mlir::tile::gpu_lowering::exchangeThroughShared(
+    OpBuilder &b, Location loc, Type elemType, ArrayRef<SmemTile> sources,
+    ArrayRef<SmemTile> destinations) {
+  int64_t bytes = getStorageBytes(elemType);
+  Value size = i32Val(b, loc, bytes);
+  // Others may still read the previous contents of the scratch buffer.
+  barrier(b, loc);
+  for (const SmemTile &src : sources) {
+    SmallVector<SmallVector<Value>> idx = emitIndices(b, loc, src.layout);
+    OpBuilder::InsertionGuard guard(b);
+    if (src.writePred) {
+      auto ifOp = scf::IfOp::create(b, loc, src.writePred, /*withElse=*/false);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    for (auto [i, v] : llvm::enumerate(src.values)) {
+      Value lin = src.linear(b, loc, idx[i]);
+      storeShared(b, loc, v,
+                  arith::MulIOp::create(b, loc, lin, size).getResult());
+    }
+  }
+  barrier(b, loc);
+  SmallVector<SmallVector<Value>> results;
+  for (const SmemTile &dst : destinations) {
+    SmallVector<SmallVector<Value>> idx = emitIndices(b, loc, dst.layout);
+    SmallVector<Value> vals;
+    for (auto &ix : idx) {
+      Value lin = dst.linear(b, loc, ix);
+      vals.push_back(loadShared(
+          b, loc, elemType,
+          arith::MulIOp::create(b, loc, lin, size).getResult()));
+    }
+    results.push_back(vals);
+  }
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Combiner regions
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> mlir::tile::gpu_lowering::applyCombiner(OpBuilder &b,
+                                                           Location loc,
+                                                           Region &combiner,
+                                                           ValueRange acc,
+                                                           ValueRange cur) {
+  Block &block = combiner.front();
+  IRMapping map;
+  unsigned n = acc.size();
+  for (unsigned i = 0; i < n; ++i) {
+    map.map(block.getArgument(i), acc[i]);
+    map.map(block.getArgument(n + i), cur[i]);
+  }
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> results;
+  for (Value v : block.getTerminator()->getOperands())
+    results.push_back(map.lookupOrDefault(v));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Scratch shared memory
+//===----------------------------------------------------------------------===//
+
+/// Elements of a tile type (1 for a scalar).
+static int64_t numElements(Type type) {
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return t.getNumElements();
+  return 1;
+}
+
+static int64_t elementBytes(Type type) {
+  Type elem = getElementTypeOrSelf(type);
+  if (isa<PointerType>(elem))
+    return 8;
+  return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t mlir::tile::gpu_lowering::getScratchBytes(Operation *op) {
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto type = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+    FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
+    if (failed(layout))
+      return 0;
+    unsigned d = layout->getBlockedDim(reduce.getAxis());
+    int64_t warps = layout->getDistinctWarps(d);
+    if (warps <= 1)
+      return 0;
+    // One 8-byte slot per (output element, warp, operand).
+    return numElements(reduce.getResult(0).getType()) * warps * 8 *
+           reduce.getNumResults();
+  }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    // Two buffers of every element of every operand, 8-byte slots (see
+    // ScanOpLowering).
+    return 2 * numElements(scan.getSrcs()[0].getType()) * 8 *
+           scan.getNumResults();
+  }
+  if (isa<ConvertLayoutOp, ReshapeOp, TransOp, SplitOp>(op))
+    return numElements(op->getOperand(0).getType()) *
+           elementBytes(op->getOperand(0).getType());
+  if (isa<JoinOp>(op))
+    return numElements(op->getResult(0).getType()) *
+           elementBytes(op->getResult(0).getType());
+  if (isa<AtomicRMWOp, AtomicCASOp>(op))
+    return numElements(op->getResult(0).getType()) * 8;
+  return 0;
+}

@@ -1,0 +1,268 @@
+//===- Compile.cpp - compileModule: IR to PTX, cubin and metadata ---------===//
+//
+// Runs the pipeline, takes the PTX out of the gpu.binary, assembles it with
+// ptxas for --emit=cubin, and writes the kernel metadata of
+// docs/metadata.md. Kernel signatures are read before the pipeline runs
+// (it rewrites them); shared memory sizes after (convert-tile-to-gpu
+// records them on the module).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Pipeline.h"
+
+#include "dialect/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace {
+
+struct ParamInfo {
+  std::string name, kind, type;
+  int64_t divisibility = 1;
+};
+
+struct KernelInfo {
+  std::string name;
+  int numWarps = 4;
+  int64_t sharedBytes = 0;
+  std::vector<ParamInfo> params;
+};
+
+std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
+  std::vector<KernelInfo> kernels;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!tile::isKernel(func))
+      continue;
+    KernelInfo k;
+    k.name = func.getName().str();
+    k.numWarps = tile::getNumWarps(func, defaultWarps);
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      ParamInfo p;
+      if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+        p.name = name.getName().str();
+      else
+        p.name = "arg" + std::to_string(i);
+      if (auto ptr = dyn_cast<tile::PointerType>(arg.getType())) {
+        p.kind = "ptr";
+        p.type = isa<tile::PointerType>(ptr.getPointeeType())
+                     ? std::string("ptr")
+                     : typeName(ptr.getPointeeType());
+      } else {
+        p.kind = "scalar";
+        p.type = typeName(arg.getType());
+      }
+      if (auto d = func.getArgAttrOfType<IntegerAttr>(
+              i, tile::TileDialect::getDivisibilityAttrName()))
+        p.divisibility = d.getInt();
+      k.params.push_back(p);
+    }
+    kernels.push_back(k);
+  }
+  return kernels;
+}
+
+std::string metadataJson(const std::vector<KernelInfo> &kernels,
+                         StringRef arch) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("format", "tilec-kernels");
+    j.attribute("version", 1);
+    j.attribute("target", arch);
+    j.attributeArray("kernels", [&] {
+      for (const KernelInfo &k : kernels)
+        j.object([&] {
+          j.attribute("name", k.name);
+          j.attribute("num_warps", k.numWarps);
+          j.attribute("threads_per_program", 32 * k.numWarps);
+          j.attribute("shared_bytes", k.sharedBytes);
+          j.attributeArray("params", [&] {
+            for (const ParamInfo &p : k.params)
+              j.object([&] {
+                j.attribute("name", p.name);
+                j.attribute("kind", p.kind);
+                j.attribute("type", p.type);
+                j.attribute("divisibility", p.divisibility);
+              });
+          });
+        });
+    });
+  });
+  os << "\n";
+  return out;
+}
+
+/// The PTX of the module's gpu.binary.
+FailureOr<std::string> extractPtx(ModuleOp module) {
+  std::string ptx;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(a))
+        ptx += object.getObject().getValue().str();
+  if (ptx.empty())
+    return module.emitError("the pipeline produced no PTX (no kernels?)");
+  // Calls left to libdevice functions mean libdevice was not linked.
+  size_t at = ptx.find(".extern .func");
+  while (at != std::string::npos) {
+    size_t end = ptx.find('(', ptx.find(')', at) + 1);
+    StringRef decl = StringRef(ptx).slice(at, end);
+    size_t nv = decl.find("__nv_");
+    if (nv != StringRef::npos) {
+      StringRef name = decl.substr(nv).take_while(
+          [](char c) { return isalnum(c) || c == '_'; });
+      return module.emitError("the kernels call libdevice's ")
+             << name
+             << " but libdevice was not found; set CUDA_HOME to a CUDA "
+                "toolkit (with nvvm/libdevice/libdevice.10.bc)";
+    }
+    at = ptx.find(".extern .func", at + 1);
+  }
+  return ptx;
+}
+
+/// Finds ptxas: the option, $TILEC_PTXAS, PATH, /usr/local/cuda/bin.
+FailureOr<std::string> findPtxas(ModuleOp module, StringRef configured) {
+  std::string path = configured.str();
+  if (path.empty())
+    if (const char *env = std::getenv("TILEC_PTXAS"))
+      path = env;
+  if (!path.empty()) {
+    if (llvm::sys::fs::can_execute(path))
+      return path;
+    return module.emitError("ptxas not found at '")
+           << path << "'; --emit=cubin needs CUDA's ptxas";
+  }
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return std::string("/usr/local/cuda/bin/ptxas");
+  return module.emitError("ptxas not found in PATH or /usr/local/cuda/bin; "
+                          "--emit=cubin needs CUDA's ptxas (or use "
+                          "--emit=ptx)");
+}
+
+FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
+                                const tilec::PipelineOptions &options) {
+  FailureOr<std::string> ptxas = findPtxas(module, options.ptxasPath);
+  if (failed(ptxas))
+    return failure();
+  SmallString<128> in, out, err;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("tilec", "ptx", fd, in) ||
+      llvm::sys::fs::createTemporaryFile("tilec", "cubin", out) ||
+      llvm::sys::fs::createTemporaryFile("tilec", "log", err))
+    return module.emitError("cannot create temporary files for ptxas");
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  std::string arch = "-arch=" + options.arch;
+  std::string opt = "-O" + std::to_string(options.optLevel);
+  SmallVector<StringRef> args = {*ptxas, arch, opt, in, "-o", out};
+  std::optional<StringRef> redirects[] = {std::nullopt, err, err};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects, 0,
+                                     0, &execError);
+  auto log = llvm::MemoryBuffer::getFile(err);
+  auto cubin = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(in);
+  llvm::sys::fs::remove(out);
+  llvm::sys::fs::remove(err);
+  if (rc != 0 || !cubin) {
+    std::string message = execError;
+    if (log && !(*log)->getBuffer().empty())
+      message = (*log)->getBuffer().trim().split('\n').first.str();
+    return module.emitError("ptxas failed: ") << message;
+  }
+  return (*cubin)->getBuffer().str();
+}
+
+} // namespace
+
+FailureOr<tilec::CompileResult>
+tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
+  std::vector<KernelInfo> kernels =
+      collectKernels(module, options.numWarps);
+  // MLIR's own search for libdevice complains about a CUDA_HOME without
+  // one even when no kernel needs it; extractPtx says when one does.
+  ScopedDiagnosticHandler quiet(module.getContext(), [](Diagnostic &d) {
+    std::string text = d.str();
+    return success(StringRef(text).starts_with("LibDevice path:") ||
+                   StringRef(text).starts_with("CUDA path:"));
+  });
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  buildTilecPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+
+  CompileResult result;
+  if (options.emit < EmitLevel::PTX) {
+    llvm::raw_string_ostream os(result.ir);
+    module.print(os);
+    return result;
+  }
+  if (auto shared =
+          module->getAttrOfType<DictionaryAttr>("tile.shared_bytes"))
+    for (KernelInfo &k : kernels)
+      if (auto bytes = shared.getAs<IntegerAttr>(k.name))
+        k.sharedBytes = bytes.getInt();
+  FailureOr<std::string> ptx = extractPtx(module);
+  if (failed(ptx))
+    return failure();
+  result.ptx = *ptx;
+  if (options.emit == EmitLevel::Cubin) {
+    FailureOr<std::string> cubin = assemble(module, result.ptx, options);
+    if (failed(cubin))
+      return failure();
+    result.cubin = *cubin;
+  }
+  result.metadataJson = metadataJson(kernels, options.arch);
+  llvm::raw_string_ostream os(result.ir);
+  module.print(os);
+  return result;
+}
+
+void tilec::attachSourceNames(ModuleOp module, const AsmParserState &state) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    const AsmParserState::BlockDefinition *def =
+        state.getBlockDef(&func.getBody().front());
+    if (!def)
+      continue;
+    for (auto [arg, argDef] :
+         llvm::zip(func.getArguments(), def->arguments)) {
+      SMRange range = argDef.loc;
+      StringRef text(range.Start.getPointer(),
+                     range.End.getPointer() - range.Start.getPointer());
+      text.consume_front("%");
+      if (!text.empty())
+        arg.setLoc(NameLoc::get(StringAttr::get(module.getContext(), text),
+                                arg.getLoc()));
+    }
+  }
+}

@@ -1,0 +1,401 @@
+//===- AssignLayouts.cpp - attach distributed layouts to tiles ------------===//
+//
+// Assumes: verified, inlined tile kernels (func.func with tile.kernel) whose
+// tiles have power-of-two shapes. Guarantees: every tile type inside a
+// kernel carries a #tile.blocked or #tile.slice encoding, and
+//  - operands and results of elementwise, memory and scan ops, and values
+//    carried through scf.for / scf.if / scf.while, share one layout;
+//  - tile.broadcast has one layout on both sides, tile.expand_dims's source
+//    is #tile.slice<axis> of its result's, tile.reduce's tile results are
+//    #tile.slice<axis> of their sources', tile.dot's operands hold whole rows
+//    of A and columns of B in the threads that own the accumulator's rows and
+//    columns (inserting tile.convert_layout where these cannot all hold).
+//
+// Method: union-find groups the values that must share a layout; groups
+// that nothing derives from get a blocked layout chosen for their memory
+// accesses (coalesced, vectorized per the axis analysis); the rest derive
+// theirs along broadcasts, unit dimensions, reductions and dots, in program
+// order; a group with two different derived layouts takes the first and the
+// others get a conversion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Transforms/Passes.h"
+
+#include "dialect/TileLayout.h"
+#include "tilec/Analysis/AxisInfo.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "tilec/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// How a receiving tile's layout follows from a supplying tile's.
+enum class Derivation { Same, Slice, DotA, DotB };
+
+struct Edge {
+  Operation *op;
+  Value supplier, receiver;
+  Derivation kind;
+  unsigned axis = 0; ///< Slice: the removed dim
+  int64_t k = 0;     ///< DotA/DotB: the reduction length
+};
+
+/// The layout of a dot operand for an FMA dot with accumulator layout `acc`:
+/// the accumulator's threads and warps, each thread holding all of K.
+Attribute getDotOperandLayout(Attribute acc, Derivation kind, int64_t k) {
+  auto blocked = dyn_cast<BlockedLayoutAttr>(acc);
+  if (!blocked || blocked.getRank() != 2)
+    return {};
+  SmallVector<unsigned> spt(blocked.getSizePerThread());
+  spt[kind == Derivation::DotA ? 1 : 0] = k;
+  return BlockedLayoutAttr::get(acc.getContext(), spt,
+                                blocked.getThreadsPerWarp(),
+                                blocked.getWarpsPerCTA(), blocked.getOrder());
+}
+
+Attribute derive(const Edge &e, Attribute supplier) {
+  switch (e.kind) {
+  case Derivation::Same:
+    return supplier;
+  case Derivation::Slice:
+    return SliceLayoutAttr::get(supplier.getContext(), e.axis, supplier);
+  case Derivation::DotA:
+  case Derivation::DotB:
+    return getDotOperandLayout(supplier, e.kind, e.k);
+  }
+  return {};
+}
+
+Attribute getLayout(Value v) {
+  return cast<RankedTensorType>(v.getType()).getEncoding();
+}
+
+RankedTensorType withLayout(Type type, Attribute layout) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), t.getElementType(), layout);
+}
+
+/// Sets a value's type to carry `layout`, keeping constants consistent.
+void setLayout(Value v, Attribute layout) {
+  RankedTensorType type = withLayout(v.getType(), layout);
+  v.setType(type);
+  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      cst.setValueAttr(dense.reshape(type));
+}
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(func::FuncOp func, const ModuleAxisInfo &axis, int numWarps)
+      : func(func), axis(axis), numWarps(numWarps) {}
+
+  LogicalResult run() {
+    if (failed(collect()))
+      return failure();
+    assign();
+    for (auto [i, v] : llvm::enumerate(values))
+      setLayout(v, layouts[find(i)]);
+    insertConversions();
+    return success();
+  }
+
+private:
+  func::FuncOp func;
+  const ModuleAxisInfo &axis;
+  int numWarps;
+
+  SmallVector<Value> values;
+  DenseMap<Value, unsigned> index;
+  SmallVector<unsigned> parent;
+  SmallVector<Edge> edges;
+  /// Per value: the pointer tiles of the memory ops touching it.
+  SmallVector<SmallVector<Value, 1>> anchors;
+  DenseMap<unsigned, Attribute> layouts; // by group root
+
+  unsigned find(unsigned i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  }
+  void unite(Value a, Value b) {
+    auto ia = index.find(a), ib = index.find(b);
+    if (ia == index.end() || ib == index.end())
+      return;
+    unsigned ra = find(ia->second), rb = find(ib->second);
+    if (ra != rb)
+      parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  void uniteAll(ValueRange vs) {
+    for (Value v : vs)
+      unite(vs.front(), v);
+  }
+
+  LogicalResult addValue(Value v, Operation *where) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return success();
+    if (!hasPowerOfTwoShape(type.getShape()))
+      return where->emitError("tile shape ")
+             << type << " is not a power of two in every dimension; the GPU "
+                        "lowering supports power-of-two tiles only";
+    index[v] = values.size();
+    values.push_back(v);
+    parent.push_back(parent.size());
+    anchors.emplace_back();
+    return success();
+  }
+
+  LogicalResult collect() {
+    WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (BlockArgument arg : b.getArguments())
+            if (failed(addValue(arg, op)))
+              return WalkResult::interrupt();
+      for (Value res : op->getResults())
+        if (failed(addValue(res, op)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+
+    func.walk([&](Operation *op) { relate(op); });
+    return success();
+  }
+
+  void addAnchor(Value ptr) {
+    auto it = index.find(ptr);
+    if (it != index.end())
+      anchors[it->second].push_back(ptr);
+  }
+
+  /// Records what `op` says about the layouts of its tiles.
+  void relate(Operation *op) {
+    // Terminators are related through their parent op.
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      return;
+    if (auto b = dyn_cast<BroadcastOp>(op)) {
+      edges.push_back({op, b.getResult(), b.getSrc(), Derivation::Same});
+    } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+      edges.push_back({op, e.getResult(), e.getSrc(), Derivation::Slice,
+                       (unsigned)e.getAxis()});
+    } else if (auto r = dyn_cast<ReduceOp>(op)) {
+      for (auto [src, res] : llvm::zip(r.getSrcs(), r.getResults()))
+        if (isa<RankedTensorType>(res.getType()))
+          edges.push_back(
+              {op, src, res, Derivation::Slice, (unsigned)r.getAxis()});
+    } else if (auto d = dyn_cast<DotOp>(op)) {
+      unite(d.getC(), d.getResult());
+      int64_t k = d.getA().getType().getDimSize(1);
+      edges.push_back({op, d.getC(), d.getA(), Derivation::DotA, 0, k});
+      edges.push_back({op, d.getC(), d.getB(), Derivation::DotB, 0, k});
+    } else if (isa<ReshapeOp, TransOp, JoinOp, SplitOp, ConvertLayoutOp,
+                   PrintOp, AssertOp>(op)) {
+      // Independent layouts: these move data through shared memory.
+    } else if (auto f = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+      for (unsigned i = 0; i < f.getNumResults(); ++i)
+        uniteAll({f.getInitArgs()[i], f.getRegionIterArgs()[i],
+                  f.getResult(i), yield.getOperand(i)});
+    } else if (auto i = dyn_cast<scf::IfOp>(op)) {
+      for (unsigned n = 0; n < i.getNumResults(); ++n) {
+        unite(i.getResult(n), i.thenYield().getOperand(n));
+        if (!i.getElseRegion().empty())
+          unite(i.getResult(n), i.elseYield().getOperand(n));
+      }
+    } else if (auto w = dyn_cast<scf::WhileOp>(op)) {
+      auto yield = w.getYieldOp();
+      for (unsigned n = 0; n < w.getInits().size(); ++n)
+        uniteAll({w.getInits()[n], w.getBeforeArguments()[n],
+                  yield.getOperand(n)});
+      auto cond = w.getConditionOp();
+      for (unsigned n = 0; n < w.getNumResults(); ++n)
+        uniteAll({cond.getArgs()[n], w.getAfterArguments()[n],
+                  w.getResult(n)});
+    } else if (op->getNumRegions() == 0 || isa<ScanOp>(op)) {
+      // Elementwise, memory and scan ops: all tiles share one layout.
+      SmallVector<Value> tiles;
+      for (Value v : op->getOperands())
+        if (isa<RankedTensorType>(v.getType()))
+          tiles.push_back(v);
+      for (Value v : op->getResults())
+        if (isa<RankedTensorType>(v.getType()))
+          tiles.push_back(v);
+      uniteAll(tiles);
+      if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op))
+        addAnchor(op->getOperand(0));
+    }
+  }
+
+  /// A blocked layout for a group that nothing derives: coalesced along
+  /// the most contiguous dim of its memory accesses, as wide a vector per
+  /// thread as contiguity and alignment allow (at most 16 bytes), without
+  /// leaving threads idle.
+  Attribute choose(unsigned group) {
+    auto type = cast<RankedTensorType>(values[group].getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    unsigned rank = shape.size();
+    SmallVector<unsigned> order;
+    for (unsigned d = rank; d-- > 0;)
+      order.push_back(d);
+    int64_t bestContig = 0;
+    SmallVector<std::pair<unsigned, int64_t>> vecs; // (fast dim, elems)
+    for (unsigned i = 0; i < values.size(); ++i) {
+      if (find(i) != group)
+        continue;
+      for (Value ptr : anchors[i]) {
+        AxisInfo info = axis.get(ptr);
+        if (info.getRank() != rank)
+          continue;
+        SmallVector<unsigned> ord(order);
+        llvm::stable_sort(ord, [&](unsigned a, unsigned b) {
+          return info.getContiguity(a) > info.getContiguity(b);
+        });
+        auto ptrType = cast<PointerType>(getElementTypeOrSelf(ptr.getType()));
+        Type pointee = ptrType.getPointeeType();
+        int64_t bytes = isa<PointerType>(pointee)
+                            ? 8
+                            : std::max<int64_t>(
+                                  1, pointee.getIntOrFloatBitWidth() / 8);
+        unsigned d0 = ord[0];
+        int64_t vec = std::min<int64_t>(
+            {info.getContiguity(d0),
+             std::max<int64_t>(1, info.getDivisibility(d0) / bytes),
+             std::max<int64_t>(1, 16 / bytes)});
+        if (info.getContiguity(d0) > bestContig) {
+          bestContig = info.getContiguity(d0);
+          order = ord;
+        }
+        vecs.push_back({d0, vec});
+      }
+    }
+    int64_t spt = 1;
+    for (auto [d, v] : vecs)
+      if (d == order[0])
+        spt = std::max(spt, v);
+    int64_t threads = 32 * numWarps;
+    spt = std::min<int64_t>(spt,
+                            std::max<int64_t>(1, type.getNumElements() /
+                                                     threads));
+    return getDefaultBlockedLayout(func.getContext(), shape, order, spt,
+                                   numWarps);
+  }
+
+  void assign() {
+    DenseSet<unsigned> derived;
+    for (const Edge &e : edges)
+      derived.insert(find(index[e.receiver]));
+    for (unsigned i = 0; i < values.size(); ++i)
+      if (find(i) == i && !derived.contains(i))
+        layouts[i] = choose(i);
+    while (true) {
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (const Edge &e : edges) {
+          unsigned s = find(index[e.supplier]), r = find(index[e.receiver]);
+          if (!layouts.count(s) || layouts.count(r))
+            continue;
+          if (Attribute l = derive(e, layouts[s])) {
+            layouts[r] = l;
+            changed = true;
+          }
+        }
+      }
+      // Groups only reachable through a cycle (or an underivable dot
+      // operand) start from a fresh choice.
+      unsigned next = values.size();
+      for (unsigned i = 0; i < values.size() && next == values.size(); ++i)
+        if (!layouts.count(find(i)))
+          next = find(i);
+      if (next == values.size())
+        break;
+      layouts[next] = choose(next);
+    }
+  }
+
+  /// Converts `v` to `layout` for the single use `use`.
+  void convertOperand(OpOperand &use, Attribute layout) {
+    OpBuilder b(use.getOwner());
+    Value v = use.get();
+    Value c = ConvertLayoutOp::create(b, use.getOwner()->getLoc(),
+                                      withLayout(v.getType(), layout), v);
+    use.set(c);
+  }
+
+  void insertConversions() {
+    func.walk([&](Operation *op) {
+      if (auto b = dyn_cast<BroadcastOp>(op)) {
+        if (getLayout(b.getSrc()) != getLayout(b.getResult()))
+          convertOperand(b.getSrcMutable(), getLayout(b.getResult()));
+      } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+        Attribute want = SliceLayoutAttr::get(
+            op->getContext(), e.getAxis(), getLayout(e.getResult()));
+        if (getLayout(e.getSrc()) != want)
+          convertOperand(e.getSrcMutable(), want);
+      } else if (auto r = dyn_cast<ReduceOp>(op)) {
+        for (auto [src, res] : llvm::zip(r.getSrcs(), r.getResults())) {
+          if (!isa<RankedTensorType>(res.getType()))
+            continue;
+          Attribute want = SliceLayoutAttr::get(op->getContext(), r.getAxis(),
+                                                getLayout(src));
+          Attribute have = getLayout(res);
+          if (have == want)
+            continue;
+          res.setType(withLayout(res.getType(), want));
+          OpBuilder b(op->getContext());
+          b.setInsertionPointAfter(op);
+          auto c = ConvertLayoutOp::create(
+              b, op->getLoc(), withLayout(res.getType(), have), res);
+          res.replaceAllUsesExcept(c, c);
+        }
+      } else if (auto d = dyn_cast<DotOp>(op)) {
+        Attribute acc = getLayout(d.getC());
+        int64_t k = d.getA().getType().getDimSize(1);
+        if (Attribute a = getDotOperandLayout(acc, Derivation::DotA, k);
+            a && getLayout(d.getA()) != a)
+          convertOperand(d.getAMutable(), a);
+        if (Attribute bl = getDotOperandLayout(acc, Derivation::DotB, k);
+            bl && getLayout(d.getB()) != bl)
+          convertOperand(d.getBMutable(), bl);
+      }
+    });
+  }
+};
+
+struct TileAssignLayouts
+    : public tilec::impl::TileAssignLayoutsBase<TileAssignLayouts> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleAxisInfo axis(getOperation());
+    if (!axis.succeeded())
+      return signalPassFailure();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!isKernel(func))
+        continue;
+      int warps = getNumWarps(func, numWarps);
+      LayoutAssigner assigner(func, axis, warps);
+      if (failed(assigner.run()))
+        return signalPassFailure();
+      // The lowering and the metadata launch what the layouts were made for.
+      func->setAttr(TileDialect::getNumWarpsAttrName(),
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                     warps));
+    }
+  }
+};
+
+} // namespace

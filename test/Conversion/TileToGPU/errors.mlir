@@ -1,0 +1,111 @@
+// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --verify-diagnostics
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+
+func.func @non_splat(%y: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-error @below {{'arith.constant' op tile constants must be splats (one value); non-uniform constants are not supported yet}}
+  %c = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]> : tensor<32xi32, #b>
+  %ys = tile.splat %y : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>, #b>
+  tile.store %ys, %c : tensor<32x!tile.ptr<i32>, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+
+func.func @fp8(%x: !tile.ptr<f8E4M3FN>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %xs = tile.splat %x : !tile.ptr<f8E4M3FN> -> tensor<32x!tile.ptr<f8E4M3FN>, #b>
+  %v = tile.load %xs : tensor<32x!tile.ptr<f8E4M3FN>, #b>
+  // expected-error @below {{'arith.extf' op fp8 arithmetic and conversions are not supported yet (fp8 tiles can be loaded, stored and moved)}}
+  %f = arith.extf %v : tensor<32xf8E4M3FN, #b> to tensor<32xf32, #b>
+  return
+}
+
+// -----
+
+func.func @load_wt(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @below {{'tile.load' op cache modifier 'wt' is for stores; loads take ca, cg, cs or cv}}
+  %v = tile.load %x cache = wt : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @store_ca(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
+  // expected-error @below {{'tile.store' op cache modifier 'ca' is for loads; stores take wb, cg, cs or wt}}
+  tile.store %x, %v cache = ca : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @cache_and_evict(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @below {{'tile.load' op PTX cannot combine a cache modifier with an eviction policy; give one of them}}
+  %v = tile.load %x cache = cg evict = evict_last : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @store_cache_and_evict(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
+  // expected-error @below {{'tile.store' op PTX cannot combine a cache modifier with an eviction policy; give one of them}}
+  tile.store %x, %v cache = cs evict = evict_first : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @volatile_cache(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @below {{'tile.load' op a volatile load takes no cache modifier or eviction policy}}
+  %v = tile.load %x cache = cg volatile : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @float_max(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
+  // expected-error @below {{'tile.atomic_rmw' op atomic max/min of floating-point values is not supported yet}}
+  %o = tile.atomic_rmw max %x, %v : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @no_layout(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @below {{'tile.range' op tile type 'tensor<32xi32>' has no layout; run tile-assign-layouts first}}
+  %r = tile.range 0, 32 : tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func private @helper(i32) -> i32
+
+func.func @call(%n: i32) attributes {tile.kernel} {
+  // expected-error @below {{'func.call' op calls @helper, which was not inlined; kernels cannot call functions on the GPU yet}}
+  %r = func.call @helper(%n) : (i32) -> i32
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+
+func.func @foreign(%t: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %s = tile.splat %t : i32 -> tensor<32xi32, #b>
+  // expected-error @below {{'cf.br' op on tiles is not supported by the GPU lowering}}
+  cf.br ^bb1(%s : tensor<32xi32, #b>)
+^bb1(%a: tensor<32xi32, #b>):
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+
+func.func @warps(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  // expected-error @below {{'tile.range' op tile type 'tensor<64xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>>' is laid out for 2 warps but the kernel has 4}}
+  %r = tile.range 0, 64 : tensor<64xi32, #b>
+  return
+}

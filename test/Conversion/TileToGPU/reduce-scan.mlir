@@ -1,0 +1,117 @@
+// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+
+#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// A 1-D sum over 4 warps: each thread adds its 8 elements, lanes combine
+// with butterflies (offsets 1..16), lane 0 of each warp writes its partial
+// to shared memory, and every thread adds the 4 partials in warp order.
+// CHECK-LABEL: gpu.func @sum
+// CHECK-SAME: tile.shared_bytes = 32 : i64
+// CHECK-COUNT-7: arith.addf
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32, %c31_i32 : f32 -> f32
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c2_i32, %c31_i32
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c4_i32, %c31_i32
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c8_i32, %c31_i32
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c16_i32, %c31_i32
+// CHECK: nvvm.barrier0
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.range 0, 1024 : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %p : tensor<1024x!tile.ptr<f32>, #b>
+  %s = tile.reduce(%v) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.yield %t : f32
+  }
+  tile.store %y, %s : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tile.slice<{dim = 1, parent = #b}>
+
+// Rows live in single warps: shuffles only, no shared memory, no barrier.
+// CHECK-LABEL: gpu.func @rows
+// CHECK-SAME: tile.shared_bytes = 0 : i64
+// CHECK-NOT: nvvm.barrier0
+// CHECK-COUNT-5: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
+func.func @rows(%v: f32, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %t = tile.splat %v : f32 -> tensor<4x128xf32, #b>
+  %m = tile.reduce(%t) axis = 1 : (tensor<4x128xf32, #b>) -> tensor<4xf32, #s> {
+  ^bb0(%a: f32, %c: f32):
+    %x = arith.maxnumf %a, %c : f32
+    tile.yield %x : f32
+  }
+  %r = tile.range 0, 4 : tensor<4xi32, #s>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<4x!tile.ptr<f32>, #s>
+  %yp = tile.addptr %ys, %r : tensor<4x!tile.ptr<f32>, #s>, tensor<4xi32, #s>
+  tile.store %yp, %m : tensor<4x!tile.ptr<f32>, #s>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+
+// 16 elements over 32 lanes: lanes 16-31 hold copies, so the butterflies
+// stop at offset 8 (nothing is counted twice). An argmax reduces a value
+// and an index together; i32 and f32 both shuffle.
+// CHECK-LABEL: gpu.func @argmax
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32, %c31_i32 : f32 -> f32
+// CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32, %c31_i32 : i32 -> i32
+// CHECK: arith.cmpf ogt
+// CHECK: nvvm.shfl.sync bfly {{.*}} %c8_i32, %c31_i32 : i32 -> i32
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: gpu.return
+func.func @argmax(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.range 0, 16 : tensor<16xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<16x!tile.ptr<f32>, #b>, tensor<16xi32, #b>
+  %v = tile.load %p : tensor<16x!tile.ptr<f32>, #b>
+  %m, %i = tile.reduce(%v, %r) axis = 0 : (tensor<16xf32, #b>, tensor<16xi32, #b>) -> (f32, i32) {
+  ^bb0(%a: f32, %ai: i32, %c: f32, %ci: i32):
+    %gt = arith.cmpf ogt, %c, %a : f32
+    %mv = arith.select %gt, %c, %a : f32
+    %mi = arith.select %gt, %ci, %ai : i32
+    tile.yield %mv, %mi : f32, i32
+  }
+  tile.store %y, %i : !tile.ptr<i32>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+
+// An inclusive scan of 256 elements: log2(256) = 8 steps through shared
+// memory, a barrier after each (double buffered).
+// CHECK-LABEL: gpu.func @cumsum
+// CHECK-SAME: tile.shared_bytes = 4096 : i64
+// CHECK-COUNT-10: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
+func.func @cumsum(%x: !tile.ptr<i32> {tile.divisibility = 16 : i32})
+    attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %r = tile.range 0, 256 : tensor<256xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<i32> -> tensor<256x!tile.ptr<i32>, #b>
+  %p = tile.addptr %xs, %r : tensor<256x!tile.ptr<i32>, #b>, tensor<256xi32, #b>
+  %v = tile.load %p : tensor<256x!tile.ptr<i32>, #b>
+  %c = tile.scan(%v) axis = 0 : (tensor<256xi32, #b>) -> tensor<256xi32, #b> {
+  ^bb0(%a: i32, %d: i32):
+    %s = arith.addi %a, %d : i32
+    tile.yield %s : i32
+  }
+  tile.store %p, %c : tensor<256x!tile.ptr<i32>, #b>
+  return
+}
