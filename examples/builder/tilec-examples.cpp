@@ -69,20 +69,19 @@ int main(int argc, char **argv) {
     }
     try {
       Kernel k = example->build();
-      // The pipeline's default options: once the backend lands, setting
-      // options.emit to its PTX level makes the .ptx and .json below appear.
-      PipelineOptions options;
-      CompileResult result = k.compile(options);
       if (outDir.empty()) {
-        std::cout << (compiled ? result.ir : k.str());
+        // The text tilec reads, or (--compiled) what its front end makes of it.
+        PipelineOptions tileLevel;
+        tileLevel.emit = EmitLevel::Tile;
+        std::cout << (compiled ? k.compile(tileLevel).ir : k.str());
         continue;
       }
+      // Files: the text, and the PTX + metadata the runtime loads.
+      CompileResult result = k.compile();
       std::string base = outDir + "/" + name;
-      if (!writeFile(base + ".tile", k.str()))
-        return 1;
-      if (!result.ptx.empty() &&
-          (!writeFile(base + ".ptx", result.ptx) ||
-           !writeFile(base + ".json", result.metadataJson)))
+      if (!writeFile(base + ".tile", k.str()) ||
+          !writeFile(base + ".ptx", result.ptx) ||
+          !writeFile(base + ".json", result.metadataJson))
         return 1;
     } catch (const BuildError &e) {
       std::cerr << e.what() << "\n";

@@ -167,6 +167,7 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.ptxasPath = ptxasPath;
+  options.applyCommandLineOptions = true;
   FailureOr<tilec::CompileResult> result =
       tilec::compileModule(*module, options);
   if (failed(result))

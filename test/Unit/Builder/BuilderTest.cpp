@@ -573,15 +573,29 @@ TEST(Builder, PrintedTextRoundTrips) {
 TEST(Builder, CompileRunsThePipelineOnACopy) {
   Kernel k = examples::buildSoftmax();
   std::string before = k.str();
-  CompileResult r = k.compile();
+  PipelineOptions tileLevel;
+  tileLevel.emit = EmitLevel::Tile;
+  CompileResult r = k.compile(tileLevel);
   EXPECT_NE(r.ir.find("func.func @softmax"), std::string::npos);
+  EXPECT_TRUE(r.ptx.empty());
   // The kernel keeps its own module and compiles again.
   EXPECT_EQ(k.str(), before);
-  PipelineOptions options;
+  PipelineOptions options = tileLevel;
   options.arch = "sm_80";
   EXPECT_EQ(k.compile(options).ir, r.ir);
   // Canonicalization removed the unused index computation of the block.
   EXPECT_LT(r.ir.size(), k.str({.paramNames = false}).size());
+}
+
+TEST(Builder, CompileDefaultsToPtxAndMetadata) {
+  Kernel k = examples::buildSoftmax();
+  CompileResult r = k.compile();
+  EXPECT_NE(r.ptx.find(".entry softmax("), std::string::npos);
+  // The builder's parameter names reach the runtime's metadata.
+  EXPECT_NE(r.metadataJson.find("\"name\": \"n_cols\""), std::string::npos)
+      << r.metadataJson;
+  EXPECT_NE(r.metadataJson.find("\"num_warps\": 16"), std::string::npos)
+      << r.metadataJson;
 }
 
 } // namespace

@@ -94,7 +94,9 @@ inline unsigned lineOf(mlir::Operation *op) {
 /// The module the pipeline makes of `k` (inlined, canonicalized, CSE'd).
 inline mlir::OwningOpRef<mlir::ModuleOp> compiled(const Kernel &k) {
   mlir::OwningOpRef<mlir::ModuleOp> copy = k.module().clone();
-  EXPECT_TRUE(mlir::succeeded(tilec::compileModule(*copy, {})));
+  tilec::PipelineOptions tileLevel;
+  tileLevel.emit = tilec::EmitLevel::Tile;
+  EXPECT_TRUE(mlir::succeeded(tilec::compileModule(*copy, tileLevel)));
   return copy;
 }
 
