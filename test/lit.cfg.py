@@ -7,8 +7,7 @@ from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
 config.name = "TILEC"
-# The internal shell provides `not` (Debian does not ship the binary).
-config.test_format = lit.formats.ShTest(execute_external=False)
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".tile", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
@@ -27,8 +26,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-analyze",
-         "tilec-profile", "not"]
+tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-examples",
+         "tilec-analyze", "tilec-profile", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.

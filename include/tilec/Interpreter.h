@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
+#include "tilec/DType.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -45,31 +46,8 @@ class Type;
 
 namespace tilec {
 
-/// Element types of host buffers and scalars, as kernels see them.
-enum class DType : uint8_t {
-  I1, ///< one byte, 0 or 1
-  I8,
-  I16,
-  I32,
-  I64,
-  F16,
-  BF16,
-  F32,
-  F64,
-  F8E4M3FN,
-  F8E5M2,
-};
-
-/// Bytes one element of `dtype` takes in memory.
-size_t dtypeSize(DType dtype);
-/// The MLIR spelling of `dtype` ("f32", "bf16", "f8E4M3FN", ...).
-llvm::StringRef dtypeName(DType dtype);
-/// Parses an MLIR spelling of a dtype.
-std::optional<DType> parseDType(llvm::StringRef name);
 /// The dtype of an MLIR scalar type, if it has one.
 std::optional<DType> dtypeOf(mlir::Type type);
-/// True for the floating-point dtypes.
-bool isFloatDType(DType dtype);
 
 /// One kernel argument: a host buffer (for a `!tile.ptr<T>` parameter) or a
 /// scalar.

@@ -31,13 +31,16 @@ enum class EmitLevel {
 
 /// Options of the pipeline; each has a `tilec` flag of the same meaning.
 struct PipelineOptions {
-  EmitLevel emit = EmitLevel::Tile;
+  EmitLevel emit = EmitLevel::PTX;
   std::string arch = "sm_90"; ///< sm_80, sm_90 or sm_90a
   int numWarps = 4;           ///< default for kernels without tile.num_warps
   int optLevel = 3;           ///< 0..3
   /// ptxas for EmitLevel::Cubin; empty: $TILEC_PTXAS, else ptxas in PATH,
   /// else /usr/local/cuda/bin/ptxas.
   std::string ptxasPath;
+  /// Apply MLIR's pass-manager command-line options (IR printing, timing):
+  /// set by tools that registered them (tilec), not by library users.
+  bool applyCommandLineOptions = false;
 };
 
 /// Appends to `pm` (anchored on builtin.module) the passes that take a tile
@@ -57,7 +60,7 @@ struct CompileResult {
 /// reported through the module's context diagnostics and give failure().
 /// Kernel parameter names in the metadata come from the parameters' NameLoc
 /// locations (see attachSourceNames), else `argN`. MLIR's pass-manager
-/// command-line options (IR printing, timing) apply when registered.
+/// command-line options apply when `options.applyCommandLineOptions`.
 mlir::FailureOr<CompileResult> compileModule(mlir::ModuleOp module,
                                              const PipelineOptions &options);
 

@@ -29,7 +29,7 @@ using llvm::createStringError;
 using llvm::StringRef;
 
 Arg HostArg::toArg() {
-  Arg arg = !isBuffer  ? (isFloatDType(dtype) ? Arg::scalar(dtype, floatValue)
+  Arg arg = !isBuffer  ? (isFloat(dtype) ? Arg::scalar(dtype, floatValue)
                                               : Arg::scalarInt(dtype, intValue))
             : isOutput ? Arg::output(data.data(), count(), dtype)
                        : Arg::buffer(data.data(), count(), dtype);
@@ -64,7 +64,7 @@ static bool parseInt(StringRef text, int64_t &value) {
 /// Writes element `i` of `data` from a double (floats) or an int.
 static void setElement(HostArg &arg, size_t i, double value) {
   uint8_t *addr = arg.data.data() + i * dtypeSize(arg.dtype);
-  if (isFloatDType(arg.dtype))
+  if (isFloat(arg.dtype))
     storeFloat(addr, arg.dtype, value);
   else
     storeInt(addr, arg.dtype, int64_t(value));
@@ -103,7 +103,7 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
     if (!dtype)
       return specError(name, spec, "parameters of this type are not supported");
     arg.dtype = *dtype;
-    bool ok = isFloatDType(*dtype) ? parseFloat(spec, arg.floatValue)
+    bool ok = isFloat(*dtype) ? parseFloat(spec, arg.floatValue)
                                    : parseInt(spec, arg.intValue);
     if (!ok) {
       std::string type;
@@ -203,9 +203,9 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
     for (int64_t i = 0; i < *count; ++i)
       setElement(arg, i, double(i));
   } else if (seed) {
-    bool isFloat = isFloatDType(*dtype);
-    double a = lo.value_or(isFloat ? -1.0 : -100.0);
-    double b = hi.value_or(isFloat ? 1.0 : 100.0);
+    bool floating = isFloat(*dtype);
+    double a = lo.value_or(floating ? -1.0 : -100.0);
+    double b = hi.value_or(floating ? 1.0 : 100.0);
     if (*dtype == DType::I1) {
       a = lo.value_or(0);
       b = hi.value_or(1);
@@ -215,7 +215,7 @@ llvm::Expected<HostArg> tilec::parseHostArg(StringRef spec, mlir::Type param,
     std::mt19937_64 rng(*seed);
     for (int64_t i = 0; i < *count; ++i) {
       double u = double(rng() >> 11) * 0x1.0p-53; // [0, 1)
-      double v = isFloat ? a + u * (b - a)
+      double v = floating ? a + u * (b - a)
                          : std::floor(a + u * (std::floor(b) - a + 1));
       setElement(arg, i, v);
     }
@@ -236,7 +236,7 @@ llvm::Error tilec::writeHostOutputs(std::vector<HostArg> &args,
       for (size_t i = 0, n = arg.count(); i < n; ++i) {
         const uint8_t *addr = arg.data.data() + i * size;
         os << "%" << arg.name << "[" << i << "] = ";
-        if (isFloatDType(arg.dtype))
+        if (isFloat(arg.dtype))
           os << llvm::format("%.9g", loadFloat(addr, arg.dtype));
         else if (arg.dtype == DType::I1)
           os << (*addr ? 1 : 0);
@@ -301,9 +301,9 @@ llvm::Error tilec::checkHostExpectations(std::vector<HostArg> &args) {
     auto [defaultAtol, defaultRtol] = defaultTolerance(arg.dtype);
     double atol = arg.atol.value_or(defaultAtol);
     double rtol = arg.rtol.value_or(defaultRtol);
-    bool isFloat = isFloatDType(arg.dtype);
+    bool floating = isFloat(arg.dtype);
     auto value = [&](const uint8_t *addr) {
-      return isFloat ? loadFloat(addr, arg.dtype)
+      return floating ? loadFloat(addr, arg.dtype)
                      : double(loadInt(addr, arg.dtype));
     };
     size_t bad = 0, first = 0;

@@ -187,7 +187,7 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
       return kernel.emitError()
              << name << " of @" << kernel.getSymName() << " is " << param
              << ", but the scalar passed is " << dtypeName(arg.dtype());
-    tiles.push_back(isFloatDType(arg.dtype())
+    tiles.push_back(isFloat(arg.dtype())
                         ? makeFloatScalar(param, arg.floatValue())
                         : makeIntScalar(param, arg.intValue()));
   }

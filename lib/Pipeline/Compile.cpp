@@ -212,9 +212,11 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
                    StringRef(text).starts_with("CUDA path:"));
   });
   PassManager pm(module.getContext());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
-  applyDefaultTimingPassManagerCLOptions(pm);
+  if (options.applyCommandLineOptions) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+  }
   buildTilecPipeline(pm, options);
   if (failed(pm.run(module)))
     return failure();

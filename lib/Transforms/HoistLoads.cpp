@@ -3,8 +3,10 @@
 // Assumes: tile kernels in any block structure. Guarantees: program
 // semantics unchanged; a non-volatile tile.load never moves past an op that
 // may write memory (stores, atomics, volatile loads, prints, asserts, ops
-// with unknown effects, or regions containing any of these) nor past the
-// definition of its operands, and never leaves its block.
+// with unknown effects, or regions containing any of these), past another
+// load, or past the definition of its operands, and never leaves its block.
+// Not in the default pipeline: on layernorm the longer live ranges cost
+// more than the overlap gained (docs/performance.md).
 //
 //===----------------------------------------------------------------------===//
 

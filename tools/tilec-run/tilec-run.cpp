@@ -166,8 +166,12 @@ int main(int argc, char **argv) {
     args.push_back(arg.toArg());
 
   if (runPipeline) {
+    // The tile-level front end (inlining, canonicalization): the interpreter
+    // runs tile IR, not the GPU code below it.
     PassManager pm(&context);
-    tilec::buildTilecPipeline(pm, tilec::PipelineOptions());
+    tilec::PipelineOptions tileLevel;
+    tileLevel.emit = tilec::EmitLevel::Tile;
+    tilec::buildTilecPipeline(pm, tileLevel);
     if (failed(pm.run(module)))
       return 1;
   }

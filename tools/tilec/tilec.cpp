@@ -10,6 +10,7 @@
 
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
+#include "tilec/aot/CppKernels.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -44,21 +45,31 @@ static cl::opt<std::string> outputFilename(
     cl::desc("Output file (- for stdout). With --emit=ptx|cubin the kernel "
              "metadata goes beside it, extension .json"),
     cl::value_desc("file"), cl::init("-"), cl::cat(tilecCategory));
-static cl::opt<tilec::EmitLevel> emitLevel(
-    "emit", cl::desc("What to produce"), cl::init(tilec::EmitLevel::PTX),
+/// What tilec writes: a pipeline level, or C++ built on the PTX.
+enum class Emit { Tile, Layout, GPU, LLVM, PTX, Cubin, CppHeader };
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::PTX),
     cl::values(
-        clEnumValN(tilec::EmitLevel::Tile, "tile",
+        clEnumValN(Emit::Tile, "tile",
                    "verified, inlined, canonicalized tile IR"),
-        clEnumValN(tilec::EmitLevel::Layout, "layout",
+        clEnumValN(Emit::Layout, "layout",
                    "tile IR with a distributed layout on every tile"),
-        clEnumValN(tilec::EmitLevel::GPU, "gpu",
-                   "gpu.module of per-thread gpu.func kernels"),
-        clEnumValN(tilec::EmitLevel::LLVM, "llvm",
+        clEnumValN(Emit::GPU, "gpu", "gpu.module of per-thread gpu.func kernels"),
+        clEnumValN(Emit::LLVM, "llvm",
                    "the gpu.module in the LLVM and NVVM dialects"),
-        clEnumValN(tilec::EmitLevel::PTX, "ptx", "PTX text (default)"),
-        clEnumValN(tilec::EmitLevel::Cubin, "cubin",
-                   "cubin from ptxas (needs the CUDA toolkit)")),
+        clEnumValN(Emit::PTX, "ptx", "PTX text (default)"),
+        clEnumValN(Emit::Cubin, "cubin",
+                   "cubin from ptxas (needs the CUDA toolkit)"),
+        clEnumValN(Emit::CppHeader, "cpp-header",
+                   "a C++ header (-o k.h) and source (k.cpp beside it) that "
+                   "embed the PTX and give each kernel a typed launch "
+                   "function; link the runtime")),
     cl::cat(tilecCategory));
+static cl::opt<std::string> cppNamespace(
+    "cpp-namespace",
+    cl::desc("C++ namespace of --emit=cpp-header's functions (default "
+             "tilec_kernels)"),
+    cl::init("tilec_kernels"), cl::cat(tilecCategory));
 static cl::opt<std::string> arch("arch",
                                  cl::desc("GPU target: sm_80, sm_90, sm_90a"),
                                  cl::init("sm_90"), cl::cat(tilecCategory));
@@ -91,6 +102,11 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: -O must be 0..3, got " << optLevel << "\n";
     return failure();
   }
+  if (emit == Emit::CppHeader && outputFilename == "-") {
+    llvm::errs() << "tilec: error: --emit=cpp-header writes two files: give "
+                    "the header's path with -o (e.g. -o kernels.h)\n";
+    return failure();
+  }
   return success();
 }
 
@@ -105,6 +121,45 @@ static LogicalResult writeFile(StringRef path, StringRef contents) {
   output->os() << contents;
   output->keep();
   return success();
+}
+
+/// The pipeline level an --emit value needs (the C++ header embeds PTX).
+static tilec::EmitLevel pipelineLevel(Emit e) {
+  switch (e) {
+  case Emit::Tile:
+    return tilec::EmitLevel::Tile;
+  case Emit::Layout:
+    return tilec::EmitLevel::Layout;
+  case Emit::GPU:
+    return tilec::EmitLevel::GPU;
+  case Emit::LLVM:
+    return tilec::EmitLevel::LLVM;
+  case Emit::PTX:
+  case Emit::CppHeader:
+    return tilec::EmitLevel::PTX;
+  case Emit::Cubin:
+    return tilec::EmitLevel::Cubin;
+  }
+  llvm_unreachable("every --emit value is handled");
+}
+
+/// --emit=cpp-header: the header at -o and the source beside it (.cpp).
+static LogicalResult writeCppKernels(const tilec::CompileResult &result) {
+  SmallString<128> source(outputFilename);
+  llvm::sys::path::replace_extension(source, "cpp");
+  tilec::aot::CppKernelsOptions options;
+  options.namespaceName = cppNamespace;
+  options.headerInclude = llvm::sys::path::filename(outputFilename).str();
+  options.origin = inputFilename;
+  auto generated = tilec::aot::generateCppKernels(
+      result.ptx, result.metadataJson, options);
+  if (!generated.ok()) {
+    llvm::errs() << "tilec: error: " << generated.message() << "\n";
+    return failure();
+  }
+  if (failed(writeFile(outputFilename, generated->header)))
+    return failure();
+  return writeFile(source, generated->source);
 }
 
 int main(int argc, char **argv) {
@@ -162,16 +217,19 @@ int main(int argc, char **argv) {
   tilec::attachSourceNames(*module, parserState);
 
   tilec::PipelineOptions options;
-  options.emit = emitLevel;
+  options.emit = pipelineLevel(emit);
   options.arch = arch;
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.ptxasPath = ptxasPath;
+  options.applyCommandLineOptions = true;
   FailureOr<tilec::CompileResult> result =
       tilec::compileModule(*module, options);
   if (failed(result))
     return 1;
 
+  if (emit == Emit::CppHeader)
+    return failed(writeCppKernels(*result));
   if (options.emit < tilec::EmitLevel::PTX)
     return failed(writeFile(outputFilename, result->ir));
   bool cubin = options.emit == tilec::EmitLevel::Cubin;

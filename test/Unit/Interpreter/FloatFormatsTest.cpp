@@ -50,13 +50,13 @@ TEST(FloatFormats, DecodeAndEncodeEveryBitPattern) {
       double value = decodeFloat(bits, c.dtype);
       if (ref.isNaN()) {
         EXPECT_TRUE(std::isnan(value))
-            << dtypeName(c.dtype).str() << " " << bits;
+            << dtypeName(c.dtype) << " " << bits;
         continue;
       }
       ASSERT_EQ(value, ref.convertToDouble())
-          << dtypeName(c.dtype).str() << " bits " << bits;
+          << dtypeName(c.dtype) << " bits " << bits;
       EXPECT_EQ(encodeFloat(value, c.dtype), bits)
-          << dtypeName(c.dtype).str() << " value " << value;
+          << dtypeName(c.dtype) << " value " << value;
     }
   }
 }

@@ -1,0 +1,19 @@
+//===- Kernels.cpp - the list of builder examples -------------------------===//
+
+#include "Kernels.h"
+
+using namespace tilec;
+
+const std::vector<examples::Example> &examples::allExamples() {
+  static const std::vector<Example> all = {
+      {"add", [] { return buildAdd(); }},
+      {"coscos", [] { return buildCosCos(); }},
+      {"bias_gelu", [] { return buildBiasGelu(); }},
+      {"softmax", [] { return buildSoftmax(); }},
+      {"scaled_masked_softmax", [] { return buildScaledMaskedSoftmax(); }},
+      {"layernorm", [] { return buildLayerNorm(); }},
+      {"residual_rmsnorm", [] { return buildResidualRmsNorm(); }},
+      {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
+  };
+  return all;
+}

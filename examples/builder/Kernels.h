@@ -1,0 +1,63 @@
+//===- Kernels.h - the builder examples' kernels ----------------*- C++ -*-===//
+//
+// Each function builds one kernel; examples/builder/<name>.cpp holds it,
+// tilec-examples writes its IR (and PTX + metadata once the pipeline emits
+// them), and the unit tests inspect it. Parameters are the meta-parameters a
+// C++ program chooses: block sizes, dtypes, variants.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_EXAMPLES_BUILDER_KERNELS_H
+#define TILEC_EXAMPLES_BUILDER_KERNELS_H
+
+#include "tilec/Builder.h"
+
+namespace tilec::examples {
+
+/// z = x + y over n elements, written with the core API as in Triton.
+/// Params: x, y, z, n. Grid: (cdiv(n, block)).
+Kernel buildAdd(int block = 1024, DType dtype = DType::F32);
+
+/// y = cos(cos(x)): one read, one write. Params: x, y, n.
+/// Grid: (cdiv(n, block)).
+Kernel buildCosCos(int block = 1024);
+
+/// y = gelu(x + bias) on [n_rows, n_cols] x and [n_cols] bias; `tanh` picks
+/// the approximation. Params: x, bias, y, n_rows, n_cols.
+/// Grid: (cdiv(n_rows, rowsPerProgram)).
+Kernel buildBiasGelu(int blockCols = 1024, int rowsPerProgram = 4,
+                     DType dtype = DType::BF16, bool tanh = false);
+
+/// y = softmax(x, -1) over rows. Params: x, y, n_rows, n_cols.
+/// Grid: (n_rows).
+Kernel buildSoftmax(int blockCols = 4096, DType dtype = DType::F32);
+
+/// y = softmax(x * scale + mask, -1): attention-score softmax with an
+/// additive [n_rows, n_cols] mask. Params: x, mask, y, scale, n_rows, n_cols.
+/// Grid: (n_rows).
+Kernel buildScaledMaskedSoftmax(int blockCols = 1024, DType dtype = DType::F16);
+
+/// y = layer_norm(x) * w + b over rows. Params: x, w, b, y, eps, n_rows,
+/// n_cols. Grid: (n_rows).
+Kernel buildLayerNorm(int blockCols = 4096, DType dtype = DType::F16);
+
+/// h = x + residual; y = rms_norm(h) * w; h is written back (the new
+/// residual stream). Params: x, residual, w, h, y, eps, n_rows, n_cols.
+/// Grid: (n_rows).
+Kernel buildResidualRmsNorm(int blockCols = 4096, DType dtype = DType::F16);
+
+/// c = gelu(a @ b + bias), bf16 in and out, f32 accumulation. Params: a, b,
+/// c, bias, M, N, K, stride_am, stride_bk, stride_cm.
+/// Grid: (cdiv(M, blockM), cdiv(N, blockN)).
+Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128, int blockK = 32);
+
+/// Every example by name, with its default meta-parameters.
+struct Example {
+  const char *name;
+  Kernel (*build)();
+};
+const std::vector<Example> &allExamples();
+
+} // namespace tilec::examples
+
+#endif // TILEC_EXAMPLES_BUILDER_KERNELS_H

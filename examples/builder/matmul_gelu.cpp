@@ -1,0 +1,20 @@
+//===- matmul_gelu.cpp - matmul with a bias + GELU epilogue ---------------===//
+//
+// The accumulator tile never leaves registers: the bias add and GELU run on
+// it before the one store of C.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "tilec/Ops.h"
+
+using namespace tilec;
+
+Kernel examples::buildMatmulBiasGelu(int blockM, int blockN, int blockK) {
+  return ops::matmulKernel(
+      "matmul_bias_gelu",
+      {.blockM = blockM, .blockN = blockN, .blockK = blockK},
+      {ops::columnInput("bias", DType::BF16)},
+      [](Value acc, ops::Block &b) { return ops::gelu(acc + b["bias"]); });
+}

@@ -1,0 +1,289 @@
+//===- Ops.h - PyTorch's operators on tiles, fused --------------*- C++ -*-===//
+//
+// PyTorch's operators with their names and semantics, as functions of tile
+// Values: composing them (`gelu(x + bias)`, `softmax(x * scale + mask)`,
+// `rms_norm(x + residual, w)`) builds ONE kernel whose intermediates stay in
+// registers. The kernel generators at the bottom (pointwiseKernel,
+// rowwiseKernel, matmulKernel) handle the indexing, masking and loads: each
+// input is read once, each output written once, and the user's C++ lambda
+// says what to compute.
+//
+// Numerics, as PyTorch on CUDA: f16/bf16 math and reductions run in f32 and
+// round once at the end; padding lanes (see tilec::Value) are excluded from
+// max/min/sum/mean/var/softmax/norms, means divide by the true count; softmax
+// subtracts the row max. Everything here is built on the public Builder API
+// only: it doubles as the worked example of writing one's own fused ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_OPS_H
+#define TILEC_OPS_H
+
+#include "tilec/Builder.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilec::ops {
+
+// Elementwise math shared with the builder (same semantics as PyTorch's).
+using tilec::abs;
+using tilec::ceil;
+using tilec::cos;
+using tilec::erf;
+using tilec::exp;
+using tilec::exp2;
+using tilec::floor;
+using tilec::log;
+using tilec::log1p;
+using tilec::log2;
+using tilec::maximum;
+using tilec::minimum;
+using tilec::pow;
+using tilec::rsqrt;
+using tilec::sin;
+using tilec::sqrt;
+using tilec::tanh;
+using tilec::where;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Value add(const Operand &a, const Operand &b,
+          SourceLoc loc = SourceLoc::current());
+Value sub(const Operand &a, const Operand &b,
+          SourceLoc loc = SourceLoc::current());
+Value mul(const Operand &a, const Operand &b,
+          SourceLoc loc = SourceLoc::current());
+/// True division (torch.div): integers divide as f32.
+Value div(const Operand &a, const Operand &b,
+          SourceLoc loc = SourceLoc::current());
+Value neg(const Value &x, SourceLoc loc = SourceLoc::current());
+Value relu(const Value &x, SourceLoc loc = SourceLoc::current());
+/// torch.nn.functional.gelu: approximate is "none" (erf) or "tanh".
+Value gelu(const Value &x, std::string_view approximate = "none",
+           SourceLoc loc = SourceLoc::current());
+Value sigmoid(const Value &x, SourceLoc loc = SourceLoc::current());
+Value silu(const Value &x, SourceLoc loc = SourceLoc::current());
+/// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+Value softplus(const Value &x, double beta = 1.0, double threshold = 20.0,
+               SourceLoc loc = SourceLoc::current());
+/// torch.clamp: either bound may be absent; NaN propagates.
+Value clamp(const Value &x, const std::optional<Operand> &min,
+            const std::optional<Operand> &max = std::nullopt,
+            SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Reductions along a dimension (negative dims count from the end)
+//===----------------------------------------------------------------------===//
+
+/// torch.sum: f16/bf16 accumulate in f32 and round back; integers and i1
+/// sum as i64.
+Value sum(const Value &x, int dim, bool keepdim = false,
+          SourceLoc loc = SourceLoc::current());
+/// torch.mean (floats only): sum / number of non-padding lanes.
+Value mean(const Value &x, int dim, bool keepdim = false,
+           SourceLoc loc = SourceLoc::current());
+/// torch.amax / torch.amin: NaN propagates.
+Value max(const Value &x, int dim, bool keepdim = false,
+          SourceLoc loc = SourceLoc::current());
+Value min(const Value &x, int dim, bool keepdim = false,
+          SourceLoc loc = SourceLoc::current());
+/// torch.argmax / argmin: the first index of the extreme value (NaN counts
+/// as the maximum), as i32.
+Value argmax(const Value &x, int dim, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current());
+Value argmin(const Value &x, int dim, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current());
+/// torch.var (floats only), two-pass: sum((x - mean)^2) / (N - correction).
+Value var(const Value &x, int dim, int correction = 1, bool keepdim = false,
+          SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+/// torch.softmax, stable: exp(x - max) / sum(exp(x - max)).
+Value softmax(const Value &x, int dim, SourceLoc loc = SourceLoc::current());
+Value log_softmax(const Value &x, int dim,
+                  SourceLoc loc = SourceLoc::current());
+/// torch.nn.functional.layer_norm over the last dimension, biased variance.
+Value layer_norm(const Value &x, const std::optional<Value> &weight = {},
+                 const std::optional<Value> &bias = {},
+                 const Operand &eps = 1e-5,
+                 SourceLoc loc = SourceLoc::current());
+/// torch.nn.functional.rms_norm over the last dimension:
+/// x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's epsilon.
+Value rms_norm(const Value &x, const std::optional<Value> &weight = {},
+               const std::optional<Operand> &eps = std::nullopt,
+               SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Matmul of tiles
+//===----------------------------------------------------------------------===//
+
+/// torch.matmul of two 2-D tiles held by one program: accumulates in f32
+/// (i32 for i8) and returns the promoted input dtype.
+Value matmul(const Value &a, const Value &b,
+             SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Random numbers (Philox 4x32-10, bit-compatible with Triton's tl.rand)
+//===----------------------------------------------------------------------===//
+
+/// Philox 4x32 with 10 rounds (Random123's philox4x32_10, Triton's
+/// tl.philox): the counter is (c0, c1, c2, c3), i32 tiles (broadcast
+/// together), the key (seed low 32 bits, seed high 32 bits); `seed` is an
+/// i32 or i64 scalar or a number. Returns the four output words.
+std::vector<Value> philox(const Operand &seed, const Value &c0, const Value &c1,
+                          const Value &c2, const Value &c3,
+                          SourceLoc loc = SourceLoc::current());
+/// philox with the counter (offsets, 0, 0, 0), as tl.randint4x.
+std::vector<Value> randint4x(const Operand &seed, const Value &offsets,
+                             SourceLoc loc = SourceLoc::current());
+/// The first of randint4x.
+Value randint(const Operand &seed, const Value &offsets,
+              SourceLoc loc = SourceLoc::current());
+/// Uniform f32 in [0, 1), as tl.rand(seed, offsets).
+Value rand(const Operand &seed, const Value &offsets,
+           SourceLoc loc = SourceLoc::current());
+/// Standard normal f32 (Box-Muller on two of randint4x), as tl.randn.
+Value randn(const Operand &seed, const Value &offsets,
+            SourceLoc loc = SourceLoc::current());
+/// torch.nn.functional.dropout with a counter-based mask: zeroes x where
+/// rand(seed, offsets) <= p and scales the rest by 1 / (1 - p). Same seed and
+/// offsets, same mask (a backward pass regenerates it).
+Value dropout(const Value &x, double p, const Operand &seed,
+              const Value &offsets, bool training = true,
+              SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Kernel generators
+//===----------------------------------------------------------------------===//
+
+/// One argument of a generated kernel.
+struct Arg {
+  enum class Kind {
+    Input,       ///< a tensor read by the kernel
+    Output,      ///< a tensor written by the kernel
+    ColumnInput, ///< rowwise/matmul: a [n_cols] tensor, broadcast over rows
+    RowOutput,   ///< rowwise: a [n_rows] tensor, one value per row
+    Scalar,      ///< a scalar parameter
+  };
+  std::string name;
+  DType dtype;
+  Kind kind;
+};
+inline Arg input(std::string name, DType dtype) {
+  return {std::move(name), dtype, Arg::Kind::Input};
+}
+inline Arg output(std::string name, DType dtype) {
+  return {std::move(name), dtype, Arg::Kind::Output};
+}
+inline Arg columnInput(std::string name, DType dtype) {
+  return {std::move(name), dtype, Arg::Kind::ColumnInput};
+}
+inline Arg rowOutput(std::string name, DType dtype) {
+  return {std::move(name), dtype, Arg::Kind::RowOutput};
+}
+inline Arg scalar(std::string name, DType dtype) {
+  return {std::move(name), dtype, Arg::Kind::Scalar};
+}
+
+/// An argument name as Block::operator[] takes it, with the caller's line
+/// for errors.
+struct Name {
+  Name(const char *text, SourceLoc loc = SourceLoc::current())
+      : text(text), loc(loc) {}
+  Name(std::string_view text, SourceLoc loc = SourceLoc::current())
+      : text(text), loc(loc) {}
+  std::string_view text;
+  SourceLoc loc;
+};
+
+/// The block of data one program of a generated kernel works on, handed to
+/// the user's body.
+class Block {
+public:
+  /// The tile of input `name` (loaded once, before the body, masked, with
+  /// its padding), or the scalar parameter `name` (the generator's own, such
+  /// as n_cols, included).
+  Value operator[](Name name) const;
+  /// Writes `value` (broadcast to the block, converted to the output's
+  /// dtype) to output `name`; each output is written exactly once.
+  void store(std::string_view name, const Operand &value,
+             SourceLoc loc = SourceLoc::current());
+  /// The kernel being built.
+  Kernel kernel() const;
+  /// The flat (row-major) element index of each lane, i32: dropout offsets.
+  Value index() const;
+  /// rowwise and matmul: the row and column indices, as tiles that broadcast
+  /// against the block (a scalar row for one row per program).
+  Value rows(SourceLoc loc = SourceLoc::current()) const;
+  Value cols(SourceLoc loc = SourceLoc::current()) const;
+
+  struct Impl;
+  explicit Block(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+
+struct PointwiseConfig {
+  int blockSize = 1024;
+  int numWarps = 4;
+  /// Divisibility hint of every pointer parameter (bytes).
+  int ptrDivisibility = 16;
+};
+/// An elementwise kernel over flat tensors of `n` elements: parameters are
+/// `args` in order, then `n` (i32). Grid: (cdiv(n, blockSize)).
+Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
+                       const PointwiseConfig &config,
+                       const std::function<void(Block &)> &body,
+                       SourceLoc loc = SourceLoc::current());
+
+struct RowwiseConfig {
+  /// Columns per program: at least n_cols (a row is reduced in one piece).
+  int blockCols = 1024;
+  /// Rows per program; 1 gives 1-D row tiles, more gives [rows, cols] tiles.
+  int rowsPerProgram = 1;
+  int numWarps = 4;
+  int ptrDivisibility = 16;
+  /// Divisibility hint of n_cols (1: none).
+  int colsDivisibility = 1;
+};
+/// A kernel over row-major [n_rows, n_cols] tensors (rows contiguous,
+/// n_cols <= blockCols): parameters are `args` in order, then `n_rows` and
+/// `n_cols` (i32). Grid: (cdiv(n_rows, rowsPerProgram)).
+Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
+                     const RowwiseConfig &config,
+                     const std::function<void(Block &)> &body,
+                     SourceLoc loc = SourceLoc::current());
+
+struct MatmulConfig {
+  DType aType = DType::BF16, bType = DType::BF16, cType = DType::BF16;
+  int blockM = 128, blockN = 128, blockK = 32;
+  int numWarps = 8;
+  Precision precision = Precision::tf32;
+  int ptrDivisibility = 16;
+  /// Divisibility hint of the row strides.
+  int strideDivisibility = 16;
+};
+/// C = epilogue(A * B): A is M x K, B is K x N, C M x N, row-major with row
+/// strides. The epilogue receives the f32 (i32) accumulator tile, with the
+/// edges as padding, and the block (Input args are M x N with C's stride,
+/// ColumnInput args [N]); its result is stored to C. Parameters: a, b, c,
+/// `epilogueArgs`, M, N, K, stride_am, stride_bk, stride_cm.
+/// Grid: (cdiv(M, blockM), cdiv(N, blockN)).
+Kernel matmulKernel(std::string name, const MatmulConfig &config,
+                    const std::vector<Arg> &epilogueArgs,
+                    const std::function<Value(Value, Block &)> &epilogue,
+                    SourceLoc loc = SourceLoc::current());
+
+} // namespace tilec::ops
+
+#endif // TILEC_OPS_H

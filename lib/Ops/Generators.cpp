@@ -1,0 +1,410 @@
+//===- Generators.cpp - pointwise, rowwise and matmul kernels -------------===//
+//
+// A generator declares the parameters, computes the block's indices and
+// masks, loads every input once (before the body: loads dominate every use),
+// runs the user's body with its CallSite suspended (so the body's ops carry
+// the body's own lines) and checks that every output was written exactly once
+// and every input used. Padding masks carry count hints (n_cols, ...) so that
+// means divide by a parameter rather than by a counted mask.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+namespace tilec::ops {
+
+namespace {
+/// One argument of the kernel being generated, as the block sees it.
+struct Entry {
+  Arg arg;
+  Value param; ///< the pointer or scalar parameter
+  Value tile;  ///< inputs: the loaded tile
+  bool used = false;
+  bool stored = false;
+};
+} // namespace
+
+struct Block::Impl {
+  Impl(Kernel kernel, std::string generator)
+      : kernel(std::move(kernel)), generator(std::move(generator)) {}
+
+  Kernel kernel;
+  std::string generator;
+  std::vector<Entry> entries;
+  Value index, rows, cols;
+  /// Stores `value` to output `e`; set by the generator.
+  std::function<void(Entry &, const Operand &)> storeOutput;
+
+  Entry *find(std::string_view name) {
+    for (Entry &e : entries)
+      if (e.arg.name == name)
+        return &e;
+    return nullptr;
+  }
+  std::string names() const {
+    std::string s;
+    for (const Entry &e : entries)
+      s += (s.empty() ? "" : ", ") + e.arg.name;
+    return s;
+  }
+};
+
+/// The state of a generator's block, with a new kernel.
+static std::shared_ptr<Block::Impl> newBlock(std::string name, int numWarps,
+                                             std::string generator) {
+  return std::make_shared<Block::Impl>(Kernel(std::move(name), {numWarps}),
+                                       std::move(generator));
+}
+
+static const char *kindName(Arg::Kind kind) {
+  switch (kind) {
+  case Arg::Kind::Input:
+    return "input";
+  case Arg::Kind::Output:
+    return "output";
+  case Arg::Kind::ColumnInput:
+    return "columnInput";
+  case Arg::Kind::RowOutput:
+    return "rowOutput";
+  case Arg::Kind::Scalar:
+    return "scalar";
+  }
+  return "?";
+}
+
+static bool isTensorInput(Arg::Kind kind) {
+  return kind == Arg::Kind::Input || kind == Arg::Kind::ColumnInput;
+}
+static bool isOutput(Arg::Kind kind) {
+  return kind == Arg::Kind::Output || kind == Arg::Kind::RowOutput;
+}
+
+Value Block::operator[](Name name) const {
+  CallSite site("Block", name.loc);
+  Entry *e = impl_->find(name.text);
+  if (!e)
+    buildError("Block", "no argument named '" + std::string(name.text) +
+                            "' (arguments: " + impl_->names() + ")");
+  if (isOutput(e->arg.kind))
+    buildError("Block", "'" + e->arg.name + "' is an " + kindName(e->arg.kind) +
+                            "; write it with Block::store");
+  e->used = true;
+  return e->arg.kind == Arg::Kind::Scalar ? e->param : e->tile;
+}
+
+void Block::store(std::string_view name, const Operand &value, SourceLoc loc) {
+  CallSite site("Block::store", loc);
+  Entry *e = impl_->find(name);
+  if (!e)
+    buildError("Block::store", "no output named '" + std::string(name) +
+                                   "' (arguments: " + impl_->names() + ")");
+  if (!isOutput(e->arg.kind))
+    buildError("Block::store", "'" + e->arg.name + "' is an " +
+                                   kindName(e->arg.kind) + ", not an output");
+  if (e->stored)
+    buildError("Block::store",
+               "output '" + e->arg.name + "' is already written");
+  e->stored = true;
+  impl_->storeOutput(*e, value);
+}
+
+Kernel Block::kernel() const { return impl_->kernel; }
+
+Value Block::index() const { return impl_->index; }
+
+Value Block::rows(SourceLoc loc) const {
+  if (impl_->rows.isNull())
+    buildError("Block::rows",
+               "a " + impl_->generator + " block has no rows; use index()",
+               loc);
+  return impl_->rows;
+}
+
+Value Block::cols(SourceLoc loc) const {
+  if (impl_->cols.isNull())
+    buildError("Block::cols",
+               "a " + impl_->generator + " block has no columns; use index()",
+               loc);
+  return impl_->cols;
+}
+
+/// Checks the arguments' names and kinds for generator `gen`.
+static void checkArgs(const std::vector<Arg> &args, std::string_view gen,
+                      std::initializer_list<Arg::Kind> allowed) {
+  for (const Arg &a : args) {
+    bool ok = false;
+    for (Arg::Kind k : allowed)
+      ok |= a.kind == k;
+    if (!ok)
+      buildError(gen, std::string("argument '") + a.name + "' is a " +
+                          kindName(a.kind) + ", which " + std::string(gen) +
+                          " does not take");
+  }
+}
+
+static void checkPositive(int value, std::string_view gen,
+                          std::string_view what) {
+  if (value < 1 || (value & (value - 1)))
+    buildError(gen, std::string(what) +
+                        " must be a positive power of two, "
+                        "got " +
+                        std::to_string(value));
+}
+
+/// Declares the parameters of `args` in order.
+static void declareParams(Block::Impl &b, const std::vector<Arg> &args,
+                          int ptrDivisibility) {
+  for (const Arg &a : args) {
+    Entry e{a, {}, {}};
+    e.param = a.kind == Arg::Kind::Scalar
+                  ? b.kernel.scalar(a.name, a.dtype)
+                  : b.kernel.pointer(a.name, a.dtype, ptrDivisibility);
+    b.entries.push_back(e);
+  }
+}
+
+/// Registers a parameter the generator adds (n, n_cols, ...) so the body can
+/// read it as a scalar.
+static void addImplicit(Block::Impl &b, const std::string &name,
+                        const Value &param) {
+  Entry e{{name, param.dtype(), Arg::Kind::Scalar}, param, {}};
+  e.used = true; // never required
+  b.entries.push_back(e);
+}
+
+/// Runs the body as user code, then checks outputs and inputs.
+static void runBody(Block &block, Block::Impl &b,
+                    const std::function<void(Block &)> &body) {
+  {
+    CallSite::Suspend user;
+    body(block);
+  }
+  for (const Entry &e : b.entries) {
+    if (isOutput(e.arg.kind) && !e.stored)
+      buildError(b.generator, "output '" + e.arg.name + "' is never written");
+    if (!isOutput(e.arg.kind) && !e.used)
+      buildError(b.generator,
+                 "argument '" + e.arg.name + "' is declared but never used");
+  }
+}
+
+Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
+                       const PointwiseConfig &config,
+                       const std::function<void(Block &)> &body,
+                       SourceLoc loc) {
+  CallSite site("pointwiseKernel", loc);
+  checkArgs(args, "pointwiseKernel",
+            {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::Scalar});
+  checkPositive(config.blockSize, "pointwiseKernel", "blockSize");
+  auto impl = newBlock(std::move(name), config.numWarps, "pointwiseKernel");
+  Block::Impl &b = *impl;
+  Kernel &k = b.kernel;
+  declareParams(b, args, config.ptrDivisibility);
+  Value n = k.scalar("n", DType::I32);
+  addImplicit(b, "n", n);
+  Value offs = k.programId(0) * config.blockSize + k.range(config.blockSize);
+  Value mask = offs < n;
+  b.index = offs;
+  for (Entry &e : b.entries)
+    if (e.arg.kind == Arg::Kind::Input)
+      e.tile = k.load(e.param + offs, mask);
+  b.storeOutput = [&k, offs, mask](Entry &e, const Operand &v) {
+    k.store(e.param + offs, v, mask);
+  };
+  Block block(impl);
+  runBody(block, b, body);
+  return k;
+}
+
+Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
+                     const RowwiseConfig &config,
+                     const std::function<void(Block &)> &body, SourceLoc loc) {
+  CallSite site("rowwiseKernel", loc);
+  checkArgs(args, "rowwiseKernel",
+            {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::ColumnInput,
+             Arg::Kind::RowOutput, Arg::Kind::Scalar});
+  checkPositive(config.blockCols, "rowwiseKernel", "blockCols");
+  checkPositive(config.rowsPerProgram, "rowwiseKernel", "rowsPerProgram");
+  auto impl = newBlock(std::move(name), config.numWarps, "rowwiseKernel");
+  Block::Impl &b = *impl;
+  Kernel &k = b.kernel;
+  declareParams(b, args, config.ptrDivisibility);
+  Value nRows = k.scalar("n_rows", DType::I32);
+  Value nCols = k.scalar("n_cols", DType::I32, config.colsDivisibility);
+  addImplicit(b, "n_rows", nRows);
+  addImplicit(b, "n_cols", nCols);
+
+  const int bm = config.rowsPerProgram, bn = config.blockCols;
+  Value pid = k.programId(0);
+  Value cols = k.range(bn);
+  Value colMask = cols < nCols;
+  // Row offsets in i64: n_rows * n_cols may pass 2^31 elements.
+  if (bm == 1) {
+    // One row per program: 1-D tiles of the row.
+    Value rowStart = pid.to(DType::I64) * nCols;
+    b.rows = pid;
+    b.cols = cols;
+    b.index = pid * nCols + cols;
+    for (Entry &e : b.entries) {
+      if (e.arg.kind == Arg::Kind::Input)
+        e.tile = k.load(e.param + rowStart + cols, colMask)
+                     .withoutPadding()
+                     .maskedBy(colMask, nCols);
+      else if (e.arg.kind == Arg::Kind::ColumnInput)
+        e.tile = k.load(e.param + cols, colMask)
+                     .withoutPadding()
+                     .maskedBy(colMask, nCols);
+    }
+    b.storeOutput = [&k, pid, rowStart, cols, colMask](Entry &e,
+                                                       const Operand &v) {
+      if (e.arg.kind == Arg::Kind::Output) {
+        k.store(e.param + rowStart + cols, v, colMask);
+        return;
+      }
+      // One row: a scalar, or a 1-element tile (a keepdim reduction).
+      if (v.kind() == Operand::Kind::Value && v.value().rank() != 0 &&
+          v.value().shape() != std::vector<int64_t>{1})
+        buildError("Block::store", "row output '" + e.arg.name +
+                                       "' takes one value per row (a scalar "
+                                       "or a 1-element tile here), got " +
+                                       v.value().typeStr());
+      k.store(e.param + pid, v);
+    };
+  } else {
+    // Several rows per program: [rows, cols] tiles, padded in both.
+    Value rows = pid * bm + k.range(bm);
+    Value rowMask = rows < nRows;
+    Value rows2 = rows.expandDims(1), rowMask2 = rowMask.expandDims(1);
+    Value cols2 = cols.expandDims(0), colMask2 = colMask.expandDims(0);
+    Value rowCount = minimum(nRows - pid * bm, bm);
+    Value rowStarts = rows2.to(DType::I64) * nCols;
+    Value mask = rowMask2 & colMask2;
+    b.rows = rows2;
+    b.cols = cols2;
+    b.index = rows2 * nCols + cols2;
+    for (Entry &e : b.entries) {
+      if (e.arg.kind == Arg::Kind::Input)
+        e.tile = k.load(e.param + rowStarts + cols2, mask)
+                     .withoutPadding()
+                     .maskedBy(rowMask2, rowCount)
+                     .maskedBy(colMask2, nCols);
+      else if (e.arg.kind == Arg::Kind::ColumnInput)
+        e.tile = k.load(e.param + cols, colMask)
+                     .withoutPadding()
+                     .maskedBy(colMask, nCols);
+    }
+    b.storeOutput = [&k, bm, rows, rowMask, rowStarts, cols2,
+                     mask](Entry &e, const Operand &v) {
+      if (e.arg.kind == Arg::Kind::Output) {
+        k.store(e.param + rowStarts + cols2, v, mask);
+        return;
+      }
+      Operand perRow = v;
+      if (v.kind() == Operand::Kind::Value) {
+        std::vector<int64_t> shape = v.value().shape();
+        if (shape == std::vector<int64_t>{bm, 1})
+          perRow = v.value().reshape({bm});
+        else if (!shape.empty() && shape != std::vector<int64_t>{bm})
+          buildError("Block::store", "row output '" + e.arg.name +
+                                         "' takes one value per row (" +
+                                         std::to_string(bm) + " or " +
+                                         std::to_string(bm) + "x1 here), got " +
+                                         v.value().typeStr());
+      }
+      k.store(e.param + rows, perRow, rowMask);
+    };
+  }
+  Block block(impl);
+  runBody(block, b, body);
+  return k;
+}
+
+Kernel matmulKernel(std::string name, const MatmulConfig &config,
+                    const std::vector<Arg> &epilogueArgs,
+                    const std::function<Value(Value, Block &)> &epilogue,
+                    SourceLoc loc) {
+  CallSite site("matmulKernel", loc);
+  checkArgs(epilogueArgs, "matmulKernel",
+            {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::ColumnInput,
+             Arg::Kind::Scalar});
+  checkPositive(config.blockM, "matmulKernel", "blockM");
+  checkPositive(config.blockN, "matmulKernel", "blockN");
+  checkPositive(config.blockK, "matmulKernel", "blockK");
+  if (config.aType != config.bType)
+    buildError("matmulKernel",
+               std::string("aType and bType differ (") +
+                   std::string(dtypeName(config.aType)) + " and " +
+                   std::string(dtypeName(config.bType)) + ")");
+  auto impl = newBlock(std::move(name), config.numWarps, "matmulKernel");
+  Block::Impl &b = *impl;
+  Kernel &k = b.kernel;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  Value a = k.pointer("a", config.aType, pd);
+  Value bp = k.pointer("b", config.bType, pd);
+  Value c = k.pointer("c", config.cType, pd);
+  declareParams(b, epilogueArgs, pd);
+  Value M = k.scalar("M", DType::I32), N = k.scalar("N", DType::I32),
+        K = k.scalar("K", DType::I32);
+  Value strideAm = k.scalar("stride_am", DType::I32, sd);
+  Value strideBk = k.scalar("stride_bk", DType::I32, sd);
+  Value strideCm = k.scalar("stride_cm", DType::I32, sd);
+  addImplicit(b, "M", M);
+  addImplicit(b, "N", N);
+  addImplicit(b, "K", K);
+
+  const int bm = config.blockM, bn = config.blockN, bk = config.blockK;
+  Value pidM = k.programId(0), pidN = k.programId(1);
+  Value rm = pidM * bm + k.range(bm), rn = pidN * bn + k.range(bn);
+  Value rk = k.range(bk);
+  Value rm2 = rm.expandDims(1), rn2 = rn.expandDims(0);
+  Value rkA = rk.expandDims(0), rkB = rk.expandDims(1);
+  Value rowMask = rm2 < M, colMask = rn2 < N;
+  Value rowCount = minimum(M - pidM * bm, bm);
+  Value colCount = minimum(N - pidN * bn, bn);
+  b.rows = rm2;
+  b.cols = rn2;
+  b.index = rm2 * N + rn2;
+
+  // The K loop of examples/matmul.tile: pointers step along K; the last step
+  // masks k >= K with zeros, which add nothing to the dot.
+  Value a0 = a + rm2 * strideAm + rkA;
+  Value b0 = bp + rkB * strideBk + rn2;
+  DType accType = config.aType == DType::I8 ? DType::I32 : DType::F32;
+  std::vector<Value> loop =
+      k.forLoop(0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
+                [&](Value kk, std::vector<Value> carried) {
+                  Value left = K - kk;
+                  Value at = k.load(carried[1], rowMask & (rkA < left), 0);
+                  Value bt = k.load(carried[2], (rkB < left) & colMask, 0);
+                  Value acc = k.dot(at, bt, carried[0], config.precision);
+                  return std::vector<Value>{acc, carried[1] + bk,
+                                            carried[2] + strideBk * bk};
+                });
+  Value acc = loop[0].maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
+
+  Value tileMask = rowMask & colMask;
+  Value cRowStarts = rm2 * strideCm;
+  for (Entry &e : b.entries) {
+    if (e.arg.kind == Arg::Kind::Input)
+      e.tile = k.load(e.param + cRowStarts + rn2, tileMask)
+                   .withoutPadding()
+                   .maskedBy(rowMask, rowCount)
+                   .maskedBy(colMask, colCount);
+    else if (e.arg.kind == Arg::Kind::ColumnInput)
+      e.tile = k.load(e.param + rn, rn < N)
+                   .withoutPadding()
+                   .maskedBy(rn < N, colCount);
+  }
+  b.storeOutput = [&k, cRowStarts, rn2, tileMask](Entry &e, const Operand &v) {
+    k.store(e.param + cRowStarts + rn2, v, tileMask);
+  };
+  Block block(impl);
+  Value out;
+  runBody(block, b, [&](Block &blk) { out = epilogue(acc, blk); });
+  if (out.isNull())
+    buildError("matmulKernel", "the epilogue returned a null Value");
+  k.store(c + cRowStarts + rn2, out, tileMask);
+  return k;
+}
+
+} // namespace tilec::ops
