@@ -40,6 +40,9 @@ struct PointMeasurement {
 inline constexpr double kOverheadRatio = 1.35;
 /// At or above this the time follows the work.
 inline constexpr double kScalingRatio = 1.65;
+/// Below this share of both the bandwidth and the busiest pipe's peak, the
+/// reason says that neither ceiling explains the time.
+inline constexpr double kCeilingReached = 0.85;
 
 struct Verdict {
   /// "overhead", "bandwidth" or "compute".

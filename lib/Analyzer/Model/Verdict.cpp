@@ -2,6 +2,7 @@
 
 #include "tilec/analyzer/Verdict.h"
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace tilec::analyzer;
@@ -61,6 +62,13 @@ Verdict tilec::analyzer::judge(const Prediction &p, const PointMeasurement &n,
     }
   };
 
+  // Far below both ceilings, neither explains the time.
+  auto qualify = [&]() {
+    if (v.regime != "overhead" &&
+        std::max(v.bandwidthFraction, v.computeFraction) < kCeilingReached)
+      v.reason += "; below every ceiling: instruction issue, latency or "
+                  "occupancy limits it";
+  };
   if (v.doublingRatio > 0) {
     std::string ratio = "2N/N time " + fixed(v.doublingRatio, 2);
     if (v.doublingRatio <= kOverheadRatio) {
@@ -80,6 +88,7 @@ Verdict tilec::analyzer::judge(const Prediction &p, const PointMeasurement &n,
       byFractions();
       v.reason = ratio + ": time follows the work; " + fractions;
     }
+    qualify();
     return v;
   }
   if (v.deviceShare > 0 && v.deviceShare < 0.5) {
@@ -90,5 +99,6 @@ Verdict tilec::analyzer::judge(const Prediction &p, const PointMeasurement &n,
   }
   byFractions();
   v.reason = fractions;
+  qualify();
   return v;
 }

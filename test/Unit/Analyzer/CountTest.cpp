@@ -18,8 +18,6 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Support/Timing.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -884,12 +882,7 @@ TEST(Ptxas, TensorCoreInstructions) {
 
 class WorkloadTest : public InterpreterTest {
 protected:
-  WorkloadTest() {
-    // compileModule applies the pass manager's options: register them.
-    mlir::registerPassManagerCLOptions();
-    mlir::registerDefaultTimingManagerCLOptions();
-    context.printOpOnDiagnostic(false);
-  }
+  WorkloadTest() { context.printOpOnDiagnostic(false); }
   mlir::FailureOr<WorkloadAnalysis> analyze(const std::string &name) {
     auto specs =
         parseWorkloadsFile(std::string(TILEC_EXAMPLES_DIR) + "/workloads.json");

@@ -338,6 +338,24 @@ TEST(Verdict, MatmulIsComputeBound) {
   EXPECT_NEAR(v.bandwidthFraction, 0.084 / 1.6, 1e-12);
 }
 
+TEST(Verdict, BelowEveryCeiling) {
+  // cos(cos(x)): 83% of the bandwidth, the FMA pipe at half its peak.
+  Prediction p;
+  p.memory = 506e-6;
+  p.fp32 = 321e-6;
+  PointMeasurement n{615e-6, 616e-6, 10}, twice{1230e-6, 1232e-6, 10};
+  Verdict v = judge(p, n, &twice);
+  EXPECT_EQ(v.regime, "bandwidth");
+  EXPECT_NE(v.reason.find("; below every ceiling: instruction issue, latency "
+                          "or occupancy limits it"),
+            std::string::npos)
+      << v.reason;
+  // At 98% of the bandwidth the bandwidth explains it.
+  PointMeasurement fast{516e-6, 517e-6, 10}, fastTwice{1032e-6, 1034e-6, 10};
+  v = judge(p, fast, &fastTwice);
+  EXPECT_EQ(v.reason.find("below every ceiling"), std::string::npos);
+}
+
 TEST(Verdict, PartlyFixedCost) {
   Prediction p;
   p.memory = 1e-5;
