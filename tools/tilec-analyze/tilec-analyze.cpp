@@ -131,20 +131,6 @@ static std::vector<std::string> splitTopLevel(llvm::StringRef text) {
   return parts;
 }
 
-/// "add fp32 2^28" -> "add-fp32-2-28": a file name for the workload.
-static std::string slug(llvm::StringRef name) {
-  std::string s;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      s += char(std::tolower(static_cast<unsigned char>(c)));
-    else if (!s.empty() && s.back() != '-')
-      s += '-';
-  }
-  while (!s.empty() && s.back() == '-')
-    s.pop_back();
-  return s.empty() ? "workload" : s;
-}
-
 /// The workload of the command-line options.
 static llvm::Expected<WorkloadSpec> commandLineWorkload() {
   WorkloadSpec spec;
@@ -256,7 +242,7 @@ int main(int argc, char **argv) {
     if (!jsonFile.empty() && !writeFile(jsonFile, analysisJson(*analysis)))
       return 1;
     if (!outputDir.empty()) {
-      std::string name = slug(spec.name);
+      std::string name = workloadSlug(spec.name);
       while (!slugs.insert(name).second)
         name += "-2";
       std::string file = name + ".analysis.json";

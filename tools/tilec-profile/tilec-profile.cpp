@@ -20,6 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuHelpers.h"
+
 #include "tilec/analyzer/Report.h"
 #include "tilec/runtime/Runtime.h"
 
@@ -129,19 +131,6 @@ Expected<std::vector<std::string>> analysesIn(const std::string &dir) {
   return files;
 }
 
-std::string slug(const std::string &name) {
-  std::string s;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      s += char(std::tolower(static_cast<unsigned char>(c)));
-    else if (!s.empty() && s.back() != '-')
-      s += '-';
-  }
-  while (!s.empty() && s.back() == '-')
-    s.pop_back();
-  return s;
-}
-
 double nowSeconds() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -151,26 +140,6 @@ double nowSeconds() {
 //===----------------------------------------------------------------------===//
 // Measuring
 //===----------------------------------------------------------------------===//
-
-/// SplitMix64 and Box-Muller: random normal inputs, seeded, never all zero.
-class Rng {
-public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  double normal() {
-    double u = uniform(), v = uniform();
-    return std::sqrt(-2.0 * std::log(1.0 - u)) *
-           std::cos(6.283185307179586 * v);
-  }
-
-private:
-  double uniform() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-  }
-  uint64_t state_;
-};
 
 class Profiler {
 public:
@@ -236,7 +205,8 @@ Status Profiler::fill(DeviceMemory &mem, ScalarType type, uint64_t count) {
   std::vector<uint8_t> &block = randomBlocks_[type];
   const uint64_t blockCount = uint64_t(1) << 22;
   if (block.empty()) {
-    Rng rng(0x7111ec + unsigned(type));
+    // The GPU tests' generator (SplitMix64, Box-Muller), seeded per type.
+    tilec::gpu::Rng rng(0x7111ec + unsigned(type));
     block.resize(blockCount * bytes);
     for (uint64_t i = 0; i < blockCount; ++i) {
       double v = rng.normal();
@@ -526,7 +496,7 @@ Status writeOutputs(const ProfileRun &run, const std::string &out,
   for (const WorkloadProfile &w : run.workloads)
     if (w.analysis.points.size() >= 3)
       TILEC_RETURN_IF_ERROR(
-          writeFile(out + "/sweep-" + slug(w.analysis.name) + ".svg",
+          writeFile(out + "/sweep-" + workloadSlug(w.analysis.name) + ".svg",
                     sweepSvg(w, run.model)));
   return Status();
 }

@@ -65,6 +65,9 @@ std::string rooflineSvg(const ProfileRun &run);
 /// sizes: measured device and wall time, and the predicted floor.
 std::string sweepSvg(const WorkloadProfile &workload, const DeviceModel &model);
 
+/// A file name for a workload: "add fp32 2^28" -> "add-fp32-2-28".
+std::string workloadSlug(const std::string &name);
+
 /// Human units: "1.07 GB", "268 M", "0.741 ms".
 std::string formatBytes(double bytes);
 std::string formatCount(double count);

@@ -6,6 +6,7 @@
 #include "JsonWriter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -164,6 +165,19 @@ std::string resourcesText(const Resources &r, const DeviceModel &m,
 }
 
 } // namespace
+
+std::string tilec::analyzer::workloadSlug(const std::string &name) {
+  std::string s;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      s += char(std::tolower(static_cast<unsigned char>(c)));
+    else if (!s.empty() && s.back() != '-')
+      s += '-';
+  }
+  while (!s.empty() && s.back() == '-')
+    s.pop_back();
+  return s.empty() ? "workload" : s;
+}
 
 std::string tilec::analyzer::formatBytes(double bytes) {
   return scaled(bytes, "B");

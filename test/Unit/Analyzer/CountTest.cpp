@@ -13,7 +13,7 @@
 #include "tilec/Pipeline.h"
 #include "tilec/analyzer/Analyzer.h"
 
-#include "../../../lib/Analyzer/Cost/Evaluator.h"
+#include "Evaluator.h" // the interval semantics, tested directly
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
