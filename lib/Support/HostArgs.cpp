@@ -442,13 +442,19 @@ Comparison tilec::compareElements(DType dtype, std::span<const uint8_t> got,
       error = std::fabs(x - y);
       reference = std::fabs(y);
       finite = std::isfinite(x) && std::isfinite(y);
+      // An infinity matches only itself (rtol * inf would accept anything).
       same = (std::isnan(x) && std::isnan(y)) || x == y ||
-             error <= atol + rtol * reference;
+             (finite && error <= atol + rtol * reference);
     } else {
       int64_t x = loadInt(g, dtype), y = loadInt(w, dtype);
-      error = std::fabs(double(x) - double(y));
+      // The distance in uint64, exact where a double difference would not
+      // be (past 2^53).
+      uint64_t distance = x > y ? uint64_t(x) - uint64_t(y)
+                                : uint64_t(y) - uint64_t(x);
+      error = double(distance);
       reference = std::fabs(double(y));
-      same = x == y || error <= atol + rtol * reference;
+      double bound = std::floor(atol + rtol * reference);
+      same = x == y || bound >= 0x1p64 || distance <= uint64_t(bound);
     }
     if (finite) {
       if (error > c.maxAbsError) {
