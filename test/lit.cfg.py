@@ -31,9 +31,11 @@ tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-gpu-run",
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The stand-in libcuda of test/Unit/Runtime (TILEC_LIBCUDA=%fakecuda), for
-# tools that run kernels on the GPU.
+# tools that run kernels on the GPU; the build folder, for scripts that take
+# it.
 config.substitutions.append(("%fakecuda", os.path.join(
     config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))
+config.substitutions.append(("%{obj_root}", config.tilec_obj_root))
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
 ptxas = shutil.which("ptxas") or os.path.join(config.cuda_root, "bin", "ptxas")
