@@ -14,11 +14,12 @@
 using namespace tilec;
 
 Arg tilec::toArg(HostArg &arg) {
-  Arg result = !arg.isBuffer ? (isFloat(arg.dtype)
-                                    ? Arg::scalar(arg.dtype, arg.floatValue)
-                                    : Arg::scalarInt(arg.dtype, arg.intValue))
-               : arg.isOutput ? Arg::output(arg.data.data(), arg.count(), arg.dtype)
-                              : Arg::buffer(arg.data.data(), arg.count(), arg.dtype);
+  Arg result =
+      !arg.isBuffer
+          ? (isFloat(arg.dtype) ? Arg::scalar(arg.dtype, arg.floatValue)
+                                : Arg::scalarInt(arg.dtype, arg.intValue))
+      : arg.isOutput ? Arg::output(arg.data.data(), arg.count(), arg.dtype)
+                     : Arg::buffer(arg.data.data(), arg.count(), arg.dtype);
   if (!arg.name.empty())
     result.named(arg.name);
   return result;
@@ -31,12 +32,11 @@ llvm::Expected<HostArg> tilec::parseHostArg(llvm::StringRef spec,
   param.name = name.str();
   auto ptr = dyn_cast<mlir::tile::PointerType>(paramType);
   param.isPointer = bool(ptr);
-  std::optional<DType> dtype =
-      dtypeOf(ptr ? ptr.getPointeeType() : paramType);
+  std::optional<DType> dtype = dtypeOf(ptr ? ptr.getPointeeType() : paramType);
   if (!dtype)
-    return llvm::createStringError(
-        "argument %" + name + " ('" + spec + "'): " +
-        (ptr ? "buffers" : "parameters") + " of this type are not supported");
+    return llvm::createStringError("argument %" + name + " ('" + spec +
+                                   "'): " + (ptr ? "buffers" : "parameters") +
+                                   " of this type are not supported");
   param.dtype = *dtype;
   support::Result<HostArg> arg = tilec::parseHostArg(spec, param);
   if (!arg.ok())

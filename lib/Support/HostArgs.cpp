@@ -76,7 +76,7 @@ static bool parseInt(std::string_view text, int64_t &value) {
     return false;
   uint64_t v = 0;
   for (char c : text) {
-    unsigned digit = c >= '0' && c <= '9'   ? unsigned(c - '0')
+    unsigned digit = c >= '0' && c <= '9' ? unsigned(c - '0')
                      : (c | 0x20) >= 'a' && (c | 0x20) <= 'z'
                          ? unsigned((c | 0x20) - 'a' + 10)
                          : 99;
@@ -176,8 +176,8 @@ static Result<HostArg> parseScalar(HostArg arg, const SpecErrors &error) {
     return error("expected a scalar of type " + type);
   auto [lo, hi] = intRange(arg.dtype);
   if (arg.intValue < lo || arg.intValue > hi)
-    return error("value " + std::to_string(arg.intValue) +
-                 " does not fit in " + type);
+    return error("value " + std::to_string(arg.intValue) + " does not fit in " +
+                 type);
   return arg;
 }
 
@@ -267,8 +267,8 @@ Result<HostArg> tilec::parseHostArg(std::string_view spec,
     rest = rest.substr(comma + 1);
   }
 
-  int sources = !arg.inPath.empty() + seed.has_value() + fill.has_value() +
-                int(iota);
+  int sources =
+      !arg.inPath.empty() + seed.has_value() + fill.has_value() + int(iota);
   if (sources > 1)
     return error("give at most one of in=, rand=, fill=, iota");
   if ((lo || hi) && !seed)
@@ -389,9 +389,8 @@ Status tilec::writeHostOutputs(const std::vector<HostArg> &args,
     if (arg.print) {
       size_t size = dtypeSize(arg.dtype);
       for (size_t i = 0, n = arg.count(); i < n; ++i)
-        printed += "%" + arg.name + "[" + std::to_string(i) +
-                   "] = " + formatElement(arg.data.data() + i * size, arg.dtype) +
-                   "\n";
+        printed += "%" + arg.name + "[" + std::to_string(i) + "] = " +
+                   formatElement(arg.data.data() + i * size, arg.dtype) + "\n";
     }
     if (!arg.outPath.empty())
       if (Status s = writeBuffer(arg, arg.outPath); !s.ok())
@@ -449,8 +448,8 @@ Comparison tilec::compareElements(DType dtype, std::span<const uint8_t> got,
       int64_t x = loadInt(g, dtype), y = loadInt(w, dtype);
       // The distance in uint64, exact where a double difference would not
       // be (past 2^53).
-      uint64_t distance = x > y ? uint64_t(x) - uint64_t(y)
-                                : uint64_t(y) - uint64_t(x);
+      uint64_t distance =
+          x > y ? uint64_t(x) - uint64_t(y) : uint64_t(y) - uint64_t(x);
       error = double(distance);
       reference = std::fabs(double(y));
       double bound = std::floor(atol + rtol * reference);
@@ -497,9 +496,9 @@ Status tilec::checkHostExpectations(const std::vector<HostArg> &args) {
     if (!want.ok())
       return want.status();
     auto [defaultAtol, defaultRtol] = defaultTolerance(arg.dtype);
-    Comparison c =
-        compareElements(arg.dtype, arg.data, *want, arg.atol.value_or(defaultAtol),
-                        arg.rtol.value_or(defaultRtol), /*keep=*/1);
+    Comparison c = compareElements(arg.dtype, arg.data, *want,
+                                   arg.atol.value_or(defaultAtol),
+                                   arg.rtol.value_or(defaultRtol), /*keep=*/1);
     if (c.ok())
       continue;
     size_t first = c.firstMismatches.front(), size = dtypeSize(arg.dtype);

@@ -134,11 +134,10 @@ Result<NpyArray> tilec::parseNpy(std::string_view bytes, DType expected,
   }
   std::string_view want = npyDescr(expected);
   if (!sameDescr(*descr, want))
-    return Status::error("'" + std::string(path) +
-                         "' holds elements of type '" + std::string(*descr) +
-                         "', but the parameter needs " +
-                         std::string(dtypeName(expected)) + " ('" +
-                         std::string(want) + "')");
+    return Status::error(
+        "'" + std::string(path) + "' holds elements of type '" +
+        std::string(*descr) + "', but the parameter needs " +
+        std::string(dtypeName(expected)) + " ('" + std::string(want) + "')");
 
   std::optional<std::string_view> shape = dictValue(header, "shape");
   if (!shape)
@@ -199,8 +198,7 @@ std::string tilec::formatNpy(DType dtype, std::span<const uint8_t> data,
       dims += ",";
   }
   std::string header = "{'descr': '" + std::string(npyDescr(dtype)) +
-                       "', 'fortran_order': False, 'shape': (" + dims +
-                       "), }";
+                       "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Pad with spaces so that the data starts at a multiple of 64 bytes.
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');

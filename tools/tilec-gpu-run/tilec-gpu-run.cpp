@@ -283,8 +283,8 @@ bool checkBuffer(const HostArg &h, const Buffer &a,
   };
   size_t first = 0;
   if (size_t n = countTouched(got.data(), a.guard, first)) {
-    std::printf("%s: the kernel wrote %zu bytes before the buffer (the "
-                "first %zu bytes before it)\n",
+    std::printf("%s: the kernel wrote %zu bytes before the buffer (from "
+                "%zu bytes before its start)\n",
                 name.c_str(), n, a.guard - first);
     note("written out of bounds");
     ok = false;
@@ -316,26 +316,25 @@ bool checkBuffer(const HostArg &h, const Buffer &a,
     return ok;
   }
   auto [atol, rtol] = defaultTolerance(h.dtype);
-  Comparison c = compareElements(h.dtype, result, a.expected,
-                                 h.atol.value_or(atol), h.rtol.value_or(rtol),
-                                 o.maxReport);
+  Comparison c =
+      compareElements(h.dtype, result, a.expected, h.atol.value_or(atol),
+                      h.rtol.value_or(rtol), o.maxReport);
   std::string errors = "max abs err " + format("%.3g", c.maxAbsError) +
                        " at [" + std::to_string(c.maxAbsErrorAt) +
                        "], norm rel err " + format("%.3g", c.normRelError);
-  std::string tolerance = "atol " + format("%g", c.atol) + ", rtol " +
-                          format("%g", c.rtol);
+  std::string tolerance =
+      "atol " + format("%g", c.atol) + ", rtol " + format("%g", c.rtol);
   note(c.ok() ? errors
               : std::to_string(c.mismatches) + " of " +
                     std::to_string(c.count) + " differ, " + errors);
   if (c.ok()) {
-    std::printf("%s: %zu elements match '%s' (%s; %s)\n", name.c_str(),
-                c.count, h.expectPath.c_str(), errors.c_str(),
-                tolerance.c_str());
+    std::printf("%s: %zu elements match '%s' (%s; %s)\n", name.c_str(), c.count,
+                h.expectPath.c_str(), errors.c_str(), tolerance.c_str());
     return ok;
   }
-  std::printf("%s: %zu of %zu elements differ from '%s' (%s; %s)",
-              name.c_str(), c.mismatches, c.count, h.expectPath.c_str(),
-              tolerance.c_str(), errors.c_str());
+  std::printf("%s: %zu of %zu elements differ from '%s' (%s; %s)", name.c_str(),
+              c.mismatches, c.count, h.expectPath.c_str(), tolerance.c_str(),
+              errors.c_str());
   if (c.unwritten)
     std::printf("; %zu of them never written (still poison)", c.unwritten);
   std::printf("\n");
@@ -401,8 +400,8 @@ int run(const Options &o) {
       values.push_back(argValue(hosts[i], kernel.params[i], (i + 1) << 20));
     std::vector<uint64_t> slots(n);
     std::vector<void *> pointers(n);
-    if (Status s = packArgs(kernel, values.data(), n, slots.data(),
-                            pointers.data());
+    if (Status s =
+            packArgs(kernel, values.data(), n, slots.data(), pointers.data());
         !s.ok())
       return fail(s.message());
   }
@@ -426,8 +425,8 @@ int run(const Options &o) {
       continue;
     size_t bytes = h.data.size();
     // At least one byte: an empty buffer still needs an address.
-    Expected<DeviceMemory> memory = DeviceMemory::allocate(
-        *ctx, std::max<size_t>(2 * a.guard + bytes, 1));
+    Expected<DeviceMemory> memory =
+        DeviceMemory::allocate(*ctx, std::max<size_t>(2 * a.guard + bytes, 1));
     if (!memory.ok())
       return fail("%" + h.name + ": " + memory.message());
     a.memory = std::move(*memory);
@@ -468,8 +467,8 @@ int run(const Options &o) {
   if (!written.ok())
     return fail(written.message());
   std::printf("tilec-gpu-run: %s: kernel %s, grid (%lld, %lld, %lld)%s%s\n",
-              ok ? "PASS" : "FAIL", kernel.name.c_str(),
-              (long long)o.grid.x, (long long)o.grid.y, (long long)o.grid.z,
+              ok ? "PASS" : "FAIL", kernel.name.c_str(), (long long)o.grid.x,
+              (long long)o.grid.y, (long long)o.grid.z,
               summary.empty() ? "" : ": ", summary.c_str());
   return ok ? 0 : 1;
 }

@@ -12,10 +12,10 @@
 // `.param` declarations of the PTX entry. `scatter(idx: ptr<i32>, y:
 // ptr<f32>, n: i32)` stores y[idx[i]] = i for i < n, anywhere it is told (so
 // tools' checks of writes out of bounds can be tested); after a kernel named
-// `fault` the next synchronization fails as a real memory fault does. The driver's rules that the runtime
-// must respect are enforced as the real driver does: a launch needs the
-// context current, and more than 48 KiB of dynamic shared memory needs the
-// function's attribute raised first.
+// `fault` the next synchronization fails as a real memory fault does. The
+// driver's rules that the runtime must respect are enforced as the real driver
+// does: a launch needs the context current, and more than 48 KiB of dynamic
+// shared memory needs the function's attribute raised first.
 //
 // Two devices, each with its primary context. TILEC_FAKE_CUDA_MODE makes it
 // a broken driver: "nodevice" (cuInit fails), "old" (CUDA 11.8), "partial"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/FloatFormats.h"
 #include "tilec/support/HostArgs.h"
+#include "tilec/support/FloatFormats.h"
 #include "tilec/support/Npy.h"
 
 #include <gtest/gtest.h>
@@ -220,9 +220,9 @@ TEST(HostArgs, EveryMalformedBufferSpec) {
   EXPECT_EQ(parseError("n=4,expect=r.npy,rtol", x),
             "argument %x ('n=4,expect=r.npy,rtol'): rtol needs a number");
   for (std::string key : {"in", "save", "out", "expect"}) {
-    EXPECT_EQ(parseError("n=4," + key + "=", x),
-              "argument %x ('n=4," + key + "='): " + key +
-                  " needs a file name");
+    EXPECT_EQ(parseError("n=4," + key + "=", x), "argument %x ('n=4," + key +
+                                                     "='): " + key +
+                                                     " needs a file name");
     EXPECT_EQ(parseError("n=4," + key, x),
               "argument %x ('n=4," + key + "'): " + key + " needs a file name");
   }
@@ -279,8 +279,9 @@ TEST(HostArgs, FilesInAndOut) {
             "argument %x ('in=" + npy +
                 ",n=3'): n=3 but the file holds 2 elements");
   EXPECT_EQ(parseError("in=" + npy, buffer(DType::F16)),
-            "'" + npy + "' holds elements of type '<f4', but the parameter "
-                        "needs f16 ('<f2')");
+            "'" + npy +
+                "' holds elements of type '<f4', but the parameter "
+                "needs f16 ('<f2')");
   ASSERT_TRUE(writeFileBytes(raw, "abcde").ok());
   EXPECT_EQ(parseError("in=" + raw, buffer(DType::F32)),
             "'" + raw + "' holds 5 bytes, not a whole number of f32 elements");
@@ -363,12 +364,10 @@ TEST(HostArgs, ComparisonRule) {
                       floats({100, nan, inf, 1, 3}), 0, 0.01, /*keep=*/2);
   EXPECT_EQ(c.firstMismatches, (std::vector<size_t>{0, 1}));
   // atol carries zero references.
-  EXPECT_TRUE(compareElements(DType::F32, floats({1e-7f}), floats({0}), 1e-6,
-                              0)
-                  .ok());
-  EXPECT_FALSE(compareElements(DType::F32, floats({1e-5f}), floats({0}), 1e-6,
-                               0)
-                   .ok());
+  EXPECT_TRUE(
+      compareElements(DType::F32, floats({1e-7f}), floats({0}), 1e-6, 0).ok());
+  EXPECT_FALSE(
+      compareElements(DType::F32, floats({1e-5f}), floats({0}), 1e-6, 0).ok());
   EXPECT_DOUBLE_EQ(
       compareElements(DType::F32, floats({3}), floats({0}), 0, 0).normRelError,
       3.0);
@@ -390,11 +389,10 @@ TEST(HostArgs, ComparisonRule) {
   EXPECT_TRUE(compareElements(DType::I1, t, u, 0, 0).ok());
   // bf16: 1 and 1.0078125 (one ulp) are within its default rtol.
   uint16_t one = 0x3f80, next = 0x3f81;
-  EXPECT_TRUE(compareElements(DType::BF16,
-                              {reinterpret_cast<uint8_t *>(&next), 2},
-                              {reinterpret_cast<uint8_t *>(&one), 2}, 1e-2,
-                              1.6e-2)
-                  .ok());
+  EXPECT_TRUE(
+      compareElements(DType::BF16, {reinterpret_cast<uint8_t *>(&next), 2},
+                      {reinterpret_cast<uint8_t *>(&one), 2}, 1e-2, 1.6e-2)
+          .ok());
 }
 
 TEST(HostArgs, CheckExpectations) {
@@ -417,8 +415,9 @@ TEST(HostArgs, CheckExpectations) {
   HostArg ints = parseOk("n=4,fill=7,expect=" + ref, buffer(DType::I32, "k"));
   args = {ints};
   EXPECT_EQ(checkHostExpectations(args).message(),
-            "'" + ref + "' holds elements of type '<f4', but the parameter "
-                        "needs i32 ('<i4')");
+            "'" + ref +
+                "' holds elements of type '<f4', but the parameter "
+                "needs i32 ('<i4')");
   std::remove(ref.c_str());
 }
 

@@ -139,16 +139,16 @@ TEST(Npy, EveryMalformedFile) {
             "'t.npy' is not a valid .npy file: the header has no 'descr'");
   EXPECT_EQ(parseError(npyBytes("{'descr': '<f4'}", good4)),
             "'t.npy' is not a valid .npy file: the header has no 'shape'");
-  EXPECT_EQ(parseError(npyBytes(
-                "{'descr': '<f4', 'fortran_order': True, 'shape': (1,)}",
-                good4)),
-            "'t.npy' is not a valid .npy file: Fortran order is not "
-            "supported; save a C-order array");
-  EXPECT_EQ(parseError(npyBytes(
-                "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,)}",
-                good4)),
-            "'t.npy' is not a valid .npy file: bad 'fortran_order' value "
-            "'Maybe'");
+  EXPECT_EQ(
+      parseError(npyBytes(
+          "{'descr': '<f4', 'fortran_order': True, 'shape': (1,)}", good4)),
+      "'t.npy' is not a valid .npy file: Fortran order is not "
+      "supported; save a C-order array");
+  EXPECT_EQ(
+      parseError(npyBytes(
+          "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,)}", good4)),
+      "'t.npy' is not a valid .npy file: bad 'fortran_order' value "
+      "'Maybe'");
   EXPECT_EQ(parseError(npyBytes("{'descr': '<i4', 'shape': (1,)}", good4)),
             "'t.npy' holds elements of type '<i4', but the parameter needs "
             "f32 ('<f4')");
