@@ -17,9 +17,11 @@ and writes DIR/<case>/ (default .gpu-cases):
     command                       the one-line tilec-gpu-run command
     cpu-command                   the same check on the CPU (tilec-run)
 
-The cases are then checked on the CPU (cpu-command must pass, so the folder
-is consistent) and scripts/gpu-diff.sh runs `command` in each folder on the
-GPU machine. Needs only python3's standard library and the tools of BUILD.
+Each folder is checked here: cpu-command must pass (the folder reproduces
+the interpreter's run from its own files), and `command` must get as far as
+needing the driver (tilec-gpu-run checks the metadata, the files and the
+scalars, divisibility included, before it loads one). scripts/gpu-diff.sh
+runs `command` in each folder on the GPU machine. Needs only python3's standard library and the tools of BUILD.
 """
 
 import argparse
@@ -35,6 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = ".tilec-gpu-cases"
 SOURCES = ("in=", "rand=", "fill=", "iota")
 TOLERANCES = ("atol=", "rtol=")
+# A driver that cannot load: tilec-gpu-run checks everything it can first.
+NO_DRIVER = "/nonexistent/libcuda.so.1"
 
 
 class CaseError(Exception):
@@ -191,6 +195,15 @@ def make_case(case, tools, out_dir, workdir, builder_cache):
         f.write(check + "\n")
     # The folder must reproduce the interpreter's run from its own files.
     run([tools["tilec-run"]] + check.split()[1:], cwd=case_dir)
+    # And the GPU command must be refused for nothing but the missing driver.
+    with open(os.path.join(case_dir, "command")) as f:
+        gpu_cmd = [tools["tilec-gpu-run"]] + f.read().split()[1:]
+    proc = subprocess.run(gpu_cmd, cwd=case_dir, capture_output=True,
+                          text=True, env=dict(os.environ,
+                                              TILEC_LIBCUDA=NO_DRIVER))
+    if "no CUDA driver found: %s" % NO_DRIVER not in proc.stderr:
+        raise CaseError("the GPU command would fail:\n%s%s" %
+                        (proc.stdout, proc.stderr))
     return sum(os.path.getsize(os.path.join(case_dir, f))
                for f in os.listdir(case_dir))
 
@@ -209,7 +222,7 @@ def main():
     args = parser.parse_args()
 
     tools = {}
-    for tool in ("tilec", "tilec-run", "tilec-examples"):
+    for tool in ("tilec", "tilec-run", "tilec-examples", "tilec-gpu-run"):
         tools[tool] = os.path.join(args.build, "bin", tool)
         if not os.access(tools[tool], os.X_OK):
             sys.exit("make-gpu-cases: error: no %s in %s/bin (build it, or "
