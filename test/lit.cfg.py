@@ -26,9 +26,16 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-examples",
-         "tilec-analyze", "tilec-profile", "not"]
+tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-gpu-run",
+         "tilec-examples", "tilec-analyze", "tilec-profile", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The stand-in libcuda of test/Unit/Runtime (TILEC_LIBCUDA=%fakecuda), for
+# tools that run kernels on the GPU; the build folder, for scripts that take
+# it.
+config.substitutions.append(("%fakecuda", os.path.join(
+    config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))
+config.substitutions.append(("%{obj_root}", config.tilec_obj_root))
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
 ptxas = shutil.which("ptxas") or os.path.join(config.cuda_root, "bin", "ptxas")
@@ -47,7 +54,3 @@ if os.path.exists(libdevice):
 else:
     lit_config.note("libdevice not found: tests of kernels that call CUDA "
                     "math functions are unsupported")
-
-# The stand-in libcuda of test/Unit/Runtime, for tilec-profile without a GPU.
-config.substitutions.append(("%fake_cuda", os.path.join(
-    config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))

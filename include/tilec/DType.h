@@ -42,6 +42,8 @@ inline constexpr DType i1 = DType::I1, i8 = DType::I8, i16 = DType::I16,
 std::string_view dtypeName(DType type);
 /// Parses an MLIR spelling of a dtype.
 std::optional<DType> parseDType(std::string_view name);
+/// Every name parseDType accepts, space-separated (for error messages).
+std::string_view allDTypeNames();
 /// Bytes one element takes in memory (I1 takes a byte).
 size_t dtypeSize(DType type);
 bool isFloat(DType type);

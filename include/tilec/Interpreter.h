@@ -22,7 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
-#include "tilec/DType.h"
+#include "tilec/DTypeMlir.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -46,8 +46,6 @@ class Type;
 
 namespace tilec {
 
-/// The dtype of an MLIR scalar type, if it has one.
-std::optional<DType> dtypeOf(mlir::Type type);
 
 /// One kernel argument: a host buffer (for a `!tile.ptr<T>` parameter) or a
 /// scalar.

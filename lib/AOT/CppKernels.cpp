@@ -26,7 +26,7 @@ namespace tilec::aot {
 using runtime::Expected;
 using runtime::KernelMetadata;
 using runtime::ParamInfo;
-using runtime::ScalarType;
+using runtime::DType;
 using runtime::Status;
 
 namespace {
@@ -88,29 +88,29 @@ const std::set<std::string_view> kGeneratedNames = {
     "Kernels",      "load",    "kernels", "binary",
     "metadataJson", "context", "module",  "options"};
 
-const char *hostPointee(ScalarType t) {
+const char *hostPointee(DType t) {
   switch (t) {
-  case ScalarType::I1:
+  case DType::I1:
     return "bool";
-  case ScalarType::I8:
+  case DType::I8:
     return "int8_t";
-  case ScalarType::I16:
+  case DType::I16:
     return "int16_t";
-  case ScalarType::I32:
+  case DType::I32:
     return "int32_t";
-  case ScalarType::I64:
+  case DType::I64:
     return "int64_t";
-  case ScalarType::F16:
+  case DType::F16:
     return "::tilec::runtime::Half";
-  case ScalarType::BF16:
+  case DType::BF16:
     return "::tilec::runtime::BFloat16";
-  case ScalarType::F32:
+  case DType::F32:
     return "float";
-  case ScalarType::F64:
+  case DType::F64:
     return "double";
-  case ScalarType::F8E4M3FN:
+  case DType::F8E4M3FN:
     return "::tilec::runtime::Float8E4M3FN";
-  case ScalarType::F8E5M2:
+  case DType::F8E5M2:
     return "::tilec::runtime::Float8E5M2";
   }
   return "void";
@@ -147,8 +147,8 @@ std::vector<std::string> paramNames(const KernelMetadata &k,
 std::string paramDoc(const ParamInfo &p) {
   std::string d = p.name + ": ";
   d += p.kind == ParamInfo::Kind::Pointer
-           ? "ptr<" + std::string(runtime::typeName(p.type)) + ">"
-           : std::string(runtime::typeName(p.type));
+           ? "ptr<" + std::string(runtime::dtypeName(p.type)) + ">"
+           : std::string(runtime::dtypeName(p.type));
   if (p.divisibility != 1)
     d += " (multiple of " + std::to_string(p.divisibility) +
          (p.kind == ParamInfo::Kind::Pointer ? " bytes)" : ")");

@@ -11,6 +11,7 @@
 #define TILEC_LIB_BUILDER_DETAIL_H
 
 #include "tilec/Builder.h"
+#include "tilec/DTypeMlir.h"
 
 #include "dialect/TileDialect.h"
 
@@ -121,8 +122,6 @@ struct Access {
 // Type helpers (Types.cpp)
 //===----------------------------------------------------------------------===//
 
-mlir::Type toMlir(DType type, mlir::MLIRContext *ctx);
-std::optional<DType> fromMlir(mlir::Type type);
 /// "128x64xf32", "i32", "128x!tile.ptr<f16>".
 std::string typeStr(mlir::Type type);
 std::string shapeStr(llvm::ArrayRef<int64_t> shape);

@@ -338,7 +338,7 @@ Value Kernel::pointer(std::string name, DType pointee, int divisibility,
                       SourceLoc loc) {
   Site s = site(loc, "Kernel::pointer");
   MLIRContext *ctx = impl_->context.get();
-  Type type = tile::PointerType::get(ctx, toMlir(pointee, ctx));
+  Type type = tile::PointerType::get(ctx, mlirType(pointee, ctx));
   return addParam(impl_, s, std::move(name), type, pointee, true, divisibility);
 }
 
@@ -351,7 +351,7 @@ Value Kernel::scalar(std::string name, DType type, int divisibility,
     impl_->fail(s, "scalar parameter '" + name + "' has type " +
                        std::string(dtypeName(type)) +
                        "; kernel scalars are i1, i32, i64, f16, bf16 or f32");
-  return addParam(impl_, s, std::move(name), toMlir(type, impl_->context.get()),
+  return addParam(impl_, s, std::move(name), mlirType(type, impl_->context.get()),
                   type, false, divisibility);
 }
 

@@ -34,7 +34,7 @@ Value Kernel::full(const std::vector<int64_t> &shape, const Operand &value,
   KernelImpl &k = *impl_;
   k.checkUsable(s);
   checkShape(k, s, shape);
-  Type elem = toMlir(type, k.context.get());
+  Type elem = mlirType(type, k.context.get());
   if (value.kind() != Operand::Kind::Value)
     return Access::wrap(impl_, detail::constant(k, value, elem, shape, s));
   mlir::Value v = k.use(value.value(), s);

@@ -389,7 +389,7 @@ DType resultType(const std::vector<Operand> &operands, SourceLoc loc) {
     ptrs.push_back(&o);
   SmallVector<Resolved> ops;
   std::shared_ptr<KernelImpl> k = resolve(ptrs, ops, s);
-  return *fromMlir(promote(*k, ops, s));
+  return *dtypeOf(promote(*k, ops, s));
 }
 
 //===----------------------------------------------------------------------===//
@@ -923,7 +923,7 @@ DType Value::dtype(SourceLoc loc) const {
   if (auto p = dyn_cast<tile::PointerType>(elem))
     elem = p.getPointeeType();
   // Kernels built here only hold pointers to DTypes.
-  return fromMlir(elem).value_or(DType::I8);
+  return dtypeOf(elem).value_or(DType::I8);
 }
 
 bool Value::isPointer(SourceLoc loc) const {
@@ -957,7 +957,7 @@ Value Value::to(DType type, SourceLoc loc) const {
     k->fail(s, "cannot convert pointers " + detail::typeStr(x.getType()) +
                    " to " + std::string(dtypeName(type)) +
                    "; use bitcast to retype pointers");
-  return Access::wrap(k, castTo(*k, x, toMlir(type, k->context.get()), s),
+  return Access::wrap(k, castTo(*k, x, mlirType(type, k->context.get()), s),
                       pads);
 }
 
@@ -966,7 +966,7 @@ Value Value::bitcast(DType type, SourceLoc loc) const {
   mlir::Value x;
   std::vector<Pad> pads;
   auto k = resolveOne(*this, s, x, pads);
-  Type target = toMlir(type, k->context.get());
+  Type target = mlirType(type, k->context.get());
   if (isPtr(x.getType())) {
     Type result = tile::withElementType(
         x.getType(), tile::PointerType::get(target.getContext(), target));

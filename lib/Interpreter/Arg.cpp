@@ -8,38 +8,6 @@
 using namespace mlir;
 using namespace tilec;
 
-std::optional<DType> tilec::dtypeOf(Type type) {
-  if (auto i = dyn_cast<IntegerType>(type)) {
-    switch (i.getWidth()) {
-    case 1:
-      return DType::I1;
-    case 8:
-      return DType::I8;
-    case 16:
-      return DType::I16;
-    case 32:
-      return DType::I32;
-    case 64:
-      return DType::I64;
-    default:
-      return std::nullopt;
-    }
-  }
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (isa<Float8E4M3FNType>(type))
-    return DType::F8E4M3FN;
-  if (isa<Float8E5M2Type>(type))
-    return DType::F8E5M2;
-  return std::nullopt;
-}
-
 Arg Arg::buffer(void *data, size_t count, DType dtype) {
   Arg arg;
   arg.isBuffer_ = true;

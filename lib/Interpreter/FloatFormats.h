@@ -1,9 +1,9 @@
-//===- FloatFormats.h - rounding to and encoding narrow floats --*- C++ -*-===//
+//===- FloatFormats.h - the float formats in the interpreter ----*- C++ -*-===//
 //
-// The interpreter keeps every float element as a double holding a value that
-// is exactly representable in the element's type; these functions round a
-// double to a type (the GPU's rounding points) and convert between values
-// and the bits that memory holds.
+// The formats live in lib/Support (tilec-gpu-run encodes and decodes
+// elements with them too); the interpreter's code names them unqualified
+// inside tilec::interp, where its own formatOf(mlir::Type) would otherwise
+// hide the DType overload.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,49 +11,17 @@
 #define TILEC_LIB_INTERPRETER_FLOATFORMATS_H
 
 #include "tilec/Interpreter.h"
-
-#include <cstdint>
+#include "tilec/support/FloatFormats.h"
 
 namespace tilec::interp {
-
-/// The float formats elements may have; TF32 exists only as dot inputs.
-enum class FloatFormat : uint8_t {
-  F16,
-  BF16,
-  F32,
-  F64,
-  F8E4M3FN,
-  F8E5M2,
-  TF32
-};
-
-/// IEEE rounding directions (arith.truncf's roundingmode), plus ties-away.
-enum class RoundMode : uint8_t {
-  NearestEven,
-  Downward,
-  Upward,
-  TowardZero,
-  NearestAway,
-};
-
-/// Rounds `x` to `format`. Overflow gives infinity where the format has one
-/// and rounding goes away from zero; the fp8 formats saturate to their
-/// largest finite value (the GPU converts with .satfinite), NaN stays NaN.
-double roundToFormat(double x, FloatFormat format,
-                     RoundMode mode = RoundMode::NearestEven);
-
-/// A function rounding to one format with round-to-nearest-even, for loops.
-using RoundFn = double (*)(double);
-RoundFn getRoundFn(FloatFormat format);
-
-/// The value that `bits` (the low dtypeSize bytes) encode in `dtype`.
-double decodeFloat(uint64_t bits, DType dtype);
-/// The bits of `x` in `dtype`; `x` is rounded to it first.
-uint64_t encodeFloat(double x, DType dtype);
-
-/// The format of a float dtype.
-FloatFormat formatOf(DType dtype);
-
+using tilec::decodeFloat;
+using tilec::encodeFloat;
+using tilec::FloatFormat;
+using tilec::formatOf;
+using tilec::getRoundFn;
+using tilec::RoundFn;
+using tilec::RoundMode;
+using tilec::roundToFormat;
 } // namespace tilec::interp
 
 #endif // TILEC_LIB_INTERPRETER_FLOATFORMATS_H

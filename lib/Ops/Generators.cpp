@@ -240,25 +240,28 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
   Value colMask = cols < nCols;
   // Row offsets in i64: n_rows * n_cols may pass 2^31 elements.
   if (bm == 1) {
-    // One row per program: 1-D tiles of the row.
+    // One row per program: 1-D tiles of the row. Programs past n_rows (a
+    // grid rounded up) touch no memory.
+    Value inRows = pid < nRows;
+    Value mask = colMask & inRows;
     Value rowStart = pid.to(DType::I64) * nCols;
     b.rows = pid;
     b.cols = cols;
     b.index = pid * nCols + cols;
     for (Entry &e : b.entries) {
       if (e.arg.kind == Arg::Kind::Input)
-        e.tile = k.load(e.param + rowStart + cols, colMask)
+        e.tile = k.load(e.param + rowStart + cols, mask)
                      .withoutPadding()
                      .maskedBy(colMask, nCols);
       else if (e.arg.kind == Arg::Kind::ColumnInput)
-        e.tile = k.load(e.param + cols, colMask)
+        e.tile = k.load(e.param + cols, mask)
                      .withoutPadding()
                      .maskedBy(colMask, nCols);
     }
-    b.storeOutput = [&k, pid, rowStart, cols, colMask](Entry &e,
-                                                       const Operand &v) {
+    b.storeOutput = [&k, pid, rowStart, cols, mask, inRows](Entry &e,
+                                                           const Operand &v) {
       if (e.arg.kind == Arg::Kind::Output) {
-        k.store(e.param + rowStart + cols, v, colMask);
+        k.store(e.param + rowStart + cols, v, mask);
         return;
       }
       // One row: a scalar, or a 1-element tile (a keepdim reduction).
@@ -268,7 +271,7 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
                                        "' takes one value per row (a scalar "
                                        "or a 1-element tile here), got " +
                                        v.value().typeStr());
-      k.store(e.param + pid, v);
+      k.store(e.param + pid, v, inRows);
     };
   } else {
     // Several rows per program: [rows, cols] tiles, padded in both.

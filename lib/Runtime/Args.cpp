@@ -18,14 +18,14 @@ namespace tilec::runtime {
 namespace {
 
 /// "an i32", "a bf16": the article that reads right before a type name.
-std::string withArticle(ScalarType t) {
-  std::string_view name = typeName(t);
+std::string withArticle(DType t) {
+  std::string_view name = dtypeName(t);
   return (name[0] == 'i' || name[0] == 'f' ? "an " : "a ") + std::string(name);
 }
 
 std::string expectedText(const ParamInfo &p) {
   if (p.kind == ParamInfo::Kind::Pointer)
-    return "a pointer to " + std::string(typeName(p.type));
+    return "a pointer to " + std::string(dtypeName(p.type));
   return withArticle(p.type) + " scalar";
 }
 
@@ -79,7 +79,7 @@ std::string valueText(const ArgValue &a) {
 rangeError(const KernelMetadata &k, size_t index, const ArgValue &arg) {
   return paramError(k, index,
                     "value " + valueText(arg) + " does not fit in " +
-                        std::string(typeName(k.params[index].type)));
+                        std::string(dtypeName(k.params[index].type)));
 }
 
 [[gnu::cold, gnu::noinline]] Status
@@ -114,13 +114,13 @@ bool intValue(const ArgValue &a, int64_t lo, int64_t hi, int64_t &out) {
 std::string describeArg(const ArgValue &arg) {
   switch (arg.kind) {
   case ArgValue::Kind::Pointer:
-    return "a pointer to " + std::string(typeName(arg.type));
+    return "a pointer to " + std::string(dtypeName(arg.type));
   case ArgValue::Kind::SignedInt:
-    return "an integer (" + std::string(typeName(arg.type)) + ")";
+    return "an integer (" + std::string(dtypeName(arg.type)) + ")";
   case ArgValue::Kind::UnsignedInt:
-    return "an unsigned integer (" + std::string(typeName(arg.type)) + ")";
+    return "an unsigned integer (" + std::string(dtypeName(arg.type)) + ")";
   case ArgValue::Kind::Float:
-    return "a floating-point value (" + std::string(typeName(arg.type)) + ")";
+    return "a floating-point value (" + std::string(dtypeName(arg.type)) + ")";
   case ArgValue::Kind::Bool:
     return "a bool";
   }
@@ -144,13 +144,13 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
       slot = a.address;
     } else {
       switch (p.type) {
-      case ScalarType::I32:
-      case ScalarType::I64: {
+      case DType::I32:
+      case DType::I64: {
         if (a.kind != ArgValue::Kind::SignedInt &&
             a.kind != ArgValue::Kind::UnsignedInt) [[unlikely]]
           return mismatch(kernel, i, a);
         int64_t v;
-        bool fits = p.type == ScalarType::I32
+        bool fits = p.type == DType::I32
                         ? intValue(a, std::numeric_limits<int32_t>::min(),
                                    std::numeric_limits<int32_t>::max(), v)
                         : intValue(a, std::numeric_limits<int64_t>::min(),
@@ -159,7 +159,7 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
           return rangeError(kernel, i, a);
         if (v % p.divisibility != 0) [[unlikely]]
           return divisibilityError(kernel, i, a);
-        if (p.type == ScalarType::I32) {
+        if (p.type == DType::I32) {
           int32_t v32 = static_cast<int32_t>(v);
           std::memcpy(&slot, &v32, 4);
         } else {
@@ -167,7 +167,7 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
         }
         break;
       }
-      case ScalarType::I1: {
+      case DType::I1: {
         // The ABI widens i1 to a 32-bit 0 or 1; integers 0 and 1 pass too.
         int64_t v;
         if (a.kind == ArgValue::Kind::Bool)
@@ -182,17 +182,17 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
         slot = static_cast<uint64_t>(v);
         break;
       }
-      case ScalarType::F32:
-      case ScalarType::F16:
-      case ScalarType::BF16: {
+      case DType::F32:
+      case DType::F16:
+      case DType::BF16: {
         if (a.kind != ArgValue::Kind::Float) [[unlikely]]
           return mismatch(kernel, i, a);
         float f = static_cast<float>(a.f);
-        if (p.type == ScalarType::F32) {
+        if (p.type == DType::F32) {
           if (std::isinf(f) && std::isfinite(a.f)) [[unlikely]]
             return rangeError(kernel, i, a);
           std::memcpy(&slot, &f, 4);
-        } else if (p.type == ScalarType::F16) {
+        } else if (p.type == DType::F16) {
           Half h = Half::fromFloat(f);
           if ((h.bits & 0x7fff) == 0x7c00 && std::isfinite(a.f)) [[unlikely]]
             return rangeError(kernel, i, a);

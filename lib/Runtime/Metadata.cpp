@@ -18,7 +18,7 @@ using json::Value;
 unsigned ParamInfo::abiBytes() const {
   if (kind == Kind::Pointer)
     return 8;
-  return type == ScalarType::I1 ? 4 : typeBytes(type);
+  return type == DType::I1 ? 4 : dtypeSize(type);
 }
 
 std::string KernelMetadata::signature() const {
@@ -28,9 +28,9 @@ std::string KernelMetadata::signature() const {
       out += ", ";
     out += p.name + ": ";
     if (p.kind == ParamInfo::Kind::Pointer)
-      out += "ptr<" + std::string(typeName(p.type)) + ">";
+      out += "ptr<" + std::string(dtypeName(p.type)) + ">";
     else
-      out += typeName(p.type);
+      out += dtypeName(p.type);
   }
   return out;
 }
@@ -147,9 +147,9 @@ private:
   std::string where_;
 };
 
-bool isScalarAbiType(ScalarType t) {
-  return t == ScalarType::I1 || t == ScalarType::I32 || t == ScalarType::I64 ||
-         t == ScalarType::F16 || t == ScalarType::BF16 || t == ScalarType::F32;
+bool isScalarAbiType(DType t) {
+  return t == DType::I1 || t == DType::I32 || t == DType::I64 ||
+         t == DType::F16 || t == DType::BF16 || t == DType::F32;
 }
 
 Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
@@ -179,10 +179,10 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
   auto typeText = f.string("type");
   if (!typeText.ok())
     return typeText.status();
-  std::optional<ScalarType> type = parseTypeName(*typeText);
+  std::optional<DType> type = parseDType(*typeText);
   if (!type)
     return f.error("\"type\" is " + json::quote(*typeText) + ", not one of " +
-                   std::string(allTypeNames()));
+                   std::string(allDTypeNames()));
   p.type = *type;
   if (p.kind == ParamInfo::Kind::Scalar && !isScalarAbiType(p.type))
     return f.error("a scalar of type " + *typeText +
@@ -196,11 +196,11 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
       return div.status();
     p.divisibility = *div;
     bool integral = p.kind == ParamInfo::Kind::Pointer ||
-                    (isIntegerType(p.type) && p.type != ScalarType::I1);
+                    (isInteger(p.type) && p.type != DType::I1);
     if (p.divisibility != 1 && !integral)
       return f.error("\"divisibility\" " + std::to_string(p.divisibility) +
                      " applies to integers and pointers, not to " +
-                     std::string(typeName(p.type)) + " scalars");
+                     std::string(dtypeName(p.type)) + " scalars");
   }
   return p;
 }

@@ -6,44 +6,6 @@
 
 namespace tilec::runtime {
 
-namespace {
-struct TypeEntry {
-  ScalarType type;
-  std::string_view name;
-  unsigned bytes;
-};
-constexpr TypeEntry kTypes[] = {
-    {ScalarType::I1, "i1", 1},         {ScalarType::I8, "i8", 1},
-    {ScalarType::I16, "i16", 2},       {ScalarType::I32, "i32", 4},
-    {ScalarType::I64, "i64", 8},       {ScalarType::F16, "f16", 2},
-    {ScalarType::BF16, "bf16", 2},     {ScalarType::F32, "f32", 4},
-    {ScalarType::F64, "f64", 8},       {ScalarType::F8E4M3FN, "f8E4M3FN", 1},
-    {ScalarType::F8E5M2, "f8E5M2", 1},
-};
-} // namespace
-
-std::string_view typeName(ScalarType type) {
-  return kTypes[static_cast<unsigned>(type)].name;
-}
-
-std::optional<ScalarType> parseTypeName(std::string_view name) {
-  for (const TypeEntry &e : kTypes)
-    if (e.name == name)
-      return e.type;
-  return std::nullopt;
-}
-
-std::string_view allTypeNames() {
-  return "i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2";
-}
-
-unsigned typeBytes(ScalarType type) {
-  return kTypes[static_cast<unsigned>(type)].bytes;
-}
-
-bool isIntegerType(ScalarType type) { return type <= ScalarType::I64; }
-bool isFloatType(ScalarType type) { return type >= ScalarType::F16; }
-
 Half Half::fromFloat(float value) {
   uint32_t x;
   std::memcpy(&x, &value, 4);

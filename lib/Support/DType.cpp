@@ -38,6 +38,10 @@ std::optional<DType> parseDType(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view allDTypeNames() {
+  return "i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2";
+}
+
 unsigned bitWidth(DType type) { return info(type).bits; }
 size_t dtypeSize(DType type) { return (bitWidth(type) + 7) / 8; }
 bool isFloat(DType type) { return type >= DType::F16; }

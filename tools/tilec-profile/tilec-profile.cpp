@@ -159,7 +159,7 @@ public:
 private:
   struct Buffer {
     std::string name;
-    ScalarType type = ScalarType::F32;
+    DType type = DType::F32;
     uint64_t count = 0;
     bool read = false, written = false, covered = false;
     std::vector<DeviceMemory> copies; ///< one per input set
@@ -168,14 +168,14 @@ private:
   Status measurePoint(const WorkloadPoint &point, const std::string &dir,
                       PointMeasurement &out, std::vector<Resources> *res);
   Expected<Kernel> kernel(const std::string &dir, const LaunchAnalysis &l);
-  Status fill(DeviceMemory &mem, ScalarType type, uint64_t count);
+  Status fill(DeviceMemory &mem, DType type, uint64_t count);
   Status checkWritten(const Buffer &b);
 
   Context ctx_;
   const Options &options_;
   size_t l2Bytes_ = size_t(50) << 20;
   std::map<std::string, Module> modules_;
-  std::map<ScalarType, std::vector<uint8_t>> randomBlocks_;
+  std::map<DType, std::vector<uint8_t>> randomBlocks_;
 };
 
 Expected<Kernel> Profiler::kernel(const std::string &dir,
@@ -200,8 +200,8 @@ Expected<Kernel> Profiler::kernel(const std::string &dir,
 
 /// Random normal values of `type` (a 4M-element block, copied over the
 /// buffer on the device).
-Status Profiler::fill(DeviceMemory &mem, ScalarType type, uint64_t count) {
-  unsigned bytes = typeBytes(type);
+Status Profiler::fill(DeviceMemory &mem, DType type, uint64_t count) {
+  unsigned bytes = unsigned(dtypeSize(type));
   std::vector<uint8_t> &block = randomBlocks_[type];
   const uint64_t blockCount = uint64_t(1) << 22;
   if (block.empty()) {
@@ -212,20 +212,20 @@ Status Profiler::fill(DeviceMemory &mem, ScalarType type, uint64_t count) {
       double v = rng.normal();
       uint8_t *at = block.data() + i * bytes;
       switch (type) {
-      case ScalarType::F32: {
+      case DType::F32: {
         float f = float(v);
         std::memcpy(at, &f, 4);
         break;
       }
-      case ScalarType::F64:
+      case DType::F64:
         std::memcpy(at, &v, 8);
         break;
-      case ScalarType::F16: {
+      case DType::F16: {
         Half h = Half::fromFloat(float(v));
         std::memcpy(at, &h.bits, 2);
         break;
       }
-      case ScalarType::BF16: {
+      case DType::BF16: {
         BFloat16 h = BFloat16::fromFloat(float(v));
         std::memcpy(at, &h.bits, 2);
         break;
@@ -253,7 +253,7 @@ Status Profiler::fill(DeviceMemory &mem, ScalarType type, uint64_t count) {
 }
 
 Status Profiler::checkWritten(const Buffer &b) {
-  unsigned bytes = typeBytes(b.type);
+  unsigned bytes = unsigned(dtypeSize(b.type));
   uint64_t step = std::max<uint64_t>(1, b.count / 257);
   for (uint64_t i = 0; i < b.count; i += step) {
     uint8_t v[8];
@@ -276,7 +276,7 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
     for (const LaunchArg &a : l.args) {
       if (!a.isBuffer)
         continue;
-      auto type = parseTypeName(a.type);
+      auto type = parseDType(a.type);
       if (!type)
         return Status::error("buffer '" + a.buffer + "' has unknown type '" +
                              a.type + "'");
@@ -297,7 +297,7 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
   uint64_t inputBytes = 0;
   for (auto &[name, b] : buffers)
     if (b.read)
-      inputBytes += b.count * typeBytes(b.type);
+      inputBytes += b.count * dtypeSize(b.type);
   // Copies of the inputs so that repeated runs do not find them in L2.
   size_t sets = inputBytes
                     ? std::clamp<size_t>(
@@ -307,7 +307,7 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
     size_t copies = b.read ? sets : 1;
     for (size_t i = 0; i < copies; ++i) {
       auto mem = DeviceMemory::allocate(ctx_, std::max<uint64_t>(1, b.count) *
-                                                  typeBytes(b.type));
+                                                  dtypeSize(b.type));
       if (!mem.ok())
         return mem.status().withContext("allocating buffer '" + name + "'");
       if (b.read)
@@ -352,15 +352,15 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
           v.address = b.copies[b.read ? s : 0].address();
         } else if (a.isFloat) {
           v.kind = ArgValue::Kind::Float;
-          v.type = ScalarType::F64;
+          v.type = DType::F64;
           v.f = a.floatValue;
         } else if (a.type == "i1") {
           v.kind = ArgValue::Kind::Bool;
-          v.type = ScalarType::I1;
+          v.type = DType::I1;
           v.b = a.intValue != 0;
         } else {
           v.kind = ArgValue::Kind::SignedInt;
-          v.type = ScalarType::I64;
+          v.type = DType::I64;
           v.i = a.intValue;
         }
         values.push_back(v);

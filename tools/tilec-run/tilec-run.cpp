@@ -48,7 +48,7 @@ static cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per kernel parameter, in order: a scalar value, "
                       "or a buffer spec (n=, in=, rand=, min=, max=, fill=, "
-                      "iota, out=, print, expect=, atol=, rtol=)"),
+                      "iota, save=, out=, print, expect=, atol=, rtol=)"),
              cl::cat(runCategory));
 static cl::opt<bool> runPipeline(
     "pipeline",
@@ -163,7 +163,11 @@ int main(int argc, char **argv) {
   }
   std::vector<tilec::Arg> args;
   for (tilec::HostArg &arg : hostArgs)
-    args.push_back(arg.toArg());
+    args.push_back(tilec::toArg(arg));
+  // Generated inputs, as they are before the run (save=): what a run on the
+  // GPU needs to reproduce this one.
+  if (tilec::support::Status s = tilec::saveHostInputs(hostArgs); !s.ok())
+    return fail(s.message());
 
   if (runPipeline) {
     // The tile-level front end (inlining, canonicalization): the interpreter
@@ -193,9 +197,13 @@ int main(int argc, char **argv) {
                  << stats->elementsLoaded << " elements loaded, "
                  << stats->elementsStored << " stored, " << stats->atomics
                  << " atomics in " << llvm::format("%.1f", ms) << " ms\n";
-  if (llvm::Error err = tilec::writeHostOutputs(hostArgs, llvm::outs()))
-    return fail(llvm::toString(std::move(err)));
-  if (llvm::Error err = tilec::checkHostExpectations(hostArgs))
-    return fail(llvm::toString(std::move(err)));
+  std::string printed;
+  tilec::support::Status written = tilec::writeHostOutputs(hostArgs, printed);
+  llvm::outs() << printed;
+  if (!written.ok())
+    return fail(written.message());
+  if (tilec::support::Status s = tilec::checkHostExpectations(hostArgs);
+      !s.ok())
+    return fail(s.message());
   return 0;
 }

@@ -57,7 +57,7 @@ struct ArgValue {
   Kind kind = Kind::SignedInt;
   /// Pointer: the element type; SignedInt/UnsignedInt: the C++ type's width
   /// (I8..I64); Float: F16/BF16/F32/F64; Bool: I1.
-  ScalarType type = ScalarType::I32;
+  DType type = DType::I32;
   union {
     uint64_t address; ///< Pointer
     int64_t i;        ///< SignedInt
@@ -76,24 +76,24 @@ std::string describeArg(const ArgValue &arg);
 template <typename T> ArgValue makeArg(DevicePtr<T> p) {
   ArgValue a;
   a.kind = ArgValue::Kind::Pointer;
-  a.type = ScalarTypeOf<T>::value;
+  a.type = DTypeOf<T>::value;
   a.address = p.address;
   return a;
 }
 inline ArgValue makeArg(bool v) {
   ArgValue a;
   a.kind = ArgValue::Kind::Bool;
-  a.type = ScalarType::I1;
+  a.type = DType::I1;
   a.b = v;
   return a;
 }
 template <std::integral T>
 requires(!std::same_as<T, bool>) ArgValue makeArg(T v) {
   ArgValue a;
-  constexpr ScalarType width = sizeof(T) == 1   ? ScalarType::I8
-                               : sizeof(T) == 2 ? ScalarType::I16
-                               : sizeof(T) == 4 ? ScalarType::I32
-                                                : ScalarType::I64;
+  constexpr DType width = sizeof(T) == 1   ? DType::I8
+                               : sizeof(T) == 2 ? DType::I16
+                               : sizeof(T) == 4 ? DType::I32
+                                                : DType::I64;
   a.type = width;
   if constexpr (std::is_signed_v<T>) {
     a.kind = ArgValue::Kind::SignedInt;
@@ -107,28 +107,28 @@ requires(!std::same_as<T, bool>) ArgValue makeArg(T v) {
 inline ArgValue makeArg(float v) {
   ArgValue a;
   a.kind = ArgValue::Kind::Float;
-  a.type = ScalarType::F32;
+  a.type = DType::F32;
   a.f = v;
   return a;
 }
 inline ArgValue makeArg(double v) {
   ArgValue a;
   a.kind = ArgValue::Kind::Float;
-  a.type = ScalarType::F64;
+  a.type = DType::F64;
   a.f = v;
   return a;
 }
 inline ArgValue makeArg(Half v) {
   ArgValue a;
   a.kind = ArgValue::Kind::Float;
-  a.type = ScalarType::F16;
+  a.type = DType::F16;
   a.f = v.toFloat();
   return a;
 }
 inline ArgValue makeArg(BFloat16 v) {
   ArgValue a;
   a.kind = ArgValue::Kind::Float;
-  a.type = ScalarType::BF16;
+  a.type = DType::BF16;
   a.f = v.toFloat();
   return a;
 }

@@ -26,7 +26,7 @@ struct ParamInfo {
   std::string name;
   Kind kind = Kind::Scalar;
   /// The pointee type of a pointer, the type of a scalar.
-  ScalarType type = ScalarType::I32;
+  DType type = DType::I32;
   /// Integers are multiples of it; pointers' byte addresses are.
   int64_t divisibility = 1;
   /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is

@@ -1,7 +1,7 @@
 //===- Types.h - element types of kernel parameters -------------*- C++ -*-===//
 //
-// The element types that kernel metadata names (docs/metadata.md), their
-// sizes, and the host types that stand for them: Half and BFloat16 are plain
+// The host types that stand for the element types kernel metadata names
+// (docs/metadata.md): Half and BFloat16 are plain
 // 16-bit values with round-to-nearest-even conversions from float, so that
 // host code (references, the AOT headers) needs no CUDA header for them.
 //
@@ -10,6 +10,8 @@
 #ifndef TILEC_RUNTIME_TYPES_H
 #define TILEC_RUNTIME_TYPES_H
 
+#include "tilec/DType.h"
+
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -17,31 +19,16 @@
 
 namespace tilec::runtime {
 
-/// An element type of the metadata (`type` of a parameter).
-enum class ScalarType : uint8_t {
-  I1,
-  I8,
-  I16,
-  I32,
-  I64,
-  F16,
-  BF16,
-  F32,
-  F64,
-  F8E4M3FN,
-  F8E5M2,
-};
-
-/// The metadata's name of `type` ("f32", "bf16", ...).
-std::string_view typeName(ScalarType type);
-/// The type of a metadata name, or nothing if `name` names none.
-std::optional<ScalarType> parseTypeName(std::string_view name);
-/// The space-separated list of all type names, for error messages.
-std::string_view allTypeNames();
-/// Bytes of one element in memory (i1 is stored as one byte).
-unsigned typeBytes(ScalarType type);
-bool isIntegerType(ScalarType type); ///< i1 .. i64
-bool isFloatType(ScalarType type);   ///< f16 .. f8E5M2
+/// The element types the metadata names are tilec::DType (tilec/DType.h,
+/// shared with the builder and the interpreter): dtypeName, parseDType,
+/// dtypeSize, isInteger, isFloat, allDTypeNames.
+using ::tilec::DType;
+using ::tilec::allDTypeNames;
+using ::tilec::dtypeName;
+using ::tilec::dtypeSize;
+using ::tilec::isFloat;
+using ::tilec::isInteger;
+using ::tilec::parseDType;
 
 /// IEEE binary16, as bits.
 struct Half {
@@ -71,12 +58,12 @@ struct Float8E5M2 {
 };
 
 /// The element type a host type stands for in a typed device pointer:
-/// ScalarTypeOf<float>::value == ScalarType::F32. Signed and unsigned
+/// DTypeOf<float>::value == DType::F32. Signed and unsigned
 /// integers of one width both map to the (signless) integer type.
-template <typename T> struct ScalarTypeOf;
+template <typename T> struct DTypeOf;
 #define TILEC_SCALAR_TYPE_OF(CppType, Value)                                   \
-  template <> struct ScalarTypeOf<CppType> {                                   \
-    static constexpr ScalarType value = ScalarType::Value;                     \
+  template <> struct DTypeOf<CppType> {                                   \
+    static constexpr DType value = DType::Value;                     \
   };
 TILEC_SCALAR_TYPE_OF(bool, I1)
 TILEC_SCALAR_TYPE_OF(int8_t, I8)
@@ -94,7 +81,7 @@ TILEC_SCALAR_TYPE_OF(double, F64)
 TILEC_SCALAR_TYPE_OF(Float8E4M3FN, F8E4M3FN)
 TILEC_SCALAR_TYPE_OF(Float8E5M2, F8E5M2)
 #undef TILEC_SCALAR_TYPE_OF
-template <typename T> struct ScalarTypeOf<const T> : ScalarTypeOf<T> {};
+template <typename T> struct DTypeOf<const T> : DTypeOf<T> {};
 
 } // namespace tilec::runtime
 

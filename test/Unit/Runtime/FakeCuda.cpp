@@ -9,10 +9,13 @@
 // "Device" memory is host memory. A "cubin" is "FAKECUBIN\n" + the PTX. A
 // kernel named `add` really runs (z = x + y, 1024 elements per program);
 // every launch is logged with the bytes of its parameters, sized from the
-// `.param` declarations of the PTX entry. The driver's rules that the runtime
-// must respect are enforced as the real driver does: a launch needs the
-// context current, and more than 48 KiB of dynamic shared memory needs the
-// function's attribute raised first.
+// `.param` declarations of the PTX entry. `scatter(idx: ptr<i32>, y:
+// ptr<f32>, n: i32)` stores y[idx[i]] = i for i < n, anywhere it is told (so
+// tools' checks of writes out of bounds can be tested); after a kernel named
+// `fault` the next synchronization fails as a real memory fault does. The
+// driver's rules that the runtime must respect are enforced as the real driver
+// does: a launch needs the context current, and more than 48 KiB of dynamic
+// shared memory needs the function's attribute raised first.
 //
 // Two devices, each with its primary context. TILEC_FAKE_CUDA_MODE makes it
 // a broken driver: "nodevice" (cuInit fails), "old" (CUDA 11.8), "partial"
@@ -81,6 +84,7 @@ std::vector<CUcontext> &ctxStack() {
   return s;
 }
 std::mutex gMutex;
+bool gPendingFault = false; // a `fault` kernel ran: synchronizing fails
 int gLinks = 0, gModuleLoads = 0, gLiveAllocations = 0, gRetains = 0;
 std::vector<FakeLaunch> gLaunches;
 
@@ -106,6 +110,8 @@ const char *errorName(CUresult r) {
     return "CUDA_ERROR_NO_DEVICE";
   case CUDA_ERROR_OUT_OF_MEMORY:
     return "CUDA_ERROR_OUT_OF_MEMORY";
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+    return "CUDA_ERROR_ILLEGAL_ADDRESS";
   case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
     return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
   case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
@@ -151,6 +157,18 @@ void runLaunch(const FakeLaunch &l) {
       reinterpret_cast<float *>(z)[i] =
           reinterpret_cast<float *>(x)[i] + reinterpret_cast<float *>(y)[i];
   }
+  if (l.kernel == "scatter" && l.params.size() == 3) {
+    uint64_t idx, y;
+    int32_t n;
+    std::memcpy(&idx, l.params[0].data(), 8);
+    std::memcpy(&y, l.params[1].data(), 8);
+    std::memcpy(&n, l.params[2].data(), 4);
+    for (int32_t i = 0; i < n; ++i)
+      reinterpret_cast<float *>(y)[reinterpret_cast<int32_t *>(idx)[i]] =
+          float(i);
+  }
+  if (l.kernel == "fault")
+    gPendingFault = true;
   gLaunches.push_back(l);
 }
 
@@ -233,7 +251,12 @@ CUresult fCtxPopCurrent(CUcontext *c) {
 CUresult needContext() {
   return tCurrent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
-CUresult fCtxSynchronize() { return needContext(); }
+CUresult fCtxSynchronize() {
+  if (CUresult r = needContext())
+    return r;
+  // Sticky, as the real driver's errors after a fault are.
+  return gPendingFault ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
 CUresult fCtxGetDevice(CUdevice *d) {
   *d = tCurrent == reinterpret_cast<CUcontext>(&gPrimaryContexts[1]) ? 1 : 0;
   return needContext();

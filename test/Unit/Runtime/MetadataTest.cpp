@@ -57,11 +57,11 @@ TEST(Metadata, ParsesTheDocumentedExample) {
   EXPECT_EQ(k.sharedBytes, 0);
   ASSERT_EQ(k.params.size(), 3u);
   EXPECT_EQ(k.params[0].kind, ParamInfo::Kind::Pointer);
-  EXPECT_EQ(k.params[0].type, ScalarType::F32);
+  EXPECT_EQ(k.params[0].type, DType::F32);
   EXPECT_EQ(k.params[0].divisibility, 16);
   EXPECT_EQ(k.params[2].name, "n_cols");
   EXPECT_EQ(k.params[2].kind, ParamInfo::Kind::Scalar);
-  EXPECT_EQ(k.params[2].type, ScalarType::I32);
+  EXPECT_EQ(k.params[2].type, DType::I32);
   EXPECT_EQ(k.signature(), "x: ptr<f32>, y: ptr<f32>, n_cols: i32");
   EXPECT_EQ(m->find("softmax"), &m->kernels[0]);
   EXPECT_EQ(m->find("other"), nullptr);

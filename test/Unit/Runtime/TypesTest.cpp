@@ -12,7 +12,7 @@ using namespace tilec::runtime;
 namespace {
 
 TEST(Types, NamesRoundTrip) {
-  std::string all(allTypeNames());
+  std::string all(allDTypeNames());
   size_t start = 0;
   int count = 0;
   while (start < all.size()) {
@@ -20,22 +20,22 @@ TEST(Types, NamesRoundTrip) {
     if (end == std::string::npos)
       end = all.size();
     std::string name = all.substr(start, end - start);
-    auto t = parseTypeName(name);
+    auto t = parseDType(name);
     ASSERT_TRUE(t.has_value()) << name;
-    EXPECT_EQ(typeName(*t), name);
+    EXPECT_EQ(dtypeName(*t), name);
     start = end + 1;
     ++count;
   }
   EXPECT_EQ(count, 11);
-  EXPECT_FALSE(parseTypeName("float").has_value());
-  EXPECT_EQ(typeBytes(ScalarType::BF16), 2u);
-  EXPECT_EQ(typeBytes(ScalarType::I1), 1u);
-  EXPECT_EQ(typeBytes(ScalarType::F64), 8u);
-  EXPECT_TRUE(isIntegerType(ScalarType::I1));
-  EXPECT_FALSE(isIntegerType(ScalarType::F16));
-  EXPECT_TRUE(isFloatType(ScalarType::F8E5M2));
-  static_assert(ScalarTypeOf<uint32_t>::value == ScalarType::I32);
-  static_assert(ScalarTypeOf<const Half>::value == ScalarType::F16);
+  EXPECT_FALSE(parseDType("float").has_value());
+  EXPECT_EQ(dtypeSize(DType::BF16), 2u);
+  EXPECT_EQ(dtypeSize(DType::I1), 1u);
+  EXPECT_EQ(dtypeSize(DType::F64), 8u);
+  EXPECT_TRUE(isInteger(DType::I1));
+  EXPECT_FALSE(isInteger(DType::F16));
+  EXPECT_TRUE(isFloat(DType::F8E5M2));
+  static_assert(DTypeOf<uint32_t>::value == DType::I32);
+  static_assert(DTypeOf<const Half>::value == DType::F16);
 }
 
 TEST(Types, HalfConversions) {

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FloatFormats.h"
+#include "tilec/support/FloatFormats.h"
 
 #include <array>
 #include <cmath>
@@ -16,7 +16,6 @@
 #include <vector>
 
 using namespace tilec;
-using namespace tilec::interp;
 
 namespace {
 /// The parameters of a binary format: explicit mantissa bits, exponent
@@ -66,7 +65,7 @@ static double roundInteger(double r, RoundMode mode) {
   return std::nearbyint(r);
 }
 
-double interp::roundToFormat(double x, FloatFormat format, RoundMode mode) {
+double tilec::roundToFormat(double x, FloatFormat format, RoundMode mode) {
   if (format == FloatFormat::F64)
     return x;
   if (format == FloatFormat::F32 && mode == RoundMode::NearestEven)
@@ -99,7 +98,7 @@ template <FloatFormat F> static double roundNearest(double x) {
   return roundToFormat(x, F);
 }
 
-RoundFn interp::getRoundFn(FloatFormat format) {
+RoundFn tilec::getRoundFn(FloatFormat format) {
   switch (format) {
   case FloatFormat::F16:
     return roundNearest<FloatFormat::F16>;
@@ -119,7 +118,7 @@ RoundFn interp::getRoundFn(FloatFormat format) {
   return roundNearest<FloatFormat::F32>;
 }
 
-FloatFormat interp::formatOf(DType dtype) {
+FloatFormat tilec::formatOf(DType dtype) {
   switch (dtype) {
   case DType::F16:
     return FloatFormat::F16;
@@ -193,7 +192,7 @@ static const std::vector<float> &f16Table() {
   return table;
 }
 
-double interp::decodeFloat(uint64_t bits, DType dtype) {
+double tilec::decodeFloat(uint64_t bits, DType dtype) {
   switch (dtype) {
   case DType::F16:
     return f16Table()[bits & 0xffff];
@@ -222,7 +221,7 @@ double interp::decodeFloat(uint64_t bits, DType dtype) {
   }
 }
 
-uint64_t interp::encodeFloat(double x, DType dtype) {
+uint64_t tilec::encodeFloat(double x, DType dtype) {
   if (dtype == DType::F64) {
     uint64_t bits;
     std::memcpy(&bits, &x, 8);

@@ -1,0 +1,459 @@
+//===- tilec-gpu-run.cpp - run a compiled kernel on the GPU and check it --===//
+//
+//   tilec-gpu-run k.ptx [--metadata k.json] [--kernel NAME] --grid X[,Y[,Z]]
+//       --arg SPEC... [--device N] [--no-guard] [--max-report N]
+//
+// The GPU half of differential testing: tilec-run runs a kernel in the CPU
+// interpreter and writes its inputs (save=) and results (out=); this runs
+// the compiled kernel on the same inputs through the runtime (a checked
+// launch, typed by the metadata) and compares (expect=) with the
+// interpreter's results. Specs are tilec-run's (lib/Support/HostArgs.cpp).
+//
+// Every buffer is allocated with a guard of poison before and after it
+// (unless --no-guard, for compute-sanitizer, which then sees any access out
+// of bounds), and outputs start as poison (0xff bytes, as in tilec-run), so
+// an element the kernel never writes shows. After the run: guards must be
+// intact, inputs without expect= unchanged, expect= buffers within
+// tolerance. Everything that can be checked without a GPU (options,
+// metadata, specs, files, scalars) is checked before the driver is loaded.
+//
+// Exit status: 0 if every check passed, 1 if a result differs, 2 if the run
+// could not be made (bad input, no driver, a refused or failed launch).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/runtime/Runtime.h"
+#include "tilec/support/HostArgs.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tilec;
+using namespace tilec::runtime;
+
+namespace {
+
+const char *kUsage =
+    "usage: tilec-gpu-run KERNEL.ptx|KERNEL.cubin [--metadata FILE.json]\n"
+    "         [--kernel NAME] --grid X[,Y[,Z]] --arg SPEC... [--device N]\n"
+    "         [--no-guard] [--max-report N]\n"
+    "\n"
+    "Runs one kernel on the GPU with one --arg per parameter, in order:\n"
+    "a scalar value, or a buffer spec as tilec-run takes them (n=, in=,\n"
+    "rand=, min=, max=, fill=, iota, save=, out=, print, expect=, atol=,\n"
+    "rtol=), and checks every buffer given expect= against its file.\n"
+    "  --metadata   the kernels' metadata (default: KERNEL with .json)\n"
+    "  --kernel     the kernel to run (default: the only one)\n"
+    "  --grid       programs along x, y, z\n"
+    "  --device     the CUDA device (default 0)\n"
+    "  --no-guard   allocate buffers exactly (for compute-sanitizer)\n"
+    "  --max-report mismatching elements listed per buffer (default 10)\n"
+    "Exit status: 0 passed, 1 results differ, 2 the run failed.\n";
+
+/// Bytes of poison before and after each buffer: a multiple of 256 keeps
+/// the buffer as aligned as cuMemAlloc's own allocations.
+constexpr size_t kGuardBytes = 4096;
+
+struct Options {
+  std::string binary, metadata, kernel;
+  Grid grid;
+  bool gridGiven = false;
+  std::vector<std::string> specs;
+  int device = 0;
+  bool guard = true;
+  size_t maxReport = 10;
+};
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "tilec-gpu-run: error: %s\n", message.c_str());
+  return 2;
+}
+
+bool parseCount(const std::string &text, int64_t &value) {
+  if (text.empty() || text.size() > 18)
+    return false;
+  value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return false;
+    value = value * 10 + (c - '0');
+  }
+  return true;
+}
+
+/// Parses X[,Y[,Z]].
+bool parseGrid(const std::string &text, Grid &grid) {
+  int64_t *dims[] = {&grid.x, &grid.y, &grid.z};
+  size_t start = 0;
+  for (int i = 0;; ++i) {
+    if (i == 3)
+      return false;
+    size_t comma = text.find(',', start);
+    if (!parseCount(text.substr(start, comma - start), *dims[i]))
+      return false;
+    if (comma == std::string::npos)
+      return true;
+    start = comma + 1;
+  }
+}
+
+/// Parses the command line into `o`; an error message, or empty.
+std::string parseOptions(int argc, char **argv, Options &o, bool &help) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      return "";
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!o.binary.empty())
+        return "more than one kernel file given ('" + o.binary + "' and '" +
+               arg + "')";
+      o.binary = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      hasValue = true;
+    }
+    if (name == "--no-guard" && !hasValue) {
+      o.guard = false;
+      continue;
+    }
+    bool takesValue = name == "--metadata" || name == "--kernel" ||
+                      name == "--grid" || name == "--arg" ||
+                      name == "--device" || name == "--max-report";
+    if (!takesValue)
+      return "unknown option '" + arg + "' (see --help)";
+    if (!hasValue) {
+      if (i + 1 == argc)
+        return name + " needs a value";
+      value = argv[++i];
+    }
+    int64_t number = 0;
+    if (name == "--metadata") {
+      o.metadata = value;
+    } else if (name == "--kernel") {
+      o.kernel = value;
+    } else if (name == "--grid") {
+      if (!parseGrid(value, o.grid))
+        return "--grid expects X[,Y[,Z]] (integers), got '" + value + "'";
+      o.gridGiven = true;
+    } else if (name == "--arg") {
+      o.specs.push_back(value);
+    } else if (name == "--device") {
+      if (!parseCount(value, number) || number > 1024)
+        return "--device expects a device number, got '" + value + "'";
+      o.device = int(number);
+    } else if (!parseCount(value, number)) {
+      return "--max-report expects a count, got '" + value + "'";
+    } else {
+      o.maxReport = size_t(number);
+    }
+  }
+  if (o.binary.empty())
+    return "no kernel file given (see --help)";
+  if (!o.gridGiven)
+    return "no --grid given";
+  return "";
+}
+
+/// The metadata's default path: the binary's, with .json for its extension.
+std::string defaultMetadataPath(const std::string &binary) {
+  size_t slash = binary.find_last_of('/');
+  size_t dot = binary.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return binary + ".json";
+  return binary.substr(0, dot) + ".json";
+}
+
+/// The kernel to run: --kernel, else the metadata's only kernel.
+Expected<const KernelMetadata *> findKernel(const ModuleMetadata &module,
+                                            const Options &o,
+                                            const std::string &path) {
+  if (!o.kernel.empty()) {
+    if (const KernelMetadata *k = module.find(o.kernel))
+      return k;
+    return Status::error("no kernel '" + o.kernel + "' in '" + path +
+                         "' (its kernels: " + module.kernelNames() + ")");
+  }
+  if (module.kernels.size() != 1)
+    return Status::error("'" + path + "' has " +
+                         std::to_string(module.kernels.size()) +
+                         " kernels; choose one with --kernel");
+  return &module.kernels.front();
+}
+
+/// What a buffer argument needs beside its HostArg: its contents before the
+/// run, its reference, and its allocation (the buffer between two guards).
+struct Buffer {
+  std::vector<uint8_t> initial;
+  std::vector<uint8_t> expected;
+  DeviceMemory memory;
+  size_t guard = 0; ///< bytes of guard on each side
+};
+
+/// The ArgValue of an argument for a launch: its buffer's device address
+/// (`address`), or its scalar (integers as int64 and floats as double; the
+/// runtime checks that they fit the parameter and rounds floats to it).
+ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address) {
+  ArgValue v;
+  if (h.isBuffer) {
+    v.kind = ArgValue::Kind::Pointer;
+    v.type = param.type;
+    v.address = address;
+  } else if (isFloat(h.dtype)) {
+    v.kind = ArgValue::Kind::Float;
+    v.type = DType::F64;
+    v.f = h.floatValue;
+  } else if (h.dtype == DType::I1) {
+    v.kind = ArgValue::Kind::Bool;
+    v.type = DType::I1;
+    v.b = h.intValue != 0;
+  } else {
+    v.kind = ArgValue::Kind::SignedInt;
+    v.type = DType::I64;
+    v.i = h.intValue;
+  }
+  return v;
+}
+
+/// Bytes of `bytes` that are not poison, and the first one's index.
+size_t countTouched(const uint8_t *bytes, size_t n, size_t &first) {
+  size_t touched = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (bytes[i] != kPoisonByte && !touched++)
+      first = i;
+  return touched;
+}
+
+std::string format(const char *fmt, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, fmt, value);
+  return buffer;
+}
+
+/// Checks one buffer after the run and prints what it found; true if it
+/// passed. `got` is the whole allocation (guards included).
+bool checkBuffer(const HostArg &h, const Buffer &a,
+                 const std::vector<uint8_t> &got, const Options &o,
+                 std::string &summary) {
+  size_t bytes = h.data.size(), size = dtypeSize(h.dtype);
+  std::string name = "%" + h.name;
+  bool ok = true;
+  auto note = [&](const std::string &what) {
+    summary += (summary.empty() ? "" : "; ") + name + " " + what;
+  };
+  size_t first = 0;
+  if (size_t n = countTouched(got.data(), a.guard, first)) {
+    std::printf("%s: the kernel wrote %zu bytes before the buffer (from "
+                "%zu bytes before its start)\n",
+                name.c_str(), n, a.guard - first);
+    note("written out of bounds");
+    ok = false;
+  }
+  if (size_t n = countTouched(got.data() + a.guard + bytes, a.guard, first)) {
+    std::printf("%s: the kernel wrote %zu bytes past the end of the buffer "
+                "(the first at element %zu)\n",
+                name.c_str(), n, h.count() + first / size);
+    note("written out of bounds");
+    ok = false;
+  }
+  std::span<const uint8_t> result(got.data() + a.guard, bytes);
+  if (h.expectPath.empty()) {
+    if (h.isOutput)
+      return ok;
+    // An input the kernel is not expected to write must be as it was.
+    Comparison c = compareElements(h.dtype, result, a.initial, 0, 0, 1);
+    if (!c.ok()) {
+      size_t i = c.firstMismatches.front();
+      std::printf("%s: the kernel changed %zu of %zu elements of this input "
+                  "(the first is [%zu]: %s, was %s); give it expect= if the "
+                  "kernel writes it\n",
+                  name.c_str(), c.mismatches, c.count, i,
+                  formatElement(result.data() + i * size, h.dtype).c_str(),
+                  formatElement(a.initial.data() + i * size, h.dtype).c_str());
+      note("changed");
+      ok = false;
+    }
+    return ok;
+  }
+  auto [atol, rtol] = defaultTolerance(h.dtype);
+  Comparison c =
+      compareElements(h.dtype, result, a.expected, h.atol.value_or(atol),
+                      h.rtol.value_or(rtol), o.maxReport);
+  std::string errors = "max abs err " + format("%.3g", c.maxAbsError) +
+                       " at [" + std::to_string(c.maxAbsErrorAt) +
+                       "], norm rel err " + format("%.3g", c.normRelError);
+  std::string tolerance =
+      "atol " + format("%g", c.atol) + ", rtol " + format("%g", c.rtol);
+  note(c.ok() ? errors
+              : std::to_string(c.mismatches) + " of " +
+                    std::to_string(c.count) + " differ, " + errors);
+  if (c.ok()) {
+    std::printf("%s: %zu elements match '%s' (%s; %s)\n", name.c_str(), c.count,
+                h.expectPath.c_str(), errors.c_str(), tolerance.c_str());
+    return ok;
+  }
+  std::printf("%s: %zu of %zu elements differ from '%s' (%s; %s)", name.c_str(),
+              c.mismatches, c.count, h.expectPath.c_str(), tolerance.c_str(),
+              errors.c_str());
+  if (c.unwritten)
+    std::printf("; %zu of them never written (still poison)", c.unwritten);
+  std::printf("\n");
+  for (size_t i : c.firstMismatches)
+    std::printf("  %s[%zu] = %s, expected %s\n", name.c_str(), i,
+                formatElement(result.data() + i * size, h.dtype).c_str(),
+                formatElement(a.expected.data() + i * size, h.dtype).c_str());
+  if (c.mismatches > c.firstMismatches.size())
+    std::printf("  ... and %zu more\n",
+                c.mismatches - c.firstMismatches.size());
+  return false;
+}
+
+int run(const Options &o) {
+  // Host side first: everything that needs no GPU.
+  std::string metadataPath =
+      o.metadata.empty() ? defaultMetadataPath(o.binary) : o.metadata;
+  Expected<std::string> json = readFile(metadataPath);
+  if (!json.ok())
+    return fail(json.message());
+  Expected<ModuleMetadata> module = parseMetadata(*json);
+  if (!module.ok())
+    return fail(metadataPath + ": " + module.message());
+  Expected<const KernelMetadata *> found = findKernel(*module, o, metadataPath);
+  if (!found.ok())
+    return fail(found.message());
+  const KernelMetadata &kernel = **found;
+  if (Status s = checkGrid(kernel, o.grid); !s.ok())
+    return fail(s.message());
+  size_t n = kernel.params.size();
+  if (o.specs.size() != n)
+    return fail("kernel '" + kernel.name + "' takes " + std::to_string(n) +
+                " argument" + (n == 1 ? "" : "s") + " (" + kernel.signature() +
+                ") but " + std::to_string(o.specs.size()) + " --arg " +
+                (o.specs.size() == 1 ? "was" : "were") + " given");
+
+  std::vector<HostArg> hosts(n);
+  std::vector<Buffer> buffers(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = kernel.params[i];
+    HostParam param;
+    param.name = p.name;
+    param.isPointer = p.kind == ParamInfo::Kind::Pointer;
+    param.dtype = p.type;
+    support::Result<HostArg> arg = parseHostArg(o.specs[i], param);
+    if (!arg.ok())
+      return fail(arg.message());
+    hosts[i] = std::move(*arg);
+    if (!hosts[i].expectPath.empty()) {
+      support::Result<std::vector<uint8_t>> want = readExpected(hosts[i]);
+      if (!want.ok())
+        return fail(want.message());
+      buffers[i].expected = std::move(*want);
+    }
+    buffers[i].initial = hosts[i].data;
+    buffers[i].guard = o.guard ? kGuardBytes : 0;
+  }
+  // The scalars against their parameters (range, divisibility), with
+  // stand-in addresses for the buffers: refused here, the launch would be.
+  {
+    std::vector<ArgValue> values;
+    for (size_t i = 0; i < n; ++i)
+      values.push_back(argValue(hosts[i], kernel.params[i], (i + 1) << 20));
+    std::vector<uint64_t> slots(n);
+    std::vector<void *> pointers(n);
+    if (Status s =
+            packArgs(kernel, values.data(), n, slots.data(), pointers.data());
+        !s.ok())
+      return fail(s.message());
+  }
+  if (support::Status s = saveHostInputs(hosts); !s.ok())
+    return fail(s.message());
+
+  // The GPU.
+  Expected<Context> ctx = Context::create(o.device);
+  if (!ctx.ok())
+    return fail(ctx.message());
+  Expected<Module> loaded = Module::loadFiles(*ctx, o.binary, metadataPath);
+  if (!loaded.ok())
+    return fail(loaded.message());
+  Expected<Kernel> k = loaded->kernel(kernel.name);
+  if (!k.ok())
+    return fail(k.message());
+  for (size_t i = 0; i < n; ++i) {
+    const HostArg &h = hosts[i];
+    Buffer &a = buffers[i];
+    if (!h.isBuffer)
+      continue;
+    size_t bytes = h.data.size();
+    // At least one byte: an empty buffer still needs an address.
+    Expected<DeviceMemory> memory =
+        DeviceMemory::allocate(*ctx, std::max<size_t>(2 * a.guard + bytes, 1));
+    if (!memory.ok())
+      return fail("%" + h.name + ": " + memory.message());
+    a.memory = std::move(*memory);
+    Status s = a.memory.fill8(kPoisonByte);
+    if (s.ok() && !h.isOutput && bytes)
+      s = a.memory.copyFromHost(h.data.data(), bytes, a.guard);
+    if (!s.ok())
+      return fail("%" + h.name + ": " + s.message());
+  }
+  std::vector<ArgValue> values;
+  for (size_t i = 0; i < n; ++i)
+    values.push_back(argValue(hosts[i], kernel.params[i],
+                              buffers[i].memory.address() + buffers[i].guard));
+  Status launched = k->launchArgs(nullptr, o.grid, values.data(), n);
+  if (launched.ok())
+    launched = ctx->synchronize();
+  if (!launched.ok())
+    return fail("running kernel '" + kernel.name + "': " + launched.message());
+
+  // Results.
+  bool ok = true;
+  std::string summary;
+  for (size_t i = 0; i < n; ++i) {
+    HostArg &h = hosts[i];
+    const Buffer &a = buffers[i];
+    if (!h.isBuffer)
+      continue;
+    std::vector<uint8_t> got(a.memory.bytes());
+    if (Status s = a.memory.copyToHost(got.data(), got.size()); !s.ok())
+      return fail("%" + h.name + ": " + s.message());
+    std::copy(got.begin() + a.guard, got.begin() + a.guard + h.data.size(),
+              h.data.begin());
+    ok &= checkBuffer(h, a, got, o, summary);
+  }
+  std::string printed;
+  support::Status written = writeHostOutputs(hosts, printed);
+  std::fputs(printed.c_str(), stdout);
+  if (!written.ok())
+    return fail(written.message());
+  std::printf("tilec-gpu-run: %s: kernel %s, grid (%lld, %lld, %lld)%s%s\n",
+              ok ? "PASS" : "FAIL", kernel.name.c_str(), (long long)o.grid.x,
+              (long long)o.grid.y, (long long)o.grid.z,
+              summary.empty() ? "" : ": ", summary.c_str());
+  return ok ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  bool help = false;
+  std::string error = parseOptions(argc, argv, options, help);
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!error.empty())
+    return fail(error);
+  return run(options);
+}
