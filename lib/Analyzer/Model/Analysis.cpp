@@ -343,18 +343,6 @@ Prediction WorkloadPoint::predict(const DeviceModel &model) const {
 
 namespace {
 
-void writeResources(JsonWriter &w, const Resources &r) {
-  w.beginObject(/*oneLine=*/true);
-  w.member("threads_per_program", r.threadsPerProgram);
-  w.member("registers", r.registers);
-  w.member("static_shared_bytes", r.staticSharedBytes);
-  w.member("dynamic_shared_bytes", r.dynamicSharedBytes);
-  w.member("spill_bytes", r.spillBytes);
-  w.member("stack_bytes", r.stackBytes);
-  w.member("source", r.source);
-  w.endObject();
-}
-
 void writePrediction(JsonWriter &w, const Prediction &p) {
   w.beginObject(/*oneLine=*/true);
   w.member("floor_s", p.floor).member("limit", p.limit);
@@ -446,6 +434,18 @@ void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
 
 } // namespace
 
+void tilec::analyzer::writeResources(JsonWriter &w, const Resources &r) {
+  w.beginObject(/*oneLine=*/true);
+  w.member("threads_per_program", r.threadsPerProgram);
+  w.member("registers", r.registers);
+  w.member("static_shared_bytes", r.staticSharedBytes);
+  w.member("dynamic_shared_bytes", r.dynamicSharedBytes);
+  w.member("spill_bytes", r.spillBytes);
+  w.member("stack_bytes", r.stackBytes);
+  w.member("source", r.source);
+  w.endObject();
+}
+
 void tilec::analyzer::writeAnalysis(JsonWriter &w, const WorkloadAnalysis &a) {
   w.beginObject();
   w.member("format", "tilec-analysis").member("version", 1);
@@ -488,37 +488,6 @@ Status readUnsigned(const JsonObjectReader &r, std::string_view key,
   int64_t v = 0;
   TILEC_RETURN_IF_ERROR(r.integer(key, v, required));
   out = uint64_t(v);
-  return Status();
-}
-
-Status readResources(const Value &v, const std::string &origin, Resources &r) {
-  JsonObjectReader o(v, origin, "'resources'");
-  TILEC_RETURN_IF_ERROR(o.check({"threads_per_program", "registers",
-                                 "static_shared_bytes", "dynamic_shared_bytes",
-                                 "spill_bytes", "stack_bytes", "source"}));
-  int64_t threads = 0;
-  TILEC_RETURN_IF_ERROR(o.integer("threads_per_program", threads, true, true));
-  r.threadsPerProgram = int(threads);
-  // -1 means unknown, so these are read as plain integers.
-  auto readSigned = [&](std::string_view key, int64_t &out) -> Status {
-    const Value *x = o.find(key);
-    if (!x)
-      return Status();
-    if (!x->isInteger() || x->asInt() < -1)
-      return o.error(*x, "'" + std::string(key) +
-                             "' must be an integer (-1: unknown)");
-    out = x->asInt();
-    return Status();
-  };
-  int64_t regs = r.registers;
-  TILEC_RETURN_IF_ERROR(readSigned("registers", regs));
-  r.registers = int(regs);
-  TILEC_RETURN_IF_ERROR(readSigned("static_shared_bytes", r.staticSharedBytes));
-  TILEC_RETURN_IF_ERROR(
-      o.integer("dynamic_shared_bytes", r.dynamicSharedBytes, false));
-  TILEC_RETURN_IF_ERROR(readSigned("spill_bytes", r.spillBytes));
-  TILEC_RETURN_IF_ERROR(readSigned("stack_bytes", r.stackBytes));
-  TILEC_RETURN_IF_ERROR(o.string("source", r.source, false));
   return Status();
 }
 
@@ -632,6 +601,38 @@ Status readLaunch(const Value &v, const std::string &origin,
 }
 
 } // namespace
+
+Status tilec::analyzer::readResources(const Value &v, const std::string &origin,
+                                      Resources &r) {
+  JsonObjectReader o(v, origin, "'resources'");
+  TILEC_RETURN_IF_ERROR(o.check({"threads_per_program", "registers",
+                                 "static_shared_bytes", "dynamic_shared_bytes",
+                                 "spill_bytes", "stack_bytes", "source"}));
+  int64_t threads = 0;
+  TILEC_RETURN_IF_ERROR(o.integer("threads_per_program", threads, true, true));
+  r.threadsPerProgram = int(threads);
+  // -1 means unknown, so these are read as plain integers.
+  auto readSigned = [&](std::string_view key, int64_t &out) -> Status {
+    const Value *x = o.find(key);
+    if (!x)
+      return Status();
+    if (!x->isInteger() || x->asInt() < -1)
+      return o.error(*x, "'" + std::string(key) +
+                             "' must be an integer (-1: unknown)");
+    out = x->asInt();
+    return Status();
+  };
+  int64_t regs = r.registers;
+  TILEC_RETURN_IF_ERROR(readSigned("registers", regs));
+  r.registers = int(regs);
+  TILEC_RETURN_IF_ERROR(readSigned("static_shared_bytes", r.staticSharedBytes));
+  TILEC_RETURN_IF_ERROR(
+      o.integer("dynamic_shared_bytes", r.dynamicSharedBytes, false));
+  TILEC_RETURN_IF_ERROR(readSigned("spill_bytes", r.spillBytes));
+  TILEC_RETURN_IF_ERROR(readSigned("stack_bytes", r.stackBytes));
+  TILEC_RETURN_IF_ERROR(o.string("source", r.source, false));
+  return Status();
+}
 
 Expected<WorkloadAnalysis>
 tilec::analyzer::analysisFromJson(const Value &v, const std::string &origin) {

@@ -9,6 +9,7 @@
 #ifndef TILEC_LIB_ANALYZER_MODEL_JSONREAD_H
 #define TILEC_LIB_ANALYZER_MODEL_JSONREAD_H
 
+#include "tilec/analyzer/DeviceModel.h"
 #include "tilec/runtime/Json.h"
 #include "tilec/runtime/Status.h"
 
@@ -135,6 +136,10 @@ private:
   std::string origin_;
   std::string what_;
 };
+
+/// Reads what writeResources wrote.
+runtime::Status readResources(const runtime::json::Value &value,
+                              const std::string &origin, Resources &out);
 
 } // namespace tilec::analyzer
 

@@ -116,11 +116,13 @@ private:
 };
 
 struct DeviceModel;
+struct Resources;
 struct WorkloadAnalysis;
 /// Writers of the documents that others embed (a profile holds analyses,
 /// analyses hold their device model).
 void writeDeviceModel(JsonWriter &w, const DeviceModel &model);
 void writeAnalysis(JsonWriter &w, const WorkloadAnalysis &analysis);
+void writeResources(JsonWriter &w, const Resources &resources);
 
 } // namespace tilec::analyzer
 

@@ -2,13 +2,14 @@
 
 #include "tilec/analyzer/Report.h"
 
+#include "Format.h"
+
 #include "JsonRead.h"
 #include "JsonWriter.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <map>
 
@@ -16,16 +17,6 @@ using namespace tilec::analyzer;
 using tilec::runtime::json::Value;
 
 namespace {
-
-std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char *fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
 
 /// Three significant digits with a decimal prefix.
 std::string scaled(double v, const char *unit) {
@@ -383,15 +374,8 @@ std::string tilec::analyzer::profileJson(const ProfileRun &run) {
     }
     w.endArray();
     w.key("resources").beginArray();
-    for (const Resources &r : p.resources) {
-      w.beginObject(/*oneLine=*/true);
-      w.member("threads_per_program", r.threadsPerProgram);
-      w.member("registers", r.registers);
-      w.member("static_shared_bytes", r.staticSharedBytes);
-      w.member("dynamic_shared_bytes", r.dynamicSharedBytes);
-      w.member("source", r.source);
-      w.endObject();
-    }
+    for (const Resources &r : p.resources)
+      writeResources(w, r);
     w.endArray();
     w.member("error", p.error);
     if (!p.measured.empty()) {
@@ -479,22 +463,8 @@ tilec::analyzer::parseProfileJson(std::string_view text,
     TILEC_RETURN_IF_ERROR(wr.array("resources", resources, false));
     if (resources)
       for (const Value &rv : resources->elements()) {
-        JsonObjectReader rr(rv, origin, "'resources'");
-        TILEC_RETURN_IF_ERROR(
-            rr.check({"threads_per_program", "registers", "static_shared_bytes",
-                      "dynamic_shared_bytes", "source"}));
         Resources r;
-        int64_t threads = 0, regs = 0;
-        TILEC_RETURN_IF_ERROR(
-            rr.integer("threads_per_program", threads, true, true));
-        TILEC_RETURN_IF_ERROR(rr.integer("registers", regs, true));
-        TILEC_RETURN_IF_ERROR(
-            rr.integer("static_shared_bytes", r.staticSharedBytes, true));
-        TILEC_RETURN_IF_ERROR(
-            rr.integer("dynamic_shared_bytes", r.dynamicSharedBytes, false));
-        TILEC_RETURN_IF_ERROR(rr.string("source", r.source, false));
-        r.threadsPerProgram = int(threads);
-        r.registers = int(regs);
+        TILEC_RETURN_IF_ERROR(readResources(rv, origin, r));
         p.resources.push_back(r);
       }
     TILEC_RETURN_IF_ERROR(wr.string("error", p.error, false));
