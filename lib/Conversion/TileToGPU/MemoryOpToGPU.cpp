@@ -88,6 +88,36 @@ Access makeAccess(int64_t vec, unsigned elemBits) {
   return a;
 }
 
+/// Two f16/bf16 elements that are both roundings of f32 values, as one
+/// 32-bit word from one vector rounding (cvt.rn.bf16x2.f32 /
+/// cvt.rn.f16x2.f32 on sm_80+): one instruction per pair instead of two
+/// conversions and the shift and or that pack them. Null otherwise.
+Value packTruncPair(OpBuilder &b, Location loc, ValueRange elems,
+                    Type wordInt) {
+  if (elems.size() != 2 || !wordInt.isInteger(32))
+    return {};
+  SmallVector<Value> wide;
+  for (Value e : elems) {
+    auto trunc = e.getDefiningOp<arith::TruncFOp>();
+    if (!trunc || !trunc.getIn().getType().isF32() ||
+        !isa<BFloat16Type, Float16Type>(e.getType()) ||
+        trunc.getRoundingmodeAttr())
+      return {};
+    wide.push_back(trunc.getIn());
+  }
+  Type narrow = elems[0].getType();
+  if (elems[1].getType() != narrow)
+    return {};
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  Value v = LLVM::UndefOp::create(b, loc, v2f32);
+  for (unsigned k = 0; k < 2; ++k)
+    v = LLVM::InsertElementOp::create(
+        b, loc, v, wide[k],
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), k));
+  Value r = LLVM::FPTruncOp::create(b, loc, VectorType::get({2}, narrow), v);
+  return LLVM::BitcastOp::create(b, loc, wordInt, r);
+}
+
 /// Packs `elems` (lowered element values) into the words of `a`.
 SmallVector<Value> pack(OpBuilder &b, Location loc, ValueRange elems,
                         const Access &a) {
@@ -106,6 +136,11 @@ SmallVector<Value> pack(OpBuilder &b, Location loc, ValueRange elems,
   }
   unsigned perWord = a.wordBits / a.elemBits;
   for (unsigned w = 0; w < a.numWords; ++w) {
+    if (Value both = packTruncPair(b, loc, elems.slice(w * perWord, perWord),
+                                   wordInt)) {
+      words.push_back(both);
+      continue;
+    }
     Value word;
     for (unsigned k = 0; k < perWord; ++k) {
       Value bits = toBits(b, loc, elems[w * perWord + k]);
