@@ -40,8 +40,8 @@ struct LoweringContext {
   const ModuleAxisInfo *axis = nullptr;
   int smVersion = 90; ///< 80 or 90
   /// Cross-warp reductions: each thread reads one partial and shuffles
-  /// (true) or reads all of them (false).
-  bool crossWarpShuffle = true;
+  /// (true) or reads all of them (false, the default).
+  bool crossWarpShuffle = false;
   /// Cross-warp reductions not in the map use offset 0 and a leading barrier.
   llvm::DenseMap<Operation *, ReduceScratch> reduceScratch;
 };

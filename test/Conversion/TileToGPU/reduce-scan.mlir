@@ -1,14 +1,13 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=SLOTS
-// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=cross-warp-shuffle=0 --canonicalize --cse | FileCheck %s --check-prefix=ALL
+// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=cross-warp-shuffle=1 --canonicalize --cse | FileCheck %s --check-prefix=SHFL
 
 #b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
 // A 1-D sum over 4 warps: each thread adds its 8 elements, lanes combine
 // with butterflies (offsets 1..16), lane 0 of each warp writes its partial
 // to a 4-byte slot (no barrier before: nothing used shared memory yet), one
-// barrier, then each thread reads the partial of warp (tid mod 4) and two
-// more butterflies (offsets 1, 2) give every thread the total.
+// barrier, then every thread adds the 4 adjacent partials in warp order.
 // CHECK-LABEL: gpu.func @sum
 // CHECK-SAME: tile.shared_bytes = 16 : i64
 // CHECK-COUNT-7: arith.addf
@@ -23,23 +22,32 @@
 // CHECK: llvm.getelementptr %{{.*}}[%[[WOFF]]]
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK: %[[MINE:.*]] = arith.andi %{{.*}}, %c3_i32 : i32
-// CHECK: %[[ROFF:.*]] = arith.muli %[[MINE]], %c4_i32 : i32
-// CHECK: %[[RADDR:.*]] = llvm.getelementptr %{{.*}}[%[[ROFF]]]
-// CHECK: %[[PART:.*]] = llvm.load %[[RADDR]] : !llvm.ptr<3> -> f32
-// CHECK: %[[S1:.*]] = nvvm.shfl.sync bfly %c-1_i32, %[[PART]], %c1_i32, %c31_i32
-// CHECK: %[[T1:.*]] = arith.addf %[[PART]], %[[S1]]
-// CHECK: %[[S2:.*]] = nvvm.shfl.sync bfly %c-1_i32, %[[T1]], %c2_i32, %c31_i32
-// CHECK: arith.addf %[[T1]], %[[S2]]
-// CHECK-NOT: llvm.load
+// CHECK: %[[P0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: %[[A1:.*]] = llvm.getelementptr %{{.*}}[4]
+// CHECK: %[[P1:.*]] = llvm.load %[[A1]] : !llvm.ptr<3> -> f32
+// CHECK: arith.addf %[[P0]], %[[P1]]
+// CHECK: llvm.getelementptr %{{.*}}[8]
+// CHECK: llvm.getelementptr %{{.*}}[12]
+// CHECK-NOT: nvvm.shfl.sync
 // CHECK-NOT: nvvm.barrier0
 // CHECK: gpu.return
-// With cross-warp-shuffle=0 every thread reads all 4 partials instead.
-// ALL-LABEL: gpu.func @sum
-// ALL: nvvm.barrier0
-// ALL-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// ALL-NOT: nvvm.shfl.sync
-// ALL: gpu.return
+// With cross-warp-shuffle, each thread reads the partial of warp
+// (tid mod 4) and two more butterflies (offsets 1, 2) give every thread
+// the total.
+// SHFL-LABEL: gpu.func @sum
+// SHFL-COUNT-5: nvvm.shfl.sync
+// SHFL: nvvm.barrier0
+// SHFL: %[[MINE:.*]] = arith.andi %{{.*}}, %c3_i32 : i32
+// SHFL: %[[ROFF:.*]] = arith.muli %[[MINE]], %c4_i32 : i32
+// SHFL: %[[RADDR:.*]] = llvm.getelementptr %{{.*}}[%[[ROFF]]]
+// SHFL: %[[PART:.*]] = llvm.load %[[RADDR]] : !llvm.ptr<3> -> f32
+// SHFL: %[[S1:.*]] = nvvm.shfl.sync bfly %c-1_i32, %[[PART]], %c1_i32, %c31_i32
+// SHFL: %[[T1:.*]] = arith.addf %[[PART]], %[[S1]]
+// SHFL: %[[S2:.*]] = nvvm.shfl.sync bfly %c-1_i32, %[[T1]], %c2_i32, %c31_i32
+// SHFL: arith.addf %[[T1]], %[[S2]]
+// SHFL-NOT: llvm.load
+// SHFL-NOT: nvvm.barrier0
+// SHFL: gpu.return
 func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>)
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.range 0, 1024 : tensor<1024xi32, #b>
