@@ -27,6 +27,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <mutex>
+
 using namespace mlir;
 
 std::string tilec::findCudaToolkit() {
@@ -62,14 +64,17 @@ std::string tilec::findCudaToolkit() {
 ///    once; NVPTX has no register model to stop it and ptxas allocates
 ///    what it is given (coscos: 40 -> 28 regs, 75% -> 100% occupancy).
 static void setCodegenOptions() {
-  auto opts = llvm::cl::getRegisteredOptions();
-  for (llvm::StringRef name : {"nvptx-short-ptr", "disable-machine-sink"}) {
-    auto it = opts.find(name);
-    // Parsed as if given once (type-checked by the option itself); a later
-    // pipeline sees the occurrence and leaves it.
-    if (it != opts.end() && it->second->getNumOccurrences() == 0)
-      (void)it->second->addOccurrence(0, name, "true");
-  }
+  // Once per process: pipelines may be built from several threads.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto opts = llvm::cl::getRegisteredOptions();
+    for (llvm::StringRef name : {"nvptx-short-ptr", "disable-machine-sink"}) {
+      auto it = opts.find(name);
+      // Parsed as if given once (type-checked by the option itself).
+      if (it != opts.end() && it->second->getNumOccurrences() == 0)
+        (void)it->second->addOccurrence(0, name, "true");
+    }
+  });
 }
 
 void tilec::buildTilecPipeline(OpPassManager &pm,
