@@ -26,6 +26,13 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"fastMath", "fast-math", "bool", /*default=*/"true",
            "Lower f32 exp/exp2/rsqrt to the hardware approximations "
            "(ex2.approx, rsqrt.approx) as Triton does">,
+    Option<"crossWarpShuffle", "cross-warp-shuffle", "bool",
+           /*default=*/"false",
+           "Reductions across warps: every thread reads one warp's partial "
+           "from shared memory and combines them with shuffles, instead of "
+           "reading all partials (16 bytes at a time) and combining them "
+           "(the default: its dependence chain is shorter; measured 1% "
+           "faster on layernorm, docs/performance.md)">,
     Option<"libdeviceFtz", "libdevice-ftz", "bool", /*default=*/"false",
            "Let libdevice functions flush f32 denormals to zero "
            "(nvvm-reflect-ftz = 1, as Triton does)">,

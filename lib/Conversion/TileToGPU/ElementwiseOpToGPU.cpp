@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -20,10 +21,55 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-/// Any arith/math op on tiles -> the same op on each element.
+/// For each element a thread holds, the first element of the thread with
+/// the same value by the axis analysis' constancy: along tile dim t, values
+/// are equal over aligned blocks of constancy(t) indices, and a thread's run
+/// of vec(d) consecutive elements starts at a multiple of vec(d), so
+/// sub-indices that agree but for their low log2(min(constancy, vec)) bits
+/// hold one value. (E.g. `cols < n` with n a multiple of 16 is one predicate
+/// per 16-byte vector instead of one per element: fewer compares, and fewer
+/// predicates for ptxas to keep alive.) Identity without the analysis.
+SmallVector<int64_t> constancyRepresentatives(const LoweringContext &lc,
+                                              Value result) {
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  FailureOr<DistributedLayout> layout =
+      type ? DistributedLayout::get(type) : FailureOr<DistributedLayout>();
+  if (!type || failed(layout))
+    return {};
+  SmallVector<int64_t> reps(layout->getNumElems());
+  for (int64_t i = 0; i < layout->getNumElems(); ++i)
+    reps[i] = i;
+  if (!lc.axis)
+    return reps;
+  AxisInfo info = lc.axis->get(result);
+  if (info.getRank() != type.getRank())
+    return reps;
+  SmallVector<int64_t> group(layout->getRank(), 1);
+  bool any = false;
+  for (unsigned t = 0; t < type.getRank(); ++t) {
+    unsigned d = layout->getBlockedDim(t);
+    int64_t g = std::min(info.getConstancy(t), layout->getVec(d));
+    group[d] = g > 1 ? int64_t(1) << llvm::Log2_64(g) : 1;
+    any |= group[d] > 1;
+  }
+  if (!any)
+    return reps;
+  for (int64_t i = 0; i < layout->getNumElems(); ++i) {
+    SmallVector<int64_t> sub = layout->getSubIndices(i);
+    for (unsigned d = 0; d < sub.size(); ++d)
+      sub[d] -= sub[d] % group[d];
+    reps[i] = layout->getElemNumber(sub);
+  }
+  return reps;
+}
+
+/// Any arith/math op on tiles -> the same op on each element (once per
+/// group of elements the axis analysis proves equal).
 struct ElementwiseOpLowering : public ConversionPattern {
-  ElementwiseOpLowering(const TypeConverter &tc, MLIRContext *ctx)
-      : ConversionPattern(tc, Pattern::MatchAnyOpTypeTag(), 1, ctx) {}
+  ElementwiseOpLowering(const TypeConverter &tc, MLIRContext *ctx,
+                        const LoweringContext &lc)
+      : ConversionPattern(tc, Pattern::MatchAnyOpTypeTag(), 1, ctx), lc(lc) {}
+  const LoweringContext &lc;
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
@@ -40,7 +86,15 @@ struct ElementwiseOpLowering : public ConversionPattern {
       if (isa<RankedTensorType>(v.getType()))
         n = range.size();
     SmallVector<SmallVector<Value>> results(op->getNumResults());
+    // One result's constancy covers all of them only for single-result ops.
+    SmallVector<int64_t> reps;
+    if (op->getNumResults() == 1)
+      reps = constancyRepresentatives(lc, op->getResult(0));
     for (size_t i = 0; i < n; ++i) {
+      if (!reps.empty() && reps.size() == n && reps[i] != int64_t(i)) {
+        results[0].push_back(results[0][reps[i]]);
+        continue;
+      }
       Operation *scalar = rewriter.clone(*op);
       for (auto [j, range] : llvm::enumerate(operands))
         scalar->setOperand(j, isa<RankedTensorType>(op->getOperand(j).getType())
@@ -252,6 +306,52 @@ struct FastRsqrt : public OpRewritePattern<math::RsqrtOp> {
   }
 };
 
+/// a / b (f32) with div.full.f32: 2 ulp over the full range, the division
+/// Triton emits for `/`; the IEEE div.rn.f32 costs a Newton iteration, a
+/// range check and an out-of-line slow path per element.
+struct FastDivF : public OpRewritePattern<arith::DivFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::DivFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    MLIRContext *ctx = rewriter.getContext();
+    rewriter.replaceOp(
+        op, LLVM::InlineAsmOp::create(
+                rewriter, op.getLoc(), op.getType(),
+                ValueRange{op.getLhs(), op.getRhs()},
+                rewriter.getStringAttr("div.full.f32 $0, $1, $2;"),
+                rewriter.getStringAttr("=f,f,f"),
+                /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+                LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+                LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+                ArrayAttr())
+                .getResult(0));
+    return success();
+  }
+};
+
+/// Lets LLVM fuse a multiply into the add or subtract that uses it (one
+/// fma, rounded once): the `contract` flag on float add/sub/mul. nvcc
+/// (--fmad=true) and Triton (ptxas contracts its plain mul/add) do the
+/// same; without it NVPTX writes `.rn` on every mul and add so that ptxas
+/// cannot fuse them either.
+template <typename OpTy>
+struct AllowContract : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    arith::FastMathFlags flags = op.getFastmath();
+    if (isa<ShapedType>(op.getType()) ||
+        arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setFastmath(flags | arith::FastMathFlags::contract);
+    });
+    return success();
+  }
+};
+
 /// maxnumf/minnumf as LLVM's maxnum/minnum (max.f32 / min.f32): the same
 /// function, where convert-gpu-to-nvvm would call libdevice's fmaxf.
 template <typename SourceOp, typename TargetOp>
@@ -270,16 +370,19 @@ struct MinMaxToLLVM : public OpRewritePattern<SourceOp> {
 
 void mlir::tile::gpu_lowering::populateElementwisePatterns(
     TileTypeConverter &tc, RewritePatternSet &patterns,
-    const LoweringContext &) {
+    const LoweringContext &lc) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseOpLowering, ConstantOpLowering, RangeOpLowering,
-               SplatOpLowering, BroadcastOpLowering, ExpandDimsOpLowering,
-               AddPtrOpLowering, BitcastOpLowering>(tc, ctx);
+  patterns.add<ConstantOpLowering, RangeOpLowering, SplatOpLowering,
+               BroadcastOpLowering, ExpandDimsOpLowering, AddPtrOpLowering,
+               BitcastOpLowering>(tc, ctx);
+  patterns.add<ElementwiseOpLowering>(tc, ctx, lc);
 }
 
 void mlir::tile::gpu_lowering::populateFastMathPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<FastExp, FastExp2, FastRsqrt>(patterns.getContext());
+  patterns.add<FastExp, FastExp2, FastRsqrt, FastDivF,
+               AllowContract<arith::AddFOp>, AllowContract<arith::SubFOp>,
+               AllowContract<arith::MulFOp>>(patterns.getContext());
 }
 
 void mlir::tile::gpu_lowering::populateScalarMathPatterns(

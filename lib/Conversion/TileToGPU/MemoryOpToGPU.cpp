@@ -88,6 +88,36 @@ Access makeAccess(int64_t vec, unsigned elemBits) {
   return a;
 }
 
+/// Two f16/bf16 elements that are both roundings of f32 values, as one
+/// 32-bit word from one vector rounding (cvt.rn.bf16x2.f32 /
+/// cvt.rn.f16x2.f32 on sm_80+): one instruction per pair instead of two
+/// conversions and the shift and or that pack them. Null otherwise.
+Value packTruncPair(OpBuilder &b, Location loc, ValueRange elems,
+                    Type wordInt) {
+  if (elems.size() != 2 || !wordInt.isInteger(32))
+    return {};
+  SmallVector<Value> wide;
+  for (Value e : elems) {
+    auto trunc = e.getDefiningOp<arith::TruncFOp>();
+    if (!trunc || !trunc.getIn().getType().isF32() ||
+        !isa<BFloat16Type, Float16Type>(e.getType()) ||
+        trunc.getRoundingmodeAttr())
+      return {};
+    wide.push_back(trunc.getIn());
+  }
+  Type narrow = elems[0].getType();
+  if (elems[1].getType() != narrow)
+    return {};
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  Value v = LLVM::UndefOp::create(b, loc, v2f32);
+  for (unsigned k = 0; k < 2; ++k)
+    v = LLVM::InsertElementOp::create(
+        b, loc, v, wide[k],
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), k));
+  Value r = LLVM::FPTruncOp::create(b, loc, VectorType::get({2}, narrow), v);
+  return LLVM::BitcastOp::create(b, loc, wordInt, r);
+}
+
 /// Packs `elems` (lowered element values) into the words of `a`.
 SmallVector<Value> pack(OpBuilder &b, Location loc, ValueRange elems,
                         const Access &a) {
@@ -106,6 +136,11 @@ SmallVector<Value> pack(OpBuilder &b, Location loc, ValueRange elems,
   }
   unsigned perWord = a.wordBits / a.elemBits;
   for (unsigned w = 0; w < a.numWords; ++w) {
+    if (Value both = packTruncPair(b, loc, elems.slice(w * perWord, perWord),
+                                   wordInt)) {
+      words.push_back(both);
+      continue;
+    }
     Value word;
     for (unsigned k = 0; k < perWord; ++k) {
       Value bits = toBits(b, loc, elems[w * perWord + k]);
@@ -366,47 +401,85 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
     SmallVector<Value> results;
     Value zero = arith::ConstantIntOp::create(rewriter, loc,
                                               a.regType(getContext()), 0);
-    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
-      SmallVector<Value> otherWords(a.numWords, zero);
+    auto otherWordsOf = [&](OpBuilder &b, Location l, size_t g) {
+      SmallVector<Value> words(a.numWords, zero);
       if (!others.empty())
-        otherWords = pack(rewriter, loc, others.slice(g, a.vec), a);
-      if (masks.empty() || vi.maskUniform) {
+        words = pack(b, l, others.slice(g, a.vec), a);
+      return words;
+    };
+    if (masks.empty() || vi.maskUniform) {
+      for (size_t g = 0; g < ptrs.size(); g += a.vec) {
         Value pred = masks.empty() ? Value() : masks[g];
-        SmallVector<Value> words =
-            emitLoad(rewriter, loc, ptrs[g], pred, otherWords, a, mods);
+        SmallVector<Value> words = emitLoad(rewriter, loc, ptrs[g], pred,
+                                            otherWordsOf(rewriter, loc, g),
+                                            a, mods);
         llvm::append_range(results,
                            unpack(rewriter, loc, words, elemType, a));
-        continue;
       }
-      // All lanes in bounds: one vector; else element by element.
+      replaceWithValues(rewriter, op, results);
+      return success();
+    }
+    // Masks that vary inside a group (e.g. `offs < n`, n unknown): every
+    // group's vector load first, predicated on the whole group being in
+    // bounds, so that all of the thread's 16-byte loads are in flight
+    // together; then, only if some group is partly in bounds, those groups
+    // element by element. (With one branch per group, the vector loads of
+    // later groups sat behind earlier groups' element-wise paths.)
+    SmallVector<Value> alls;
+    Value allThread;
+    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
       Value all;
       for (int64_t k = 0; k < a.vec; ++k)
         all = andPred(rewriter, loc, all, masks[g + k]);
-      SmallVector<Type> types(a.vec, elemType);
-      auto ifOp = scf::IfOp::create(
-          rewriter, loc, all,
-          [&](OpBuilder &b, Location l) {
-            SmallVector<Value> words =
-                emitLoad(b, l, ptrs[g], Value(), {}, a, mods);
-            scf::YieldOp::create(b, l, unpack(b, l, words, elemType, a));
-          },
-          [&](OpBuilder &b, Location l) {
-            Access one = makeAccess(1, bits);
-            Value zero1 = arith::ConstantIntOp::create(b, l, one.regType(getContext()), 0);
-            SmallVector<Value> elems;
-            for (int64_t k = 0; k < a.vec; ++k) {
-              SmallVector<Value> other(one.numWords, zero1);
-              if (!others.empty())
-                other = pack(b, l, others.slice(g + k, 1), one);
-              SmallVector<Value> words = emitLoad(
-                  b, l, elementAddress(b, l, ptrs[g], k, elemType),
-                  masks[g + k], other, one, mods);
-              elems.push_back(unpack(b, l, words, elemType, one)[0]);
-            }
-            scf::YieldOp::create(b, l, elems);
-          });
-      llvm::append_range(results, ifOp.getResults());
+      alls.push_back(all);
+      allThread = andPred(rewriter, loc, allThread, all);
+      SmallVector<Value> words = emitLoad(rewriter, loc, ptrs[g], all,
+                                          otherWordsOf(rewriter, loc, g), a,
+                                          mods);
+      llvm::append_range(results, unpack(rewriter, loc, words, elemType, a));
     }
+    auto elementwise = [&](OpBuilder &b, Location l, size_t g) {
+      Access one = makeAccess(1, bits);
+      Value zero1 =
+          arith::ConstantIntOp::create(b, l, one.regType(getContext()), 0);
+      SmallVector<Value> elems;
+      for (int64_t k = 0; k < a.vec; ++k) {
+        SmallVector<Value> other(one.numWords, zero1);
+        if (!others.empty())
+          other = pack(b, l, others.slice(g + k, 1), one);
+        SmallVector<Value> words =
+            emitLoad(b, l, elementAddress(b, l, ptrs[g], k, elemType),
+                     masks[g + k], other, one, mods);
+        elems.push_back(unpack(b, l, words, elemType, one)[0]);
+      }
+      return elems;
+    };
+    bool oneGroup = alls.size() == 1;
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, allThread,
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, results); },
+        [&](OpBuilder &b, Location l) {
+          SmallVector<Value> elems;
+          for (auto [n, all] : llvm::enumerate(alls)) {
+            size_t g = n * a.vec;
+            ValueRange vec = ArrayRef<Value>(results).slice(g, a.vec);
+            if (oneGroup) {
+              llvm::append_range(elems, elementwise(b, l, g));
+              continue;
+            }
+            auto inner = scf::IfOp::create(
+                b, l, all,
+                [&](OpBuilder &b2, Location l2) {
+                  scf::YieldOp::create(b2, l2, vec);
+                },
+                [&](OpBuilder &b2, Location l2) {
+                  scf::YieldOp::create(b2, l2, elementwise(b2, l2, g));
+                });
+            llvm::append_range(elems, inner.getResults());
+          }
+          scf::YieldOp::create(b, l, elems);
+        });
+    results.assign(ifOp.getResults().begin(), ifOp.getResults().end());
     replaceWithValues(rewriter, op, results);
     return success();
   }
@@ -446,33 +519,53 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
-    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
-      if (masks.empty() || vi.maskUniform) {
+    if (masks.empty() || vi.maskUniform) {
+      for (size_t g = 0; g < ptrs.size(); g += a.vec) {
         Value pred = andPred(rewriter, loc,
                              masks.empty() ? Value() : masks[g], owner);
         emitStore(rewriter, loc, ptrs[g], pred,
                   pack(rewriter, loc, values.slice(g, a.vec), a), a, mods);
-        continue;
       }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // As for loads: every in-bounds group's vector store, then the partial
+    // groups element by element, only if there are any.
+    SmallVector<Value> alls;
+    Value allThread;
+    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
       Value all;
       for (int64_t k = 0; k < a.vec; ++k)
         all = andPred(rewriter, loc, all, masks[g + k]);
-      scf::IfOp::create(
-          rewriter, loc, all,
-          [&](OpBuilder &b, Location l) {
-            emitStore(b, l, ptrs[g], owner,
-                      pack(b, l, values.slice(g, a.vec), a), a, mods);
-            scf::YieldOp::create(b, l);
-          },
-          [&](OpBuilder &b, Location l) {
-            Access one = makeAccess(1, bits);
-            for (int64_t k = 0; k < a.vec; ++k)
-              emitStore(b, l, elementAddress(b, l, ptrs[g], k, elemType),
-                        andPred(b, l, masks[g + k], owner),
-                        pack(b, l, values.slice(g + k, 1), one), one, mods);
-            scf::YieldOp::create(b, l);
-          });
+      alls.push_back(all);
+      allThread = andPred(rewriter, loc, allThread, all);
+      emitStore(rewriter, loc, ptrs[g], andPred(rewriter, loc, all, owner),
+                pack(rewriter, loc, values.slice(g, a.vec), a), a, mods);
     }
+    auto elementwise = [&](OpBuilder &b, Location l, size_t g) {
+      Access one = makeAccess(1, bits);
+      for (int64_t k = 0; k < a.vec; ++k)
+        emitStore(b, l, elementAddress(b, l, ptrs[g], k, elemType),
+                  andPred(b, l, masks[g + k], owner),
+                  pack(b, l, values.slice(g + k, 1), one), one, mods);
+    };
+    Value partial = arith::XOrIOp::create(rewriter, loc, allThread,
+                                          i1Val(rewriter, loc, true));
+    scf::IfOp::create(rewriter, loc, partial, [&](OpBuilder &b, Location l) {
+      for (auto [n, all] : llvm::enumerate(alls)) {
+        size_t g = n * a.vec;
+        if (alls.size() == 1) {
+          elementwise(b, l, g);
+          continue;
+        }
+        Value notAll = arith::XOrIOp::create(b, l, all, i1Val(b, l, true));
+        scf::IfOp::create(b, l, notAll, [&](OpBuilder &b2, Location l2) {
+          elementwise(b2, l2, g);
+          scf::YieldOp::create(b2, l2);
+        });
+      }
+      scf::YieldOp::create(b, l);
+    });
     rewriter.eraseOp(op);
     return success();
   }

@@ -149,13 +149,6 @@ void widenBoolParams(func::FuncOp kernel) {
       FunctionType::get(kernel.getContext(), inputs, {}));
 }
 
-int64_t computeSharedBytes(func::FuncOp kernel) {
-  int64_t bytes = 0;
-  kernel.walk([&](Operation *op) {
-    bytes = std::max(bytes, getScratchBytes(op));
-  });
-  return llvm::alignTo(bytes, 16);
-}
 
 struct ConvertTileToGPU
     : public tilec::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
@@ -171,6 +164,7 @@ struct ConvertTileToGPU
     }
     LoweringContext lc;
     lc.smVersion = chip == "sm_80" ? 80 : 90;
+    lc.crossWarpShuffle = crossWarpShuffle;
 
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
@@ -192,7 +186,8 @@ struct ConvertTileToGPU
     bool anyShared = false;
     for (func::FuncOp k : kernels) {
       widenBoolParams(k);
-      int64_t bytes = computeSharedBytes(k);
+      int64_t bytes =
+          llvm::alignTo(planReductionScratch(k, lc.reduceScratch), 16);
       anyShared |= bytes > 0;
       k->setAttr("tile.shared_bytes",
                  IntegerAttr::get(IntegerType::get(ctx, 64), bytes));

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tile::gpu_lowering {
 
@@ -27,11 +28,33 @@ public:
   Type convertElementType(Type type) const;
 };
 
+/// Where a cross-warp reduction keeps its partials, and whether it must wait
+/// for earlier readers of shared memory first (planReductionScratch).
+struct ReduceScratch {
+  int64_t offset = 0;
+  bool leadingBarrier = true;
+};
+
 /// What every pattern may consult.
 struct LoweringContext {
   const ModuleAxisInfo *axis = nullptr;
   int smVersion = 90; ///< 80 or 90
+  /// Cross-warp reductions: each thread reads one partial and shuffles
+  /// (true) or reads all of them (false, the default).
+  bool crossWarpShuffle = false;
+  /// Cross-warp reductions not in the map use offset 0 and a leading barrier.
+  llvm::DenseMap<Operation *, ReduceScratch> reduceScratch;
 };
+
+/// Plans the cross-warp reductions of `kernel` into `plan` and returns the
+/// kernel's shared memory bytes. Consecutive reductions alternate between
+/// two regions, so a reduction right after another (same block, no other
+/// shared-memory user between) needs no barrier before its writes: every
+/// thread finished reading this region two reductions ago before it reached
+/// the previous reduction's barrier. The first shared-memory user of a
+/// kernel outside loops needs none either.
+int64_t planReductionScratch(Operation *kernel,
+                             llvm::DenseMap<Operation *, ReduceScratch> &plan);
 
 /// The name of the dynamic shared memory array of a gpu.module.
 constexpr llvm::StringLiteral kSmemName = "global_smem";

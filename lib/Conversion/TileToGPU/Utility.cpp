@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -346,9 +347,14 @@ int64_t mlir::tile::gpu_lowering::getScratchBytes(Operation *op) {
     int64_t warps = layout->getDistinctWarps(d);
     if (warps <= 1)
       return 0;
-    // One 8-byte slot per (output element, warp, operand).
-    return numElements(reduce.getResult(0).getType()) * warps * 8 *
-           reduce.getNumResults();
+    // Per operand a 16-byte aligned array of (output element, warp) slots
+    // of the element's size (see ReduceOpLowering).
+    int64_t bytes = 0;
+    for (Value src : reduce.getSrcs())
+      bytes += llvm::alignTo(numElements(reduce.getResult(0).getType()) *
+                                 warps * elementBytes(src.getType()),
+                             16);
+    return bytes;
   }
   if (auto scan = dyn_cast<ScanOp>(op)) {
     // Two buffers of every element of every operand, 8-byte slots (see
@@ -365,4 +371,45 @@ int64_t mlir::tile::gpu_lowering::getScratchBytes(Operation *op) {
   if (isa<AtomicRMWOp, AtomicCASOp>(op))
     return numElements(op->getResult(0).getType()) * 8;
   return 0;
+}
+
+/// True for a reduction whose partials cross warps (through shared memory).
+static bool isCrossWarpReduce(Operation *op) {
+  auto reduce = dyn_cast<ReduceOp>(op);
+  return reduce && getScratchBytes(op) > 0;
+}
+
+int64_t mlir::tile::gpu_lowering::planReductionScratch(
+    Operation *kernel, llvm::DenseMap<Operation *, ReduceScratch> &plan) {
+  int64_t region = 0, others = 0;
+  kernel->walk([&](Operation *op) {
+    if (isCrossWarpReduce(op))
+      region = std::max(region, getScratchBytes(op));
+    else
+      others = std::max(others, getScratchBytes(op));
+  });
+  region = llvm::alignTo(region, 16);
+  Operation *last = nullptr; // the last shared-memory user, in program order
+  int64_t lastOffset = 0;
+  int64_t bytes = others;
+  kernel->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (getScratchBytes(op) == 0)
+      return;
+    if (isCrossWarpReduce(op)) {
+      bool inLoop = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
+      ReduceScratch s;
+      if (!last && !inLoop) {
+        s.leadingBarrier = false;
+      } else if (last && isCrossWarpReduce(last) &&
+                 last->getBlock() == op->getBlock()) {
+        s.offset = lastOffset == 0 ? region : 0;
+        s.leadingBarrier = false;
+      }
+      plan[op] = s;
+      lastOffset = s.offset;
+      bytes = std::max(bytes, s.offset + getScratchBytes(op));
+    }
+    last = op;
+  });
+  return bytes;
 }

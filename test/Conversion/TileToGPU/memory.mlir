@@ -27,36 +27,54 @@ func.func @uniform_mask(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 #b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
-// Nothing is known about n: when all 4 lanes of a group are in bounds one
-// 16-byte access, else one predicated access per element (addresses from
-// the group's base).
+// Nothing is known about n: each group of 4 is one 16-byte access,
+// predicated on the whole group being in bounds, and both groups' vector
+// loads come before any branch (all in flight together); only when some
+// group is partly in bounds does that group go element by element
+// (addresses from the group's base). Stores likewise.
 // CHECK-LABEL: gpu.func @runtime_mask
-// CHECK: %[[A1:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK: %[[A2:.*]] = arith.andi %[[A1]], %{{.*}} : i1
-// CHECK: %[[ALL:.*]] = arith.andi %[[A2]], %{{.*}} : i1
-// CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
-// CHECK:   "ld.global.v4.b32 {$0, $1, $2, $3}, [ $4 + 0 ];", "=r,=r,=r,=r,l"
+// CHECK: arith.andi {{.*}} : i1
+// CHECK: arith.andi {{.*}} : i1
+// CHECK: %[[ALL0:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: "mov.b32 $0, $4;{{.*}}@$8 ld.global.v4.b32 {$0, $1, $2, $3}, [ $9 + 0 ];", "=r,=r,=r,=r,r,r,r,r,b,l" {{.*}}, %[[ALL0]], %[[P0:[0-9a-z_]+]]
+// CHECK: arith.andi {{.*}} : i1
+// CHECK: arith.andi {{.*}} : i1
+// CHECK: %[[ALL1:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[ALL:.*]] = arith.andi %[[ALL0]], %[[ALL1]] : i1
+// CHECK: "mov.b32 $0, $4;{{.*}}@$8 ld.global.v4.b32 {$0, $1, $2, $3}, [ $9 + 0 ];", "=r,=r,=r,=r,r,r,r,r,b,l" {{.*}}, %[[ALL1]], %[[P1:[0-9a-z_]+]]
+// CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT: scf.yield
 // CHECK: } else {
-// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
-// CHECK:   llvm.getelementptr {{.*}}[1]
-// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
-// CHECK:   llvm.getelementptr {{.*}}[2]
-// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
-// CHECK:   llvm.getelementptr {{.*}}[3]
-// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
-// CHECK: scf.if %[[ALL]] {
-// CHECK:   "st.global.v4.b32 [ $0 + 0 ], {$1, $2, $3, $4};"
+// CHECK: scf.if %[[ALL0]] -> (f32, f32, f32, f32) {
 // CHECK: } else {
+// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];", "=r,r,b,l" %{{.*}}, %{{.*}}, %[[P0]]
+// CHECK:   llvm.getelementptr %[[P0]][1]
+// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
+// CHECK:   llvm.getelementptr %[[P0]][2]
+// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
+// CHECK:   llvm.getelementptr %[[P0]][3]
+// CHECK:   "mov.b32 $0, $1;\0A\09@$2 ld.global.b32 $0, [ $3 + 0 ];"
+// CHECK: scf.if %[[ALL1]] -> (f32, f32, f32, f32) {
+// CHECK-COUNT-4: ld.global.b32
+// CHECK: "@$0 st.global.v4.b32 [ $1 + 0 ], {$2, $3, $4, $5};", "b,l,r,r,r,r" %[[ALL0]], %[[P0]]
+// CHECK: "@$0 st.global.v4.b32 [ $1 + 0 ], {$2, $3, $4, $5};", "b,l,r,r,r,r" %[[ALL1]], %[[P1]]
+// CHECK: %[[PART:.*]] = arith.xori %[[ALL]], %true : i1
+// CHECK: scf.if %[[PART]] {
+// CHECK: %[[NOT0:.*]] = arith.xori %[[ALL0]], %true : i1
+// CHECK: scf.if %[[NOT0]] {
+// CHECK-COUNT-4: "@$0 st.global.b32 [ $1 + 0 ], $2;"
+// CHECK: %[[NOT1:.*]] = arith.xori %[[ALL1]], %true : i1
+// CHECK: scf.if %[[NOT1]] {
 // CHECK-COUNT-4: "@$0 st.global.b32 [ $1 + 0 ], $2;"
 func.func @runtime_mask(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                         %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
-  %r = tile.range 0, 128 : tensor<128xi32, #b>
-  %ns = tile.splat %n : i32 -> tensor<128xi32, #b>
-  %m = arith.cmpi slt, %r, %ns : tensor<128xi32, #b>
-  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #b>
-  %p = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
-  %v = tile.load %p, %m : tensor<128x!tile.ptr<f32>, #b>
-  tile.store %p, %v, %m : tensor<128x!tile.ptr<f32>, #b>
+  %r = tile.range 0, 256 : tensor<256xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<256xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+  %v = tile.load %p, %m : tensor<256x!tile.ptr<f32>, #b>
+  tile.store %p, %v, %m : tensor<256x!tile.ptr<f32>, #b>
   return
 }
 
@@ -148,5 +166,29 @@ func.func @owners(%x: !tile.ptr<i32>, %v: i32)
   %xs = tile.splat %x : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>, #b>
   %p = tile.addptr %xs, %r : tensor<32x!tile.ptr<i32>, #b>, tensor<32xi32, #b>
   tile.store %p, %r : tensor<32x!tile.ptr<i32>, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+
+// f32 results stored as bf16: each pair of a word is rounded by one vector
+// fptrunc (cvt.rn.bf16x2.f32), not two conversions and a shift and an or.
+// CHECK-LABEL: gpu.func @pack_bf16
+// CHECK-COUNT-4: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-NOT: arith.truncf
+// CHECK: "st.global.v4.b32 [ $0 + 0 ], {$1, $2, $3, $4};"
+func.func @pack_bf16(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                     %y: !tile.ptr<bf16> {tile.divisibility = 16 : i32})
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.range 0, 256 : tensor<256xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+  %v = tile.load %xp : tensor<256x!tile.ptr<f32>, #b>
+  %t = arith.truncf %v : tensor<256xf32, #b> to tensor<256xbf16, #b>
+  %ys = tile.splat %y : !tile.ptr<bf16> -> tensor<256x!tile.ptr<bf16>, #b>
+  %yp = tile.addptr %ys, %r : tensor<256x!tile.ptr<bf16>, #b>, tensor<256xi32, #b>
+  tile.store %yp, %t : tensor<256x!tile.ptr<bf16>, #b>
   return
 }

@@ -1,23 +1,53 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=SLOTS
+// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=cross-warp-shuffle=1 --canonicalize --cse | FileCheck %s --check-prefix=SHFL
 
 #b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
 // A 1-D sum over 4 warps: each thread adds its 8 elements, lanes combine
 // with butterflies (offsets 1..16), lane 0 of each warp writes its partial
-// to shared memory, and every thread adds the 4 partials in warp order.
+// to a 4-byte slot (no barrier before: nothing used shared memory yet), one
+// barrier, then every thread adds the 4 adjacent partials in warp order.
 // CHECK-LABEL: gpu.func @sum
-// CHECK-SAME: tile.shared_bytes = 32 : i64
+// CHECK-SAME: tile.shared_bytes = 16 : i64
 // CHECK-COUNT-7: arith.addf
 // CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32, %c31_i32 : f32 -> f32
 // CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c2_i32, %c31_i32
 // CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c4_i32, %c31_i32
 // CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c8_i32, %c31_i32
 // CHECK: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c16_i32, %c31_i32
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: scf.if
+// CHECK: %[[WOFF:.*]] = arith.muli %{{.*}}, %c4_i32 : i32
+// CHECK: llvm.getelementptr %{{.*}}[%[[WOFF]]]
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: %[[P0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: %[[A1:.*]] = llvm.getelementptr %{{.*}}[4]
+// CHECK: %[[P1:.*]] = llvm.load %[[A1]] : !llvm.ptr<3> -> f32
+// CHECK: arith.addf %[[P0]], %[[P1]]
+// CHECK: llvm.getelementptr %{{.*}}[8]
+// CHECK: llvm.getelementptr %{{.*}}[12]
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
+// With cross-warp-shuffle, each thread reads the partial of warp
+// (tid mod 4) and two more butterflies (offsets 1, 2) give every thread
+// the total.
+// SHFL-LABEL: gpu.func @sum
+// SHFL-COUNT-5: nvvm.shfl.sync
+// SHFL: nvvm.barrier0
+// SHFL: %[[MINE:.*]] = arith.andi %{{.*}}, %c3_i32 : i32
+// SHFL: %[[ROFF:.*]] = arith.muli %[[MINE]], %c4_i32 : i32
+// SHFL: %[[RADDR:.*]] = llvm.getelementptr %{{.*}}[%[[ROFF]]]
+// SHFL: %[[PART:.*]] = llvm.load %[[RADDR]] : !llvm.ptr<3> -> f32
+// SHFL: %[[S1:.*]] = nvvm.shfl.sync bfly %c-1_i32, %[[PART]], %c1_i32, %c31_i32
+// SHFL: %[[T1:.*]] = arith.addf %[[PART]], %[[S1]]
+// SHFL: %[[S2:.*]] = nvvm.shfl.sync bfly %c-1_i32, %[[T1]], %c2_i32, %c31_i32
+// SHFL: arith.addf %[[T1]], %[[S2]]
+// SHFL-NOT: llvm.load
+// SHFL-NOT: nvvm.barrier0
+// SHFL: gpu.return
 func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>)
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.range 0, 1024 : tensor<1024xi32, #b>
@@ -30,6 +60,88 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
     tile.yield %t : f32
   }
   tile.store %y, %s : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+
+// Two sums in a row (layernorm's mean and variance): the second writes the
+// other 32-byte region (offset 32), which nobody has read, so it needs no
+// barrier before its writes (a third would reuse region 0 only after every
+// thread, done reading it, passed the second's barrier). The first needs
+// none either (nothing used shared memory before). One barrier each.
+// CHECK-LABEL: gpu.func @two_sums
+// CHECK-SAME: tile.shared_bytes = 64 : i64
+// CHECK-COUNT-2: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
+// The second reduction's slots start at byte 32.
+// SLOTS-LABEL: gpu.func @two_sums
+// SLOTS: llvm.store
+// SLOTS: nvvm.barrier0
+// SLOTS: %[[OFF:.*]] = arith.addi %{{.*}}, %c32_i32 : i32
+// SLOTS: llvm.getelementptr %{{.*}}[%[[OFF]]]
+// SLOTS: llvm.store
+// SLOTS: nvvm.barrier0
+func.func @two_sums(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %r = tile.range 0, 1024 : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %p : tensor<1024x!tile.ptr<f32>, #b>
+  %s = tile.reduce(%v) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.yield %t : f32
+  }
+  %ss = tile.splat %s : f32 -> tensor<1024xf32, #b>
+  %d = arith.subf %v, %ss : tensor<1024xf32, #b>
+  %d2 = arith.mulf %d, %d : tensor<1024xf32, #b>
+  %q = tile.reduce(%d2) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.yield %t : f32
+  }
+  tile.store %y, %q : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// A reduction in a loop: the previous iteration's readers may still be
+// reading its slots, so the barrier before the writes stays (two per
+// iteration).
+// CHECK-LABEL: gpu.func @in_loop
+// CHECK: scf.for
+// CHECK: nvvm.barrier0
+// CHECK: scf.if
+// CHECK: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load
+// CHECK: scf.yield
+func.func @in_loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %r = tile.range 0, 512 : tensor<512xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (f32) : i32 {
+    %v = tile.load %p : tensor<512x!tile.ptr<f32>, #b>
+    %s = tile.reduce(%v) axis = 0 : (tensor<512xf32, #b>) -> f32 {
+    ^bb0(%l: f32, %m: f32):
+      %t = arith.addf %l, %m : f32
+      tile.yield %t : f32
+    }
+    %b = arith.addf %a, %s : f32
+    scf.yield %b : f32
+  }
+  tile.store %y, %acc : !tile.ptr<f32>
   return
 }
 
