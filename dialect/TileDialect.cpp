@@ -40,7 +40,7 @@ struct TileInlinerInterface : public DialectInlinerInterface {
     return true;
   }
 };
-/// Prints layouts as #blocked, #slice aliases: tiles repeat them a lot.
+/// Prints layouts as #blocked, #slice, #mma, ... aliases: tiles repeat them a lot.
 struct TileOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
   AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
@@ -50,6 +50,18 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
     }
     if (isa<SliceLayoutAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<MmaLayoutAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandLayoutAttr>(attr)) {
+      os << "dot_op";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SharedLayoutAttr>(attr)) {
+      os << "shared";
       return AliasResult::FinalAlias;
     }
     return AliasResult::NoAlias;

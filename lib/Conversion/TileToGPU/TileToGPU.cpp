@@ -64,9 +64,9 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
                  << " has no layout; run tile-assign-layouts first";
         return;
       }
-      if (layout->getBlocked().getNumWarps() != warps) {
+      if (layout->getNumWarps() != warps) {
         fail(op) << "tile type " << t << " is laid out for "
-                 << layout->getBlocked().getNumWarps()
+                 << layout->getNumWarps()
                  << " warps but the kernel has " << warps;
         return;
       }
