@@ -388,6 +388,29 @@ BlockedLayoutAttr mlir::tile::getDefaultBlockedLayout(MLIRContext *ctx,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+MmaLayoutAttr mlir::tile::getMmaLayoutFor(DotOp dot, unsigned numWarps) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto c = cast<RankedTensorType>(dot.getC().getType());
+  Type ea = a.getElementType(), ec = c.getElementType();
+  bool types = (ea.isBF16() && ec.isF32()) ||
+               (ea.isF16() && (ec.isF32() || ec.isF16()));
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+  if (!types || m < 16 || n < 8 || k < 16 ||
+      !hasPowerOfTwoShape({m, n, k}) || numWarps == 0 ||
+      !llvm::isPowerOf2_32(numWarps))
+    return {};
+  // Split M while it has at least as many 16-row tiles per warp as N has
+  // 16-column ones; leftover warps go to N (and may replicate).
+  unsigned wm = 1, wn = 1;
+  while (wm * wn < numWarps) {
+    if (m / 16 / wm >= n / 16 / wn && wm < m / 16)
+      wm *= 2;
+    else
+      wn *= 2;
+  }
+  return MmaLayoutAttr::get(dot.getContext(), 2, {wm, wn}, {16, 8});
+}
+
 SharedLayoutAttr mlir::tile::getSwizzledSharedLayout(MLIRContext *ctx,
                                                      ArrayRef<int64_t> shape,
                                                      ArrayRef<unsigned> order,

@@ -114,6 +114,14 @@ BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
                                           ArrayRef<unsigned> order,
                                           unsigned sptFast, unsigned numWarps);
 
+/// The #tile.mma layout for the accumulator of `dot` when it can run on
+/// mma.sync m16n8k16 (f16/bf16 operands, f32 or f16 accumulator, M >= 16,
+/// N >= 8, K >= 16), with `numWarps` warps split between M and N as
+/// Triton's warpsPerTileV2 does; null otherwise.
+MmaLayoutAttr getMmaLayoutFor(DotOp dot, unsigned numWarps);
+/// kWidth of a dot operand with elements of `elemBits` bits.
+inline unsigned getMmaKWidth(unsigned elemBits) { return 32 / elemBits; }
+
 /// Warps of a program for any distributed layout (0 if not one).
 unsigned getLayoutNumWarps(Attribute layout);
 

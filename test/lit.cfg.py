@@ -26,8 +26,14 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-examples", "not"]
+tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-examples",
+         "tilec-gpu-tests", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The stand-in driver (test/Unit/Runtime/FakeCuda.cpp); with
+# TILEC_FAKE_CUDA_SIMULATE=1 it runs kernels in the PTX simulator.
+config.substitutions.append(("%fakecuda", os.path.join(
+    config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
 ptxas = shutil.which("ptxas") or os.path.join(config.cuda_root, "bin", "ptxas")

@@ -4,7 +4,8 @@
 //                   [--exact]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile and runs it on fresh random inputs at several sizes,
+// examples/*.tile (and the builder's matmul_bias_gelu, when DIR has it:
+// `tilec-examples -o DIR matmul_bias_gelu`) and runs it on fresh random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -371,7 +372,10 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   }
 }
 
-void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+/// C = A * B (+ bias, GELU): bf16 in and out, f32 accumulation; grid of
+/// 128x128 tiles.
+void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
+                    bool biasGelu) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -384,6 +388,7 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
     shapes.push_back({512, 512, 512});
     shapes.push_back({1000, 1030, 1111});
   }
+  const char *name = biasGelu ? "matmul_bias_gelu " : "matmul ";
   for (auto [m, n, kk] : shapes) {
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
@@ -395,31 +400,51 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
     for (int64_t i = 0; i < kk; ++i)
       for (int64_t j = 0; j < n; ++j)
         b[i * sb + j] = BFloat16::fromFloat(float(rng.normal()));
-    auto da = upload(ctx, a), db = upload(ctx, b);
+    auto bias = randomNormal<BFloat16>(rng, n);
+    auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
     auto c = Output<BFloat16>::make(ctx, m * sc);
     Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
-    std::string what = "matmul " + std::to_string(m) + "x" + std::to_string(n) +
+    std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
+          if (biasGelu)
+            return k.launch(nullptr, grid, da, db, c, dbias, int32_t(m),
+                            int32_t(n), int32_t(kk), int32_t(sa), int32_t(sb),
+                            int32_t(sc));
           return k.launch(nullptr, grid, da, db, c, int32_t(m), int32_t(n),
                           int32_t(kk), int32_t(sa), int32_t(sb), int32_t(sc));
         }))
       continue;
     std::vector<double> ref(m * n, 0.0);
-    std::vector<double> brow(n);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t p = 0; p < kk; ++p) {
         double av = toDouble(a[i * sa + p]);
         for (int64_t j = 0; j < n; ++j)
           ref[i * n + j] += av * toDouble(b[p * sb + j]);
       }
+    if (biasGelu)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          ref[i * n + j] = gelu(ref[i * n + j] + toDouble(bias[j]));
     check(what, c, ref, 1e-2, size_t(n), size_t(sc));
   }
+}
+
+void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  testMatmulWith(ctx, k, rng, small, /*biasGelu=*/false);
+}
+
+void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
+                        bool small) {
+  testMatmulWith(ctx, k, rng, small, /*biasGelu=*/true);
 }
 
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
+  /// Built by tilec-examples, not from examples/*.tile: skipped when DIR
+  /// lacks it (the nvcc fixtures do).
+  bool optional = false;
 };
 const Example kExamples[] = {
     {"add", testAdd},
@@ -429,6 +454,7 @@ const Example kExamples[] = {
     {"layernorm", testLayernorm},
     {"rmsnorm", testRmsnorm},
     {"matmul", testMatmul},
+    {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
 };
 
 int usage(const char *why) {
@@ -489,6 +515,12 @@ int main(int argc, char **argv) {
   for (const Example &e : kExamples) {
     if (!o.only.empty() && !o.only.count(e.name))
       continue;
+    struct stat st;
+    if (e.optional &&
+        stat((o.kernels + "/" + e.name + ".json").c_str(), &st) != 0) {
+      std::printf("SKIP %s: not in %s\n", e.name, o.kernels.c_str());
+      continue;
+    }
     auto module = loadExample(ctx, o.kernels, e.name);
     if (!module.ok()) {
       report(false, std::string(e.name) + " load", module.message());

@@ -261,6 +261,8 @@ struct ConvertTileToGPU
     populateReduceScanPatterns(tc, patterns, lc);
     populateLayoutPatterns(tc, patterns, lc);
     populateDotPatterns(tc, patterns, lc);
+    populateMmaDotPatterns(tc, patterns, lc);
+    populateSharedMemoryPatterns(tc, patterns, lc);
     populateDebugPatterns(tc, patterns, lc);
     if (failed(applyPartialConversion(gpuModule, conversionTarget,
                                       std::move(patterns))))
