@@ -1,7 +1,7 @@
 //===- ExamplesGpuTest.cpp - every example kernel against a host reference ===//
 //
 //   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
-//                   [--exact]
+//                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (and the builder's matmul_bias_gelu, when DIR has it:
@@ -13,7 +13,8 @@
 // dtype's tolerance, and the guard elements past each output (and the
 // padding between rows of strided outputs) must still hold the poison.
 // --exact allocates no guard, so that compute-sanitizer sees any access
-// past the end. Prints one PASS/FAIL line per case; exits 1 on a failure.
+// past the end. --matmul-tile and --matmul-dtype test variants of the
+// matmul kernel (same parameters) with other tiles or f16 data. Prints one PASS/FAIL line per case; exits 1 on a failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,11 @@ struct Options {
   bool small = false;
   bool exact = false;
 };
+
+/// The matmul kernels' tile (their grid) and element type, for variants of
+/// examples/matmul.tile with other tiles or f16 (--matmul-tile, -dtype).
+int64_t gMatmulTileM = 128, gMatmulTileN = 128;
+bool gMatmulF16 = false;
 
 /// Elements of poison after each output (0 with --exact).
 size_t gGuard = 256;
@@ -372,8 +378,9 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   }
 }
 
-/// C = A * B (+ bias, GELU): bf16 in and out, f32 accumulation; grid of
-/// 128x128 tiles.
+/// C = A * B (+ bias, GELU): bf16 (or f16) in and out; grid of 128x128
+/// tiles (or --matmul-tile).
+template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
                     bool biasGelu) {
   struct Shape {
@@ -393,17 +400,17 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
             sc = roundUp(n, 16) + 16;
-    std::vector<BFloat16> a(m * sa), b(kk * sb);
+    std::vector<T> a(m * sa), b(kk * sb);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < kk; ++j)
-        a[i * sa + j] = BFloat16::fromFloat(float(rng.normal()));
+        a[i * sa + j] = T::fromFloat(float(rng.normal()));
     for (int64_t i = 0; i < kk; ++i)
       for (int64_t j = 0; j < n; ++j)
-        b[i * sb + j] = BFloat16::fromFloat(float(rng.normal()));
-    auto bias = randomNormal<BFloat16>(rng, n);
+        b[i * sb + j] = T::fromFloat(float(rng.normal()));
+    auto bias = randomNormal<T>(rng, n);
     auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
-    auto c = Output<BFloat16>::make(ctx, m * sc);
-    Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
+    auto c = Output<T>::make(ctx, m * sc);
+    Grid grid(ceilDiv(m, gMatmulTileM), ceilDiv(n, gMatmulTileN));
     std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
@@ -431,12 +438,15 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
 }
 
 void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
-  testMatmulWith(ctx, k, rng, small, /*biasGelu=*/false);
+  if (gMatmulF16)
+    testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false);
+  else
+    testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false);
 }
 
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                         bool small) {
-  testMatmulWith(ctx, k, rng, small, /*biasGelu=*/true);
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true);
 }
 
 struct Example {
@@ -460,7 +470,8 @@ const Example kExamples[] = {
 int usage(const char *why) {
   std::fprintf(stderr,
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
-               "[--only a,b] [--seed N] [--small] [--exact]\n",
+               "[--only a,b] [--seed N] [--small] [--exact]\n"
+               "  [--matmul-tile M,N] [--matmul-dtype bf16|f16]\n",
                why);
   return 2;
 }
@@ -492,6 +503,17 @@ int main(int argc, char **argv) {
       o.small = true;
     else if (a == "--exact")
       o.exact = true;
+    else if (a == "--matmul-tile") {
+      std::string v = value();
+      if (std::sscanf(v.c_str(), "%ld,%ld", &gMatmulTileM, &gMatmulTileN) != 2 ||
+          gMatmulTileM <= 0 || gMatmulTileN <= 0)
+        return usage(("--matmul-tile takes M,N, got '" + v + "'").c_str());
+    } else if (a == "--matmul-dtype") {
+      std::string v = value();
+      if (v != "bf16" && v != "f16")
+        return usage(("--matmul-dtype takes bf16 or f16, got '" + v + "'").c_str());
+      gMatmulF16 = v == "f16";
+    }
     else
       return usage(("unknown argument '" + a + "'").c_str());
   }

@@ -32,26 +32,10 @@ struct MmaDotOpLowering : public OpConversionPattern<DotOp> {
     auto mma = dyn_cast_if_present<MmaLayoutAttr>(cType.getEncoding());
     if (!mma)
       return failure(); // the FMA path
+    // Types, operand layouts and shapes were checked before the conversion
+    // (checkMmaDot in TileToGPU.cpp).
     auto aType = op.getA().getType(), bType = op.getB().getType();
     Type ea = aType.getElementType(), ec = cType.getElementType();
-    if (!((ea.isBF16() && ec.isF32()) ||
-          (ea.isF16() && (ec.isF32() || ec.isF16()))))
-      return op.emitOpError("mma.sync needs f16 or bf16 operands with an f32 "
-                            "(or, for f16, f16) accumulator, got ")
-             << aType << " and " << cType;
-    auto expect = [&](unsigned idx) {
-      return DotOperandLayoutAttr::get(getContext(), idx, mma, 2);
-    };
-    if (aType.getEncoding() != expect(0) || bType.getEncoding() != expect(1))
-      return op.emitOpError("operands of an mma dot must have the "
-                            "#tile.dot_operand layouts of its accumulator "
-                            "(run tile-assign-layouts)");
-    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
-            k = aType.getDimSize(1);
-    if (m % 16 || n % 8 || k % 16)
-      return op.emitOpError("mma.sync m16n8k16 needs M % 16, N % 8 and "
-                            "K % 16 to be 0, got ")
-             << m << "x" << n << "x" << k;
     DistributedLayout al = *DistributedLayout::get(aType);
     DistributedLayout bl = *DistributedLayout::get(bType);
     DistributedLayout cl = *DistributedLayout::get(cType);

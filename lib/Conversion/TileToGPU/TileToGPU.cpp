@@ -44,6 +44,34 @@ bool hasTile(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTile);
 }
 
+/// An mma dot needs what mma.sync m16n8k16 takes (MmaDotOpToGPU.cpp).
+template <typename Fail>
+void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
+  auto aType = dot.getA().getType(), bType = dot.getB().getType();
+  auto cType = dot.getType();
+  Type ea = aType.getElementType(), ec = cType.getElementType();
+  if (!((ea.isBF16() && ec.isF32()) ||
+        (ea.isF16() && (ec.isF32() || ec.isF16())))) {
+    fail(dot) << "mma.sync needs f16 or bf16 operands with an f32 (or, for "
+                 "f16, f16) accumulator, got "
+              << aType << " and " << cType;
+    return;
+  }
+  MLIRContext *ctx = dot.getContext();
+  if (aType.getEncoding() != DotOperandLayoutAttr::get(ctx, 0, mma, 2) ||
+      bType.getEncoding() != DotOperandLayoutAttr::get(ctx, 1, mma, 2)) {
+    fail(dot) << "operands of an mma dot must have the #tile.dot_operand "
+                 "layouts of its accumulator (run tile-assign-layouts)";
+    return;
+  }
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
+          k = aType.getDimSize(1);
+  if (m % 16 || n % 8 || k % 16)
+    fail(dot) << "mma.sync m16n8k16 needs M % 16, N % 8 and K % 16 to be 0, "
+                 "got "
+              << m << "x" << n << "x" << k;
+}
+
 /// Reports what the lowering does not support; one diagnostic per problem.
 LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
   bool ok = true;
@@ -121,6 +149,9 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
     } else if (auto dot = dyn_cast<DotOp>(op)) {
       if (isFp8(dot.getA().getType()))
         fail(op) << "fp8 dot is not supported yet";
+      else if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(
+                   dot.getType().getEncoding()))
+        checkMmaDot(dot, mma, fail);
     } else if (!isa<TileDialect, scf::SCFDialect, func::FuncDialect>(
                    op->getDialect()) &&
                hasTile(op)) {

@@ -1,0 +1,59 @@
+// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+
+// A 16x16x16 bf16 dot on one warp: each operand goes to shared memory in
+// 16-byte runs (the swizzled layout) between barriers and comes back with
+// one ldmatrix.x4 (A row-major, B transposed: its rows are K); two
+// mma.sync m16n8k16 (two 8-column halves of the accumulator) share A's
+// registers.
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+// CHECK-LABEL: gpu.func @mma
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK: %[[D0:.*]] = nvvm.mma.sync A[%[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]]] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: nvvm.mma.sync A[%[[A0]], %[[A1]], %[[A2]], %[[A3]]]
+// CHECK-NOT: nvvm.mma.sync
+// The accumulator is stored from the mma layout: pairs of columns.
+// CHECK-COUNT-8: st.global.b32
+func.func @mma(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %p = tile.splat %x : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #bl>
+  %v = tile.load %p : tensor<16x16x!tile.ptr<bf16>, #bl>
+  %va = tile.convert_layout %v : tensor<16x16xbf16, #bl> -> tensor<16x16xbf16, #a>
+  %vb = tile.convert_layout %v : tensor<16x16xbf16, #bl> -> tensor<16x16xbf16, #b>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+  %d = tile.dot %va, %vb, %z : tensor<16x16xbf16, #a>, tensor<16x16xbf16, #b> -> tensor<16x16xf32, #mma>
+  %q = tile.splat %y : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>, #mma>
+  tile.store %q, %d : tensor<16x16x!tile.ptr<f32>, #mma>
+  return
+}
+
+// -----
+
+// f16 accumulation: the accumulator travels as two f16x2 registers.
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+// CHECK-LABEL: gpu.func @f16acc
+// CHECK: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, vector<2xf16>) -> !llvm.struct<(vector<2xf16>, vector<2xf16>)>
+func.func @f16acc(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %p = tile.splat %x : !tile.ptr<f16> -> tensor<16x16x!tile.ptr<f16>, #bl>
+  %v = tile.load %p : tensor<16x16x!tile.ptr<f16>, #bl>
+  %va = tile.convert_layout %v : tensor<16x16xf16, #bl> -> tensor<16x16xf16, #a>
+  %vb = tile.convert_layout %v : tensor<16x16xf16, #bl> -> tensor<16x16xf16, #b>
+  %z = arith.constant dense<0.0> : tensor<16x16xf16, #mma>
+  %d = tile.dot %va, %vb, %z : tensor<16x16xf16, #a>, tensor<16x16xf16, #b> -> tensor<16x16xf16, #mma>
+  %q = tile.splat %y : !tile.ptr<f16> -> tensor<16x16x!tile.ptr<f16>, #mma>
+  tile.store %q, %d : tensor<16x16x!tile.ptr<f16>, #mma>
+  return
+}
