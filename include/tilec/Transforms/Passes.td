@@ -37,6 +37,33 @@ def TileRemoveLayoutConversions
   }];
 }
 
+def TilePipelineLoops : Pass<"tile-pipeline-loops", "::mlir::ModuleOp"> {
+  let summary = "Software-pipeline the loads that feed mma dots in loops";
+  let description = [{
+    In each scf.for of a kernel, the tile.loads whose only use is a
+    conversion to a #tile.dot_operand layout become asynchronous copies
+    (cp.async) into a shared memory buffer of `num-stages` slots, issued
+    `num-stages - 1` iterations ahead: before the loop the first stages are
+    started; each iteration waits for its own slot (tile.async_wait, which
+    also synchronizes the program), starts the copy for the iteration
+    `num-stages - 1` ahead into the slot the previous iteration read, and
+    reads its operands with tile.local_load (ldmatrix). Copies for
+    iterations past the end are masked off; after the loop every copy is
+    waited for. The address computation of the loads (its backward slice in
+    the loop, including loop-carried pointers) is cloned to run ahead; a
+    loop whose load addresses depend on anything else (a load, the
+    accumulator) is left alone, as are loads with a non-zero `other`.
+    Kernels may set `tile.num_stages` (1: no pipelining).
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", /*default=*/"3",
+           "Slots of the shared memory buffers (1: do not pipeline)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {
   let summary = "Issue loads as early as their operands and memory allow";
   let description = [{

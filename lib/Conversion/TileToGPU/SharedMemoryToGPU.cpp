@@ -9,15 +9,20 @@
 // (`.trans` when the contiguous dim of the shared tile is not K).
 //
 // Here: the swizzle arithmetic, the vectorized store of a distributed tile,
-// the ldmatrix load of a dot operand, and tile.convert_layout to a dot
-// operand (store, barrier, ldmatrix). The pipelined loop's ops reuse the
-// store and load helpers.
+// the ldmatrix load of a dot operand, tile.convert_layout to a dot operand
+// (store, barrier, ldmatrix), and the ops of pipelined loops:
+// tile.local_alloc (an offset in the kernel's shared memory, chosen by the
+// pass), tile.async_copy (cp.async, 4 to 16 bytes per thread; zero fill
+// where masked), tile.async_commit / tile.async_wait (commit / wait_group
+// and a barrier) and tile.local_load (ldmatrix, or scalar reads for other
+// layouts).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TileToGPUPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
@@ -283,10 +288,236 @@ struct ConvertToDotOperandLowering
   }
 };
 
+/// The slot `slot` of a lowered buffer.
+Value slotAddress(OpBuilder &b, Location loc, SharedMemType type, Value base,
+                  Value slot) {
+  int64_t slotBytes = type.getSlotElements() *
+                      getStorageBytes(type.getElementType());
+  Value off = arith::MulIOp::create(b, loc, slot, i32Val(b, loc, slotBytes));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{off});
+}
+
+/// tile.local_alloc -> the address of its place in shared memory.
+struct LocalAllocOpLowering : public OpConversionPattern<LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
+    if (!offset)
+      return op.emitOpError("has no shared memory offset (the lowering "
+                            "assigns one)");
+    replaceWithValues(rewriter, op,
+                      smemAddress(rewriter, op.getLoc(),
+                                  i32Val(rewriter, op.getLoc(),
+                                         offset.getInt())));
+    return success();
+  }
+};
+
+/// tile.async_copy -> cp.async per run of contiguous elements.
+struct AsyncCopyOpLowering : public OpConversionPattern<AsyncCopyOp> {
+  AsyncCopyOpLowering(const TypeConverter &tc, MLIRContext *ctx,
+                      const LoweringContext &lc)
+      : OpConversionPattern(tc, ctx), lc(lc) {}
+  const LoweringContext &lc;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    auto bufType = cast<SharedMemType>(op.getBuffer().getType());
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, ptrType);
+    if (failed(layout))
+      return failure();
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    Type elemType = tc.convertElementType(bufType.getElementType());
+    auto shared = cast<SharedLayoutAttr>(bufType.getLayout());
+    SharedTile tile =
+        makeSharedTile(shared, bufType.getSlotShape(), elemType);
+    Value base = slotAddress(rewriter, loc, bufType, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0]);
+    unsigned fast = shared.getOrder()[0], slow = 1 - fast;
+
+    // Runs the layout keeps in a thread, that the axis analysis proves
+    // contiguous and aligned, within one swizzle chunk.
+    int64_t vec = 1;
+    bool maskUniform = true;
+    if (layout->getOrder()[0] == fast) {
+      AxisInfo info = lc.axis->get(op.getPtr());
+      int64_t bytes = tile.elemBytes;
+      vec = std::min<int64_t>(
+          {layout->getVec(fast), int64_t(shared.getVec()),
+           info.getContiguity(fast),
+           std::max<int64_t>(1, info.getDivisibility(fast) / bytes),
+           16 / bytes});
+      vec = int64_t(1) << llvm::Log2_64(std::max<int64_t>(vec, 1));
+      if (op.getMask())
+        maskUniform = lc.axis->get(op.getMask()).getConstancy(fast) >= vec;
+    }
+    int64_t bytes = vec * tile.elemBytes;
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    SmallVector<SmallVector<Value>> idx = emitIndices(rewriter, loc, *layout);
+    // Replicated elements: one thread copies each.
+    Value owner = emitOwnerPredicate(rewriter, loc, *layout);
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (owner) {
+      auto ifOp = scf::IfOp::create(rewriter, loc, owner, false);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    auto modifier = NVVM::LoadCacheModifierKindAttr::get(
+        getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                  : NVVM::LoadCacheModifierKind::CA);
+    for (int64_t i = 0; i < layout->getNumElems(); i += vec) {
+      Value off =
+          swizzledOffset(rewriter, loc, tile, idx[i][slow], 0, idx[i][fast], 0);
+      Value dst = LLVM::GEPOp::create(
+          rewriter, loc, base.getType(), rewriter.getI8Type(), base,
+          ValueRange{arith::MulIOp::create(rewriter, loc, off,
+                                           i32Val(rewriter, loc,
+                                                  tile.elemBytes))
+                         .getResult()});
+      auto copy = [&](OpBuilder &b, Location l, Value srcSize) {
+        NVVM::CpAsyncOp::create(b, l, dst, ptrs[i], b.getI32IntegerAttr(bytes),
+                                modifier, srcSize);
+      };
+      if (bytes >= 4 && (masks.empty() || maskUniform)) {
+        // Masked off: nothing is read, the run is zero-filled.
+        Value size;
+        if (!masks.empty())
+          size = arith::SelectOp::create(rewriter, loc, masks[i],
+                                         i32Val(rewriter, loc, bytes),
+                                         i32Val(rewriter, loc, 0));
+        copy(rewriter, loc, size);
+        continue;
+      }
+      // A run partly in bounds (or too short for cp.async): one copy when
+      // all of it is in, else element by element through registers.
+      Value all;
+      for (int64_t k = 0; k < vec && !masks.empty(); ++k)
+        all = all ? arith::AndIOp::create(rewriter, loc, all, masks[i + k])
+                        .getResult()
+                  : masks[i + k];
+      auto slowPath = [&](OpBuilder &b, Location l) {
+        for (int64_t k = 0; k < vec; ++k) {
+          Value zero = arith::ConstantOp::create(
+              b, l, b.getZeroAttr(elemType));
+          Value v = zero;
+          if (!masks.empty()) {
+            auto ifOp = scf::IfOp::create(
+                b, l, masks[i + k],
+                [&](OpBuilder &t, Location tl) {
+                  scf::YieldOp::create(
+                      t, tl,
+                      LLVM::LoadOp::create(t, tl, elemType, ptrs[i + k])
+                          .getResult());
+                },
+                [&](OpBuilder &e, Location el) {
+                  scf::YieldOp::create(e, el, zero);
+                });
+            v = ifOp.getResult(0);
+          } else {
+            v = LLVM::LoadOp::create(b, l, elemType, ptrs[i + k]);
+          }
+          Value at = LLVM::GEPOp::create(b, l, dst.getType(), elemType, dst,
+                                         ValueRange{i32Val(b, l, k)});
+          LLVM::StoreOp::create(b, l, v, at, tile.elemBytes);
+        }
+      };
+      if (bytes < 4 || !all) {
+        slowPath(rewriter, loc);
+        continue;
+      }
+      scf::IfOp::create(
+          rewriter, loc, all,
+          [&](OpBuilder &b, Location l) {
+            copy(b, l, Value());
+            scf::YieldOp::create(b, l);
+          },
+          [&](OpBuilder &b, Location l) {
+            slowPath(b, l);
+            scf::YieldOp::create(b, l);
+          });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitOpLowering : public OpConversionPattern<AsyncCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cp.async.wait_group, then a barrier: the copies of every thread are in
+/// shared memory and every thread is done with what it read before.
+struct AsyncWaitOpLowering : public OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.local_load: ldmatrix for dot operands, else one read per element.
+struct LocalLoadOpLowering : public OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto bufType = cast<SharedMemType>(op.getBuffer().getType());
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
+    if (failed(layout))
+      return failure();
+    const auto &tc = *getTypeConverter<TileTypeConverter>();
+    Type elemType = tc.convertElementType(bufType.getElementType());
+    auto shared = cast<SharedLayoutAttr>(bufType.getLayout());
+    SharedTile tile =
+        makeSharedTile(shared, bufType.getSlotShape(), elemType);
+    Value base = slotAddress(rewriter, loc, bufType, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0]);
+    if (canLoadWithLdmatrix(type, shared)) {
+      replaceWithValues(rewriter, op,
+                        loadDotOperandFromShared(rewriter, loc, type, tile,
+                                                 base));
+      return success();
+    }
+    unsigned fast = shared.getOrder()[0], slow = 1 - fast;
+    SmallVector<Value> values;
+    for (auto &ix : emitIndices(rewriter, loc, *layout)) {
+      Value off = swizzledOffset(rewriter, loc, tile, ix[slow], 0, ix[fast], 0);
+      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), elemType,
+                                       base, ValueRange{off});
+      values.push_back(LLVM::LoadOp::create(rewriter, loc, elemType, addr));
+    }
+    replaceWithValues(rewriter, op, values);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::gpu_lowering::populateSharedMemoryPatterns(
     TileTypeConverter &tc, RewritePatternSet &patterns,
-    const LoweringContext &) {
-  patterns.add<ConvertToDotOperandLowering>(tc, patterns.getContext());
+    const LoweringContext &lc) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ConvertToDotOperandLowering, LocalAllocOpLowering,
+               AsyncCommitOpLowering, AsyncWaitOpLowering,
+               LocalLoadOpLowering>(tc, ctx);
+  patterns.add<AsyncCopyOpLowering>(tc, ctx, lc);
 }

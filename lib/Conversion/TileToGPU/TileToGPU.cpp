@@ -180,12 +180,66 @@ void widenBoolParams(func::FuncOp kernel) {
       FunctionType::get(kernel.getContext(), inputs, {}));
 }
 
+/// The top-level op of `kernel`'s body that contains `op`.
+Operation *topLevel(func::FuncOp kernel, Operation *op) {
+  while (op->getParentOp() != kernel)
+    op = op->getParentOp();
+  return op;
+}
+
+/// Shared memory of a kernel: the scratch of ops that exchange data (each
+/// at offset 0, between barriers) and the tile.local_alloc buffers, which
+/// live from their allocation to their last use (to the tile.async_wait
+/// {pending = 0} after it when copies go there). Buffers go at offset 0,
+/// overlapping the scratch, unless a scratch user runs while one lives;
+/// then after the scratch. Records each buffer's offset on it.
 int64_t computeSharedBytes(func::FuncOp kernel) {
-  int64_t bytes = 0;
+  int64_t scratch = 0;
   kernel.walk([&](Operation *op) {
-    bytes = std::max(bytes, getScratchBytes(op));
+    scratch = std::max(scratch, getScratchBytes(op));
   });
-  return llvm::alignTo(bytes, 16);
+  SmallVector<LocalAllocOp> allocs;
+  kernel.walk([&](LocalAllocOp op) { allocs.push_back(op); });
+  if (allocs.empty())
+    return llvm::alignTo(scratch, 16);
+
+  bool overlap = false;
+  for (LocalAllocOp alloc : allocs) {
+    Operation *begin = topLevel(kernel, alloc), *end = begin;
+    bool copies = false;
+    for (Operation *user : alloc->getUsers()) {
+      Operation *top = topLevel(kernel, user);
+      if (end->isBeforeInBlock(top))
+        end = top;
+      copies |= isa<AsyncCopyOp>(user);
+    }
+    if (copies) {
+      Operation *wait = end->getNextNode();
+      while (wait && !(isa<AsyncWaitOp>(wait) &&
+                       cast<AsyncWaitOp>(wait).getPending() == 0))
+        wait = wait->getNextNode();
+      end = wait ? wait : &kernel.getBody().front().back();
+    }
+    for (Operation *op = begin; op; op = op->getNextNode()) {
+      op->walk([&](Operation *inner) {
+        overlap |= getScratchBytes(inner) > 0;
+      });
+      if (op == end)
+        break;
+    }
+  }
+  int64_t offset = overlap ? llvm::alignTo(scratch, 128) : 0;
+  for (LocalAllocOp alloc : allocs) {
+    auto type = cast<SharedMemType>(alloc.getType());
+    int64_t bytes =
+        type.getShape()[0] * type.getSlotElements() *
+        std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+    alloc->setAttr(kSmemOffsetAttr,
+                   IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                    offset));
+    offset = llvm::alignTo(offset + bytes, 128);
+  }
+  return llvm::alignTo(std::max(scratch, offset), 16);
 }
 
 struct ConvertTileToGPU

@@ -25,6 +25,10 @@ using namespace mlir::tile::gpu_lowering;
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   // Tried last to first: the identity is the fallback.
   addConversion([](Type type) { return type; });
+  // Shared memory buffers are their base address.
+  addConversion([](SharedMemType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext(), 3);
+  });
   addConversion([this](Type type) -> std::optional<Type> {
     if (isa<PointerType, Float8E4M3FNType, Float8E5M2Type>(type))
       return convertElementType(type);

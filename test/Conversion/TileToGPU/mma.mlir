@@ -57,3 +57,50 @@ func.func @f16acc(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>)
   tile.store %q, %d : tensor<16x16x!tile.ptr<f16>, #mma>
   return
 }
+
+// -----
+
+// The pipeliner's ops: the buffer at its offset in shared memory, 16-byte
+// cp.async per thread (the zero-fill size chosen by the mask, uniform over
+// each run here), commit, wait + barrier, ldmatrix from the slot.
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#rows = #tile.slice<{dim = 1, parent = #bl}>
+#cols = #tile.slice<{dim = 0, parent = #bl}>
+#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#sh = #tile.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+// CHECK-LABEL: gpu.func @async
+// CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: %[[SIZE:.*]] = arith.select %{{.*}}, %c16_i32, %c0_i32 : i32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}} num = 4 : i32
+func.func @async(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                 %n: i32, %y: !tile.ptr<bf16>)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.range 0, 16 : tensor<16xi32, #rows>
+  %c = tile.range 0, 16 : tensor<16xi32, #cols>
+  %r2 = tile.expand_dims %r, 1 : tensor<16xi32, #rows> -> tensor<16x1xi32, #bl>
+  %c2 = tile.expand_dims %c, 0 : tensor<16xi32, #cols> -> tensor<1x16xi32, #bl>
+  %k16 = arith.constant dense<16> : tensor<16x1xi32, #bl>
+  %ro = arith.muli %r2, %k16 : tensor<16x1xi32, #bl>
+  %rob = tile.broadcast %ro : tensor<16x1xi32, #bl> -> tensor<16x16xi32, #bl>
+  %cb = tile.broadcast %c2 : tensor<1x16xi32, #bl> -> tensor<16x16xi32, #bl>
+  %off = arith.addi %rob, %cb : tensor<16x16xi32, #bl>
+  %xs = tile.splat %x : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #bl>
+  %p = tile.addptr %xs, %off : tensor<16x16x!tile.ptr<bf16>, #bl>, tensor<16x16xi32, #bl>
+  %ns = tile.splat %n : i32 -> tensor<16x1xi32, #bl>
+  %m1 = arith.cmpi slt, %r2, %ns : tensor<16x1xi32, #bl>
+  %m = tile.broadcast %m1 : tensor<16x1xi1, #bl> -> tensor<16x16xi1, #bl>
+  %buf = tile.local_alloc : !tile.smem<2x16x16xbf16, #sh>
+  %s0 = arith.constant 0 : i32
+  tile.async_copy %p, %m into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl>, tensor<16x16xi1, #bl> into !tile.smem<2x16x16xbf16, #sh>
+  tile.async_commit
+  tile.async_wait {pending = 0 : i32}
+  %v = tile.local_load %buf[%s0] : !tile.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
+  %ys = tile.splat %y : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #a>
+  tile.store %ys, %v : tensor<16x16x!tile.ptr<bf16>, #a>
+  return
+}

@@ -862,9 +862,13 @@ public:
                " threads at a barrier, " + std::to_string(exited) +
                " exited, others at a collective)");
     }
-    for (Thread &t : threads)
-      if (!t.groups.empty() || !t.open.empty())
+    for (Thread &t : threads) {
+      bool pending = !t.open.empty();
+      for (const auto &g : t.groups)
+        pending |= !g.empty();
+      if (pending)
         fail(where(t) + ": cp.async copies still pending at exit");
+    }
   }
 
 private:
@@ -981,12 +985,12 @@ private:
                   bool mayBeUnwritten = false) {
     checkShared(t, a, n);
     for (uint64_t i = a; i < a + n; ++i) {
-      if (!written[i] && !mayBeUnwritten)
-        fail(where(t) + ": reads shared byte " + std::to_string(i) +
-             ", which nothing wrote");
       if (inflight[i])
         fail(where(t) + ": reads shared byte " + std::to_string(i) +
              " while a cp.async may still be writing it");
+      if (!written[i] && !mayBeUnwritten)
+        fail(where(t) + ": reads shared byte " + std::to_string(i) +
+             ", which nothing wrote");
       if (writeEpoch[i] == epoch && writer[i] != int16_t(t.tid))
         fail(where(t) + ": race: reads shared byte " + std::to_string(i) +
              " written by thread " + std::to_string(writer[i]) +
