@@ -8,15 +8,19 @@ include "mlir/Pass/PassBase.td"
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Attach a distributed layout to every tile of every kernel";
   let description = [{
-    Gives each tile type of each kernel a `#tile.blocked` or `#tile.slice`
-    encoding. Tiles tied by elementwise ops, memory ops and loop-carried
-    values share one layout; a group that loads or stores memory gets a
-    blocked layout whose per-thread vector follows the contiguity and
-    alignment the axis analysis proves (up to 16 bytes), lanes and warps
-    along the contiguous dimension first. Broadcasts, unit-dimension
-    insertions and reductions derive their source (or result) layout from
-    the other side; where two derived layouts disagree a
-    `tile.convert_layout` is inserted.
+    Gives each tile type of each kernel a distributed layout encoding.
+    Tiles tied by elementwise ops, memory ops and loop-carried values share
+    one layout; a group that loads or stores memory gets a `#tile.blocked`
+    layout whose per-thread vector follows the contiguity and alignment the
+    axis analysis proves (up to 16 bytes), lanes and warps along the
+    contiguous dimension first. A dot that mma.sync can run (f16/bf16
+    operands; M >= 16, N >= 8, K >= 16) gets a `#tile.mma` accumulator and
+    `#tile.dot_operand` operands, and the loads and stores of those tiles
+    keep blocked layouts of their own, meeting the dot through
+    `tile.convert_layout`; other dots get FMA operand layouts. Broadcasts,
+    unit-dimension insertions and reductions derive their source (or
+    result) layout from the other side (`#tile.slice`); where two derived
+    layouts disagree a `tile.convert_layout` is inserted.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
