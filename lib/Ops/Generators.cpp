@@ -330,7 +330,9 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkPositive(config.blockM, "matmulKernel", "blockM");
   checkPositive(config.blockN, "matmulKernel", "blockN");
   checkPositive(config.blockK, "matmulKernel", "blockK");
-  checkPositive(config.groupM, "matmulKernel", "groupM");
+  if (config.groupM < 1)
+    buildError("matmulKernel",
+               "groupM must be at least 1, got " + std::to_string(config.groupM));
   if (config.aType != config.bType)
     buildError("matmulKernel",
                std::string("aType and bType differ (") +

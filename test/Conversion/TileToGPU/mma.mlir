@@ -69,6 +69,8 @@ func.func @f16acc(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>)
 #mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
 #a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
 #sh = #tile.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+// The buffer (2 slots of 512 bytes) overlaps nothing: 1024 bytes in all.
+// CHECK: tile.shared_bytes = {async = 1024 : i64}
 // CHECK-LABEL: gpu.func @async
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
 // CHECK: %[[SIZE:.*]] = arith.select %{{.*}}, %c16_i32, %c0_i32 : i32
@@ -99,6 +101,37 @@ func.func @async(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
   tile.async_copy %p, %m into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl>, tensor<16x16xi1, #bl> into !tile.smem<2x16x16xbf16, #sh>
   tile.async_commit
   tile.async_wait {pending = 0 : i32}
+  %v = tile.local_load %buf[%s0] : !tile.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
+  %ys = tile.splat %y : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #a>
+  tile.store %ys, %v : tensor<16x16x!tile.ptr<bf16>, #a>
+  return
+}
+
+// -----
+
+// A conversion (1 KiB of scratch at offset 0) runs while the buffer lives:
+// the buffer goes after the scratch, 2 KiB in all.
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#bl2 = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [0, 1]}>
+#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#sh = #tile.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+// CHECK: tile.shared_bytes = {inside = 2048 : i64}
+// CHECK-LABEL: gpu.func @inside
+// CHECK: llvm.getelementptr %{{.*}}[1024] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+func.func @inside(%x: !tile.ptr<bf16>, %f: !tile.ptr<f32>, %y: !tile.ptr<bf16>)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %xs = tile.splat %x : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #bl>
+  %buf = tile.local_alloc : !tile.smem<2x16x16xbf16, #sh>
+  %s0 = arith.constant 0 : i32
+  tile.async_copy %xs into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl> into !tile.smem<2x16x16xbf16, #sh>
+  tile.async_commit
+  tile.async_wait {pending = 0 : i32}
+  %fs = tile.splat %f : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>, #bl>
+  %fv = tile.load %fs : tensor<16x16x!tile.ptr<f32>, #bl>
+  %fc = tile.convert_layout %fv : tensor<16x16xf32, #bl> -> tensor<16x16xf32, #bl2>
+  %fs2 = tile.splat %f : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>, #bl2>
+  tile.store %fs2, %fc : tensor<16x16x!tile.ptr<f32>, #bl2>
   %v = tile.local_load %buf[%s0] : !tile.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
   %ys = tile.splat %y : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #a>
   tile.store %ys, %v : tensor<16x16x!tile.ptr<bf16>, #a>
