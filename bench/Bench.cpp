@@ -1,9 +1,12 @@
 //===- Bench.cpp - timing the example kernels against peers.py's rows -----===//
 //
-//   tilec-bench --kernels DIR [--system NAME] [--out FILE] [WORKLOAD...]
+//   tilec-bench --kernels DIR [--system NAME] [--out FILE]
+//               [--matmul-tile M,N] [WORKLOAD...]
 //
-// Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul launch
-// (default: all). Each times DIR/<name>.ptx|cubin on the workload, shape and
+// Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
+// matmul_bias_gelu launch (default: all but matmul_bias_gelu, which is the
+// builder's example, `tilec-examples -o DIR matmul_bias_gelu`). The matmul
+// grid takes 128x128 tiles unless --matmul-tile says otherwise. Each times DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
 //   {"work": "softmax fp32 32768x4096", "system": "tilec", "ms": 0.2599,
@@ -295,23 +298,38 @@ void benchNorm(Bencher &b, Rng &rng, const std::string &dir, bool rms,
   }
 }
 
+/// The matmul kernels' tile (their grid): 128x128 unless --matmul-tile.
+int64_t gTileM = 128, gTileN = 128;
+
+/// matmul bf16 8192^3, or with the bias + GELU epilogue (the builder's
+/// matmul_bias_gelu; peers.py's "gelu(A@B+b)" row).
 void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
-                 std::vector<Module> &keep) {
+                 std::vector<Module> &keep, bool biasGelu) {
   const Context &ctx = b.ctx();
   const int64_t n = 8192;
-  Kernel k = kernelOf(ctx, dir, "matmul", keep);
+  const char *name = biasGelu ? "matmul_bias_gelu" : "matmul";
+  Kernel k = kernelOf(ctx, dir, name, keep);
   auto a = randomBuffer<BFloat16>(ctx, rng, n * n);
   auto bm = randomBuffer<BFloat16>(ctx, rng, n * n);
+  auto bias = randomBuffer<BFloat16>(ctx, rng, n);
   auto c = outputBuffer<BFloat16>(ctx, n * n);
-  Grid grid(ceilDiv(n, 128), ceilDiv(n, 128));
+  Grid grid(ceilDiv(n, gTileM), ceilDiv(n, gTileN));
   double ms = b.time(
       [&](size_t) {
+        if (biasGelu)
+          return k.launch(nullptr, grid, a, bm, c, bias, int32_t(n),
+                          int32_t(n), int32_t(n), int32_t(n), int32_t(n),
+                          int32_t(n));
         return k.launch(nullptr, grid, a, bm, c, int32_t(n), int32_t(n),
                         int32_t(n), int32_t(n), int32_t(n), int32_t(n));
       },
       1);
-  requireWritten(c, "matmul");
-  b.row("matmul bf16 8192^3", ms, 0, 2.0 * n * n * n);
+  requireWritten(c, name);
+  std::string note;
+  if (gTileM != 128 || gTileN != 128)
+    note = std::to_string(gTileM) + "x" + std::to_string(gTileN) + " tiles";
+  b.row(biasGelu ? "gelu(A@B+b) bf16 8192^3" : "matmul bf16 8192^3", ms, 0,
+        2.0 * n * n * n, note);
 }
 
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
@@ -387,20 +405,27 @@ void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
 int main(int argc, char **argv) {
   std::string dir, out, system = "tilec";
   std::vector<std::string> work;
-  const std::set<std::string> known = {"add",     "coscos",    "bias_gelu",
-                                       "softmax", "layernorm", "rmsnorm",
-                                       "matmul",  "launch"};
+  const std::set<std::string> known = {
+      "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
+      "rmsnorm", "matmul", "matmul_bias_gelu", "launch"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--kernels" || a == "--system" || a == "--out") && i + 1 < argc)
       (a == "--kernels" ? dir : a == "--system" ? system : out) = argv[++i];
-    else if (known.count(a))
+    else if (a == "--matmul-tile" && i + 1 < argc) {
+      if (std::sscanf(argv[++i], "%ld,%ld", &gTileM, &gTileN) != 2 ||
+          gTileM <= 0 || gTileN <= 0) {
+        std::fprintf(stderr, "tilec-bench: --matmul-tile takes M,N\n");
+        return 2;
+      }
+    } else if (known.count(a))
       work.push_back(a);
     else {
       std::fprintf(stderr,
                    "tilec-bench: unknown argument '%s'\nusage: tilec-bench "
-                   "--kernels DIR [--system NAME] [--out FILE] [add coscos "
-                   "bias_gelu softmax layernorm rmsnorm matmul launch]\n",
+                   "--kernels DIR [--system NAME] [--out FILE] "
+                   "[--matmul-tile M,N] [add coscos bias_gelu softmax "
+                   "layernorm rmsnorm matmul matmul_bias_gelu launch]\n",
                    a.c_str());
       return 2;
     }
@@ -427,8 +452,8 @@ int main(int argc, char **argv) {
       benchSoftmax(b, rng, dir, keep);
     else if (w == "layernorm" || w == "rmsnorm")
       benchNorm(b, rng, dir, w == "rmsnorm", keep);
-    else if (w == "matmul")
-      benchMatmul(b, rng, dir, keep);
+    else if (w == "matmul" || w == "matmul_bias_gelu")
+      benchMatmul(b, rng, dir, keep, w == "matmul_bias_gelu");
     else
       benchLaunch(b, rng, dir, keep);
   }

@@ -78,4 +78,91 @@ def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
   }];
 }
 
+def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
+  let summary = "accumulator layout of the tensor cores' mma.sync";
+  let description = [{
+    The layout of a 2-D accumulator computed by `mma.sync.m16n8kK`
+    (`versionMajor = 2`, sm_80+). A warp holds `instrShape` = 16x8 tiles:
+    lane `l` holds rows `l / 4` and `l / 4 + 8`, columns `2 * (l % 4)` and
+    `+ 1` of each. The warps, `warpsPerCTA` = [along M, along N] (warp id =
+    m * warpsPerCTA[1] + n), tile the accumulator in 16x8 steps, and the
+    pattern repeats (strided by 16 * warpsPerCTA[0] rows and
+    8 * warpsPerCTA[1] columns) until the tile is covered. A thread's two
+    consecutive columns are consecutive elements (one 2-element vector).
+
+    ```mlir
+    #tile.mma<{versionMajor = 2, warpsPerCTA = [4, 2], instrShape = [16, 8]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$versionMajor,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = [{
+    `<` `{` `versionMajor` `=` $versionMajor `,`
+            `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+            `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return 2; }
+    unsigned getNumWarps() const {
+      return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
+    }
+  }];
+}
+
+def Tile_DotOperandLayoutAttr : Tile_Attr<"DotOperandLayout", "dot_operand"> {
+  let summary = "layout of an mma.sync operand (A or B) in registers";
+  let description = [{
+    Operand `opIdx` (0: A, MxK; 1: B, KxN) of a dot whose accumulator has
+    the #tile.mma layout `parent`, as mma.sync reads it from registers:
+    each thread holds `kWidth` consecutive K values per 32-bit register
+    (2 for f16/bf16). With g = lane / 4 and t = lane % 4, for one
+    m16n8k16 step A holds (row g or g + 8, k = 2t + {0, 1} or + 8) and B
+    holds (k = 2t + {0, 1} or + 8, column g), the operand fragments of the
+    PTX ISA. Warps take the parent's M (A) or N (B) coordinate; the warps
+    along the other accumulator dim hold copies. Tiles larger than one
+    step repeat along M or N as the parent does and along K every 16.
+
+    ```mlir
+    #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "Attribute":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = [{
+    `<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `,`
+            `kWidth` `=` $kWidth `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return 2; }
+    MmaLayoutAttr getMmaParent() const {
+      return ::llvm::cast<MmaLayoutAttr>(getParent());
+    }
+  }];
+}
+
+def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
+  let summary = "swizzled placement of a tile in shared memory";
+  let description = [{
+    A 2-D tile stored row by row along `order` (order[0] the contiguous
+    dim), in chunks of `vec` elements (16 bytes). The chunk index within a
+    row is XORed with `(row / perPhase) % maxPhase`, so that the 8 rows an
+    `ldmatrix` reads (one chunk each) fall in different banks.
+
+    ```mlir
+    #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+            `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // TILE_ATTRS_TD

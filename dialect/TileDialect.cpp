@@ -40,7 +40,7 @@ struct TileInlinerInterface : public DialectInlinerInterface {
     return true;
   }
 };
-/// Prints layouts as #blocked, #slice aliases: tiles repeat them a lot.
+/// Prints layouts as #blocked, #slice, #mma, ... aliases: tiles repeat them a lot.
 struct TileOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
   AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
@@ -50,6 +50,18 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
     }
     if (isa<SliceLayoutAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<MmaLayoutAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandLayoutAttr>(attr)) {
+      os << "dot_op";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SharedLayoutAttr>(attr)) {
+      os << "shared";
       return AliasResult::FinalAlias;
     }
     return AliasResult::NoAlias;
@@ -87,6 +99,50 @@ PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
   return emitError() << "!tile.ptr must point to an integer, float or "
                         "pointer type, not "
                      << pointeeType;
+}
+
+Type SharedMemType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute layout;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(layout) || parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedMemType>(parser.getContext(), shape,
+                                          elementType, layout);
+}
+
+void SharedMemType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", " << getLayout() << ">";
+}
+
+LogicalResult
+SharedMemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> shape, Type elementType,
+                      Attribute layout) {
+  if (shape.size() != 3 || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return emitError() << "!tile.smem holds slots of 2-D tiles: its shape must "
+                          "be 3 positive sizes (slots, rows, columns)";
+  if (!isa<IntegerType, FloatType>(elementType))
+    return emitError() << "!tile.smem elements must be integers or floats, "
+                          "not "
+                       << elementType;
+  if (!isa<SharedLayoutAttr>(layout))
+    return emitError() << "!tile.smem layout must be a #tile.shared, not "
+                       << layout;
+  return success();
+}
+
+int64_t SharedMemType::getSlotElements() const {
+  int64_t n = 1;
+  for (int64_t d : getSlotShape())
+    n *= d;
+  return n;
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,6 +231,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.num_warps' must be a power of two in "
                            "[1, 32], got ")
              << n;
+    return success();
+  }
+  if (name == getNumStagesAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(32))
+      return op->emitError("'tile.num_stages' must be an i32 attribute");
+    if (value.getInt() < 1 || value.getInt() > 8)
+      return op->emitError("'tile.num_stages' must be in [1, 8], got ")
+             << value.getInt();
     return success();
   }
   // Module-level attributes the pipeline records (target, etc.) are free.

@@ -1,9 +1,9 @@
 //===- TileLayout.cpp - layout attributes and their arithmetic -----------===//
 //
-// Verifiers of #tile.blocked and #tile.slice, and DistributedLayout: which
-// tile elements each thread holds. Every shape and layout size is a power of
-// two, so the modulo in the index formula is what replicates a tile smaller
-// than one repetition of the layout.
+// Verifiers of the layout attributes, and DistributedLayout: which tile
+// elements each thread holds. Every shape and layout size is a power of two,
+// so the modulo in the index formula is what replicates a tile smaller than
+// one repetition of the layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,12 +59,26 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// The rank of a blocked or slice layout, 0 for anything else.
+/// The rank of a distributed layout, 0 for anything else.
 static unsigned getLayoutRank(Attribute layout) {
   if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
     return b.getRank();
   if (auto s = dyn_cast<SliceLayoutAttr>(layout))
     return s.getRank();
+  if (isa<MmaLayoutAttr, DotOperandLayoutAttr>(layout))
+    return 2;
+  return 0;
+}
+
+unsigned mlir::tile::getLayoutNumWarps(Attribute layout) {
+  if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
+    return b.getNumWarps();
+  if (auto s = dyn_cast<SliceLayoutAttr>(layout))
+    return getLayoutNumWarps(s.getParent());
+  if (auto m = dyn_cast<MmaLayoutAttr>(layout))
+    return m.getNumWarps();
+  if (auto d = dyn_cast<DotOperandLayoutAttr>(layout))
+    return getLayoutNumWarps(d.getParent());
   return 0;
 }
 
@@ -77,8 +91,9 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned dim, Attribute parent) {
   unsigned parentRank = getLayoutRank(parent);
   if (parentRank == 0)
-    return emitError() << "#tile.slice parent must be a #tile.blocked or "
-                          "#tile.slice layout, got "
+    return emitError() << "#tile.slice parent must be a #tile.blocked, "
+                          "#tile.mma, #tile.dot_operand or #tile.slice "
+                          "layout, got "
                        << parent;
   if (parentRank < 2)
     return emitError() << "#tile.slice of a rank-1 layout has rank 0; a "
@@ -90,6 +105,60 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      unsigned versionMajor, ArrayRef<unsigned> warpsPerCTA,
+                      ArrayRef<unsigned> instrShape) {
+  if (versionMajor != 2)
+    return emitError() << "#tile.mma versionMajor " << versionMajor
+                       << " is not supported (2: mma.sync)";
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "#tile.mma warpsPerCTA must have 2 entries, got "
+                       << warpsPerCTA.size();
+  for (unsigned w : warpsPerCTA)
+    if (w == 0 || !llvm::isPowerOf2_32(w))
+      return emitError() << "#tile.mma warpsPerCTA must be powers of two, got "
+                         << w;
+  if (instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8)
+    return emitError() << "#tile.mma instrShape must be [16, 8] (the "
+                          "accumulator tile of mma.sync m16n8kK)";
+  return success();
+}
+
+LogicalResult
+DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             unsigned opIdx, Attribute parent,
+                             unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "#tile.dot_operand opIdx must be 0 (A) or 1 (B), "
+                          "got "
+                       << opIdx;
+  if (!isa<MmaLayoutAttr>(parent))
+    return emitError() << "#tile.dot_operand parent must be a #tile.mma "
+                          "layout, got "
+                       << parent;
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    return emitError() << "#tile.dot_operand kWidth must be 1, 2 or 4 (K "
+                          "elements per 32-bit register), got "
+                       << kWidth;
+  return success();
+}
+
+LogicalResult
+SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         unsigned vec, unsigned perPhase, unsigned maxPhase,
+                         ArrayRef<unsigned> order) {
+  for (unsigned v : {vec, perPhase, maxPhase})
+    if (v == 0 || !llvm::isPowerOf2_32(v))
+      return emitError() << "#tile.shared vec, perPhase and maxPhase must be "
+                            "powers of two, got "
+                         << v;
+  if (order.size() != 2 || !((order[0] == 0 && order[1] == 1) ||
+                             (order[0] == 1 && order[1] == 0)))
+    return emitError() << "#tile.shared order must be [0, 1] or [1, 0]";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // DistributedLayout
 //===----------------------------------------------------------------------===//
@@ -98,6 +167,31 @@ bool mlir::tile::hasPowerOfTwoShape(ArrayRef<int64_t> shape) {
   return llvm::all_of(shape,
                       [](int64_t s) { return s > 0 && llvm::isPowerOf2_64(s); });
 }
+
+namespace {
+/// One dim of a root layout before it meets a shape.
+struct DimSpec {
+  int64_t tpw = 1, laneMul = 0, wpc = 1, warpMul = 0;
+  SmallVector<int64_t> elemStrides; ///< within one repetition
+  int64_t repStride = 0;            ///< first repetition stride
+};
+
+/// The mma.sync accumulator's row (dim 0) or column (dim 1) dim.
+DimSpec mmaDim(MmaLayoutAttr mma, unsigned d) {
+  DimSpec s;
+  unsigned warps = mma.getWarpsPerCTA()[d];
+  if (d == 0) { // rows: lane / 4, then +8, then warps by 16
+    s.tpw = 8, s.laneMul = 1, s.wpc = warps, s.warpMul = 16;
+    s.elemStrides = {8};
+    s.repStride = 16 * warps;
+  } else { // columns: 2 consecutive, lane % 4, then warps by 8
+    s.tpw = 4, s.laneMul = 2, s.wpc = warps, s.warpMul = 8;
+    s.elemStrides = {1};
+    s.repStride = 8 * warps;
+  }
+  return s;
+}
+} // namespace
 
 FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
                                                     ArrayRef<int64_t> shape) {
@@ -113,40 +207,108 @@ FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
     sliced.insert(sliced.begin() + slice.getDim(), true);
     layout = slice.getParent();
   }
-  dl.blocked = cast<BlockedLayoutAttr>(layout);
+  dl.root = layout;
+  dl.numWarps = getLayoutNumWarps(layout);
   dl.shape = full;
   dl.sliced = sliced;
   for (auto [d, s] : llvm::enumerate(sliced))
     if (!s)
       dl.tileDims.push_back(d);
-
   unsigned rank = full.size();
-  dl.vec.resize(rank);
-  dl.reps.resize(rank);
-  dl.perThread.resize(rank);
+
+  SmallVector<DimSpec> specs(rank);
+  SmallVector<unsigned> warpOrder;
+  if (auto b = dyn_cast<BlockedLayoutAttr>(layout)) {
+    for (unsigned d = 0; d < rank; ++d) {
+      DimSpec &s = specs[d];
+      int64_t spt = b.getSizePerThread()[d];
+      s.tpw = b.getThreadsPerWarp()[d];
+      s.wpc = b.getWarpsPerCTA()[d];
+      s.laneMul = spt;
+      s.warpMul = spt * s.tpw;
+      for (int64_t e = 1; e < spt; e *= 2)
+        s.elemStrides.push_back(e);
+      s.repStride = spt * s.tpw * s.wpc;
+    }
+    dl.order.assign(b.getOrder().begin(), b.getOrder().end());
+    warpOrder = dl.order;
+  } else if (auto mma = dyn_cast<MmaLayoutAttr>(layout)) {
+    specs[0] = mmaDim(mma, 0);
+    specs[1] = mmaDim(mma, 1);
+    dl.order = {1, 0};
+    warpOrder = {1, 0};
+  } else {
+    auto dot = cast<DotOperandLayoutAttr>(layout);
+    MmaLayoutAttr parent = dot.getMmaParent();
+    unsigned kDim = dot.getOpIdx() == 0 ? 1 : 0, outer = 1 - kDim;
+    int64_t kw = dot.getKWidth();
+    // The non-K dim is the accumulator's (rows for A, columns for B); B
+    // holds one column per lane group, not the accumulator's pairs.
+    specs[outer] = mmaDim(parent, outer);
+    if (outer == 1) {
+      specs[outer].tpw = 8, specs[outer].laneMul = 1;
+      specs[outer].elemStrides.clear();
+    }
+    // K: kWidth consecutive, lane % 4 by kWidth, then +4*kWidth; steps of
+    // 8*kWidth. Warps along the other accumulator dim hold copies.
+    DimSpec &k = specs[kDim];
+    k.tpw = 4, k.laneMul = kw;
+    k.wpc = parent.getWarpsPerCTA()[kDim], k.warpMul = 0;
+    for (int64_t e = 1; e < kw; e *= 2)
+      k.elemStrides.push_back(e);
+    k.elemStrides.push_back(4 * kw);
+    k.repStride = 8 * kw;
+    dl.order = {kDim, outer};
+    warpOrder = {1, 0};
+  }
+
+  dl.tpw.resize(rank);
+  dl.wpc.resize(rank);
+  dl.laneMul.resize(rank);
+  dl.warpMul.resize(rank);
+  dl.regStrides.resize(rank);
   for (unsigned d = 0; d < rank; ++d) {
-    dl.vec[d] = std::min<int64_t>(dl.getSpt(d), full[d]);
-    dl.reps[d] = std::max<int64_t>(1, full[d] / dl.getCtaTile(d));
-    dl.perThread[d] = dl.reps[d] * dl.vec[d];
-    dl.numElems *= dl.perThread[d];
+    const DimSpec &s = specs[d];
+    dl.tpw[d] = s.tpw, dl.wpc[d] = s.wpc;
+    dl.laneMul[d] = s.laneMul, dl.warpMul[d] = s.warpMul;
+    // Strides at or past the shape would give a thread copies of its own
+    // elements: dropped.
+    for (int64_t e : s.elemStrides)
+      if (e < full[d])
+        dl.regStrides[d].push_back(e);
+    for (int64_t r = s.repStride; r < full[d]; r *= 2)
+      dl.regStrides[d].push_back(r);
+    dl.numElems *= dl.getPerThread(d);
   }
   dl.laneStride.resize(rank);
   dl.warpStride.resize(rank);
   int64_t lane = 1, warp = 1;
-  for (unsigned d : dl.getOrder()) {
+  for (unsigned d : dl.order) {
     dl.laneStride[d] = lane;
+    lane *= dl.tpw[d];
+  }
+  for (unsigned d : warpOrder) {
     dl.warpStride[d] = warp;
-    lane *= dl.getTpw(d);
-    warp *= dl.getWpc(d);
+    warp *= dl.wpc[d];
   }
   return dl;
+}
+
+int64_t DistributedLayout::getVec(unsigned d) const {
+  int64_t vec = 1;
+  for (int64_t s : regStrides[d]) {
+    if (s != vec)
+      break;
+    vec *= 2;
+  }
+  return vec;
 }
 
 SmallVector<int64_t> DistributedLayout::getSubIndices(int64_t i) const {
   SmallVector<int64_t> sub(getRank());
   for (unsigned d : getOrder()) {
-    sub[d] = i % perThread[d];
-    i /= perThread[d];
+    sub[d] = i % getPerThread(d);
+    i /= getPerThread(d);
   }
   return sub;
 }
@@ -154,32 +316,41 @@ SmallVector<int64_t> DistributedLayout::getSubIndices(int64_t i) const {
 int64_t DistributedLayout::getElemNumber(ArrayRef<int64_t> sub) const {
   int64_t i = 0;
   for (unsigned d : llvm::reverse(getOrder()))
-    i = i * perThread[d] + sub[d];
+    i = i * getPerThread(d) + sub[d];
   return i;
 }
 
 int64_t DistributedLayout::getSubOffset(unsigned d, int64_t sub) const {
-  return (sub / vec[d]) * getCtaTile(d) + sub % vec[d];
+  int64_t off = 0;
+  for (auto [bit, stride] : llvm::enumerate(regStrides[d]))
+    if ((sub >> bit) & 1)
+      off += stride;
+  return off;
 }
 
 int64_t DistributedLayout::getIndex(unsigned d, int64_t sub, int64_t laneCoord,
                                     int64_t warpCoord) const {
-  int64_t idx = getSubOffset(d, sub) +
-                (warpCoord * getTpw(d) + laneCoord) * getSpt(d);
+  int64_t idx = getSubOffset(d, sub) + laneCoord * laneMul[d] +
+                warpCoord * warpMul[d];
   return idx % shape[d];
 }
 
+bool DistributedLayout::wraps(unsigned d) const {
+  int64_t top = getSubOffset(d, getPerThread(d) - 1) +
+                (tpw[d] - 1) * laneMul[d] + (wpc[d] - 1) * warpMul[d];
+  return top >= shape[d];
+}
+
 int64_t DistributedLayout::getDistinctLanes(unsigned d) const {
-  if (getTpw(d) * getSpt(d) <= shape[d])
-    return getTpw(d);
-  return std::max<int64_t>(1, shape[d] / getSpt(d));
+  if (laneMul[d] == 0 || laneMul[d] >= shape[d])
+    return 1;
+  return std::min<int64_t>(tpw[d], shape[d] / laneMul[d]);
 }
 
 int64_t DistributedLayout::getDistinctWarps(unsigned d) const {
-  int64_t perWarp = getTpw(d) * getSpt(d);
-  if (perWarp >= shape[d])
+  if (warpMul[d] == 0 || warpMul[d] >= shape[d])
     return 1;
-  return std::min<int64_t>(getWpc(d), shape[d] / perWarp);
+  return std::min<int64_t>(wpc[d], shape[d] / warpMul[d]);
 }
 
 bool DistributedLayout::isReplicated() const {
@@ -215,4 +386,51 @@ BlockedLayoutAttr mlir::tile::getDefaultBlockedLayout(MLIRContext *ctx,
   }
   wpc[order.back()] *= warps;
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+MmaLayoutAttr mlir::tile::getMmaLayoutFor(DotOp dot, unsigned numWarps) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto c = cast<RankedTensorType>(dot.getC().getType());
+  Type ea = a.getElementType(), ec = c.getElementType();
+  bool types = (ea.isBF16() && ec.isF32()) ||
+               (ea.isF16() && (ec.isF32() || ec.isF16()));
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+  if (!types || m < 16 || n < 8 || k < 16 ||
+      !hasPowerOfTwoShape({m, n, k}) || numWarps == 0 ||
+      !llvm::isPowerOf2_32(numWarps))
+    return {};
+  // Split M while it has at least as many 16-row tiles per warp as N has
+  // 16-column ones; leftover warps go to N (and may replicate).
+  unsigned wm = 1, wn = 1;
+  while (wm * wn < numWarps) {
+    if (m / 16 / wm >= n / 16 / wn && wm < m / 16)
+      wm *= 2;
+    else
+      wn *= 2;
+  }
+  return MmaLayoutAttr::get(dot.getContext(), 2, {wm, wn}, {16, 8});
+}
+
+SharedLayoutAttr mlir::tile::getSwizzledSharedLayout(MLIRContext *ctx,
+                                                     ArrayRef<int64_t> shape,
+                                                     ArrayRef<unsigned> order,
+                                                     unsigned elemBits) {
+  int64_t rowLen = shape[order[0]];
+  int64_t vec = std::max<int64_t>(1, std::min<int64_t>(128 / elemBits, rowLen));
+  int64_t rowBytes = rowLen * elemBits / 8;
+  // Rows sharing one 128-byte line take one phase; 8 chunks of 16 bytes
+  // span the 32 banks.
+  int64_t perPhase = std::max<int64_t>(1, 128 / std::max<int64_t>(1, rowBytes));
+  int64_t chunks = std::max<int64_t>(1, rowLen / vec);
+  int64_t maxPhase =
+      std::max<int64_t>(1, std::min<int64_t>(chunks, 8 / perPhase));
+  return SharedLayoutAttr::get(ctx, vec, perPhase, maxPhase, order);
+}
+
+int64_t mlir::tile::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,
+                                    int64_t row, int64_t col) {
+  int64_t vec = layout.getVec();
+  int64_t phase = (row / layout.getPerPhase()) % layout.getMaxPhase();
+  int64_t chunk = (col / vec) ^ phase;
+  return row * rowLen + chunk * vec + col % vec;
 }

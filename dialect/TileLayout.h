@@ -1,8 +1,10 @@
 //===- TileLayout.h - what a layout means for each thread -------*- C++ -*-===//
 //
-// The arithmetic of the distributed layouts (#tile.blocked, #tile.slice)
-// shared by the layout pass and the GPU lowering: how many elements a thread
-// holds, in which order, and which tile index each of them is.
+// The arithmetic of the distributed layouts (#tile.blocked, #tile.mma,
+// #tile.dot_operand and #tile.slice of them) shared by the layout pass and
+// the GPU lowering: how many elements a thread holds, in which order, and
+// which tile index each of them is; and of the shared memory layout
+// (#tile.shared) of staged dot operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,20 +16,28 @@
 namespace mlir::tile {
 
 /// A layout resolved against a tile shape. Slices are unfolded: the layout is
-/// seen as the blocked layout at the root of the slices, applied to the tile's
-/// shape with a unit dimension inserted at every sliced dimension. "Dims"
-/// below are that blocked layout's dimensions unless named tile dims.
+/// seen as the layout at the root of the slices (blocked, mma or
+/// dot_operand), applied to the tile's shape with a unit dimension inserted
+/// at every sliced dimension. "Dims" below are that root layout's dimensions
+/// unless named tile dims.
 ///
-/// Along blocked dim d a thread holds perThread(d) = reps(d) * vec(d)
-/// elements, sub-indices s = r * vec(d) + e, at tile index
-///   (r * ctaTile(d) + (warp(d) * tpw(d) + lane(d)) * spt(d) + e) mod shape(d)
-/// where vec(d) = min(spt(d), shape(d)) and ctaTile = spt * tpw * wpc. A
-/// thread's elements are numbered with order[0] fastest (sub-index of
-/// order[0] varies first).
+/// Every layout is, along each dim d, a sum of power-of-two contributions
+/// that occupy disjoint bits of the index:
+///   index = (regOffset(d, s) + laneCoord(d) * laneMul(d)
+///            + warpCoord(d) * warpMul(d)) mod shape(d)
+/// where s is the thread's sub-index along d, regOffset adds one stride per
+/// set bit of s (getRegStrides), and lane/warp coordinates come from the
+/// lane and warp ids (lane id = sum of laneCoord(d) * laneStride(d), warps
+/// alike). A zero laneMul/warpMul means those lanes/warps hold copies. For
+/// #tile.blocked the strides are 1, 2, .. up to sizePerThread, then the CTA
+/// tile, 2x, ...; laneMul = sizePerThread, warpMul = sizePerThread *
+/// threadsPerWarp. Strides that would reach past the shape are dropped, so
+/// a thread never holds one element twice. A thread's elements are numbered
+/// with order[0] fastest (its sub-index varies first).
 class DistributedLayout {
 public:
-  /// Fails (no diagnostic) if `layout` is not a blocked or slice layout, its
-  /// rank differs from the shape's, or a dimension is not a power of two.
+  /// Fails (no diagnostic) if `layout` is not a distributed layout, its rank
+  /// differs from the shape's, or a dimension is not a power of two.
   static FailureOr<DistributedLayout> get(Attribute layout,
                                           ArrayRef<int64_t> shape);
   /// The layout of a tile type (its encoding).
@@ -35,25 +45,32 @@ public:
     return get(type.getEncoding(), type.getShape());
   }
 
-  BlockedLayoutAttr getBlocked() const { return blocked; }
+  /// The blocked, mma or dot_operand layout at the root of the slices.
+  Attribute getRoot() const { return root; }
+  unsigned getNumWarps() const { return numWarps; }
   unsigned getRank() const { return shape.size(); }
   ArrayRef<int64_t> getShape() const { return shape; }
-  ArrayRef<unsigned> getOrder() const { return blocked.getOrder(); }
-  /// The blocked dim that tile dim `tileDim` is.
+  /// Dims from the one whose elements are numbered fastest.
+  ArrayRef<unsigned> getOrder() const { return order; }
+  /// The root dim that tile dim `tileDim` is.
   unsigned getBlockedDim(unsigned tileDim) const { return tileDims[tileDim]; }
-  /// True when blocked dim `d` is sliced away (the tile lacks it).
+  /// True when root dim `d` is sliced away (the tile lacks it).
   bool isSliced(unsigned d) const { return sliced[d]; }
 
   /// Elements each thread holds.
   int64_t getNumElems() const { return numElems; }
-  int64_t getPerThread(unsigned d) const { return perThread[d]; }
-  int64_t getVec(unsigned d) const { return vec[d]; }
-  int64_t getSpt(unsigned d) const { return blocked.getSizePerThread()[d]; }
-  int64_t getTpw(unsigned d) const { return blocked.getThreadsPerWarp()[d]; }
-  int64_t getWpc(unsigned d) const { return blocked.getWarpsPerCTA()[d]; }
-  int64_t getCtaTile(unsigned d) const {
-    return getSpt(d) * getTpw(d) * getWpc(d);
+  int64_t getPerThread(unsigned d) const {
+    return int64_t(1) << regStrides[d].size();
   }
+  /// Index strides of the bits of a thread's sub-index along `d`.
+  ArrayRef<int64_t> getRegStrides(unsigned d) const { return regStrides[d]; }
+  /// Consecutive tile indices along `d` held as consecutive elements (the
+  /// widest vector a thread can access along `d`).
+  int64_t getVec(unsigned d) const;
+  int64_t getTpw(unsigned d) const { return tpw[d]; }
+  int64_t getWpc(unsigned d) const { return wpc[d]; }
+  int64_t getLaneMul(unsigned d) const { return laneMul[d]; }
+  int64_t getWarpMul(unsigned d) const { return warpMul[d]; }
 
   /// Per-dim sub-indices of the thread's element number `i`, and back.
   SmallVector<int64_t> getSubIndices(int64_t i) const;
@@ -63,6 +80,9 @@ public:
                    int64_t warpCoord) const;
   /// The part of the index along `d` that depends on the sub-index only.
   int64_t getSubOffset(unsigned d, int64_t sub) const;
+  /// True when lane/warp contributions can reach past the shape along `d`
+  /// (indices need the "mod shape"; some threads hold copies).
+  bool wraps(unsigned d) const;
 
   /// Lane id = sum over d of laneCoord(d) * laneStride(d); same for warps.
   int64_t getLaneStride(unsigned d) const { return laneStride[d]; }
@@ -75,8 +95,12 @@ public:
   bool isReplicated() const;
 
 private:
-  BlockedLayoutAttr blocked;
-  SmallVector<int64_t> shape, vec, reps, perThread, laneStride, warpStride;
+  Attribute root;
+  unsigned numWarps = 1;
+  SmallVector<int64_t> shape, tpw, wpc, laneMul, warpMul, laneStride,
+      warpStride;
+  SmallVector<SmallVector<int64_t>> regStrides;
+  SmallVector<unsigned> order;
   SmallVector<bool> sliced;
   SmallVector<unsigned> tileDims;
   int64_t numElems = 1;
@@ -90,8 +114,32 @@ BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
                                           ArrayRef<unsigned> order,
                                           unsigned sptFast, unsigned numWarps);
 
+/// The #tile.mma layout for the accumulator of `dot` when it can run on
+/// mma.sync m16n8k16 (f16/bf16 operands, f32 or f16 accumulator, M >= 16,
+/// N >= 8, K >= 16), with `numWarps` warps split between M and N as
+/// Triton's warpsPerTileV2 does; null otherwise.
+MmaLayoutAttr getMmaLayoutFor(DotOp dot, unsigned numWarps);
+/// kWidth of a dot operand with elements of `elemBits` bits.
+inline unsigned getMmaKWidth(unsigned elemBits) { return 32 / elemBits; }
+
+/// Warps of a program for any distributed layout (0 if not one).
+unsigned getLayoutNumWarps(Attribute layout);
+
 /// True when every dim of `shape` is a power of two (the lowering needs it).
 bool hasPowerOfTwoShape(ArrayRef<int64_t> shape);
+
+/// The swizzled shared layout for a 2-D tile of `elemBits`-bit elements
+/// whose contiguous dim is `order[0]`: 16-byte chunks, phases chosen so the
+/// 8 rows of an ldmatrix fall in distinct banks.
+SharedLayoutAttr getSwizzledSharedLayout(MLIRContext *ctx,
+                                         ArrayRef<int64_t> shape,
+                                         ArrayRef<unsigned> order,
+                                         unsigned elemBits);
+
+/// Element offset (not bytes) of (row, col) — row along order[1], col along
+/// order[0] — in a tile of `rowLen` elements per row with layout `layout`.
+int64_t getSharedOffset(SharedLayoutAttr layout, int64_t rowLen, int64_t row,
+                        int64_t col);
 
 } // namespace mlir::tile
 

@@ -4,8 +4,9 @@
 #
 #   scripts/gpu-bench.sh [KERNELS_DIR] [WORKLOAD...]
 #
-# Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul launch
-# (default: all). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
+# Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
+# matmul_bias_gelu launch (default: all but matmul_bias_gelu, the builder's
+# example, which peers.py times as "gelu(A@B+b)" in its matmul workload). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
 # fixture kernels, reported as system "nvcc fixture" rather than "tilec").
 # Runs tilec-bench, then peers.py on the same workloads plus the copy
 # ceiling, in one call, and prints the side-by-side table (bench/compare.py).
@@ -62,10 +63,15 @@ if [ -z "$peers" ]; then
   echo "gpu-bench: peers.py not found (set PEERS); no comparison"
   exit 1
 fi
-# peers.py knows no rmsnorm; it always measures the copy ceiling.
+# peers.py knows no rmsnorm and times gelu(A@B+b) with matmul; it always
+# measures the copy ceiling.
 peer_work=(copy)
 for w in "${work[@]}"; do
-  [ "$w" = rmsnorm ] || peer_work+=("$w")
+  case $w in
+  rmsnorm) ;;
+  matmul_bias_gelu) [[ " ${work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
+  *) peer_work+=("$w") ;;
+  esac
 done
 if ((${#work[@]} == 0)); then
   peer_work=(copy add coscos bias_gelu softmax layernorm matmul launch)

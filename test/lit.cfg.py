@@ -27,12 +27,13 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-gpu-run",
-         "tilec-examples", "tilec-analyze", "tilec-profile", "not"]
+         "tilec-examples", "tilec-analyze", "tilec-profile", "tilec-gpu-tests",
+         "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The stand-in libcuda of test/Unit/Runtime (TILEC_LIBCUDA=%fakecuda), for
-# tools that run kernels on the GPU; the build folder, for scripts that take
-# it.
+# tools that run kernels on the GPU; with TILEC_FAKE_CUDA_SIMULATE=1 it runs
+# kernels in its PTX simulator. The build folder, for scripts that take it.
 config.substitutions.append(("%fakecuda", os.path.join(
     config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))
 config.substitutions.append(("%{obj_root}", config.tilec_obj_root))

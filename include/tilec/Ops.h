@@ -272,13 +272,17 @@ struct MatmulConfig {
   int ptrDivisibility = 16;
   /// Divisibility hint of the row strides.
   int strideDivisibility = 16;
+  /// Programs take their tiles in groups of `groupM` tile rows, column by
+  /// column (Triton's L2-friendly order); 1: in launch order.
+  int groupM = 8;
 };
 /// C = epilogue(A * B): A is M x K, B is K x N, C M x N, row-major with row
 /// strides. The epilogue receives the f32 (i32) accumulator tile, with the
 /// edges as padding, and the block (Input args are M x N with C's stride,
 /// ColumnInput args [N]); its result is stored to C. Parameters: a, b, c,
 /// `epilogueArgs`, M, N, K, stride_am, stride_bk, stride_cm.
-/// Grid: (cdiv(M, blockM), cdiv(N, blockN)).
+/// Grid: (cdiv(M, blockM), cdiv(N, blockN)); which program takes which tile
+/// follows `groupM`.
 Kernel matmulKernel(std::string name, const MatmulConfig &config,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,

@@ -34,6 +34,9 @@ struct PipelineOptions {
   EmitLevel emit = EmitLevel::PTX;
   std::string arch = "sm_90"; ///< sm_80, sm_90 or sm_90a
   int numWarps = 4;           ///< default for kernels without tile.num_warps
+  /// Software pipelining depth of dot operand loads in loops, for kernels
+  /// without tile.num_stages (1: none).
+  int numStages = 3;
   int optLevel = 3;           ///< 0..3
   /// ptxas for EmitLevel::Cubin; empty: $TILEC_PTXAS, else ptxas in PATH,
   /// else /usr/local/cuda/bin/ptxas.

@@ -333,6 +333,9 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkPositive(config.blockM, "matmulKernel", "blockM");
   checkPositive(config.blockN, "matmulKernel", "blockN");
   checkPositive(config.blockK, "matmulKernel", "blockK");
+  if (config.groupM < 1)
+    buildError("matmulKernel",
+               "groupM must be at least 1, got " + std::to_string(config.groupM));
   if (config.aType != config.bType)
     buildError("matmulKernel",
                std::string("aType and bType differ (") +
@@ -357,6 +360,19 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
 
   const int bm = config.blockM, bn = config.blockN, bk = config.blockK;
   Value pidM = k.programId(0), pidN = k.programId(1);
+  if (config.groupM > 1) {
+    // Launch order pid = x + y * npm, remapped to groups of groupM tile
+    // rows swept column by column, so that concurrent programs share A
+    // and B tiles in L2 (as examples/matmul.tile).
+    Value npm = k.numPrograms(0), npn = k.numPrograms(1);
+    Value pid = pidM + pidN * npm;
+    Value width = npn * config.groupM;
+    Value firstM = (pid / width) * config.groupM;
+    Value size = minimum(npm - firstM, config.groupM);
+    Value inGroup = pid % width;
+    pidM = firstM + inGroup % size;
+    pidN = inGroup / size;
+  }
   Value rm = pidM * bm + k.range(bm), rn = pidN * bn + k.range(bn);
   Value rk = k.range(bk);
   Value rm2 = rm.expandDims(1), rn2 = rn.expandDims(0);

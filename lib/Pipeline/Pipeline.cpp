@@ -92,6 +92,8 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   // from 48 to 64 and cost 6%; see docs/performance.md.)
   pm.addPass(createTileAssignLayouts(TileAssignLayoutsOptions{options.numWarps}));
   pm.addPass(createTileRemoveLayoutConversions());
+  // Dot operand loads in loops become cp.async copies issued ahead.
+  pm.addPass(createTilePipelineLoops(TilePipelineLoopsOptions{options.numStages}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.emit == EmitLevel::Layout)
@@ -142,6 +144,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                        llvm::cl::init(4)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0..3"),
                        llvm::cl::init(3)};
+  Option<int> numStages{*this, "num-stages",
+                        llvm::cl::desc("Default pipelining depth (1: none)"),
+                        llvm::cl::init(3)};
 };
 } // namespace
 
@@ -159,6 +164,7 @@ void tilec::registerTilecPipelines() {
         options.arch = cl.arch;
         options.numWarps = cl.numWarps;
         options.optLevel = cl.optLevel;
+        options.numStages = cl.numStages;
         buildTilecPipeline(pm, options);
       });
 }

@@ -7,8 +7,14 @@
 //    carried through scf.for / scf.if / scf.while, share one layout;
 //  - tile.broadcast has one layout on both sides, tile.expand_dims's source
 //    is #tile.slice<axis> of its result's, tile.reduce's tile results are
-//    #tile.slice<axis> of their sources', tile.dot's operands hold whole rows
-//    of A and columns of B in the threads that own the accumulator's rows and
+//    #tile.slice<axis> of their sources';
+//  - a tile.dot that mma.sync can run (f16/bf16 operands, see
+//    getMmaLayoutFor) has a #tile.mma accumulator and #tile.dot_operand
+//    operands; loads and stores of those tiles keep a blocked layout of
+//    their own (coalesced, vectorized) and meet the dot's layouts through
+//    tile.convert_layout (shared memory, ldmatrix);
+//  - any other dot (the FMA path) has operands that hold whole rows of A
+//    and columns of B in the threads that own the accumulator's rows and
 //    columns (inserting tile.convert_layout where these cannot all hold).
 //
 // Method: union-find groups the values that must share a layout; groups
@@ -16,7 +22,10 @@
 // accesses (coalesced, vectorized per the axis analysis); the rest derive
 // theirs along broadcasts, unit dimensions, reductions and dots, in program
 // order; a group with two different derived layouts takes the first and the
-// others get a conversion.
+// others get a conversion. The groups of mma dots are found first, with
+// loads and stores not tying their data to their addresses, and every load
+// result or store value in such a group is split from its memory op by a
+// conversion; the mma accumulators' groups take #tile.mma before the rest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,8 +57,9 @@ struct Edge {
   Operation *op;
   Value supplier, receiver;
   Derivation kind;
-  unsigned axis = 0; ///< Slice: the removed dim
-  int64_t k = 0;     ///< DotA/DotB: the reduction length
+  unsigned axis = 0;   ///< Slice: the removed dim
+  int64_t k = 0;       ///< DotA/DotB: the reduction length
+  unsigned kWidth = 0; ///< DotA/DotB: the mma operands' kWidth
 };
 
 /// The layout of a dot operand for an FMA dot with accumulator layout `acc`:
@@ -65,6 +75,17 @@ Attribute getDotOperandLayout(Attribute acc, Derivation kind, int64_t k) {
                                 blocked.getWarpsPerCTA(), blocked.getOrder());
 }
 
+/// The operand layout of a dot with accumulator layout `acc`: mma
+/// operands for an mma accumulator, FMA operands for a blocked one.
+Attribute getOperandLayout(Attribute acc, Derivation kind, int64_t k,
+                           unsigned kWidth) {
+  if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(acc))
+    return DotOperandLayoutAttr::get(acc.getContext(),
+                                     kind == Derivation::DotA ? 0 : 1, mma,
+                                     kWidth);
+  return getDotOperandLayout(acc, kind, k);
+}
+
 Attribute derive(const Edge &e, Attribute supplier) {
   switch (e.kind) {
   case Derivation::Same:
@@ -73,9 +94,13 @@ Attribute derive(const Edge &e, Attribute supplier) {
     return SliceLayoutAttr::get(supplier.getContext(), e.axis, supplier);
   case Derivation::DotA:
   case Derivation::DotB:
-    return getDotOperandLayout(supplier, e.kind, e.k);
+    return getOperandLayout(supplier, e.kind, e.k, e.kWidth);
   }
   return {};
+}
+
+unsigned getKWidth(DotOp dot) {
+  return getMmaKWidth(dot.getA().getType().getElementTypeBitWidth());
 }
 
 Attribute getLayout(Value v) {
@@ -102,7 +127,13 @@ public:
       : func(func), axis(axis), numWarps(numWarps) {}
 
   LogicalResult run() {
-    if (failed(collect()))
+    // First pass: which tiles belong to mma dots, with memory data kept
+    // apart from addresses.
+    if (failed(collect(/*splitMemoryData=*/true)))
+      return failure();
+    splitMmaMemoryData();
+    reset();
+    if (failed(collect(/*splitMemoryData=*/false)))
       return failure();
     assign();
     for (auto [i, v] : llvm::enumerate(values))
@@ -116,6 +147,7 @@ private:
   const ModuleAxisInfo &axis;
   int numWarps;
 
+  bool splitData = false;
   SmallVector<Value> values;
   DenseMap<Value, unsigned> index;
   SmallVector<unsigned> parent;
@@ -157,7 +189,52 @@ private:
     return success();
   }
 
-  LogicalResult collect() {
+  void reset() {
+    values.clear();
+    index.clear();
+    parent.clear();
+    edges.clear();
+    anchors.clear();
+    layouts.clear();
+  }
+
+  MmaLayoutAttr mmaLayout(DotOp dot) {
+    return getMmaLayoutFor(dot, numWarps);
+  }
+
+  /// Loads whose results and stores whose values share a group with an mma
+  /// dot's tiles get a tile.convert_layout between the data and the memory
+  /// op, so that the access keeps a coalesced blocked layout.
+  void splitMmaMemoryData() {
+    DenseSet<unsigned> dotGroups;
+    func.walk([&](DotOp d) {
+      if (mmaLayout(d))
+        for (Value v : {d.getA(), d.getB(), d.getC(), d.getResult()})
+          dotGroups.insert(find(index[v]));
+    });
+    auto inDotGroup = [&](Value v) {
+      auto it = index.find(v);
+      return it != index.end() && dotGroups.contains(find(it->second));
+    };
+    func.walk([&](Operation *op) {
+      if (auto load = dyn_cast<LoadOp>(op)) {
+        Value r = load.getResult();
+        if (!isa<RankedTensorType>(r.getType()) || !inDotGroup(r))
+          return;
+        OpBuilder b(op->getContext());
+        b.setInsertionPointAfter(op);
+        auto c = ConvertLayoutOp::create(b, op->getLoc(), r.getType(), r);
+        r.replaceAllUsesExcept(c, c);
+      } else if (auto store = dyn_cast<StoreOp>(op)) {
+        Value v = store.getValue();
+        if (isa<RankedTensorType>(v.getType()) && inDotGroup(v))
+          convertOperand(store.getValueMutable(), getLayout(v));
+      }
+    });
+  }
+
+  LogicalResult collect(bool splitMemoryData) {
+    splitData = splitMemoryData;
     WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       for (Region &r : op->getRegions())
         for (Block &b : r)
@@ -200,8 +277,9 @@ private:
     } else if (auto d = dyn_cast<DotOp>(op)) {
       unite(d.getC(), d.getResult());
       int64_t k = d.getA().getType().getDimSize(1);
-      edges.push_back({op, d.getC(), d.getA(), Derivation::DotA, 0, k});
-      edges.push_back({op, d.getC(), d.getB(), Derivation::DotB, 0, k});
+      unsigned kw = getKWidth(d);
+      edges.push_back({op, d.getC(), d.getA(), Derivation::DotA, 0, k, kw});
+      edges.push_back({op, d.getC(), d.getB(), Derivation::DotB, 0, k, kw});
     } else if (isa<ReshapeOp, TransOp, JoinOp, SplitOp, ConvertLayoutOp,
                    PrintOp, AssertOp>(op)) {
       // Independent layouts: these move data through shared memory.
@@ -225,6 +303,14 @@ private:
       for (unsigned n = 0; n < w.getNumResults(); ++n)
         uniteAll({cond.getArgs()[n], w.getAfterArguments()[n],
                   w.getResult(n)});
+    } else if (splitData && isa<LoadOp, StoreOp>(op)) {
+      // Addresses (and mask, other) only: the data may be split off.
+      SmallVector<Value> tiles;
+      for (Value v : op->getOperands())
+        if (isa<RankedTensorType>(v.getType()) &&
+            !(isa<StoreOp>(op) && v == cast<StoreOp>(op).getValue()))
+          tiles.push_back(v);
+      uniteAll(tiles);
     } else if (op->getNumRegions() == 0 || isa<ScanOp>(op)) {
       // Elementwise, memory and scan ops: all tiles share one layout.
       SmallVector<Value> tiles;
@@ -295,11 +381,19 @@ private:
   }
 
   void assign() {
+    // mma accumulators first: nothing else may decide their layout.
+    func.walk([&](DotOp d) {
+      if (MmaLayoutAttr mma = mmaLayout(d)) {
+        unsigned g = find(index[d.getC()]);
+        if (!layouts.count(g))
+          layouts[g] = mma;
+      }
+    });
     DenseSet<unsigned> derived;
     for (const Edge &e : edges)
       derived.insert(find(index[e.receiver]));
     for (unsigned i = 0; i < values.size(); ++i)
-      if (find(i) == i && !derived.contains(i))
+      if (find(i) == i && !derived.contains(i) && !layouts.count(i))
         layouts[i] = choose(i);
     while (true) {
       bool changed = true;
@@ -336,6 +430,23 @@ private:
     use.set(c);
   }
 
+  /// An FMA dot whose accumulator group is an mma one (it shares an
+  /// accumulator with an mma dot) runs on a blocked copy of it.
+  Attribute blockAccumulator(DotOp d) {
+    auto type = d.getType();
+    Attribute mma = type.getEncoding();
+    Attribute blocked = getDefaultBlockedLayout(
+        d.getContext(), type.getShape(), {1, 0}, 1, numWarps);
+    convertOperand(d.getCMutable(), blocked);
+    d.getResult().setType(withLayout(type, blocked));
+    OpBuilder b(d.getContext());
+    b.setInsertionPointAfter(d);
+    auto c = ConvertLayoutOp::create(b, d.getLoc(), withLayout(type, mma),
+                                     d.getResult());
+    d.getResult().replaceAllUsesExcept(c, c);
+    return blocked;
+  }
+
   void insertConversions() {
     func.walk([&](Operation *op) {
       if (auto b = dyn_cast<BroadcastOp>(op)) {
@@ -364,11 +475,14 @@ private:
         }
       } else if (auto d = dyn_cast<DotOp>(op)) {
         Attribute acc = getLayout(d.getC());
+        if (isa<MmaLayoutAttr>(acc) && !mmaLayout(d))
+          acc = blockAccumulator(d);
         int64_t k = d.getA().getType().getDimSize(1);
-        if (Attribute a = getDotOperandLayout(acc, Derivation::DotA, k);
+        unsigned kw = getKWidth(d);
+        if (Attribute a = getOperandLayout(acc, Derivation::DotA, k, kw);
             a && getLayout(d.getA()) != a)
           convertOperand(d.getAMutable(), a);
-        if (Attribute bl = getDotOperandLayout(acc, Derivation::DotB, k);
+        if (Attribute bl = getOperandLayout(acc, Derivation::DotB, k, kw);
             bl && getLayout(d.getB()) != bl)
           convertOperand(d.getBMutable(), bl);
       }

@@ -1,10 +1,11 @@
 //===- ExamplesGpuTest.cpp - every example kernel against a host reference ===//
 //
 //   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
-//                   [--exact]
+//                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile and runs it on fresh random inputs at several sizes,
+// examples/*.tile (and the builder's matmul_bias_gelu, when DIR has it:
+// `tilec-examples -o DIR matmul_bias_gelu`) and runs it on fresh random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -12,7 +13,8 @@
 // dtype's tolerance, and the guard elements past each output (and the
 // padding between rows of strided outputs) must still hold the poison.
 // --exact allocates no guard, so that compute-sanitizer sees any access
-// past the end. Prints one PASS/FAIL line per case; exits 1 on a failure.
+// past the end. --matmul-tile and --matmul-dtype test variants of the
+// matmul kernel (same parameters) with other tiles or f16 data. Prints one PASS/FAIL line per case; exits 1 on a failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,11 @@ struct Options {
   bool small = false;
   bool exact = false;
 };
+
+/// The matmul kernels' tile (their grid) and element type, for variants of
+/// examples/matmul.tile with other tiles or f16 (--matmul-tile, -dtype).
+int64_t gMatmulTileM = 128, gMatmulTileN = 128;
+bool gMatmulF16 = false;
 
 /// Elements of poison after each output (0 with --exact).
 size_t gGuard = 256;
@@ -371,7 +378,11 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   }
 }
 
-void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+/// C = A * B (+ bias, GELU): bf16 (or f16) in and out; grid of 128x128
+/// tiles (or --matmul-tile).
+template <typename T>
+void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
+                    bool biasGelu) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -384,42 +395,66 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
     shapes.push_back({512, 512, 512});
     shapes.push_back({1000, 1030, 1111});
   }
+  const char *name = biasGelu ? "matmul_bias_gelu " : "matmul ";
   for (auto [m, n, kk] : shapes) {
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
             sc = roundUp(n, 16) + 16;
-    std::vector<BFloat16> a(m * sa), b(kk * sb);
+    std::vector<T> a(m * sa), b(kk * sb);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < kk; ++j)
-        a[i * sa + j] = BFloat16::fromFloat(float(rng.normal()));
+        a[i * sa + j] = T::fromFloat(float(rng.normal()));
     for (int64_t i = 0; i < kk; ++i)
       for (int64_t j = 0; j < n; ++j)
-        b[i * sb + j] = BFloat16::fromFloat(float(rng.normal()));
-    auto da = upload(ctx, a), db = upload(ctx, b);
-    auto c = Output<BFloat16>::make(ctx, m * sc);
-    Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
-    std::string what = "matmul " + std::to_string(m) + "x" + std::to_string(n) +
+        b[i * sb + j] = T::fromFloat(float(rng.normal()));
+    auto bias = randomNormal<T>(rng, n);
+    auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
+    auto c = Output<T>::make(ctx, m * sc);
+    Grid grid(ceilDiv(m, gMatmulTileM), ceilDiv(n, gMatmulTileN));
+    std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
+          if (biasGelu)
+            return k.launch(nullptr, grid, da, db, c, dbias, int32_t(m),
+                            int32_t(n), int32_t(kk), int32_t(sa), int32_t(sb),
+                            int32_t(sc));
           return k.launch(nullptr, grid, da, db, c, int32_t(m), int32_t(n),
                           int32_t(kk), int32_t(sa), int32_t(sb), int32_t(sc));
         }))
       continue;
     std::vector<double> ref(m * n, 0.0);
-    std::vector<double> brow(n);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t p = 0; p < kk; ++p) {
         double av = toDouble(a[i * sa + p]);
         for (int64_t j = 0; j < n; ++j)
           ref[i * n + j] += av * toDouble(b[p * sb + j]);
       }
+    if (biasGelu)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          ref[i * n + j] = gelu(ref[i * n + j] + toDouble(bias[j]));
     check(what, c, ref, 1e-2, size_t(n), size_t(sc));
   }
+}
+
+void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  if (gMatmulF16)
+    testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false);
+  else
+    testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false);
+}
+
+void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
+                        bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true);
 }
 
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
+  /// Built by tilec-examples, not from examples/*.tile: skipped when DIR
+  /// lacks it (the nvcc fixtures do).
+  bool optional = false;
 };
 const Example kExamples[] = {
     {"add", testAdd},
@@ -429,12 +464,14 @@ const Example kExamples[] = {
     {"layernorm", testLayernorm},
     {"rmsnorm", testRmsnorm},
     {"matmul", testMatmul},
+    {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
 };
 
 int usage(const char *why) {
   std::fprintf(stderr,
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
-               "[--only a,b] [--seed N] [--small] [--exact]\n",
+               "[--only a,b] [--seed N] [--small] [--exact]\n"
+               "  [--matmul-tile M,N] [--matmul-dtype bf16|f16]\n",
                why);
   return 2;
 }
@@ -466,6 +503,17 @@ int main(int argc, char **argv) {
       o.small = true;
     else if (a == "--exact")
       o.exact = true;
+    else if (a == "--matmul-tile") {
+      std::string v = value();
+      if (std::sscanf(v.c_str(), "%ld,%ld", &gMatmulTileM, &gMatmulTileN) != 2 ||
+          gMatmulTileM <= 0 || gMatmulTileN <= 0)
+        return usage(("--matmul-tile takes M,N, got '" + v + "'").c_str());
+    } else if (a == "--matmul-dtype") {
+      std::string v = value();
+      if (v != "bf16" && v != "f16")
+        return usage(("--matmul-dtype takes bf16 or f16, got '" + v + "'").c_str());
+      gMatmulF16 = v == "f16";
+    }
     else
       return usage(("unknown argument '" + a + "'").c_str());
   }
@@ -489,6 +537,12 @@ int main(int argc, char **argv) {
   for (const Example &e : kExamples) {
     if (!o.only.empty() && !o.only.count(e.name))
       continue;
+    struct stat st;
+    if (e.optional &&
+        stat((o.kernels + "/" + e.name + ".json").c_str(), &st) != 0) {
+      std::printf("SKIP %s: not in %s\n", e.name, o.kernels.c_str());
+      continue;
+    }
     auto module = loadExample(ctx, o.kernels, e.name);
     if (!module.ok()) {
       report(false, std::string(e.name) + " load", module.message());

@@ -213,3 +213,98 @@ func.func @not_pow2(%x: !tile.ptr<f32>) attributes {tile.kernel} {
   %r = tile.range 0, 100 : tensor<100xi32>
   return
 }
+
+// -----
+
+// A bf16 dot runs on mma.sync: the accumulator (and the values it is
+// carried and combined with) takes #tile.mma, the operands the matching
+// #tile.dot_operand; the loads keep coalesced blocked layouts of their own
+// and meet the dot through conversions, as does the store of the result.
+// The bias row is loaded in a slice of the mma layout, no conversion.
+// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tile.mma<{versionMajor = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[$OPA:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-DAG: #[[$OPB:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-DAG: #[[$ROW:slice[0-9]*]] = #tile.slice<{dim = 0, parent = #[[$MMA]]}>
+// CHECK-LABEL: func.func @mma
+// CHECK: %[[A:.*]] = tile.load {{.*}} : tensor<64x32x!tile.ptr<bf16>, #[[$LA:blocked[0-9]*]]>
+// CHECK: %[[CA:.*]] = tile.convert_layout %[[A]] : tensor<64x32xbf16, #[[$LA]]> -> tensor<64x32xbf16, #[[$OPA]]>
+// CHECK: %[[B:.*]] = tile.load {{.*}} : tensor<32x64x!tile.ptr<bf16>, #[[$LB:blocked[0-9]*]]>
+// CHECK: %[[CB:.*]] = tile.convert_layout %[[B]] : tensor<32x64xbf16, #[[$LB]]> -> tensor<32x64xbf16, #[[$OPB]]>
+// CHECK: %[[D:.*]] = tile.dot %[[CA]], %[[CB]], %{{.*}} : tensor<64x32xbf16, #[[$OPA]]>, tensor<32x64xbf16, #[[$OPB]]> -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: tile.load {{.*}} : tensor<64x!tile.ptr<f32>, #[[$ROW]]>
+// CHECK: %[[SUM:.*]] = arith.addf %[[D]], {{.*}} : tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[T:.*]] = arith.truncf %[[SUM]] : tensor<64x64xf32, #[[$MMA]]> to tensor<64x64xbf16, #[[$MMA]]>
+// CHECK: %[[CT:.*]] = tile.convert_layout %[[T]] : tensor<64x64xbf16, #[[$MMA]]> -> tensor<64x64xbf16, #[[$LC:blocked[0-9]*]]>
+// CHECK: tile.store {{.*}}, %[[CT]] : tensor<64x64x!tile.ptr<bf16>, #[[$LC]]>
+func.func @mma(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+               %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+               %bias: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+               %c: !tile.ptr<bf16> {tile.divisibility = 16 : i32})
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r64 = tile.range 0, 64 : tensor<64xi32>
+  %r32 = tile.range 0, 32 : tensor<32xi32>
+  %k64 = arith.constant dense<64> : tensor<64x1xi32>
+  %k32 = arith.constant dense<32> : tensor<64x1xi32>
+  %k64b = arith.constant dense<64> : tensor<32x1xi32>
+  %rows = tile.expand_dims %r64, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r64, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %ks = tile.expand_dims %r32, 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %kr = tile.expand_dims %r32, 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %arow = arith.muli %rows, %k32 : tensor<64x1xi32>
+  %arowb = tile.broadcast %arow : tensor<64x1xi32> -> tensor<64x32xi32>
+  %ksb = tile.broadcast %ks : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arowb, %ksb : tensor<64x32xi32>
+  %as = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+  %ap = tile.addptr %as, %aoff : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+  %brow = arith.muli %kr, %k64b : tensor<32x1xi32>
+  %browb = tile.broadcast %brow : tensor<32x1xi32> -> tensor<32x64xi32>
+  %colsb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %browb, %colsb : tensor<32x64xi32>
+  %bs = tile.splat %b : !tile.ptr<bf16> -> tensor<32x64x!tile.ptr<bf16>>
+  %bp = tile.addptr %bs, %boff : tensor<32x64x!tile.ptr<bf16>>, tensor<32x64xi32>
+  %at = tile.load %ap : tensor<64x32x!tile.ptr<bf16>>
+  %bt = tile.load %bp : tensor<32x64x!tile.ptr<bf16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %at, %bt, %zero : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  %bias_s = tile.splat %bias : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %rbias = tile.range 0, 64 : tensor<64xi32>
+  %bias_p = tile.addptr %bias_s, %rbias : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %bv = tile.load %bias_p : tensor<64x!tile.ptr<f32>>
+  %bv2 = tile.expand_dims %bv, 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %bvb = tile.broadcast %bv2 : tensor<1x64xf32> -> tensor<64x64xf32>
+  %sum = arith.addf %d, %bvb : tensor<64x64xf32>
+  %t = arith.truncf %sum : tensor<64x64xf32> to tensor<64x64xbf16>
+  %crow = arith.muli %rows, %k64 : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %colsc = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %colsc : tensor<64x64xi32>
+  %cs = tile.splat %c : !tile.ptr<bf16> -> tensor<64x64x!tile.ptr<bf16>>
+  %cp = tile.addptr %cs, %coff : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  tile.store %cp, %t : tensor<64x64x!tile.ptr<bf16>>
+  return
+}
+
+// -----
+
+// Dots mma.sync cannot take stay on the FMA path (blocked accumulator):
+// f32 operands, and an accumulator with fewer than 16 rows.
+// CHECK-LABEL: func.func @notmma
+// CHECK-NOT: #tile.mma
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #blocked
+// CHECK: tile.dot {{.*}} -> tensor<8x64xf32, #blocked
+func.func @notmma(%s: f32, %h: bf16, %y: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %a = tile.splat %s : f32 -> tensor<64x16xf32>
+  %b = tile.splat %s : f32 -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero {precision = #tile.precision<ieee>} : tensor<64x16xf32>, tensor<16x64xf32> -> tensor<64x64xf32>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  tile.store %ys, %d : tensor<64x64x!tile.ptr<f32>>
+  %ha = tile.splat %h : bf16 -> tensor<8x16xbf16>
+  %hb = tile.splat %h : bf16 -> tensor<16x64xbf16>
+  %hz = arith.constant dense<0.0> : tensor<8x64xf32>
+  %e = tile.dot %ha, %hb, %hz : tensor<8x16xbf16>, tensor<16x64xbf16> -> tensor<8x64xf32>
+  %es = tile.splat %y : !tile.ptr<f32> -> tensor<8x64x!tile.ptr<f32>>
+  tile.store %es, %e : tensor<8x64x!tile.ptr<f32>>
+  return
+}

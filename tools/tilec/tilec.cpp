@@ -77,6 +77,11 @@ static cl::opt<int> numWarps(
     "num-warps", cl::desc("Warps per program for kernels without "
                           "tile.num_warps (1..32, a power of two)"),
     cl::init(4), cl::cat(tilecCategory));
+static cl::opt<int> numStages(
+    "num-stages",
+    cl::desc("Software pipelining depth of dot operand loads in loops, for "
+             "kernels without tile.num_stages (1..8; 1: none)"),
+    cl::init(3), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
 static cl::opt<std::string> ptxasPath(
@@ -96,6 +101,11 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: --num-warps must be a power of two in "
                     "[1, 32], got "
                  << numWarps << "\n";
+    return failure();
+  }
+  if (numStages < 1 || numStages > 8) {
+    llvm::errs() << "tilec: error: --num-stages must be in [1, 8], got "
+                 << numStages << "\n";
     return failure();
   }
   if (optLevel < 0 || optLevel > 3) {
@@ -221,6 +231,7 @@ int main(int argc, char **argv) {
   options.arch = arch;
   options.numWarps = numWarps;
   options.optLevel = optLevel;
+  options.numStages = numStages;
   options.ptxasPath = ptxasPath;
   options.applyCommandLineOptions = true;
   FailureOr<tilec::CompileResult> result =

@@ -5,6 +5,7 @@
 
 #include "dialect/TileDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 
 namespace tilec {

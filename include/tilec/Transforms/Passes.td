@@ -8,15 +8,19 @@ include "mlir/Pass/PassBase.td"
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Attach a distributed layout to every tile of every kernel";
   let description = [{
-    Gives each tile type of each kernel a `#tile.blocked` or `#tile.slice`
-    encoding. Tiles tied by elementwise ops, memory ops and loop-carried
-    values share one layout; a group that loads or stores memory gets a
-    blocked layout whose per-thread vector follows the contiguity and
-    alignment the axis analysis proves (up to 16 bytes), lanes and warps
-    along the contiguous dimension first. Broadcasts, unit-dimension
-    insertions and reductions derive their source (or result) layout from
-    the other side; where two derived layouts disagree a
-    `tile.convert_layout` is inserted.
+    Gives each tile type of each kernel a distributed layout encoding.
+    Tiles tied by elementwise ops, memory ops and loop-carried values share
+    one layout; a group that loads or stores memory gets a `#tile.blocked`
+    layout whose per-thread vector follows the contiguity and alignment the
+    axis analysis proves (up to 16 bytes), lanes and warps along the
+    contiguous dimension first. A dot that mma.sync can run (f16/bf16
+    operands; M >= 16, N >= 8, K >= 16) gets a `#tile.mma` accumulator and
+    `#tile.dot_operand` operands, and the loads and stores of those tiles
+    keep blocked layouts of their own, meeting the dot through
+    `tile.convert_layout`; other dots get FMA operand layouts. Broadcasts,
+    unit-dimension insertions and reductions derive their source (or
+    result) layout from the other side (`#tile.slice`); where two derived
+    layouts disagree a `tile.convert_layout` is inserted.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
@@ -35,6 +39,33 @@ def TileRemoveLayoutConversions
     layout, avoiding a trip through shared memory; folds chains of
     conversions and conversions to the same layout.
   }];
+}
+
+def TilePipelineLoops : Pass<"tile-pipeline-loops", "::mlir::ModuleOp"> {
+  let summary = "Software-pipeline the loads that feed mma dots in loops";
+  let description = [{
+    In each scf.for of a kernel, the tile.loads whose only use is a
+    conversion to a #tile.dot_operand layout become asynchronous copies
+    (cp.async) into a shared memory buffer of `num-stages` slots, issued
+    `num-stages - 1` iterations ahead: before the loop the first stages are
+    started; each iteration waits for its own slot (tile.async_wait, which
+    also synchronizes the program), starts the copy for the iteration
+    `num-stages - 1` ahead into the slot the previous iteration read, and
+    reads its operands with tile.local_load (ldmatrix). Copies for
+    iterations past the end are masked off; after the loop every copy is
+    waited for. The address computation of the loads (its backward slice in
+    the loop, including loop-carried pointers) is cloned to run ahead; a
+    loop whose load addresses depend on anything else (a load, the
+    accumulator) is left alone, as are loads with a non-zero `other`.
+    Kernels may set `tile.num_stages` (1: no pipelining).
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", /*default=*/"3",
+           "Slots of the shared memory buffers (1: do not pipeline)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {

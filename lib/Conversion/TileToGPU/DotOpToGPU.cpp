@@ -5,8 +5,9 @@
 // whole columns of B (the layouts tile-assign-layouts gives dot operands),
 // so every product is local: K fused multiply-adds per accumulator element,
 // in f32 for floating operands (exact for f32 `ieee`; f32 `tf32` dots get
-// more precision than asked), in i32 for i8. Correct for any shape; tensor
-// cores (mma.sync) are not used yet.
+// more precision than asked), in i32 for i8. Correct for any shape; used
+// for the dots mma.sync cannot run (f32, i8, fp8, small shapes), which
+// tile-assign-layouts leaves with a blocked accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,8 @@ struct DotOpLowering : public OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     auto aType = op.getA().getType(), bType = op.getB().getType();
     auto cType = op.getType();
+    if (isa_and_present<MmaLayoutAttr>(cType.getEncoding()))
+      return failure(); // MmaDotOpToGPU.cpp
     FailureOr<DistributedLayout> al = getLayoutOrError(op, aType);
     FailureOr<DistributedLayout> bl = getLayoutOrError(op, bType);
     FailureOr<DistributedLayout> cl = getLayoutOrError(op, cType);

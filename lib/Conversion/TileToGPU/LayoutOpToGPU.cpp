@@ -2,7 +2,8 @@
 //
 // tile.convert_layout, tile.reshape, tile.trans, tile.join and tile.split
 // write the source elements to shared memory at the row-major position
-// they take in the result, then read the result's elements back: correct
+// they take in the result (one owner per replicated element, so no two
+// threads write one place), then read the result's elements back: correct
 // for any pair of layouts, at the cost of two barriers.
 //
 //===----------------------------------------------------------------------===//
@@ -54,7 +55,8 @@ struct RowMajorMoveLowering : public OpConversionPattern<OpTy> {
       return failure();
     const auto &tc = *this->template getTypeConverter<TileTypeConverter>();
     Type elem = tc.convertElementType(srcType.getElementType());
-    SmemTile in{*src, adaptor.getSrc(), rowMajor(srcType.getShape())};
+    SmemTile in{*src, adaptor.getSrc(), rowMajor(srcType.getShape()),
+                emitOwnerPredicate(rewriter, op.getLoc(), *src)};
     SmemTile out{*dst, {}, rowMajor(dstType.getShape())};
     auto vals = exchangeThroughShared(rewriter, op.getLoc(), elem, {in}, {out});
     replaceWithValues(rewriter, op, vals[0]);
@@ -85,7 +87,8 @@ struct TransOpLowering : public OpConversionPattern<TransOp> {
     };
     const auto &tc = *getTypeConverter<TileTypeConverter>();
     Type elem = tc.convertElementType(srcType.getElementType());
-    SmemTile in{*src, adaptor.getSrc(), permuted};
+    SmemTile in{*src, adaptor.getSrc(), permuted,
+                emitOwnerPredicate(rewriter, op.getLoc(), *src)};
     SmemTile out{*dst, {}, rowMajor(dstShape)};
     auto vals = exchangeThroughShared(rewriter, op.getLoc(), elem, {in}, {out});
     replaceWithValues(rewriter, op, vals[0]);
@@ -108,8 +111,10 @@ struct JoinOpLowering : public OpConversionPattern<JoinOp> {
       return failure();
     const auto &tc = *getTypeConverter<TileTypeConverter>();
     Type elem = tc.convertElementType(inType.getElementType());
-    SmemTile a{*lhs, adaptor.getLhs(), withMinor(inType.getShape(), 0)};
-    SmemTile c{*rhs, adaptor.getRhs(), withMinor(inType.getShape(), 1)};
+    SmemTile a{*lhs, adaptor.getLhs(), withMinor(inType.getShape(), 0),
+               emitOwnerPredicate(rewriter, op.getLoc(), *lhs)};
+    SmemTile c{*rhs, adaptor.getRhs(), withMinor(inType.getShape(), 1),
+               emitOwnerPredicate(rewriter, op.getLoc(), *rhs)};
     SmemTile out{*dst, {}, rowMajor(op.getType().getShape())};
     auto vals =
         exchangeThroughShared(rewriter, op.getLoc(), elem, {a, c}, {out});
@@ -134,7 +139,8 @@ struct SplitOpLowering : public OpConversionPattern<SplitOp> {
       return failure();
     const auto &tc = *getTypeConverter<TileTypeConverter>();
     Type elem = tc.convertElementType(srcType.getElementType());
-    SmemTile in{*src, adaptor.getSrc(), rowMajor(srcType.getShape())};
+    SmemTile in{*src, adaptor.getSrc(), rowMajor(srcType.getShape()),
+                emitOwnerPredicate(rewriter, op.getLoc(), *src)};
     SmemTile a{*lhs, {}, withMinor(outType.getShape(), 0)};
     SmemTile c{*rhs, {}, withMinor(outType.getShape(), 1)};
     auto vals =

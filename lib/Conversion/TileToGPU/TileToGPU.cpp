@@ -44,6 +44,34 @@ bool hasTile(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTile);
 }
 
+/// An mma dot needs what mma.sync m16n8k16 takes (MmaDotOpToGPU.cpp).
+template <typename Fail>
+void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
+  auto aType = dot.getA().getType(), bType = dot.getB().getType();
+  auto cType = dot.getType();
+  Type ea = aType.getElementType(), ec = cType.getElementType();
+  if (!((ea.isBF16() && ec.isF32()) ||
+        (ea.isF16() && (ec.isF32() || ec.isF16())))) {
+    fail(dot) << "mma.sync needs f16 or bf16 operands with an f32 (or, for "
+                 "f16, f16) accumulator, got "
+              << aType << " and " << cType;
+    return;
+  }
+  MLIRContext *ctx = dot.getContext();
+  if (aType.getEncoding() != DotOperandLayoutAttr::get(ctx, 0, mma, 2) ||
+      bType.getEncoding() != DotOperandLayoutAttr::get(ctx, 1, mma, 2)) {
+    fail(dot) << "operands of an mma dot must have the #tile.dot_operand "
+                 "layouts of its accumulator (run tile-assign-layouts)";
+    return;
+  }
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
+          k = aType.getDimSize(1);
+  if (m % 16 || n % 8 || k % 16)
+    fail(dot) << "mma.sync m16n8k16 needs M % 16, N % 8 and K % 16 to be 0, "
+                 "got "
+              << m << "x" << n << "x" << k;
+}
+
 /// Reports what the lowering does not support; one diagnostic per problem.
 LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
   bool ok = true;
@@ -64,9 +92,9 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
                  << " has no layout; run tile-assign-layouts first";
         return;
       }
-      if (layout->getBlocked().getNumWarps() != warps) {
+      if (layout->getNumWarps() != warps) {
         fail(op) << "tile type " << t << " is laid out for "
-                 << layout->getBlocked().getNumWarps()
+                 << layout->getNumWarps()
                  << " warps but the kernel has " << warps;
         return;
       }
@@ -121,6 +149,9 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
     } else if (auto dot = dyn_cast<DotOp>(op)) {
       if (isFp8(dot.getA().getType()))
         fail(op) << "fp8 dot is not supported yet";
+      else if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(
+                   dot.getType().getEncoding()))
+        checkMmaDot(dot, mma, fail);
     } else if (!isa<TileDialect, scf::SCFDialect, func::FuncDialect>(
                    op->getDialect()) &&
                hasTile(op)) {
@@ -149,6 +180,70 @@ void widenBoolParams(func::FuncOp kernel) {
       FunctionType::get(kernel.getContext(), inputs, {}));
 }
 
+/// The top-level op of `kernel`'s body that contains `op`.
+Operation *topLevel(func::FuncOp kernel, Operation *op) {
+  while (op->getParentOp() != kernel)
+    op = op->getParentOp();
+  return op;
+}
+
+/// Shared memory of a kernel: the scratch of ops that exchange data (from
+/// offset 0, between barriers; reductions as planReductionScratch places
+/// them) and the tile.local_alloc buffers, which
+/// live from their allocation to their last use (to the tile.async_wait
+/// {pending = 0} after it when copies go there). Buffers go at offset 0,
+/// overlapping the scratch, unless a scratch user runs while one lives;
+/// then after the scratch. Records each buffer's offset on it.
+int64_t computeSharedBytes(func::FuncOp kernel, LoweringContext &lc) {
+  int64_t scratch = planReductionScratch(kernel, lc.reduceScratch);
+  SmallVector<LocalAllocOp> allocs;
+  kernel.walk([&](LocalAllocOp op) { allocs.push_back(op); });
+  if (allocs.empty())
+    return llvm::alignTo(scratch, 16);
+  // A buffer may sit at offset 0 and be read by slower warps until they
+  // leave its loop: no reduction may skip the barrier before its writes.
+  for (auto &entry : lc.reduceScratch)
+    if (entry.first->getParentOfType<func::FuncOp>() == kernel)
+      entry.second.leadingBarrier = true;
+
+  bool overlap = false;
+  for (LocalAllocOp alloc : allocs) {
+    Operation *begin = topLevel(kernel, alloc), *end = begin;
+    bool copies = false;
+    for (Operation *user : alloc->getUsers()) {
+      Operation *top = topLevel(kernel, user);
+      if (end->isBeforeInBlock(top))
+        end = top;
+      copies |= isa<AsyncCopyOp>(user);
+    }
+    if (copies) {
+      Operation *wait = end->getNextNode();
+      while (wait && !(isa<AsyncWaitOp>(wait) &&
+                       cast<AsyncWaitOp>(wait).getPending() == 0))
+        wait = wait->getNextNode();
+      end = wait ? wait : &kernel.getBody().front().back();
+    }
+    for (Operation *op = begin; op; op = op->getNextNode()) {
+      op->walk([&](Operation *inner) {
+        overlap |= getScratchBytes(inner) > 0;
+      });
+      if (op == end)
+        break;
+    }
+  }
+  int64_t offset = overlap ? llvm::alignTo(scratch, 128) : 0;
+  for (LocalAllocOp alloc : allocs) {
+    auto type = cast<SharedMemType>(alloc.getType());
+    int64_t bytes =
+        type.getShape()[0] * type.getSlotElements() *
+        std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+    alloc->setAttr(kSmemOffsetAttr,
+                   IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                    offset));
+    offset = llvm::alignTo(offset + bytes, 128);
+  }
+  return llvm::alignTo(std::max(scratch, offset), 16);
+}
 
 struct ConvertTileToGPU
     : public tilec::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
@@ -186,8 +281,7 @@ struct ConvertTileToGPU
     bool anyShared = false;
     for (func::FuncOp k : kernels) {
       widenBoolParams(k);
-      int64_t bytes =
-          llvm::alignTo(planReductionScratch(k, lc.reduceScratch), 16);
+      int64_t bytes = computeSharedBytes(k, lc);
       anyShared |= bytes > 0;
       k->setAttr("tile.shared_bytes",
                  IntegerAttr::get(IntegerType::get(ctx, 64), bytes));
@@ -256,6 +350,8 @@ struct ConvertTileToGPU
     populateReduceScanPatterns(tc, patterns, lc);
     populateLayoutPatterns(tc, patterns, lc);
     populateDotPatterns(tc, patterns, lc);
+    populateMmaDotPatterns(tc, patterns, lc);
+    populateSharedMemoryPatterns(tc, patterns, lc);
     populateDebugPatterns(tc, patterns, lc);
     if (failed(applyPartialConversion(gpuModule, conversionTarget,
                                       std::move(patterns))))

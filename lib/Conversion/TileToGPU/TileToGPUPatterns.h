@@ -58,6 +58,8 @@ int64_t planReductionScratch(Operation *kernel,
 
 /// The name of the dynamic shared memory array of a gpu.module.
 constexpr llvm::StringLiteral kSmemName = "global_smem";
+/// Byte offset of a tile.local_alloc's buffer, set before the conversion.
+constexpr llvm::StringLiteral kSmemOffsetAttr = "tile.smem_offset";
 
 void populateFuncPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                           const LoweringContext &ctx);
@@ -73,6 +75,11 @@ void populateLayoutPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                             const LoweringContext &ctx);
 void populateDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                          const LoweringContext &ctx);
+void populateMmaDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                            const LoweringContext &ctx);
+void populateSharedMemoryPatterns(TileTypeConverter &tc,
+                                  RewritePatternSet &patterns,
+                                  const LoweringContext &ctx);
 void populateDebugPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                            const LoweringContext &ctx);
 /// f32 exp/exp2/rsqrt as hardware approximations (a greedy rewrite of the
@@ -139,6 +146,46 @@ Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> indices,
 
 /// Shared memory bytes `op` needs while it runs (0 if none).
 int64_t getScratchBytes(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Swizzled shared tiles and ldmatrix (SharedMemoryToGPU.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A 2-D tile in shared memory with a #tile.shared layout: `rows` rows of
+/// `rowLen` elements, rows along order[1] of the tile, columns along
+/// order[0].
+struct SharedTile {
+  SharedLayoutAttr layout;
+  int64_t rowLen = 0, rows = 0;
+  int64_t elemBytes = 2;
+  /// Indices taken modulo rows / rowLen (readers past a small tile's edge).
+  bool wrapRows = false, wrapCols = false;
+};
+SharedTile makeSharedTile(SharedLayoutAttr layout, ArrayRef<int64_t> shape,
+                          Type elemType);
+
+/// Element offset (i32) of (rowBase + rowConst, colBase + colConst) in
+/// `tile`, swizzled.
+Value swizzledOffset(OpBuilder &b, Location loc, const SharedTile &tile,
+                     Value rowBase, int64_t rowConst, Value colBase,
+                     int64_t colConst);
+
+/// Stores a distributed tile's elements (`values`, numbered by `layout`) at
+/// their places in `tile` at `base` (a shared-memory pointer), in runs of
+/// up to 16 bytes; replicated elements by their owner only.
+void storeTileToShared(OpBuilder &b, Location loc,
+                       const DistributedLayout &layout, ValueRange values,
+                       const SharedTile &tile, Value base);
+
+/// True when a tile of `type` (a #tile.dot_operand layout) can be loaded
+/// with ldmatrix from a shared tile with layout `shared`.
+bool canLoadWithLdmatrix(RankedTensorType type, SharedLayoutAttr shared);
+
+/// The elements of a dot operand tile (`type`'s layout) loaded with
+/// ldmatrix from `tile` at `base`.
+SmallVector<Value> loadDotOperandFromShared(OpBuilder &b, Location loc,
+                                            RankedTensorType type,
+                                            SharedTile tile, Value base);
 
 /// Replaces a one-result op by the values of its lowered tile (or scalar).
 inline void replaceWithValues(ConversionPatternRewriter &rewriter,

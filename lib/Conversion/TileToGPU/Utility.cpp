@@ -26,6 +26,10 @@ using namespace mlir::tile::gpu_lowering;
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   // Tried last to first: the identity is the fallback.
   addConversion([](Type type) { return type; });
+  // Shared memory buffers are their base address.
+  addConversion([](SharedMemType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext(), 3);
+  });
   addConversion([this](Type type) -> std::optional<Type> {
     if (isa<PointerType, Float8E4M3FNType, Float8E5M2Type>(type))
       return convertElementType(type);
@@ -100,14 +104,15 @@ mlir::tile::gpu_lowering::getThreadCoords(OpBuilder &b, Location loc,
   return coords;
 }
 
-/// (warp * tpw + lane) * spt along d: the thread's first index.
+/// lane * laneMul + warp * warpMul along d: the thread's first index.
 static Value threadBase(OpBuilder &b, Location loc,
                         const DistributedLayout &layout,
                         const ThreadCoords &coords, unsigned d) {
+  Value l = arith::MulIOp::create(b, loc, coords.lane[d],
+                                  i32Val(b, loc, layout.getLaneMul(d)));
   Value w = arith::MulIOp::create(b, loc, coords.warp[d],
-                                  i32Val(b, loc, layout.getTpw(d)));
-  Value t = arith::AddIOp::create(b, loc, w, coords.lane[d]);
-  return arith::MulIOp::create(b, loc, t, i32Val(b, loc, layout.getSpt(d)));
+                                  i32Val(b, loc, layout.getWarpMul(d)));
+  return arith::AddIOp::create(b, loc, l, w);
 }
 
 SmallVector<SmallVector<Value>>
@@ -129,7 +134,7 @@ mlir::tile::gpu_lowering::emitIndices(OpBuilder &b, Location loc,
       Value v = arith::AddIOp::create(
           b, loc, base[d], i32Val(b, loc, layout.getSubOffset(d, sub[d])));
       // Only a tile smaller than the layout's repetition wraps around.
-      if (layout.getCtaTile(d) > layout.getShape()[d])
+      if (layout.wraps(d))
         v = arith::AndIOp::create(b, loc, v,
                                   i32Val(b, loc, layout.getShape()[d] - 1));
       idx.push_back(v);
@@ -145,13 +150,27 @@ Value mlir::tile::gpu_lowering::emitOwnerPredicate(
     return {};
   ThreadCoords coords = getThreadCoords(b, loc, layout);
   Value pred;
+  auto add = [&](Value ok) {
+    pred = pred ? arith::AndIOp::create(b, loc, pred, ok).getResult() : ok;
+  };
+  auto isZero = [&](Value coord) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, coord,
+                                 i32Val(b, loc, 0))
+        .getResult();
+  };
   for (unsigned d = 0; d < layout.getRank(); ++d) {
-    if (layout.getCtaTile(d) <= layout.getShape()[d])
+    // Lanes/warps that contribute nothing along d all hold copies: the
+    // first owns. Where they contribute, index bits are disjoint powers of
+    // two, so the owner is the thread whose lane/warp part stays inside.
+    if (layout.getLaneMul(d) == 0 && layout.getTpw(d) > 1)
+      add(isZero(coords.lane[d]));
+    if (layout.getWarpMul(d) == 0 && layout.getWpc(d) > 1)
+      add(isZero(coords.warp[d]));
+    if (!layout.wraps(d))
       continue;
     Value base = threadBase(b, loc, layout, coords, d);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, base,
-                                     i32Val(b, loc, layout.getShape()[d]));
-    pred = pred ? arith::AndIOp::create(b, loc, pred, ok) : ok;
+    add(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, base,
+                              i32Val(b, loc, layout.getShape()[d])));
   }
   return pred;
 }

@@ -5,7 +5,7 @@
 
 // The kernel ABI: one parameter each, pointers as global pointers, i1 as an
 // i32 compared with 0; 64 threads. Each thread holds 4 consecutive elements
-// of the 256: index (warp * 32 + lane) * 4 + e.
+// of the 256: index lane * 4 + warp * 128 + e.
 // CHECK-LABEL: gpu.func @kernel(
 // CHECK-SAME: %[[X:.*]]: !llvm.ptr<1>, %[[N:.*]]: i32, %[[F:.*]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
@@ -14,9 +14,9 @@
 // CHECK-DAG: %[[LANE:.*]] = arith.andi %[[TID]], %c31_i32
 // CHECK-DAG: %[[W:.*]] = arith.shrui %[[TID]], %c5_i32
 // CHECK: %[[WARP:.*]] = arith.andi %[[W]], %c1_i32
-// CHECK: %[[WL:.*]] = arith.muli %[[WARP]], %c32_i32
-// CHECK: %[[T:.*]] = arith.addi %[[WL]], %[[LANE]]
-// CHECK: %[[I0:.*]] = arith.muli %[[T]], %c4_i32
+// CHECK: %[[LL:.*]] = arith.muli %[[LANE]], %c4_i32
+// CHECK: %[[WL:.*]] = arith.muli %[[WARP]], %c128_i32
+// CHECK: %[[I0:.*]] = arith.addi %[[LL]], %[[WL]]
 // CHECK: %[[I1:.*]] = arith.addi %[[I0]], %c1_i32
 // CHECK: %[[I2:.*]] = arith.addi %[[I0]], %c2_i32
 // CHECK: %[[I3:.*]] = arith.addi %[[I0]], %c3_i32

@@ -109,3 +109,31 @@ func.func @warps(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4
   %r = tile.range 0, 64 : tensor<64xi32, #b>
   return
 }
+
+// -----
+
+#bl = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+
+func.func @mma_operands(%s: bf16, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %a = tile.splat %s : bf16 -> tensor<16x16xbf16, #bl>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+  // expected-error @below {{'tile.dot' op operands of an mma dot must have the #tile.dot_operand layouts of its accumulator (run tile-assign-layouts)}}
+  %d = tile.dot %a, %a, %z : tensor<16x16xbf16, #bl>, tensor<16x16xbf16, #bl> -> tensor<16x16xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+
+func.func @mma_types(%s: f32, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %a = tile.splat %s : f32 -> tensor<16x16xf32, #a>
+  %b = tile.splat %s : f32 -> tensor<16x16xf32, #b>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+  // expected-error @below {{'tile.dot' op mma.sync needs f16 or bf16 operands with an f32 (or, for f16, f16) accumulator, got 'tensor<16x16xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>' and 'tensor<16x16xf32, #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>'}}
+  %d = tile.dot %a, %b, %z : tensor<16x16xf32, #a>, tensor<16x16xf32, #b> -> tensor<16x16xf32, #mma>
+  return
+}

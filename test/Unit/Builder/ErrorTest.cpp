@@ -884,6 +884,13 @@ TEST_F(Generators, MatmulTypes) {
       "matmulKernel", "aType and bType differ (f16 and bf16)");
 }
 
+TEST_F(Generators, MatmulGroup) {
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m", {.groupM = 0}, {},
+                        [](Value acc, ops::Block &) { return acc; }),
+      "matmulKernel", "groupM must be at least 1, got 0");
+}
+
 TEST_F(Generators, MatmulNullEpilogue) {
   EXPECT_BUILD_ERROR(
       ops::matmulKernel("m", {}, {},

@@ -306,6 +306,34 @@ TEST(Numerics, MatmulBiasGeluMasksTheEdges) {
   expectClose(floatsOf(c, t), want, 2e-3, 1.0 / 128);
 }
 
+TEST(Numerics, MatmulGroupsCoverEveryTile) {
+  // 5 x 3 tiles taken in groups of 2 tile rows: the last group has one
+  // row. Every tile must be computed once, by some program.
+  const int M = 150, N = 90, K = 20, bm = 32, bn = 32, bk = 16;
+  const DType t = DType::BF16;
+  Kernel k = ops::matmulKernel(
+      "mm", {.blockM = bm, .blockN = bn, .blockK = bk, .groupM = 2}, {},
+      [](Value acc, ops::Block &) { return acc; });
+  std::vector<float> a = randomValues(M * K, -1, 1, t, 24);
+  std::vector<float> b = randomValues(K * N, -1, 1, t, 25);
+  std::vector<uint16_t> ab = bitsOf(a, t), bb = bitsOf(b, t), c(M * N);
+  run(k, {cdiv(M, bm), cdiv(N, bn)},
+      {Arg::buffer(ab.data(), ab.size(), t),
+       Arg::buffer(bb.data(), bb.size(), t), Arg::output(c.data(), c.size(), t),
+       Arg::scalar<int32_t>(M), Arg::scalar<int32_t>(N),
+       Arg::scalar<int32_t>(K), Arg::scalar<int32_t>(K),
+       Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(N)});
+  std::vector<double> want(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int kk = 0; kk < K; ++kk)
+        acc += (double)a[i * K + kk] * b[kk * N + j];
+      want[i * N + j] = acc;
+    }
+  expectClose(floatsOf(c, t), want, 2e-3, 1.0 / 128);
+}
+
 //--- Reductions of the op library over padded rows --------------------------
 
 /// Per-row sum, mean, var, max, min, argmax, argmin of an f32 [rows, cols]

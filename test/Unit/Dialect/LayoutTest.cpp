@@ -13,6 +13,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -43,7 +44,7 @@ struct Coverage {
 Coverage cover(const DistributedLayout &l, ArrayRef<int64_t> tileShape) {
   Coverage c;
   unsigned rank = l.getRank();
-  int64_t lanes = 32, warps = l.getBlocked().getNumWarps();
+  int64_t lanes = 32, warps = l.getNumWarps();
   for (int64_t w = 0; w < warps; ++w) {
     for (int64_t lane = 0; lane < lanes; ++lane) {
       bool owner = true;
@@ -51,7 +52,14 @@ Coverage cover(const DistributedLayout &l, ArrayRef<int64_t> tileShape) {
       for (unsigned d = 0; d < rank; ++d) {
         lc[d] = (lane / l.getLaneStride(d)) % l.getTpw(d);
         wc[d] = (w / l.getWarpStride(d)) % l.getWpc(d);
-        if ((wc[d] * l.getTpw(d) + lc[d]) * l.getSpt(d) >= l.getShape()[d])
+        // The owner rule of emitOwnerPredicate.
+        if (l.getLaneMul(d) == 0 && lc[d] != 0)
+          owner = false;
+        if (l.getWarpMul(d) == 0 && wc[d] != 0)
+          owner = false;
+        if (l.wraps(d) &&
+            lc[d] * l.getLaneMul(d) + wc[d] * l.getWarpMul(d) >=
+                l.getShape()[d])
           owner = false;
       }
       for (int64_t i = 0; i < l.getNumElems(); ++i) {
@@ -135,6 +143,157 @@ TEST_F(LayoutTest, DefaultLayoutFillsThreads) {
   EXPECT_EQ(s.getWarpsPerCTA(), ArrayRef<unsigned>({4}));
   EXPECT_TRUE(failed(DistributedLayout::get(b, {100, 128})));
   EXPECT_TRUE(failed(DistributedLayout::get(b, {128})));
+}
+
+/// Thread coordinates as the lowering computes them.
+struct Coords {
+  SmallVector<int64_t> lane, warp;
+};
+Coords coordsOf(const DistributedLayout &l, int64_t lane, int64_t warp) {
+  Coords c;
+  for (unsigned d = 0; d < l.getRank(); ++d) {
+    c.lane.push_back((lane / l.getLaneStride(d)) % l.getTpw(d));
+    c.warp.push_back((warp / l.getWarpStride(d)) % l.getWpc(d));
+  }
+  return c;
+}
+
+TEST_F(LayoutTest, MmaAccumulatorIsThePtxFragment) {
+  // 128x128 over warps [4 along M, 2 along N]: each warp holds 2x8 tiles
+  // of 16x8, 64 elements per thread, every element once.
+  auto mma = MmaLayoutAttr::get(&context, 2, {4, 2}, {16, 8});
+  auto l = *DistributedLayout::get(mma, {128, 128});
+  EXPECT_EQ(l.getNumElems(), 64);
+  EXPECT_FALSE(l.isReplicated());
+  Coverage c = cover(l, {128, 128});
+  EXPECT_EQ(c.holders.size(), 128u * 128u);
+  for (auto [idx, n] : c.holders)
+    EXPECT_EQ(n, 1);
+  // PTX ISA, mma.m16n8k16 C/D fragment: c_i at row g + 8 * (i / 2), column
+  // 2 * t + i % 2 (g = lane / 4, t = lane % 4); warp (wm, wn) = (w / 2,
+  // w % 2) takes tiles strided by 64 rows and 16 columns.
+  for (int64_t w = 0; w < 8; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      Coords k = coordsOf(l, lane, w);
+      int64_t g = lane / 4, t = lane % 4, wm = w / 2, wn = w % 2;
+      for (int64_t mi = 0; mi < 2; ++mi)
+        for (int64_t ni = 0; ni < 8; ++ni)
+          for (int64_t i = 0; i < 4; ++i) {
+            int64_t sm = 2 * mi + i / 2, sn = 2 * ni + i % 2;
+            EXPECT_EQ(l.getIndex(0, sm, k.lane[0], k.warp[0]),
+                      mi * 64 + wm * 16 + g + 8 * (i / 2));
+            EXPECT_EQ(l.getIndex(1, sn, k.lane[1], k.warp[1]),
+                      ni * 16 + wn * 8 + 2 * t + i % 2);
+          }
+    }
+  // Two consecutive columns per thread: a 2-element vector along N.
+  EXPECT_EQ(l.getOrder()[0], 1u);
+  EXPECT_EQ(l.getVec(1), 2);
+  EXPECT_EQ(l.getVec(0), 1);
+}
+
+TEST_F(LayoutTest, DotOperandsAreThePtxFragments) {
+  auto mma = MmaLayoutAttr::get(&context, 2, {2, 2}, {16, 8});
+  auto a = *DistributedLayout::get(
+      DotOperandLayoutAttr::get(&context, 0, mma, 2), {64, 32});
+  auto b = *DistributedLayout::get(
+      DotOperandLayoutAttr::get(&context, 1, mma, 2), {32, 64});
+  // A: 2 row tiles x 2 k steps x 8 values; B: 4 column tiles x 2 x 4.
+  EXPECT_EQ(a.getNumElems(), 32);
+  EXPECT_EQ(b.getNumElems(), 32);
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      int64_t g = lane / 4, t = lane % 4, wm = w / 2, wn = w % 2;
+      Coords ka = coordsOf(a, lane, w), kb = coordsOf(b, lane, w);
+      for (int64_t ki = 0; ki < 2; ++ki) {
+        // a_i: row g + 8 * ((i / 2) % 2), k 2t + i % 2 + 8 * (i / 4).
+        for (int64_t mi = 0; mi < 2; ++mi)
+          for (int64_t i = 0; i < 8; ++i) {
+            int64_t sm = 2 * mi + (i / 2) % 2, sk = 4 * ki + i % 2 + 2 * (i / 4);
+            EXPECT_EQ(a.getIndex(0, sm, ka.lane[0], ka.warp[0]),
+                      mi * 32 + wm * 16 + g + 8 * ((i / 2) % 2));
+            EXPECT_EQ(a.getIndex(1, sk, ka.lane[1], ka.warp[1]),
+                      ki * 16 + 2 * t + i % 2 + 8 * (i / 4));
+          }
+        // b_i: k 2t + i % 2 + 8 * (i / 2), column g.
+        for (int64_t ni = 0; ni < 2; ++ni)
+          for (int64_t i = 0; i < 4; ++i) {
+            EXPECT_EQ(b.getIndex(0, 4 * ki + i, kb.lane[0], kb.warp[0]),
+                      ki * 16 + 2 * t + i % 2 + 8 * (i / 2));
+            EXPECT_EQ(b.getIndex(1, ni, kb.lane[1], kb.warp[1]),
+                      ni * 16 + wn * 8 + g);
+          }
+      }
+    }
+  // The warps along the other accumulator dim hold copies; one owns.
+  Coverage ca = cover(a, {64, 32}), cb = cover(b, {32, 64});
+  EXPECT_EQ(ca.holders.size(), 64u * 32u);
+  EXPECT_EQ(cb.holders.size(), 32u * 64u);
+  for (auto [idx, n] : ca.holders) {
+    EXPECT_EQ(n, 2);
+    EXPECT_EQ(ca.owners[idx], 1);
+  }
+  for (auto [idx, n] : cb.holders) {
+    EXPECT_EQ(n, 2);
+    EXPECT_EQ(cb.owners[idx], 1);
+  }
+}
+
+TEST_F(LayoutTest, SmallMmaTilesReplicate) {
+  // 16x16 with 4 warps along N: warps 2 and 3 repeat warps 0 and 1.
+  auto mma = MmaLayoutAttr::get(&context, 2, {1, 4}, {16, 8});
+  auto l = *DistributedLayout::get(mma, {16, 16});
+  EXPECT_EQ(l.getNumElems(), 4);
+  EXPECT_TRUE(l.isReplicated());
+  EXPECT_EQ(l.getDistinctWarps(1), 2);
+  Coverage c = cover(l, {16, 16});
+  EXPECT_EQ(c.holders.size(), 256u);
+  for (auto [idx, n] : c.holders) {
+    EXPECT_EQ(n, 2);
+    EXPECT_EQ(c.owners[idx], 1);
+  }
+  // A row vector (slice of the rows) and a column vector of the
+  // accumulator: every element held, one owner each.
+  auto cols = *DistributedLayout::get(SliceLayoutAttr::get(&context, 0, mma),
+                                      {16});
+  Coverage cc = cover(cols, {16});
+  EXPECT_EQ(cc.holders.size(), 16u);
+  for (auto [idx, n] : cc.owners)
+    EXPECT_EQ(n, 1);
+  // Rows shorter than the +8 step: no thread holds one element twice.
+  auto eight = *DistributedLayout::get(mma, {8, 16});
+  EXPECT_EQ(eight.getPerThread(0), 1);
+  Coverage ce = cover(eight, {8, 16});
+  EXPECT_EQ(ce.holders.size(), 128u);
+  for (auto [idx, n] : ce.owners)
+    EXPECT_EQ(n, 1);
+}
+
+TEST_F(LayoutTest, SwizzleSpreadsLdmatrixRowsOverBanks) {
+  // The 8 rows one ldmatrix reads (one 16-byte chunk each) must fall in 8
+  // distinct 16-byte bank groups, for rows of 64, 256 and 32 bytes.
+  for (int64_t rowLen : {32, 128, 16}) {
+    auto s = getSwizzledSharedLayout(&context, {64, rowLen}, {1, 0}, 16);
+    for (int64_t row0 = 0; row0 < 64; row0 += 8)
+      for (int64_t col = 0; col < rowLen; col += 8) {
+        std::set<int64_t> groups;
+        for (int64_t r = row0; r < row0 + 8; ++r) {
+          int64_t off = getSharedOffset(s, rowLen, r, col);
+          EXPECT_EQ(off % 8, 0);
+          groups.insert((off * 2 / 16) % 8);
+        }
+        EXPECT_EQ(groups.size(), 8u) << "rowLen " << rowLen;
+      }
+    // A permutation of each row's chunks: every element lands once.
+    std::set<int64_t> seen;
+    for (int64_t r = 0; r < 64; ++r)
+      for (int64_t c = 0; c < rowLen; ++c) {
+        int64_t off = getSharedOffset(s, rowLen, r, c);
+        EXPECT_EQ(off / rowLen, r);
+        seen.insert(off);
+      }
+    EXPECT_EQ(seen.size(), size_t(64 * rowLen));
+  }
 }
 
 } // namespace

@@ -24,6 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PtxSim.h"
+
 #include <cuda.h>
 
 #include <chrono>
@@ -39,6 +41,7 @@ namespace {
 
 struct FakeFunction {
   std::string name;
+  std::string ptx; // its module's PTX, for the simulator
   CUcontext context = nullptr; // its module's
   std::vector<unsigned> paramBytes;
   int maxDynamicShared = 48 * 1024;
@@ -54,6 +57,7 @@ struct FakeLaunch {
   std::string kernel;
   unsigned grid[3], block[3], shared;
   std::vector<std::vector<unsigned char>> params;
+  std::string ptx;
 };
 
 struct FakeStream {
@@ -73,6 +77,15 @@ struct FakeLink {
 };
 
 int gPrimaryContexts[2]; // their addresses are the devices' contexts
+std::map<uint64_t, size_t> gAllocations; // live: start -> requested bytes
+
+bool validGlobal(uint64_t addr, uint64_t bytes) {
+  auto it = gAllocations.upper_bound(addr);
+  if (it == gAllocations.begin())
+    return false;
+  --it;
+  return addr + bytes <= it->first + it->second && addr + bytes >= addr;
+}
 
 bool mode(const char *m) {
   const char *env = std::getenv("TILEC_FAKE_CUDA_MODE");
@@ -116,6 +129,8 @@ const char *errorName(CUresult r) {
     return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
   case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
     return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
+  case CUDA_ERROR_LAUNCH_FAILED:
+    return "CUDA_ERROR_LAUNCH_FAILED";
   default:
     return nullptr;
   }
@@ -143,7 +158,23 @@ bool parseEntry(const std::string &text, const std::string &name,
   return true;
 }
 
-void runLaunch(const FakeLaunch &l) {
+/// TILEC_FAKE_CUDA_SIMULATE=1: every launch runs its PTX in the
+/// simulator (test/Unit/Runtime/PtxSim.h); what it reports fails the launch.
+CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
+  if (mode("simulate") || std::getenv("TILEC_FAKE_CUDA_SIMULATE")) {
+    gLaunches.push_back(l);
+    ptxsim::Launch sl;
+    for (int i = 0; i < 3; ++i)
+      sl.grid[i] = l.grid[i], sl.block[i] = l.block[i];
+    sl.dynamicShared = l.shared;
+    sl.params = l.params;
+    std::string error = ptxsim::run(ptx, l.kernel, sl, validGlobal);
+    if (!error.empty()) {
+      std::fprintf(stderr, "fake cuda: %s\n", error.c_str());
+      return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    return CUDA_SUCCESS;
+  }
   if (l.kernel == "add" && l.params.size() == 4) {
     // add(x, y, z: ptr<f32>, n: i32), 1024 elements per program.
     uint64_t x, y, z;
@@ -170,6 +201,7 @@ void runLaunch(const FakeLaunch &l) {
   if (l.kernel == "fault")
     gPendingFault = true;
   gLaunches.push_back(l);
+  return CUDA_SUCCESS;
 }
 
 // --- the entry points ------------------------------------------------------
@@ -270,10 +302,12 @@ CUresult fMemAlloc(CUdeviceptr *p, size_t bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   void *mem = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   *p = reinterpret_cast<CUdeviceptr>(mem);
+  gAllocations[*p] = bytes;
   ++gLiveAllocations;
   return CUDA_SUCCESS;
 }
 CUresult fMemFree(CUdeviceptr p) {
+  gAllocations.erase(p);
   std::free(reinterpret_cast<void *>(p));
   --gLiveAllocations;
   return CUDA_SUCCESS;
@@ -406,6 +440,8 @@ CUresult fModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
     auto fn = std::make_unique<FakeFunction>();
     fn->name = name;
     fn->context = mod->context;
+    // "FAKECUBIN\n" + PTX (see fLinkAddData)
+    fn->ptx = mod->text.substr(mod->text.find('\n') + 1);
     if (!parseEntry(mod->text, name, fn->paramBytes)) {
       mod->functions.erase(name);
       return CUDA_ERROR_NOT_FOUND;
@@ -494,18 +530,18 @@ CUresult fLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     return CUDA_ERROR_INVALID_HANDLE;
   if (extra || int(shared) > fn->maxDynamicShared || bx * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
-  FakeLaunch l{fn->name, {gx, gy, gz}, {bx, by, bz}, shared, {}};
+  FakeLaunch l{fn->name, {gx, gy, gz}, {bx, by, bz}, shared, {}, fn->ptx};
   for (size_t i = 0; i < fn->paramBytes.size(); ++i) {
     auto *p = static_cast<unsigned char *>(params[i]);
     l.params.emplace_back(p, p + fn->paramBytes[i]);
   }
   std::lock_guard<std::mutex> lock(gMutex);
   auto *fs = reinterpret_cast<FakeStream *>(stream);
-  if (fs && fs->capturing)
+  if (fs && fs->capturing) {
     fs->captured.push_back(std::move(l));
-  else
-    runLaunch(l);
-  return CUDA_SUCCESS;
+    return CUDA_SUCCESS;
+  }
+  return runLaunch(l, l.ptx);
 }
 CUresult fGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g,
                                     unsigned long long) {
@@ -516,7 +552,8 @@ CUresult fGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g,
 CUresult fGraphLaunch(CUgraphExec e, CUstream) {
   std::lock_guard<std::mutex> lock(gMutex);
   for (const FakeLaunch &l : reinterpret_cast<FakeGraph *>(e)->launches)
-    runLaunch(l);
+    if (CUresult r = runLaunch(l, l.ptx))
+      return r;
   return CUDA_SUCCESS;
 }
 CUresult fGraphDestroy(CUgraph g) {

@@ -1,0 +1,371 @@
+//===- PipelineLoops.cpp - cp.async software pipelining of dot operands ---===//
+//
+// Assumes: kernels with layouts (tile-assign-layouts), where an mma dot's
+// operand is `tile.convert_layout(tile.load(ptrs, mask, 0))` to a
+// #tile.dot_operand layout. Guarantees: in every scf.for where the loads'
+// address computation can run ahead (see below), those loads become
+// tile.async_copy into a tile.local_alloc'd buffer of S slots and the
+// conversions tile.local_load from it:
+//
+//   buffers; copies for iterations 0 .. S-2 (slots 0 .. S-2), one group each
+//   for i (read slot r = i % S, write slot w = (i - 1) % S):
+//     tile.async_wait {pending = S - 2}   // iteration i's group is done
+//     copies for iteration i + S - 1 into slot w; commit
+//     ... the body, its operands from tile.local_load slot r ...
+//   tile.async_wait {pending = 0}
+//
+// The wait is also a barrier: after it, every thread has finished the
+// previous iteration, so slot w (read there) may be overwritten. Copies
+// for iterations at or past the upper bound are masked off (they only
+// zero-fill their slot).
+//
+// The address computation is the loads' backward slice in the loop body,
+// closed over the loop-carried values it reads (pointers advanced each
+// iteration): it must be pure and read no other loop-carried value. It is
+// cloned, with the induction variable advanced and its own copies of those
+// carried values, S - 1 iterations ahead; the original carried values are
+// dropped when nothing else uses them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Transforms/Passes.h"
+
+#include "dialect/TileLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEPIPELINELOOPS
+#include "tilec/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// A load to pipeline and the conversion to a dot operand that uses it.
+struct Candidate {
+  LoadOp load;
+  ConvertLayoutOp convert;
+  SharedLayoutAttr shared;
+  Value buffer;
+};
+
+/// True for an absent `other` or a zero splat (cp.async fills zeros).
+bool isZeroOrAbsent(Value other) {
+  if (!other)
+    return true;
+  Attribute attr;
+  if (!matchPattern(other, m_Constant(&attr)))
+    return false;
+  auto splat = dyn_cast<SplatElementsAttr>(attr);
+  if (!splat)
+    return false;
+  Attribute v = splat.getSplatValue<Attribute>();
+  if (auto f = dyn_cast<FloatAttr>(v))
+    return f.getValue().isZero() && !f.getValue().isNegative();
+  if (auto i = dyn_cast<IntegerAttr>(v))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// The swizzled shared layout a load would be staged in: rows along the
+/// load's contiguous dim, so each thread copies whole runs.
+SharedLayoutAttr stagingLayout(RankedTensorType type) {
+  FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
+  if (failed(layout) || type.getRank() != 2)
+    return {};
+  unsigned fast = layout->getOrder()[0];
+  return getSwizzledSharedLayout(type.getContext(), type.getShape(),
+                                 {fast, 1 - fast},
+                                 type.getElementTypeBitWidth());
+}
+
+std::optional<Candidate> asCandidate(LoadOp load) {
+  if (!load->hasOneUse() || load.getIsVolatile() || !isZeroOrAbsent(load.getOther()))
+    return std::nullopt;
+  auto convert = dyn_cast<ConvertLayoutOp>(*load->user_begin());
+  if (!convert)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  auto dst = convert.getType();
+  auto dot = dyn_cast_if_present<DotOperandLayoutAttr>(dst.getEncoding());
+  if (!type || !dot || type.getRank() != 2 ||
+      type.getElementTypeBitWidth() != 16 || dot.getKWidth() != 2)
+    return std::nullopt;
+  SharedLayoutAttr shared = stagingLayout(type);
+  FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
+  // ldmatrix must read it back; cp.async moves at least 4 bytes.
+  if (!shared || shared.getVec() != 8 ||
+      layout->getVec(layout->getOrder()[0]) < 2)
+    return std::nullopt;
+  int64_t k = dst.getDimSize(dot.getOpIdx() == 0 ? 1 : 0);
+  int64_t outer = dst.getDimSize(dot.getOpIdx() == 0 ? 0 : 1);
+  if (k % 16 || outer % (dot.getOpIdx() == 0 ? 16 : 8))
+    return std::nullopt;
+  return Candidate{load, convert, shared, Value()};
+}
+
+/// The body ops the loads' operands depend on, closed over the loop-carried
+/// values they read; fails when that includes anything impure or with
+/// regions. `carried` receives the iter-arg numbers read.
+LogicalResult computeAddressSlice(scf::ForOp loop, ArrayRef<Candidate> cands,
+                                  SetVector<Operation *> &slice,
+                                  SetVector<unsigned> &carried) {
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  SmallVector<Value> worklist;
+  for (const Candidate &c : cands)
+    for (Value v : c.load->getOperands())
+      worklist.push_back(v);
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != body || arg == loop.getInductionVar())
+        continue;
+      unsigned i = arg.getArgNumber() - loop.getNumInductionVars();
+      if (carried.insert(i))
+        worklist.push_back(yield.getOperand(i));
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    if (op->getBlock() != body) {
+      // Defined outside the loop (or nested in one of its ops: not allowed).
+      if (loop->isAncestor(op))
+        return failure();
+      continue;
+    }
+    if (slice.contains(op))
+      continue;
+    if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+      return failure();
+    slice.insert(op);
+    for (Value o : op->getOperands())
+      worklist.push_back(o);
+  }
+  return success();
+}
+
+Value constant(OpBuilder &b, Location loc, Type type, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+/// Clones `slice` (body order) with `map`, which maps the induction
+/// variable and the carried values the slice reads.
+void cloneSlice(OpBuilder &b, ArrayRef<Operation *> slice, IRMapping &map) {
+  for (Operation *op : slice)
+    b.clone(*op, map);
+}
+
+/// Starts the copies of one stage: each candidate's pointers and mask (as
+/// `map` gives them), masked off when `iv` is past the loop's end.
+void emitCopies(OpBuilder &b, Location loc, ArrayRef<Candidate> cands,
+                IRMapping &map, Value iv, Value ub, Value slot) {
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
+  for (Candidate c : cands) {
+    Value ptr = map.lookupOrDefault(c.load.getPtr());
+    auto maskType = cast<RankedTensorType>(getI1SameShape(ptr.getType()));
+    Value mask = SplatOp::create(b, loc, maskType, inRange);
+    if (Value m = c.load.getMask())
+      mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(m), mask);
+    AsyncCopyOp::create(b, loc, ptr, mask, c.buffer, slot);
+  }
+  AsyncCommitOp::create(b, loc);
+}
+
+/// (slot + 1) mod stages.
+Value nextSlot(OpBuilder &b, Location loc, Value slot, int stages) {
+  Type i32 = b.getI32Type();
+  Value inc = arith::AddIOp::create(b, loc, slot, constant(b, loc, i32, 1));
+  Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inc,
+                                     constant(b, loc, i32, stages));
+  return arith::SelectOp::create(b, loc, wrap, constant(b, loc, i32, 0), inc);
+}
+
+/// Drops a loop-carried value that only feeds itself: its result is unused
+/// and the ops computing its next value from it serve nothing else. Its
+/// yield becomes the block argument, which canonicalization removes.
+void dropSelfFeedingCarry(scf::ForOp loop, unsigned i) {
+  if (!loop.getResult(i).use_empty())
+    return;
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  BlockArgument arg = loop.getRegionIterArgs()[i];
+  SetVector<Operation *> chain;
+  SmallVector<Value> worklist{yield.getOperand(i)};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (isa<BlockArgument>(v)) {
+      if (v == arg || cast<BlockArgument>(v).getOwner() != body ||
+          v == loop.getInductionVar())
+        continue;
+      return; // reads another carried value
+    }
+    Operation *op = v.getDefiningOp();
+    if (op->getBlock() != body)
+      continue;
+    if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+      return;
+    if (chain.insert(op))
+      for (Value o : op->getOperands())
+        worklist.push_back(o);
+  }
+  auto inChain = [&](OpOperand &use) {
+    return chain.contains(use.getOwner()) ||
+           (use.getOwner() == yield && use.getOperandNumber() == i);
+  };
+  for (Operation *op : chain)
+    for (Value r : op->getResults())
+      if (!llvm::all_of(r.getUses(), inChain))
+        return;
+  if (!llvm::all_of(arg.getUses(), inChain))
+    return;
+  yield->setOperand(i, arg);
+}
+
+void pipelineLoop(scf::ForOp loop, int stages) {
+  SmallVector<Candidate> cands;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto load = dyn_cast<LoadOp>(op))
+      if (std::optional<Candidate> c = asCandidate(load))
+        cands.push_back(*c);
+  if (cands.empty())
+    return;
+  SetVector<Operation *> sliceSet;
+  SetVector<unsigned> carried;
+  if (failed(computeAddressSlice(loop, cands, sliceSet, carried)))
+    return;
+  SmallVector<Operation *> slice(sliceSet.begin(), sliceSet.end());
+  llvm::sort(slice, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+  Type ivType = lb.getType();
+  Type i32 = b.getI32Type();
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+
+  for (Candidate &c : cands) {
+    auto type = cast<RankedTensorType>(c.load.getType());
+    SmallVector<int64_t> shape{stages};
+    llvm::append_range(shape, type.getShape());
+    auto bufType =
+        SharedMemType::get(ctx, shape, type.getElementType(), c.shared);
+    c.buffer = LocalAllocOp::create(b, loc, bufType);
+  }
+
+  // Prologue: stages 0 .. S-2, each from the carried values the previous
+  // one advanced.
+  IRMapping state;
+  for (unsigned i : carried)
+    state.map(loop.getRegionIterArgs()[i], loop.getInitArgs()[i]);
+  for (int s = 0; s < stages - 1; ++s) {
+    IRMapping map = state;
+    Value iv = arith::AddIOp::create(
+        b, loc, lb,
+        arith::MulIOp::create(b, loc, step, constant(b, loc, ivType, s)));
+    map.map(loop.getInductionVar(), iv);
+    cloneSlice(b, slice, map);
+    emitCopies(b, loc, cands, map, iv, ub, constant(b, loc, i32, s));
+    for (unsigned i : carried)
+      state.map(loop.getRegionIterArgs()[i],
+                map.lookupOrDefault(yield.getOperand(i)));
+  }
+
+  // The loop carries the ahead copies of the carried values and the slots.
+  SmallVector<Value> inits;
+  for (unsigned i : carried)
+    inits.push_back(state.lookup(loop.getRegionIterArgs()[i]));
+  inits.push_back(constant(b, loc, i32, 0));
+  inits.push_back(constant(b, loc, i32, stages - 1));
+  IRRewriter rewriter(ctx);
+  rewriter.setInsertionPoint(loop);
+  unsigned numOld = loop.getNumRegionIterArgs();
+  Value readSlot, writeSlot;
+  auto newLoop = cast<scf::ForOp>(
+      *cast<LoopLikeOpInterface>(loop.getOperation())
+           .replaceWithAdditionalYields(
+               rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+               [&](OpBuilder &ob, Location l,
+                   ArrayRef<BlockArgument> newArgs) -> SmallVector<Value> {
+                 // Called before the old body moves into the new loop:
+                 // build in the old body, with the new loop's added block
+                 // arguments.
+                 Block *body = loop.getBody();
+                 OpBuilder::InsertionGuard guard(ob);
+                 ob.setInsertionPointToStart(body);
+                 readSlot = newArgs[carried.size()];
+                 writeSlot = newArgs[carried.size() + 1];
+                 AsyncWaitOp::create(ob, l, std::max(0, stages - 2));
+                 IRMapping map;
+                 for (auto [n, i] : llvm::enumerate(carried))
+                   map.map(body->getArgument(1 + i), newArgs[n]);
+                 Value iv = body->getArgument(0);
+                 Value ahead = arith::AddIOp::create(
+                     ob, l, iv,
+                     arith::MulIOp::create(
+                         ob, l, step,
+                         constant(ob, l, ivType, stages - 1)));
+                 map.map(iv, ahead);
+                 cloneSlice(ob, slice, map);
+                 emitCopies(ob, l, cands, map, ahead, ub, writeSlot);
+                 SmallVector<Value> yields;
+                 auto oldYield = cast<scf::YieldOp>(body->getTerminator());
+                 for (unsigned i : carried)
+                   yields.push_back(
+                       map.lookupOrDefault(oldYield.getOperand(i)));
+                 yields.push_back(nextSlot(ob, l, readSlot, stages));
+                 yields.push_back(nextSlot(ob, l, writeSlot, stages));
+                 return yields;
+               }));
+
+  // Operands from the slots instead of the loads.
+  for (Candidate &c : cands) {
+    OpBuilder lb2(c.convert);
+    Value v = LocalLoadOp::create(lb2, c.convert.getLoc(),
+                                  c.convert.getType(), c.buffer, readSlot);
+    c.convert.replaceAllUsesWith(v);
+    c.convert.erase();
+    c.load.erase();
+  }
+  b.setInsertionPointAfter(newLoop);
+  AsyncWaitOp::create(b, loc, 0);
+  for (unsigned i : carried)
+    if (i < numOld)
+      dropSelfFeedingCarry(newLoop, i);
+}
+
+struct TilePipelineLoops
+    : public tilec::impl::TilePipelineLoopsBase<TilePipelineLoops> {
+  using Base::Base;
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!isKernel(func))
+        continue;
+      int stages = numStages;
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              TileDialect::getNumStagesAttrName()))
+        stages = attr.getInt();
+      if (stages < 2)
+        continue;
+      SmallVector<scf::ForOp> loops;
+      func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops)
+        pipelineLoop(loop, stages);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,47 @@
+//===- PtxSim.h - a PTX interpreter for tests without a GPU -----*- C++ -*-===//
+//
+// Runs the kernels tilec emits (the PTX subset that LLVM's NVPTX back end
+// and tilec's inline assembly produce, tensor-core and async-copy
+// instructions included) on the CPU, thread by thread, so that the GPU
+// test programs can check the compiler's real output where there is no
+// GPU. "Device" memory is host memory (the fake driver's).
+//
+// It checks what would make a real run wrong or flaky: global accesses
+// outside the allocations, shared memory accesses past the launch's size,
+// reads of shared memory nothing wrote, shared-memory races between
+// barriers (read/write by different threads in one barrier interval, as
+// compute-sanitizer's racecheck), reads of bytes a cp.async may still be
+// writing, warps whose lanes disagree on a collective instruction and
+// barriers that not every thread reaches. Threads run one after another
+// between synchronization points, so a race shows as a report, never as a
+// lucky result.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TEST_PTXSIM_H
+#define TILEC_TEST_PTXSIM_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ptxsim {
+
+struct Launch {
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  unsigned dynamicShared = 0;
+  std::vector<std::vector<unsigned char>> params;
+};
+
+/// True when [addr, addr + bytes) lies inside device memory.
+using GlobalCheck = std::function<bool(uint64_t addr, uint64_t bytes)>;
+
+/// Runs `kernel` of the PTX module `ptx`. Returns "" on success, else what
+/// went wrong (with the PTX line, block and thread).
+std::string run(const std::string &ptx, const std::string &kernel,
+                const Launch &launch, const GlobalCheck &valid);
+
+} // namespace ptxsim
+
+#endif // TILEC_TEST_PTXSIM_H
