@@ -27,7 +27,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
-#include <mutex>
 
 using namespace mlir;
 
@@ -49,32 +48,6 @@ std::string tilec::findCudaToolkit() {
   if (hasLibdevice("/usr/local/cuda"))
     return "/usr/local/cuda";
   return "";
-}
-
-/// NVPTX code generation settings for tile kernels, set as LLVM's own
-/// command-line options (the only way gpu-module-to-binary's target machine
-/// reads them) unless the user gave them on the command line:
-///  - nvptx-short-ptr: 32-bit pointers for shared and local memory (as
-///    Triton): cheaper shared-memory addressing, and ptxas keeps libdevice's
-///    Payne-Hanek array (cos, sin) in local memory instead of promoting it
-///    to registers through compare/select chains (coscos: 54 -> 40 regs);
-///  - disable-machine-sink: LLVM's machine sinking moves each element's
-///    math down to its use past the next elements' branches (the libdevice
-///    slow paths), so the partial results of all elements stay live at
-///    once; NVPTX has no register model to stop it and ptxas allocates
-///    what it is given (coscos: 40 -> 28 regs, 75% -> 100% occupancy).
-static void setCodegenOptions() {
-  // Once per process: pipelines may be built from several threads.
-  static std::once_flag once;
-  std::call_once(once, [] {
-    auto opts = llvm::cl::getRegisteredOptions();
-    for (llvm::StringRef name : {"nvptx-short-ptr", "disable-machine-sink"}) {
-      auto it = opts.find(name);
-      // Parsed as if given once (type-checked by the option itself).
-      if (it != opts.end() && it->second->getNumOccurrences() == 0)
-        (void)it->second->addOccurrence(0, name, "true");
-    }
-  });
 }
 
 void tilec::buildTilecPipeline(OpPassManager &pm,
@@ -125,7 +98,8 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   // Without a toolkit nothing is linked, and compileModule reports kernels
   // that need libdevice.
   binary.toolkitPath = findCudaToolkit();
-  setCodegenOptions();
+  // compileModule sets LLVM's NVPTX options for the module's kind of kernel
+  // first (setNvptxCodegenOptions); a bare pass pipeline uses LLVM's.
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
