@@ -38,7 +38,7 @@ llvm::Expected<HostArg> tilec::parseHostArg(llvm::StringRef spec,
                                    "'): " + (ptr ? "buffers" : "parameters") +
                                    " of this type are not supported");
   param.dtype = *dtype;
-  support::Result<HostArg> arg = tilec::parseHostArg(spec, param);
+  Expected<HostArg> arg = tilec::parseHostArg(spec, param);
   if (!arg.ok())
     return llvm::createStringError(arg.message());
   return std::move(*arg);

@@ -22,8 +22,6 @@
 #include <random>
 
 using namespace tilec;
-using support::Result;
-using support::Status;
 
 static std::string_view trim(std::string_view s) {
   while (!s.empty() && std::strchr(" \t\n\r", s.front()))
@@ -161,7 +159,7 @@ struct SpecErrors {
 };
 } // namespace
 
-static Result<HostArg> parseScalar(HostArg arg, const SpecErrors &error) {
+static Expected<HostArg> parseScalar(HostArg arg, const SpecErrors &error) {
   std::string type(dtypeName(arg.dtype));
   if (isFloat(arg.dtype)) {
     if (!parseFloat(arg.spec, arg.floatValue))
@@ -181,7 +179,7 @@ static Result<HostArg> parseScalar(HostArg arg, const SpecErrors &error) {
   return arg;
 }
 
-Result<HostArg> tilec::parseHostArg(std::string_view spec,
+Expected<HostArg> tilec::parseHostArg(std::string_view spec,
                                     const HostParam &param) {
   HostArg arg;
   arg.spec = std::string(spec);
@@ -285,7 +283,7 @@ Result<HostArg> tilec::parseHostArg(std::string_view spec,
                  std::to_string(kMaxBufferBytes >> 30) + " GiB per buffer)");
 
   if (!arg.inPath.empty()) {
-    Result<std::vector<uint8_t>> data = readElements(arg.inPath, dtype);
+    Expected<std::vector<uint8_t>> data = readElements(arg.inPath, dtype);
     if (!data.ok())
       return data.status();
     arg.data = std::move(*data);
@@ -345,15 +343,15 @@ Result<HostArg> tilec::parseHostArg(std::string_view spec,
   return arg;
 }
 
-Result<std::vector<uint8_t>> tilec::readElements(const std::string &path,
+Expected<std::vector<uint8_t>> tilec::readElements(const std::string &path,
                                                  DType dtype) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
-    Result<NpyArray> array = readNpy(path, dtype);
+    Expected<NpyArray> array = readNpy(path, dtype);
     if (!array.ok())
       return array.status();
     return std::move(array->data);
   }
-  Result<std::string> bytes = readFileBytes(path);
+  Expected<std::string> bytes = readFileBytes(path);
   if (!bytes.ok())
     return bytes.status();
   if (bytes->size() % dtypeSize(dtype))
@@ -475,8 +473,8 @@ Comparison tilec::compareElements(DType dtype, std::span<const uint8_t> got,
   return c;
 }
 
-Result<std::vector<uint8_t>> tilec::readExpected(const HostArg &arg) {
-  Result<std::vector<uint8_t>> want = readElements(arg.expectPath, arg.dtype);
+Expected<std::vector<uint8_t>> tilec::readExpected(const HostArg &arg) {
+  Expected<std::vector<uint8_t>> want = readElements(arg.expectPath, arg.dtype);
   if (!want.ok())
     return want.status();
   size_t size = dtypeSize(arg.dtype);
@@ -492,7 +490,7 @@ Status tilec::checkHostExpectations(const std::vector<HostArg> &args) {
   for (const HostArg &arg : args) {
     if (!arg.isBuffer || arg.expectPath.empty())
       continue;
-    Result<std::vector<uint8_t>> want = readExpected(arg);
+    Expected<std::vector<uint8_t>> want = readExpected(arg);
     if (!want.ok())
       return want.status();
     auto [defaultAtol, defaultRtol] = defaultTolerance(arg.dtype);

@@ -17,8 +17,6 @@
 #include <limits>
 
 using namespace tilec;
-using support::Result;
-using support::Status;
 
 std::string_view tilec::npyDescr(DType dtype) {
   switch (dtype) {
@@ -94,7 +92,7 @@ static bool sameDescr(std::string_view got, std::string_view want) {
   return byteSized || got[0] == '<' || got[0] == '=';
 }
 
-Result<NpyArray> tilec::parseNpy(std::string_view bytes, DType expected,
+Expected<NpyArray> tilec::parseNpy(std::string_view bytes, DType expected,
                                  std::string_view path) {
   auto bad = [&](const std::string &why) {
     return Status::error("'" + std::string(path) +
@@ -179,8 +177,8 @@ Result<NpyArray> tilec::parseNpy(std::string_view bytes, DType expected,
   return array;
 }
 
-Result<NpyArray> tilec::readNpy(const std::string &path, DType expected) {
-  Result<std::string> bytes = readFileBytes(path);
+Expected<NpyArray> tilec::readNpy(const std::string &path, DType expected) {
+  Expected<std::string> bytes = readFileBytes(path);
   if (!bytes.ok())
     return bytes.status();
   return parseNpy(*bytes, expected, path);
@@ -219,7 +217,7 @@ Status tilec::writeNpy(const std::string &path, DType dtype,
   return writeFileBytes(path, formatNpy(dtype, data, shape));
 }
 
-Result<std::string> tilec::readFileBytes(const std::string &path) {
+Expected<std::string> tilec::readFileBytes(const std::string &path) {
   auto fail = [&](int err) {
     return Status::error("cannot read '" + path + "': " + std::strerror(err));
   };

@@ -349,12 +349,12 @@ int run(const Options &o) {
     param.name = p.name;
     param.isPointer = p.kind == ParamInfo::Kind::Pointer;
     param.dtype = p.type;
-    support::Result<HostArg> arg = parseHostArg(o.specs[i], param);
+    Expected<HostArg> arg = parseHostArg(o.specs[i], param);
     if (!arg.ok())
       return fail(arg.message());
     hosts[i] = std::move(*arg);
     if (!hosts[i].expectPath.empty()) {
-      support::Result<std::vector<uint8_t>> want = readExpected(hosts[i]);
+      Expected<std::vector<uint8_t>> want = readExpected(hosts[i]);
       if (!want.ok())
         return fail(want.message());
       buffers[i].expected = std::move(*want);
@@ -375,7 +375,7 @@ int run(const Options &o) {
         !s.ok())
       return fail(s.message());
   }
-  if (support::Status s = saveHostInputs(hosts); !s.ok())
+  if (Status s = saveHostInputs(hosts); !s.ok())
     return fail(s.message());
 
   // The GPU.
@@ -432,7 +432,7 @@ int run(const Options &o) {
     ok &= checkBuffer(h, a, got, o, summary);
   }
   std::string printed;
-  support::Status written = writeHostOutputs(hosts, printed);
+  Status written = writeHostOutputs(hosts, printed);
   std::fputs(printed.c_str(), stdout);
   if (!written.ok())
     return fail(written.message());

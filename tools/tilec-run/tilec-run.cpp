@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
     args.push_back(tilec::toArg(arg));
   // Generated inputs, as they are before the run (save=): what a run on the
   // GPU needs to reproduce this one.
-  if (tilec::support::Status s = tilec::saveHostInputs(hostArgs); !s.ok())
+  if (tilec::Status s = tilec::saveHostInputs(hostArgs); !s.ok())
     return fail(s.message());
 
   if (runPipeline) {
@@ -198,11 +198,11 @@ int main(int argc, char **argv) {
                  << stats->elementsStored << " stored, " << stats->atomics
                  << " atomics in " << llvm::format("%.1f", ms) << " ms\n";
   std::string printed;
-  tilec::support::Status written = tilec::writeHostOutputs(hostArgs, printed);
+  tilec::Status written = tilec::writeHostOutputs(hostArgs, printed);
   llvm::outs() << printed;
   if (!written.ok())
     return fail(written.message());
-  if (tilec::support::Status s = tilec::checkHostExpectations(hostArgs);
+  if (tilec::Status s = tilec::checkHostExpectations(hostArgs);
       !s.ok())
     return fail(s.message());
   return 0;

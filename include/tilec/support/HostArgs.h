@@ -69,16 +69,16 @@ inline constexpr uint64_t kMaxBufferBytes = uint64_t(16) << 30;
 
 /// Builds the argument of `param` from its spec. Errors read
 /// "argument %x ('SPEC'): why".
-support::Result<HostArg> parseHostArg(std::string_view spec,
+Expected<HostArg> parseHostArg(std::string_view spec,
                                       const HostParam &param);
 
 /// Writes the buffers that asked for it with save= (their contents before
 /// the run: the inputs a run on another device needs).
-support::Status saveHostInputs(const std::vector<HostArg> &args);
+Status saveHostInputs(const std::vector<HostArg> &args);
 
 /// Writes the buffers that asked for it with out=, and appends the lines of
 /// those that asked for print ("%y[3] = 1.5") to `printed`.
-support::Status writeHostOutputs(const std::vector<HostArg> &args,
+Status writeHostOutputs(const std::vector<HostArg> &args,
                                  std::string &printed);
 
 /// An element as tilec-run prints it: "%.9g" for floats, decimal integers
@@ -87,7 +87,7 @@ std::string formatElement(const uint8_t *addr, DType dtype);
 
 /// The elements of a file of `dtype`: .npy (its descr must be the dtype's),
 /// else raw little-endian bytes.
-support::Result<std::vector<uint8_t>> readElements(const std::string &path,
+Expected<std::vector<uint8_t>> readElements(const std::string &path,
                                                    DType dtype);
 
 /// Default comparison tolerances {atol, rtol}: a few units in the last place
@@ -122,12 +122,12 @@ Comparison compareElements(DType dtype, std::span<const uint8_t> got,
 
 /// The reference of `arg`'s expect= file, checked to hold as many elements
 /// as the buffer ("%y has 4 elements but 'ref.npy' holds 3").
-support::Result<std::vector<uint8_t>> readExpected(const HostArg &arg);
+Expected<std::vector<uint8_t>> readExpected(const HostArg &arg);
 
 /// Compares the buffers that asked for it (expect=) with their files, with
 /// their tolerances or the dtype's defaults. Fails naming the first buffer
 /// that differs, how many elements do and the first of them.
-support::Status checkHostExpectations(const std::vector<HostArg> &args);
+Status checkHostExpectations(const std::vector<HostArg> &args);
 
 } // namespace tilec
 

@@ -34,10 +34,10 @@ std::string_view npyDescr(DType dtype);
 
 /// Parses the bytes of a .npy file (format 1.0-3.0, C order) whose elements
 /// must be of `expected`. `path` is only for messages.
-support::Result<NpyArray> parseNpy(std::string_view bytes, DType expected,
+Expected<NpyArray> parseNpy(std::string_view bytes, DType expected,
                                    std::string_view path);
 /// Reads a .npy file whose elements must be of `expected`.
-support::Result<NpyArray> readNpy(const std::string &path, DType expected);
+Expected<NpyArray> readNpy(const std::string &path, DType expected);
 
 /// The bytes of a .npy file (format 1.0) holding `data`, elements of
 /// `dtype`, with `shape` (empty: 1-D). The data starts at a multiple of 64
@@ -45,14 +45,14 @@ support::Result<NpyArray> readNpy(const std::string &path, DType expected);
 std::string formatNpy(DType dtype, std::span<const uint8_t> data,
                       std::span<const int64_t> shape = {});
 /// Writes formatNpy(...) to `path`.
-support::Status writeNpy(const std::string &path, DType dtype,
+Status writeNpy(const std::string &path, DType dtype,
                          std::span<const uint8_t> data,
                          std::span<const int64_t> shape = {});
 
 /// Reads a whole file; the error names it ("cannot read 'x': reason").
-support::Result<std::string> readFileBytes(const std::string &path);
+Expected<std::string> readFileBytes(const std::string &path);
 /// Writes a whole file; the error names it ("cannot write 'x': reason").
-support::Status writeFileBytes(const std::string &path, std::string_view data);
+Status writeFileBytes(const std::string &path, std::string_view data);
 
 } // namespace tilec
 

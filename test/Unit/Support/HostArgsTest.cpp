@@ -31,13 +31,13 @@ HostParam scalar(DType dtype, const std::string &name = "n") {
 }
 
 HostArg parseOk(const std::string &spec, const HostParam &param) {
-  support::Result<HostArg> arg = parseHostArg(spec, param);
+  Expected<HostArg> arg = parseHostArg(spec, param);
   EXPECT_TRUE(arg.ok()) << spec << ": " << arg.message();
   return arg.ok() ? *arg : HostArg();
 }
 
 std::string parseError(const std::string &spec, const HostParam &param) {
-  support::Result<HostArg> arg = parseHostArg(spec, param);
+  Expected<HostArg> arg = parseHostArg(spec, param);
   EXPECT_FALSE(arg.ok()) << "parsed: " << spec;
   return arg.message();
 }
@@ -299,10 +299,10 @@ TEST(HostArgs, FilesInAndOut) {
   std::string printed;
   ASSERT_TRUE(writeHostOutputs(args, printed).ok());
   EXPECT_EQ(printed, "%y[0] = 1.70141183e+38\n%y[1] = 1\n");
-  support::Result<NpyArray> before = readNpy(saved, DType::F32);
+  Expected<NpyArray> before = readNpy(saved, DType::F32);
   ASSERT_TRUE(before.ok()) << before.message();
   EXPECT_EQ(before->data, arg.data);
-  support::Result<std::string> after = readFileBytes(written);
+  Expected<std::string> after = readFileBytes(written);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(std::vector<uint8_t>(after->begin(), after->end()), args[0].data);
   args[0].outPath = "/nonexistent/y.npy";

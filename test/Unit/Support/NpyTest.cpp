@@ -33,7 +33,7 @@ std::string npyBytes(const std::string &header, const std::string &payload,
 }
 
 std::string parseError(const std::string &bytes, DType dtype = DType::F32) {
-  support::Result<NpyArray> array = parseNpy(bytes, dtype, "t.npy");
+  Expected<NpyArray> array = parseNpy(bytes, dtype, "t.npy");
   EXPECT_FALSE(array.ok());
   return array.message();
 }
@@ -53,7 +53,7 @@ TEST(Npy, RoundTripsEveryDType) {
     std::string bytes = formatNpy(dtype, data);
     // numpy starts the data at a multiple of 64 bytes.
     EXPECT_EQ((bytes.size() - data.size()) % 64, 0u);
-    support::Result<NpyArray> back = parseNpy(bytes, dtype, "x.npy");
+    Expected<NpyArray> back = parseNpy(bytes, dtype, "x.npy");
     ASSERT_TRUE(back.ok()) << dtypeName(dtype) << ": " << back.message();
     EXPECT_EQ(back->data, data) << dtypeName(dtype);
     EXPECT_EQ(back->shape, std::vector<int64_t>{5}) << dtypeName(dtype);
@@ -73,7 +73,7 @@ TEST(Npy, HeaderAsNumpyWritesIt) {
   std::string matrix = formatNpy(DType::BF16, data, shape2);
   EXPECT_NE(matrix.find("'descr': '<u2'"), std::string::npos);
   EXPECT_NE(matrix.find("'shape': (2, 3), }"), std::string::npos);
-  support::Result<NpyArray> back = parseNpy(matrix, DType::BF16, "m.npy");
+  Expected<NpyArray> back = parseNpy(matrix, DType::BF16, "m.npy");
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->shape, (std::vector<int64_t>{2, 3}));
   EXPECT_NE(formatNpy(DType::F8E4M3FN, {}).find("'descr': '|u1'"),
@@ -85,7 +85,7 @@ TEST(Npy, ReadsWhatOtherWritersWrite) {
   std::string payload(8, '\0');
   // Versions 2 and 3 (4-byte header length), double quotes, no spaces.
   for (int major : {2, 3}) {
-    support::Result<NpyArray> a = parseNpy(
+    Expected<NpyArray> a = parseNpy(
         npyBytes("{\"descr\":\"<i4\",\"fortran_order\":False,\"shape\":(2,)}",
                  payload, major),
         DType::I32, "v.npy");
@@ -93,14 +93,14 @@ TEST(Npy, ReadsWhatOtherWritersWrite) {
     EXPECT_EQ(a->shape, std::vector<int64_t>{2});
   }
   // A 0-d array holds one element; an empty one none.
-  support::Result<NpyArray> scalar = parseNpy(
+  Expected<NpyArray> scalar = parseNpy(
       npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
                std::string(4, '\0')),
       DType::F32, "s.npy");
   ASSERT_TRUE(scalar.ok()) << scalar.message();
   EXPECT_TRUE(scalar->shape.empty());
   EXPECT_EQ(scalar->data.size(), 4u);
-  support::Result<NpyArray> empty = parseNpy(
+  Expected<NpyArray> empty = parseNpy(
       npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 7), }",
                ""),
       DType::F32, "e.npy");
@@ -185,7 +185,7 @@ TEST(Npy, Files) {
   std::string path = tempPath("a.npy");
   std::vector<uint8_t> data = {1, 2, 3, 4, 5, 6, 7, 8};
   ASSERT_TRUE(writeNpy(path, DType::I16, data).ok());
-  support::Result<NpyArray> back = readNpy(path, DType::I16);
+  Expected<NpyArray> back = readNpy(path, DType::I16);
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->data, data);
   std::remove(path.c_str());
