@@ -82,44 +82,19 @@ std::string Memory::describe(int64_t ptr, unsigned accessSize) const {
 }
 
 int64_t interp::loadInt(const uint8_t *addr, DType dtype) {
-  switch (dtype) {
-  case DType::I1:
-    return *addr ? -1 : 0;
-  case DType::I8:
-    return int8_t(*addr);
-  case DType::I16: {
-    int16_t v;
-    std::memcpy(&v, addr, 2);
-    return v;
-  }
-  case DType::I32: {
-    int32_t v;
-    std::memcpy(&v, addr, 4);
-    return v;
-  }
-  default: {
-    int64_t v;
-    std::memcpy(&v, addr, 8);
-    return v;
-  }
-  }
+  // Tiles hold i1 true as -1 (all ones), as MLIR's integer semantics do.
+  int64_t v = loadIntElement(addr, dtype);
+  return dtype == DType::I1 ? -v : v;
 }
 
 double interp::loadFloat(const uint8_t *addr, DType dtype) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, addr, dtypeSize(dtype));
-  return decodeFloat(bits, dtype);
+  return loadFloatElement(addr, dtype);
 }
 
 void interp::storeInt(uint8_t *addr, DType dtype, int64_t value) {
-  if (dtype == DType::I1) {
-    *addr = value ? 1 : 0;
-    return;
-  }
-  std::memcpy(addr, &value, dtypeSize(dtype)); // little-endian host
+  storeIntElement(addr, dtype, value);
 }
 
 void interp::storeFloat(uint8_t *addr, DType dtype, double value) {
-  uint64_t bits = encodeFloat(value, dtype);
-  std::memcpy(addr, &bits, dtypeSize(dtype));
+  storeFloatElement(addr, dtype, value);
 }

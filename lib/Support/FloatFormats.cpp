@@ -259,3 +259,44 @@ uint64_t tilec::encodeFloat(double x, DType dtype) {
   auto mant = uint32_t(std::ldexp(mag, enc.mantissaBits - exp)) & mantMask;
   return sign | (uint32_t(exp + enc.bias) << enc.mantissaBits) | mant;
 }
+
+int64_t tilec::loadIntElement(const uint8_t *addr, DType dtype) {
+  switch (dtype) {
+  case DType::I1:
+    return *addr != 0;
+  case DType::I8:
+    return int8_t(*addr);
+  case DType::I16: {
+    int16_t v;
+    std::memcpy(&v, addr, 2);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, addr, 4);
+    return v;
+  }
+  default: {
+    int64_t v;
+    std::memcpy(&v, addr, 8);
+    return v;
+  }
+  }
+}
+
+double tilec::loadFloatElement(const uint8_t *addr, DType dtype) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, addr, dtypeSize(dtype));
+  return decodeFloat(bits, dtype);
+}
+
+void tilec::storeIntElement(uint8_t *addr, DType dtype, int64_t value) {
+  if (dtype == DType::I1)
+    value = value != 0;
+  std::memcpy(addr, &value, dtypeSize(dtype)); // little-endian host
+}
+
+void tilec::storeFloatElement(uint8_t *addr, DType dtype, double value) {
+  uint64_t bits = encodeFloat(value, dtype);
+  std::memcpy(addr, &bits, dtypeSize(dtype));
+}

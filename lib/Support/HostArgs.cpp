@@ -102,50 +102,15 @@ static std::pair<int64_t, int64_t> intRange(DType dtype) {
 }
 
 static void storeElement(uint8_t *addr, DType dtype, double value) {
-  if (isFloat(dtype)) {
-    uint64_t bits = encodeFloat(value, dtype);
-    std::memcpy(addr, &bits, dtypeSize(dtype)); // little-endian host
-    return;
-  }
-  int64_t v = int64_t(value);
-  if (dtype == DType::I1)
-    v = v != 0;
-  std::memcpy(addr, &v, dtypeSize(dtype));
-}
-
-static int64_t loadInt(const uint8_t *addr, DType dtype) {
-  switch (dtype) {
-  case DType::I1:
-    return *addr != 0;
-  case DType::I8:
-    return int8_t(*addr);
-  case DType::I16: {
-    int16_t v;
-    std::memcpy(&v, addr, 2);
-    return v;
-  }
-  case DType::I32: {
-    int32_t v;
-    std::memcpy(&v, addr, 4);
-    return v;
-  }
-  default: {
-    int64_t v;
-    std::memcpy(&v, addr, 8);
-    return v;
-  }
-  }
-}
-
-static double loadFloat(const uint8_t *addr, DType dtype) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, addr, dtypeSize(dtype));
-  return decodeFloat(bits, dtype);
+  if (isFloat(dtype))
+    storeFloatElement(addr, dtype, value);
+  else
+    storeIntElement(addr, dtype, int64_t(value));
 }
 
 std::string tilec::formatElement(const uint8_t *addr, DType dtype) {
-  return isFloat(dtype) ? formatDouble(loadFloat(addr, dtype))
-                        : std::to_string(loadInt(addr, dtype));
+  return isFloat(dtype) ? formatDouble(loadFloatElement(addr, dtype))
+                        : std::to_string(loadIntElement(addr, dtype));
 }
 
 namespace {
@@ -435,7 +400,7 @@ Comparison tilec::compareElements(DType dtype, std::span<const uint8_t> got,
     double error = 0, reference = 0;
     bool finite = true;
     if (floating) {
-      double x = loadFloat(g, dtype), y = loadFloat(w, dtype);
+      double x = loadFloatElement(g, dtype), y = loadFloatElement(w, dtype);
       error = std::fabs(x - y);
       reference = std::fabs(y);
       finite = std::isfinite(x) && std::isfinite(y);
@@ -443,7 +408,7 @@ Comparison tilec::compareElements(DType dtype, std::span<const uint8_t> got,
       same = (std::isnan(x) && std::isnan(y)) || x == y ||
              (finite && error <= atol + rtol * reference);
     } else {
-      int64_t x = loadInt(g, dtype), y = loadInt(w, dtype);
+      int64_t x = loadIntElement(g, dtype), y = loadIntElement(w, dtype);
       // The distance in uint64, exact where a double difference would not
       // be (past 2^53).
       uint64_t distance =

@@ -56,6 +56,15 @@ uint64_t encodeFloat(double x, DType dtype);
 /// The format of a float dtype.
 FloatFormat formatOf(DType dtype);
 
+/// Elements in host memory (little-endian, dtypeSize bytes; i1 one byte).
+/// Integers load sign-extended; an i1 loads as 0 or 1.
+int64_t loadIntElement(const uint8_t *addr, DType dtype);
+double loadFloatElement(const uint8_t *addr, DType dtype);
+/// Stores the low bits of `value`; an i1 stores 1 for any non-zero value.
+void storeIntElement(uint8_t *addr, DType dtype, int64_t value);
+/// Stores `value` rounded to `dtype`.
+void storeFloatElement(uint8_t *addr, DType dtype, double value);
+
 } // namespace tilec
 
 #endif // TILEC_SUPPORT_FLOATFORMATS_H
