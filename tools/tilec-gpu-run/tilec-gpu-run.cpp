@@ -204,25 +204,13 @@ struct Buffer {
 /// (`address`), or its scalar (integers as int64 and floats as double; the
 /// runtime checks that they fit the parameter and rounds floats to it).
 ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address) {
-  ArgValue v;
-  if (h.isBuffer) {
-    v.kind = ArgValue::Kind::Pointer;
-    v.type = param.type;
-    v.address = address;
-  } else if (isFloat(h.dtype)) {
-    v.kind = ArgValue::Kind::Float;
-    v.type = DType::F64;
-    v.f = h.floatValue;
-  } else if (h.dtype == DType::I1) {
-    v.kind = ArgValue::Kind::Bool;
-    v.type = DType::I1;
-    v.b = h.intValue != 0;
-  } else {
-    v.kind = ArgValue::Kind::SignedInt;
-    v.type = DType::I64;
-    v.i = h.intValue;
-  }
-  return v;
+  if (h.isBuffer)
+    return pointerArg(param.type, address);
+  if (isFloat(h.dtype))
+    return makeArg(h.floatValue);
+  if (h.dtype == DType::I1)
+    return makeArg(h.intValue != 0);
+  return makeArg(int64_t(h.intValue));
 }
 
 /// Bytes of `bytes` that are not poison, and the first one's index.

@@ -347,21 +347,13 @@ Status Profiler::measurePoint(const WorkloadPoint &point,
         ArgValue v;
         if (a.isBuffer) {
           const Buffer &b = buffers.at(a.buffer);
-          v.kind = ArgValue::Kind::Pointer;
-          v.type = b.type;
-          v.address = b.copies[b.read ? s : 0].address();
+          v = pointerArg(b.type, b.copies[b.read ? s : 0].address());
         } else if (a.isFloat) {
-          v.kind = ArgValue::Kind::Float;
-          v.type = DType::F64;
-          v.f = a.floatValue;
+          v = makeArg(a.floatValue);
         } else if (a.type == "i1") {
-          v.kind = ArgValue::Kind::Bool;
-          v.type = DType::I1;
-          v.b = a.intValue != 0;
+          v = makeArg(a.intValue != 0);
         } else {
-          v.kind = ArgValue::Kind::SignedInt;
-          v.type = DType::I64;
-          v.i = a.intValue;
+          v = makeArg(int64_t(a.intValue));
         }
         values.push_back(v);
       }

@@ -71,14 +71,20 @@ struct ArgValue {
 /// Spelling of an argument for messages: "a pointer to f32", "an i64 integer".
 std::string describeArg(const ArgValue &arg);
 
+/// A pointer argument to elements of `type` at `address` (for callers that
+/// know the type at run time, e.g. from the metadata).
+inline ArgValue pointerArg(DType type, uint64_t address) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::Pointer;
+  a.type = type;
+  a.address = address;
+  return a;
+}
+
 // makeArg: one overload per accepted C++ argument type (found by ADL, so the
 // runtime's buffer types add their own).
 template <typename T> ArgValue makeArg(DevicePtr<T> p) {
-  ArgValue a;
-  a.kind = ArgValue::Kind::Pointer;
-  a.type = DTypeOf<T>::value;
-  a.address = p.address;
-  return a;
+  return pointerArg(DTypeOf<T>::value, p.address);
 }
 inline ArgValue makeArg(bool v) {
   ArgValue a;
