@@ -649,6 +649,11 @@ func.func @smem_rank(%b: !tile.smem<64x32xbf16, #tile.shared<{vec = 8, perPhase 
 
 // -----
 
+// expected-error @+1 {{!tile.smem elements must be integers or floats, not '!tile.ptr<f32>'}}
+func.func @smem_elem(%b: !tile.smem<2x64x32x!tile.ptr<f32>, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>)
+
+// -----
+
 // expected-error @+1 {{!tile.smem layout must be a #tile.shared, not #tile.blocked}}
 func.func @smem_layout(%b: !tile.smem<2x64x32xbf16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>>)
 
