@@ -157,26 +157,42 @@ Value Kernel::load(const Value &ptr, const std::optional<Value> &mask,
   return Access::wrap(impl_, load, pads);
 }
 
+/// The operands of a store or an atomic: pointers, mask and value brought to
+/// one shape, the value converted to the pointee type.
+struct WriteOperands {
+  mlir::Value ptr, mask, value;
+  Type elem;
+};
+
+static WriteOperands writeOperands(KernelImpl &k, const Site &s,
+                                   const Value &ptr, const Operand &value,
+                                   const std::optional<Value> &mask,
+                                   SourceLoc loc) {
+  WriteOperands w;
+  w.ptr = pointerOperand(k, s, ptr);
+  w.mask = maskOperand(k, s, mask);
+  SmallVector<Resolved> ops;
+  // A number alone has no kernel: resolve it next to the pointer.
+  Operand ptrOperand(ptr, loc);
+  resolve({&value, &ptrOperand}, ops, s);
+  SmallVector<int64_t> shape = memoryShape(k, s, {w.ptr, w.mask, ops[0].value});
+  w.elem = getElementTypeOrSelf(tile::getPointeeTypeSameShape(w.ptr.getType()));
+  w.ptr = broadcastTo(k, w.ptr, shape, s);
+  if (w.mask)
+    w.mask = broadcastTo(k, w.mask, shape, s);
+  w.value =
+      memoryOperand(k, s, ops[0], w.elem, shape, "value", w.ptr.getType());
+  return w;
+}
+
 void Kernel::store(const Value &ptr, const Operand &value,
                    const std::optional<Value> &mask,
                    const StoreOptions &options, SourceLoc loc) {
   Site s = site(loc, "tile.store");
   KernelImpl &k = *impl_;
   k.checkUsable(s);
-  mlir::Value p = pointerOperand(k, s, ptr);
-  mlir::Value m = maskOperand(k, s, mask);
-  SmallVector<Resolved> ops;
-  // A number alone has no kernel: resolve it next to the pointer.
-  Operand ptrOperand(ptr, loc);
-  resolve({&value, &ptrOperand}, ops, s);
-  SmallVector<int64_t> shape = memoryShape(k, s, {p, m, ops[0].value});
-  Type elem = getElementTypeOrSelf(tile::getPointeeTypeSameShape(p.getType()));
-  p = broadcastTo(k, p, shape, s);
-  if (m)
-    m = broadcastTo(k, m, shape, s);
-  mlir::Value v =
-      memoryOperand(k, s, ops[0], elem, shape, "value", p.getType());
-  k.create<tile::StoreOp>(s, p, v, m, toCache(options.cache),
+  WriteOperands w = writeOperands(k, s, ptr, value, mask, loc);
+  k.create<tile::StoreOp>(s, w.ptr, w.value, w.mask, toCache(options.cache),
                           toEvict(options.evict));
 }
 
@@ -216,18 +232,9 @@ Value Kernel::atomic(AtomicKind kind, const Value &ptr, const Operand &value,
   Site s = site(loc, "tile.atomic_rmw");
   KernelImpl &k = *impl_;
   k.checkUsable(s);
-  mlir::Value p = pointerOperand(k, s, ptr);
-  mlir::Value m = maskOperand(k, s, mask);
-  SmallVector<Resolved> ops;
-  Operand ptrOperand(ptr, loc);
-  resolve({&value, &ptrOperand}, ops, s);
-  SmallVector<int64_t> shape = memoryShape(k, s, {p, m, ops[0].value});
-  Type elem = getElementTypeOrSelf(tile::getPointeeTypeSameShape(p.getType()));
-  p = broadcastTo(k, p, shape, s);
-  if (m)
-    m = broadcastTo(k, m, shape, s);
-  mlir::Value v =
-      memoryOperand(k, s, ops[0], elem, shape, "value", p.getType());
+  WriteOperands w = writeOperands(k, s, ptr, value, mask, loc);
+  mlir::Value p = w.ptr, m = w.mask, v = w.value;
+  Type elem = w.elem;
   tile::RMWKind rmw = tile::RMWKind::Add;
   switch (kind) {
   case AtomicKind::add:
