@@ -170,7 +170,7 @@ enum Op : uint8_t {
   O_SELP, O_CVT, O_CVTA, O_LD, O_ST, O_BAR, O_SHFL, O_BRA, O_RET, O_EX2,
   O_RSQRT, O_RCP, O_SQRT, O_LG2, O_SIN, O_COS, O_TANH, O_COPYSIGN, O_POPC,
   O_CLZ, O_BREV, O_BFE, O_BFI, O_PRMT, O_MMA, O_LDMATRIX, O_CPASYNC,
-  O_CPCOMMIT, O_CPWAIT, O_NOP, O_ADDC, O_SUBC, O_MADC, O_TESTP
+  O_CPCOMMIT, O_CPWAIT, O_NOP, O_ADDC, O_SUBC, O_MADC, O_TESTP, O_ATOM
 };
 
 enum Space : uint8_t { S_GENERIC, S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM };
@@ -207,7 +207,7 @@ struct Inst {
   int predReg = -1;
   bool predNeg = false;
   // Decoded modifiers.
-  std::string cmp;        ///< setp comparison, shfl mode, shf dir
+  std::string cmp;        ///< setp comparison, shfl mode, shf dir, atom op
   std::string boolOp;     ///< setp .and/.or/.xor
   std::string rnd;        ///< cvt rounding
   bool ftz = false, sat = false, hi = false, wide = false, lo = false;
@@ -455,7 +455,8 @@ public:
         {"bfe", O_BFE},     {"bfi", O_BFI},     {"prmt", O_PRMT},
         {"mma", O_MMA},     {"ldmatrix", O_LDMATRIX},
         {"membar", O_NOP},  {"fence", O_NOP},   {"addc", O_ADDC},
-        {"subc", O_SUBC},   {"madc", O_MADC},   {"testp", O_TESTP}};
+        {"subc", O_SUBC},   {"madc", O_MADC},   {"testp", O_TESTP},
+        {"atom", O_ATOM}};
     auto it = ops.find(name);
     if (name == "cp") {
       if (tok.size() > 1 && tok[1] == "async") {
@@ -492,6 +493,12 @@ public:
       }
       if (in.op == O_SETP && (t == "and" || t == "or" || t == "xor")) {
         in.boolOp = t;
+        continue;
+      }
+      if (in.op == O_ATOM &&
+          (t == "add" || t == "exch" || t == "max" || t == "min" ||
+           t == "and" || t == "or" || t == "xor" || t == "cas")) {
+        in.cmp = t; // the operation; .sem and .scope change nothing here
         continue;
       }
       if (t == "global")
@@ -1623,6 +1630,57 @@ private:
       }
       uint64_t v = get(t, src, ty);
       store(t, in.space, a, &v, bytes);
+      return;
+    }
+    case O_ATOM: {
+      // atom.space.op.type d, [a], b (cas: d, [a], b, c). Threads run one
+      // at a time, so a read-modify-write is atomic here by construction.
+      if (in.cmp.empty())
+        fail(where(t) + ": atom without a supported operation");
+      uint64_t a = memAddress(t, in, o[1]);
+      unsigned bytes = std::max(1u, bitsOf(ty) / 8);
+      if (bytes != 4 && bytes != 8)
+        fail(where(t) + ": atom on " + std::to_string(bytes) +
+             "-byte values is not simulated");
+      uint64_t old = 0;
+      load(t, in.space, a, &old, bytes);
+      uint64_t b = get(t, o[2], ty), mask = maskBits(bytes * 8);
+      uint64_t r = old;
+      bool isFloat = ty == T_F32 || ty == T_F64;
+      auto asDouble = [&](uint64_t v) {
+        return bytes == 4 ? double(asF(v)) : u2d(v);
+      };
+      auto fromDouble = [&](double d) {
+        return bytes == 4 ? fromF(float(d)) : d2u(d);
+      };
+      auto less = [&](uint64_t x, uint64_t y) {
+        if (isFloat)
+          return asDouble(x) < asDouble(y);
+        if (isSigned(ty))
+          return sext(x, bytes * 8) < sext(y, bytes * 8);
+        return (x & mask) < (y & mask);
+      };
+      if (in.cmp == "add")
+        r = isFloat ? (bytes == 4 ? fromF(asF(old) + asF(b))
+                                  : fromDouble(asDouble(old) + asDouble(b)))
+                    : old + b;
+      else if (in.cmp == "exch")
+        r = b;
+      else if (in.cmp == "max")
+        r = less(old, b) ? b : old;
+      else if (in.cmp == "min")
+        r = less(b, old) ? b : old;
+      else if (in.cmp == "and")
+        r = old & b;
+      else if (in.cmp == "or")
+        r = old | b;
+      else if (in.cmp == "xor")
+        r = old ^ b;
+      else if (in.cmp == "cas")
+        r = (old & mask) == (b & mask) ? get(t, o[3], ty) : old;
+      r &= mask;
+      store(t, in.space, a, &r, bytes);
+      set(t, o[0], old & mask, bytes == 8 ? T_B64 : T_B32);
       return;
     }
     case O_EX2:
