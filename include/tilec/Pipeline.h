@@ -59,6 +59,11 @@ struct CompileResult {
   std::string metadataJson; ///< kernel metadata, docs/metadata.md (emit >= ptx)
 };
 
+/// The ptxas that EmitLevel::Cubin would run: `configured` if not empty,
+/// else $TILEC_PTXAS, else ptxas in PATH, else /usr/local/cuda/bin/ptxas;
+/// empty if that one is not an executable.
+std::string findPtxasPath(const std::string &configured);
+
 /// Runs the pipeline on `module` (in place) up to `options.emit`. Errors are
 /// reported through the module's context diagnostics and give failure().
 /// Kernel parameter names in the metadata come from the parameters' NameLoc

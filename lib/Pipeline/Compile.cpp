@@ -188,22 +188,18 @@ FailureOr<std::string> extractPtx(ModuleOp module) {
   return ptx;
 }
 
-/// Finds ptxas: the option, $TILEC_PTXAS, PATH, /usr/local/cuda/bin.
+/// Finds ptxas (tilec::findPtxasPath), or says why there is none.
 FailureOr<std::string> findPtxas(ModuleOp module, StringRef configured) {
-  std::string path = configured.str();
-  if (path.empty())
+  std::string path = tilec::findPtxasPath(configured.str());
+  if (!path.empty())
+    return path;
+  std::string asked = configured.str();
+  if (asked.empty())
     if (const char *env = std::getenv("TILEC_PTXAS"))
-      path = env;
-  if (!path.empty()) {
-    if (llvm::sys::fs::can_execute(path))
-      return path;
+      asked = env;
+  if (!asked.empty())
     return module.emitError("ptxas not found at '")
-           << path << "'; --emit=cubin needs CUDA's ptxas";
-  }
-  if (auto found = llvm::sys::findProgramByName("ptxas"))
-    return *found;
-  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
-    return std::string("/usr/local/cuda/bin/ptxas");
+           << asked << "'; --emit=cubin needs CUDA's ptxas";
   return module.emitError("ptxas not found in PATH or /usr/local/cuda/bin; "
                           "--emit=cubin needs CUDA's ptxas (or use "
                           "--emit=ptx)");
@@ -246,6 +242,20 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
 }
 
 } // namespace
+
+std::string tilec::findPtxasPath(const std::string &configured) {
+  std::string path = configured;
+  if (path.empty())
+    if (const char *env = std::getenv("TILEC_PTXAS"))
+      path = env;
+  if (!path.empty())
+    return llvm::sys::fs::can_execute(path) ? path : std::string();
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda/bin/ptxas";
+  return "";
+}
 
 FailureOr<tilec::CompileResult>
 tilec::compileModule(ModuleOp module, const PipelineOptions &options) {

@@ -90,6 +90,21 @@ static cl::opt<std::string> ptxasPath(
              "/usr/local/cuda/bin/ptxas)"),
     cl::value_desc("path"), cl::init(""), cl::cat(tilecCategory));
 
+enum class CppEmbed { Auto, PTX, Cubin };
+static cl::opt<CppEmbed> cppEmbed(
+    "cpp-embed",
+    cl::desc("What --emit=cpp-header embeds (default: auto)"),
+    cl::values(
+        clEnumValN(CppEmbed::Auto, "auto",
+                   "the cubin if ptxas is found, else the PTX (with a note)"),
+        clEnumValN(CppEmbed::PTX, "ptx",
+                   "the PTX: loads on any GPU of the target or newer, "
+                   "compiled at run time through the driver's linker"),
+        clEnumValN(CppEmbed::Cubin, "cubin",
+                   "the cubin from ptxas (whole-program code: fewer "
+                   "registers than the driver's linker gives some kernels)")),
+    cl::init(CppEmbed::Auto), cl::cat(tilecCategory));
+
 /// Checks option values; reports the first bad one.
 static LogicalResult checkOptions() {
   if (arch != "sm_80" && arch != "sm_90" && arch != "sm_90a") {
@@ -110,6 +125,11 @@ static LogicalResult checkOptions() {
   }
   if (optLevel < 0 || optLevel > 3) {
     llvm::errs() << "tilec: error: -O must be 0..3, got " << optLevel << "\n";
+    return failure();
+  }
+  if (cppEmbed.getNumOccurrences() && emit != Emit::CppHeader) {
+    llvm::errs() << "tilec: error: --cpp-embed applies to --emit=cpp-header "
+                    "only\n";
     return failure();
   }
   if (emit == Emit::CppHeader && outputFilename == "-") {
@@ -162,7 +182,8 @@ static LogicalResult writeCppKernels(const tilec::CompileResult &result) {
   options.headerInclude = llvm::sys::path::filename(outputFilename).str();
   options.origin = inputFilename;
   auto generated = tilec::aot::generateCppKernels(
-      result.ptx, result.metadataJson, options);
+      result.cubin.empty() ? result.ptx : result.cubin, result.metadataJson,
+      options);
   if (!generated.ok()) {
     llvm::errs() << "tilec: error: " << generated.message() << "\n";
     return failure();
@@ -234,6 +255,18 @@ int main(int argc, char **argv) {
   options.numStages = numStages;
   options.ptxasPath = ptxasPath;
   options.applyCommandLineOptions = true;
+  if (emit == Emit::CppHeader) {
+    bool embedCubin = cppEmbed == CppEmbed::Cubin;
+    if (cppEmbed == CppEmbed::Auto) {
+      embedCubin = !tilec::findPtxasPath(ptxasPath).empty();
+      if (!embedCubin)
+        llvm::errs() << "tilec: note: no ptxas found; the header embeds the "
+                        "PTX, which the runtime compiles through the "
+                        "driver's linker (--cpp-embed=ptx says so quietly)\n";
+    }
+    if (embedCubin)
+      options.emit = tilec::EmitLevel::Cubin;
+  }
   FailureOr<tilec::CompileResult> result =
       tilec::compileModule(*module, options);
   if (failed(result))
