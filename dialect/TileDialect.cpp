@@ -242,6 +242,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << value.getInt();
     return success();
   }
+  if (name == getApproxMathAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError("'tile.approx_math' must be a unit attribute");
+    // A kernel: a func.func marked tile.kernel, or (after the lowering) the
+    // gpu.func it became.
+    bool kernelFunc = isa<func::FuncOp>(op) && op->hasAttr(getKernelAttrName());
+    if (!kernelFunc && !(isa<FunctionOpInterface>(op) && !isa<func::FuncOp>(op)))
+      return op->emitError("'tile.approx_math' may only mark a tile.kernel "
+                           "(tile functions take their kernel's math)");
+    return success();
+  }
   // Module-level attributes the pipeline records (target, etc.) are free.
   return success();
 }

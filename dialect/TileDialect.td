@@ -47,6 +47,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
       return ::llvm::StringLiteral("tile.num_stages");
     }
+    /// A kernel whose math may use tilec's shorter approximations (unit):
+    /// erf with an absolute error under 5e-7 (support/ApproxErf.h).
+    static constexpr ::llvm::StringLiteral getApproxMathAttrName() {
+      return ::llvm::StringLiteral("tile.approx_math");
+    }
     /// Parameter hint: the value (or address, for pointers) is a multiple of N.
     static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
       return ::llvm::StringLiteral("tile.divisibility");

@@ -38,6 +38,9 @@ struct PipelineOptions {
   /// without tile.num_stages (1: none).
   int numStages = 3;
   int optLevel = 3;           ///< 0..3
+  /// Every kernel as if marked tile.approx_math (f32 erf in ten
+  /// instructions, absolute error under 5e-7; support/ApproxErf.h).
+  bool approxMath = false;
   /// ptxas for EmitLevel::Cubin; empty: $TILEC_PTXAS, else ptxas in PATH,
   /// else /usr/local/cuda/bin/ptxas.
   std::string ptxasPath;

@@ -292,7 +292,11 @@ void Access::setPads(Value &v, const std::vector<Pad> &pads) {
 
 Kernel::Kernel(std::string name, KernelOptions options, SourceLoc loc)
     : impl_(std::make_shared<KernelImpl>(std::move(name), options.numWarps,
-                                         site(loc, "Kernel"))) {}
+                                         site(loc, "Kernel"))) {
+  if (options.approxMath)
+    impl_->func->setAttr(tile::TileDialect::getApproxMathAttrName(),
+                         impl_->builder.getUnitAttr());
+}
 
 const std::string &Kernel::name() const { return impl_->name; }
 int Kernel::numWarps() const { return impl_->numWarps; }

@@ -76,6 +76,7 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions toGPU;
   toGPU.chip = options.arch;
   toGPU.optLevel = options.optLevel;
+  toGPU.approxMath = options.approxMath;
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -118,6 +119,10 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                        llvm::cl::init(4)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0..3"),
                        llvm::cl::init(3)};
+  Option<bool> approxMath{*this, "approx-math",
+                          llvm::cl::desc("Every kernel as if marked "
+                                         "tile.approx_math"),
+                          llvm::cl::init(false)};
   Option<int> numStages{*this, "num-stages",
                         llvm::cl::desc("Default pipelining depth (1: none)"),
                         llvm::cl::init(3)};
@@ -138,6 +143,7 @@ void tilec::registerTilecPipelines() {
         options.arch = cl.arch;
         options.numWarps = cl.numWarps;
         options.optLevel = cl.optLevel;
+        options.approxMath = cl.approxMath;
         options.numStages = cl.numStages;
         buildTilecPipeline(pm, options);
       });

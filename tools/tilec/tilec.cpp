@@ -84,6 +84,14 @@ static cl::opt<int> numStages(
     cl::init(3), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
+static cl::opt<bool> approxMath(
+    "approx-math",
+    cl::desc("Let every kernel use tilec's shorter math (as if marked "
+             "tile.approx_math): f32 erf in ten instructions with an "
+             "absolute error under 5e-7, instead of libdevice's ~25 within "
+             "2 ulp; for kernels whose results are bf16/f16 or tolerate "
+             "that error"),
+    cl::init(false), cl::cat(tilecCategory));
 static cl::opt<std::string> ptxasPath(
     "ptxas",
     cl::desc("ptxas for --emit=cubin (default: $TILEC_PTXAS, PATH, "
@@ -254,6 +262,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.numStages = numStages;
   options.ptxasPath = ptxasPath;
+  options.approxMath = approxMath;
   options.applyCommandLineOptions = true;
   if (emit == Emit::CppHeader) {
     bool embedCubin = cppEmbed == CppEmbed::Cubin;

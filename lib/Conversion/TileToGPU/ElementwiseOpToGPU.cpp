@@ -9,11 +9,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileToGPUPatterns.h"
+#include "tilec/support/ApproxErf.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <iterator>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -292,6 +296,46 @@ struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
   }
 };
 
+/// erf(x) = copysign(1 - 2^(t P(t)), x), t = min(|x|, 3.92): ten
+/// instructions where libdevice's erff takes ~25 (support/ApproxErf.h), in
+/// kernels that accept its absolute error (tile.approx_math).
+struct ApproxErf : public OpRewritePattern<math::ErfOp> {
+  ApproxErf(MLIRContext *ctx, bool everywhere)
+      : OpRewritePattern(ctx), everywhere(everywhere) {}
+  LogicalResult matchAndRewrite(math::ErfOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    if (!everywhere) {
+      auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+      if (!kernel ||
+          !kernel->hasAttr(TileDialect::getApproxMathAttrName()))
+        return failure();
+    }
+    Location loc = op.getLoc();
+    auto constant = [&](float v) -> Value {
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getF32FloatAttr(v));
+    };
+    using namespace tilec::approx_erf;
+    Value x = op.getOperand();
+    Value a = math::AbsFOp::create(rewriter, loc, x);
+    // NaN-propagating: erf(NaN) stays NaN.
+    Value t = arith::MinimumFOp::create(rewriter, loc, a, constant(kClamp));
+    constexpr int n = std::size(kCoefficients);
+    Value p = constant(kCoefficients[n - 1]);
+    for (int i = n - 2; i >= 0; --i)
+      p = math::FmaOp::create(rewriter, loc, p, t, constant(kCoefficients[i]));
+    Value q = arith::MulFOp::create(rewriter, loc, p, t);
+    // q is in [-26, 0]: no denormals, so the flush-to-zero form is exact.
+    Value e = ptxUnary(rewriter, loc, "ex2.approx.ftz.f32 $0, $1;", q);
+    Value r = arith::SubFOp::create(rewriter, loc, constant(1.0f), e);
+    rewriter.replaceOpWithNewOp<math::CopySignOp>(op, r, x);
+    return success();
+  }
+  bool everywhere;
+};
+
 /// 1/sqrt(x) with rsqrt.approx (what libdevice's __nv_rsqrtf does too).
 struct FastRsqrt : public OpRewritePattern<math::RsqrtOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -383,6 +427,11 @@ void mlir::tile::gpu_lowering::populateFastMathPatterns(
   patterns.add<FastExp, FastExp2, FastRsqrt, FastDivF,
                AllowContract<arith::AddFOp>, AllowContract<arith::SubFOp>,
                AllowContract<arith::MulFOp>>(patterns.getContext());
+}
+
+void mlir::tile::gpu_lowering::populateApproxMathPatterns(
+    RewritePatternSet &patterns, bool everywhere) {
+  patterns.add<ApproxErf>(patterns.getContext(), everywhere);
 }
 
 void mlir::tile::gpu_lowering::populateScalarMathPatterns(

@@ -46,7 +46,8 @@ struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
     int threads = 32 * getNumWarps(func);
     gpuFunc.setKnownBlockSizeAttr(
         rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
-    for (StringRef name : {"tile.shared_bytes", "tile.num_warps"})
+    for (StringRef name : {"tile.shared_bytes", "tile.num_warps",
+                           "tile.approx_math"})
       if (Attribute a = func->getAttr(name))
         gpuFunc->setAttr(name, a);
     // Replace the builder's empty entry block by the kernel's body.

@@ -361,6 +361,7 @@ struct ConvertTileToGPU
     populateScalarMathPatterns(scalar);
     if (fastMath)
       populateFastMathPatterns(scalar);
+    populateApproxMathPatterns(scalar, approxMath);
     if (failed(applyPatternsGreedily(gpuModule, std::move(scalar))))
       return signalPassFailure();
   }

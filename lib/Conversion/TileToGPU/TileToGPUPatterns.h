@@ -85,6 +85,9 @@ void populateDebugPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
 /// f32 exp/exp2/rsqrt as hardware approximations (a greedy rewrite of the
 /// scalar math ops the conversion leaves).
 void populateFastMathPatterns(RewritePatternSet &patterns);
+/// f32 erf through support/ApproxErf.h in kernels marked tile.approx_math,
+/// or in every kernel when `everywhere`.
+void populateApproxMathPatterns(RewritePatternSet &patterns, bool everywhere);
 /// Exact scalar rewrites that keep simple ops off libdevice (maxnum/minnum).
 void populateScalarMathPatterns(RewritePatternSet &patterns);
 

@@ -663,3 +663,15 @@ func.func @smem_layout(%b: !tile.smem<2x64x32xbf16, #tile.blocked<{sizePerThread
 func.func @stages() attributes {tile.kernel, tile.num_stages = 0 : i32} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.approx_math' must be a unit attribute}}
+func.func @approx_value() attributes {tile.kernel, tile.approx_math = 1 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.approx_math' may only mark a tile.kernel (tile functions take their kernel's math)}}
+func.func private @approx_helper(%x: f32) -> f32 attributes {tile.approx_math}

@@ -599,3 +599,25 @@ TEST(Builder, CompileDefaultsToPtxAndMetadata) {
 }
 
 } // namespace
+
+TEST(Builder, ApproxMathMarksTheKernel) {
+  auto build = [](bool approx) {
+    Kernel k("erf_k", {.numWarps = 1, .approxMath = approx});
+    Value xp = k.pointer("x", f32, 16);
+    auto offs = k.range(64);
+    k.store(xp + offs, erf(k.load(xp + offs)));
+    return k;
+  };
+  Kernel approx = build(true), precise = build(false);
+  EXPECT_NE(approx.str().find("tile.approx_math"), std::string::npos)
+      << approx.str();
+  EXPECT_EQ(precise.str().find("tile.approx_math"), std::string::npos);
+  // The PTX: the clamp of the short erf, not libdevice's choice between
+  // its two polynomials (selp).
+  std::string fast = approx.compile().ptx, slow = precise.compile().ptx;
+  EXPECT_NE(fast.find("min.NaN.f32"), std::string::npos) << fast;
+  EXPECT_EQ(fast.find("selp.f32"), std::string::npos) << fast;
+  EXPECT_EQ(slow.find("min.NaN.f32"), std::string::npos) << slow;
+  EXPECT_NE(slow.find("selp.f32"), std::string::npos) << slow;
+  EXPECT_LT(fast.size(), slow.size());
+}
