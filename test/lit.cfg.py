@@ -16,6 +16,10 @@ config.excludes = ["Inputs", "Unit", "GPU", "CMakeLists.txt", "lit.cfg.py",
 
 # FileCheck variables are local to a CHECK-LABEL block unless $-prefixed.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+# The runtime compiles PTX with ptxas when one is installed; the stand-in
+# driver takes only its own "cubins" (PTX), so tests use the driver's linker
+# unless they ask for ptxas (test/Unit/Runtime/FakeDriverTest.cpp does).
+config.environment["TILEC_RUNTIME_PTXAS"] = "off"
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%examples", os.path.join(config.tilec_src_root,

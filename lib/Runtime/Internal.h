@@ -68,6 +68,18 @@ private:
   Status status_;
 };
 
+/// The ptxas that LoadOptions::ptxas `configured` names (Ptxas.cpp), or ""
+/// with `note` saying why there is none.
+std::string findRuntimePtxas(const std::string &configured, std::string &note);
+
+/// Path, size and modification time of `ptxas`: its part of a cache key.
+std::string ptxasIdentity(const std::string &ptxas);
+
+/// Compiles `ptx` for `arch` (sm_90, sm_90a) with `ptxas` as whole-program
+/// code; its messages go to `log`.
+Expected<std::string> runPtxas(const std::string &ptxas, std::string_view ptx,
+                               const std::string &arch, std::string &log);
+
 } // namespace tilec::runtime
 
 #endif // TILEC_LIB_RUNTIME_INTERNAL_H

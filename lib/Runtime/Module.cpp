@@ -1,8 +1,9 @@
 //===- Module.cpp - loading modules, launching kernels --------------------===//
 //
 // Loading: PTX goes through the on-disk cache (Cache.h) and, on a miss,
-// through cuLink* so that the driver hands back the cubin it compiled, which
-// is then stored. Launching: Kernel::launchArgs is the hot path, a pack of
+// through ptxas when one is installed (Ptxas.cpp: whole-program code), else
+// through cuLink* so that the driver hands back the cubin it compiled; the
+// cubin is then stored. Launching: Kernel::launchArgs is the hot path, a pack of
 // the arguments into stack slots (Args.cpp) and one cuLaunchKernel; anything
 // that can fail slowly lives in cold functions.
 //
@@ -140,6 +141,16 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
   TILEC_RETURN_IF_ERROR(checkTarget(*metadata, *s));
 
   LoadInfo info;
+  // Who compiles: ptxas (whole-program code) when one is installed, else
+  // the driver's linker. The compiler is part of the cache key.
+  std::string ptxas = findRuntimePtxas(options.ptxas, info.compilerNote);
+  std::string arch = context.arch();
+  if (auto t = parseTarget(metadata->target); t.ok() && t->archSpecific)
+    arch = metadata->target; // sm_90a PTX needs -arch=sm_90a
+  std::string driverId = s->driver->identity();
+  auto keyFor = [&](const std::string &compiler) {
+    return cubinCacheKey({ptx, arch, driverId, compiler});
+  };
   std::optional<CubinCache> cache;
   std::string key;
   if (options.useCache) {
@@ -148,12 +159,11 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
                                     : Expected<std::string>(options.cacheDir);
     if (dir.ok()) {
       cache.emplace(*dir);
-      std::string arch = context.arch();
-      std::string driverId = s->driver->identity();
-      key = cubinCacheKey({ptx, arch, driverId, kJitOptionsText});
+      key = keyFor(ptxas.empty() ? kJitOptionsText : ptxasIdentity(ptxas));
       info.cacheFile = cache->pathFor(key);
       if (std::optional<std::string> cubin = cache->lookup(key)) {
         info.source = LoadInfo::Source::CachedCubin;
+        info.compiler = ptxas.empty() ? "the driver's linker" : "ptxas " + ptxas;
         auto loaded = finishLoad(context, *metadata, *cubin, info);
         if (loaded.ok()) {
           loaded->state_->info.milliseconds = msSince(start);
@@ -170,9 +180,31 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
     info.cacheNote = "the cache is off for this load";
   }
 
-  auto cubin = compilePtx(*s, ptx, info.jitLog);
-  if (!cubin.ok())
-    return cubin.status();
+  std::optional<std::string> cubin;
+  if (!ptxas.empty()) {
+    std::string log;
+    Expected<std::string> compiled = runPtxas(ptxas, ptx, arch, log);
+    if (compiled.ok()) {
+      cubin = std::move(*compiled);
+      info.jitLog = std::move(log);
+      info.compiler = "ptxas " + ptxas;
+    } else {
+      // The driver may still take it (a ptxas older than the driver, say);
+      // its entry is the linker's.
+      info.compilerNote = compiled.message();
+      if (cache) {
+        key = keyFor(kJitOptionsText);
+        info.cacheFile = cache->pathFor(key);
+      }
+    }
+  }
+  if (!cubin) {
+    auto linked = compilePtx(*s, ptx, info.jitLog);
+    if (!linked.ok())
+      return linked.status();
+    cubin = std::move(*linked);
+    info.compiler = "the driver's linker";
+  }
   info.source = LoadInfo::Source::CompiledPtx;
   if (cache) {
     Status stored = cache->store(key, *cubin);

@@ -285,6 +285,11 @@ struct LoadInfo {
   std::string cacheNote;
   /// The JIT's info log of a compiled PTX (may be empty).
   std::string jitLog;
+  /// What compiled the PTX: "ptxas <path>" (whole-program code) or "the
+  /// driver's linker" (relocatable code); empty for a cubin.
+  std::string compiler;
+  /// Why ptxas was not used, or failed, when the driver's linker compiled.
+  std::string compilerNote;
 };
 
 /// How to load a module.
@@ -293,14 +298,23 @@ struct LoadOptions {
   std::string cacheDir;
   /// Compile PTX through the on-disk cache (read and write).
   bool useCache = true;
+  /// The ptxas that compiles PTX, as whole-program code: the driver's linker
+  /// compiles PTX as relocatable code, which costs some kernels registers
+  /// (docs/runtime.md). Empty: $TILEC_RUNTIME_PTXAS, else
+  /// $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas, else ptxas in
+  /// PATH. "off" (here or in the variable), none found, or a ptxas that
+  /// fails: the driver's linker compiles it (LoadInfo::compilerNote says
+  /// why).
+  std::string ptxas;
 };
 
 /// Kernels loaded into a context, with their metadata.
 class Module {
 public:
-  /// Loads PTX text: from the cache when a cubin of the same PTX, device and
-  /// driver is there, else compiled by the driver's JIT (whose error log a
-  /// failure reports) and stored in the cache.
+  /// Loads PTX text: from the cache when a cubin of the same PTX, device,
+  /// driver and compiler is there, else compiled by ptxas (LoadOptions::
+  /// ptxas) or the driver's JIT (whose error log a failure reports) and
+  /// stored in the cache.
   static Expected<Module> loadPtx(const Context &context, std::string_view ptx,
                                   std::string_view metadataJson,
                                   const LoadOptions &options = {});

@@ -22,7 +22,10 @@ using namespace tilec::runtime;
 
 namespace {
 
-const bool kFakeDriverSet = (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1), true);
+// The stand-in driver, whose linker compiles the PTX (it cannot load an
+// installed ptxas's cubins).
+const bool kFakeDriverSet = (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1),
+                             setenv("TILEC_RUNTIME_PTXAS", "off", 1), true);
 
 // The typed signatures: pointers are DevicePtr<T> of the metadata's element
 // type, scalars their C++ types; renamed parameters keep their positions.

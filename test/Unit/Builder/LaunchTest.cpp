@@ -20,11 +20,13 @@
 using namespace tilec;
 
 namespace {
-// Before any runtime call: the stand-in driver, simulating launches, and a
+// Before any runtime call: the stand-in driver, simulating launches (PTX
+// compiled by its linker: it cannot load an installed ptxas's cubins), and a
 // cache folder of this test's own.
 const bool kFakeDriver =
     (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1),
      setenv("TILEC_FAKE_CUDA_SIMULATE", "1", 1),
+     setenv("TILEC_RUNTIME_PTXAS", "off", 1),
      setenv("TILEC_CACHE_DIR", TILEC_TEST_CACHE_DIR, 1), true);
 
 TEST(BuilderLaunch, CompiledKernelRunsThroughTheRuntime) {

@@ -26,8 +26,11 @@ using namespace tilec::runtime;
 
 namespace {
 
-// Before main: every Driver::get() of this program loads the fake.
-const bool kFakeDriverSet = (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1), true);
+// Before main: every Driver::get() of this program loads the fake, and PTX
+// is compiled by its linker, not by an installed ptxas (whose real cubins
+// the fake cannot load) unless a test asks for one.
+const bool kFakeDriverSet = (setenv("TILEC_LIBCUDA", TILEC_FAKE_CUDA, 1),
+                             setenv("TILEC_RUNTIME_PTXAS", "off", 1), true);
 
 /// The fake's test hooks, found in the copy the runtime loaded.
 struct Fake {
@@ -276,6 +279,92 @@ TEST_F(FakeDriver, PtxLoadsGoThroughTheCache) {
       << rebuilt->loadInfo().cacheNote;
   auto healed = Module::loadPtx(*ctx, kPtx, metadata(), options);
   EXPECT_EQ(healed->loadInfo().source, LoadInfo::Source::CachedCubin);
+}
+
+/// Writes an executable script `name` into a scratch folder; returns its
+/// path.
+std::string writeScript(const std::string &name, const std::string &body) {
+  std::string path = tempDir("scripts-" + name) + "/" + name;
+  FILE *f = std::fopen(path.c_str(), "w");
+  EXPECT_TRUE(f) << path;
+  std::fputs(body.c_str(), f);
+  std::fclose(f);
+  EXPECT_EQ(chmod(path.c_str(), 0755), 0);
+  return path;
+}
+
+std::string readText(const std::string &path) {
+  std::string text;
+  if (FILE *f = std::fopen(path.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+      text.append(buf, n);
+    std::fclose(f);
+  }
+  return text;
+}
+
+TEST_F(FakeDriver, PtxasCompilesWhenInstalled) {
+  // A stand-in ptxas: records its arguments and writes the stand-in driver's
+  // kind of cubin ("FAKECUBIN\n" + the PTX) where -o says.
+  std::string argsFile = tempDir("ptxas-args") + "/args";
+  std::string ptxas = writeScript(
+      "ptxas", "#!/bin/sh\necho \"$@\" > '" + argsFile +
+                   "'\nin=$3; out=$5\necho 'ptxas info    : fine'\n"
+                   "printf 'FAKECUBIN\\n' > \"$out\" && cat \"$in\" >> \"$out\"\n");
+  LoadOptions o = options;
+  o.ptxas = ptxas;
+  int links = fake.links();
+  auto m = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->loadInfo().source, LoadInfo::Source::CompiledPtx);
+  EXPECT_EQ(m->loadInfo().compiler, "ptxas " + ptxas);
+  EXPECT_EQ(m->loadInfo().compilerNote, "");
+  EXPECT_EQ(m->loadInfo().jitLog, "ptxas info    : fine\n");
+  EXPECT_EQ(fake.links(), links) << "ptxas, not the driver's linker";
+  std::string args = readText(argsFile);
+  EXPECT_EQ(args.rfind("-arch=sm_90 -O3 ", 0), 0u) << args;
+  EXPECT_TRUE(m->kernel("add").ok());
+  // Its cubin is cached under its own key, apart from the linker's.
+  EXPECT_NE(m->loadInfo().cacheFile, module->loadInfo().cacheFile);
+  auto again = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->loadInfo().source, LoadInfo::Source::CachedCubin);
+  EXPECT_EQ(again->loadInfo().cacheFile, m->loadInfo().cacheFile);
+  EXPECT_EQ(again->loadInfo().compiler, "ptxas " + ptxas);
+
+  // A ptxas that fails: the driver's linker compiles, and says why.
+  std::string broken = writeScript(
+      "broken-ptxas", "#!/bin/sh\necho 'ptxas fatal   : Unsupported .version 9.9'\nexit 1\n");
+  o.ptxas = broken;
+  o.useCache = false;
+  auto linked = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(linked.ok()) << linked.message();
+  EXPECT_EQ(linked->loadInfo().compiler, "the driver's linker");
+  EXPECT_EQ(linked->loadInfo().compilerNote,
+            broken + " -arch=sm_90 failed: ptxas fatal   : Unsupported "
+                     ".version 9.9");
+  EXPECT_EQ(fake.links(), links + 1);
+
+  // "off", a path that is not there, and the environment.
+  o.ptxas = "off";
+  auto off = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->loadInfo().compiler, "the driver's linker");
+  EXPECT_EQ(off->loadInfo().compilerNote,
+            "ptxas is off (LoadOptions::ptxas or TILEC_RUNTIME_PTXAS)");
+  o.ptxas = "/nonexistent/ptxas";
+  auto missing = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->loadInfo().compilerNote,
+            "no ptxas at '/nonexistent/ptxas'");
+  o.ptxas = "";
+  setenv("TILEC_RUNTIME_PTXAS", ptxas.c_str(), 1);
+  auto fromEnv = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  setenv("TILEC_RUNTIME_PTXAS", "off", 1); // as kFakeDriverSet left it
+  ASSERT_TRUE(fromEnv.ok()) << fromEnv.message();
+  EXPECT_EQ(fromEnv->loadInfo().compiler, "ptxas " + ptxas);
 }
 
 TEST_F(FakeDriver, CacheFolderFromTheEnvironment) {
