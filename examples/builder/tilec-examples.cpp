@@ -5,6 +5,8 @@
 //   tilec-examples -o DIR softmax coscos   DIR/<name>.tile, and .ptx + .json
 //                                          when the pipeline produces them
 //   tilec-examples --list
+//   tilec-examples --matmul-block 128,256,32 -o DIR matmul_bias_gelu
+//                                          another tile of the matmul
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include "tilec/Pipeline.h"
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -30,13 +33,14 @@ static bool writeFile(const std::string &path, const std::string &text) {
 
 static int usage() {
   std::cerr << "usage: tilec-examples [--list] [--compiled] [-o DIR] "
-               "NAME...\n";
+               "[--matmul-block M,N,K] NAME...\n";
   return 2;
 }
 
 int main(int argc, char **argv) {
   std::string outDir;
   bool compiled = false;
+  int blockM = 0, blockN = 0, blockK = 0;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--list")) {
@@ -46,6 +50,12 @@ int main(int argc, char **argv) {
     }
     if (!std::strcmp(argv[i], "--compiled")) {
       compiled = true;
+    } else if (!std::strcmp(argv[i], "--matmul-block")) {
+      if (++i == argc ||
+          std::sscanf(argv[i], "%d,%d,%d", &blockM, &blockN, &blockK) != 3) {
+        std::cerr << "tilec-examples: error: --matmul-block takes M,N,K\n";
+        return 2;
+      }
     } else if (!std::strcmp(argv[i], "-o")) {
       if (++i == argc)
         return usage();
@@ -68,7 +78,10 @@ int main(int argc, char **argv) {
       return 1;
     }
     try {
-      Kernel k = example->build();
+      // The builder checks the sizes (a BuildError at this call).
+      Kernel k = blockM && name == "matmul_bias_gelu"
+                     ? examples::buildMatmulBiasGelu(blockM, blockN, blockK)
+                     : example->build();
       if (outDir.empty()) {
         // The text tilec reads, or (--compiled) what its front end makes of it.
         PipelineOptions tileLevel;
