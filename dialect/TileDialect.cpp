@@ -247,8 +247,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.approx_math' must be a unit attribute");
     // A kernel: a func.func marked tile.kernel, or (after the lowering) the
     // gpu.func it became.
-    bool kernelFunc = isa<func::FuncOp>(op) && op->hasAttr(getKernelAttrName());
-    if (!kernelFunc && !(isa<FunctionOpInterface>(op) && !isa<func::FuncOp>(op)))
+    bool isFunc = isa<func::FuncOp>(op);
+    bool kernelFunc = isFunc && op->hasAttr(getKernelAttrName());
+    bool lowered = !isFunc && isa<FunctionOpInterface>(op);
+    if (!kernelFunc && !lowered)
       return op->emitError("'tile.approx_math' may only mark a tile.kernel "
                            "(tile functions take their kernel's math)");
     return success();

@@ -3,8 +3,8 @@
 // Loading: PTX goes through the on-disk cache (Cache.h) and, on a miss,
 // through ptxas when one is installed (Ptxas.cpp: whole-program code), else
 // through cuLink* so that the driver hands back the cubin it compiled; the
-// cubin is then stored. Launching: Kernel::launchArgs is the hot path, a pack of
-// the arguments into stack slots (Args.cpp) and one cuLaunchKernel; anything
+// cubin is then stored. Launching: Kernel::launchArgs is the hot path, a pack
+// of the arguments into stack slots (Args.cpp) and one cuLaunchKernel; anything
 // that can fail slowly lives in cold functions.
 //
 //===----------------------------------------------------------------------===//
@@ -163,7 +163,8 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
       info.cacheFile = cache->pathFor(key);
       if (std::optional<std::string> cubin = cache->lookup(key)) {
         info.source = LoadInfo::Source::CachedCubin;
-        info.compiler = ptxas.empty() ? "the driver's linker" : "ptxas " + ptxas;
+        info.compiler =
+            ptxas.empty() ? "the driver's linker" : "ptxas " + ptxas;
         auto loaded = finishLoad(context, *metadata, *cubin, info);
         if (loaded.ok()) {
           loaded->state_->info.milliseconds = msSince(start);

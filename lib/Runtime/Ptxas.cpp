@@ -18,9 +18,11 @@
 #include <fstream>
 #include <spawn.h>
 #include <sstream>
+#include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 extern char **environ;
 
@@ -67,8 +69,7 @@ private:
 
 } // namespace
 
-std::string findRuntimePtxas(const std::string &configured,
-                             std::string &note) {
+std::string findRuntimePtxas(const std::string &configured, std::string &note) {
   std::string asked = configured;
   if (asked.empty())
     if (const char *env = std::getenv("TILEC_RUNTIME_PTXAS"))
@@ -142,8 +143,8 @@ Expected<std::string> runPtxas(const std::string &ptxas, std::string_view ptx,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid;
-  int rc = posix_spawn(&pid, ptxas.c_str(), &actions, nullptr, argv.data(),
-                       environ);
+  int rc =
+      posix_spawn(&pid, ptxas.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0)
     return Status::error("cannot run " + ptxas + ": " + std::strerror(rc));

@@ -7,12 +7,14 @@
 //
 // 2^(t P(t)) approximates erfc(t): P (degree 5) was fitted with Lawson's
 // weighted least squares so as to bound the absolute error of erfc, not its
-// relative error. Absolute error of the result, over every f32 (checked
-// in test/Unit/Support/ApproxErfTest.cpp): 3.2e-7 with an exact 2^x, under
+// relative error. Absolute error of the result, over every f32 (swept once
+// when it was fitted; test/Unit/Support/ApproxErfTest.cpp checks every 61st
+// and all around the worst point): 3.2e-7 with an exact 2^x, under
 // 5e-7 with the GPU's ex2.approx.ftz (relative error 2^-22); libdevice's
 // erff is within 2 ulp, which near 0 is far smaller. Past 3.92, erf rounds
-// to +-1 in f32. NaN stays NaN (the clamp is a NaN-propagating minimum). No MLIR here: the lowering (ElementwiseOpToGPU.cpp) and the
-// accuracy test (test/Unit/Support) share these numbers.
+// to +-1 in f32. NaN stays NaN (the clamp is a NaN-propagating minimum). No
+// MLIR here: the lowering (ElementwiseOpToGPU.cpp) and the accuracy test
+// (test/Unit/Support) share these numbers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +29,9 @@ namespace tilec::approx_erf {
 inline constexpr float kClamp = 3.92f;
 
 /// P's coefficients, constant term first.
-inline constexpr float kCoefficients[] = {
-    -1.627925038e+00f, -9.181653261e-01f, -1.496999115e-01f,
-    3.089682385e-02f,  -3.664646996e-03f, 1.421180787e-04f};
+inline constexpr float kCoefficients[] = {-1.627925038e+00f, -9.181653261e-01f,
+                                          -1.496999115e-01f, 3.089682385e-02f,
+                                          -3.664646996e-03f, 1.421180787e-04f};
 
 /// The same arithmetic as the GPU's, with the host's exp2.
 inline float evaluate(float x) {

@@ -310,9 +310,10 @@ TEST_F(FakeDriver, PtxasCompilesWhenInstalled) {
   // kind of cubin ("FAKECUBIN\n" + the PTX) where -o says.
   std::string argsFile = tempDir("ptxas-args") + "/args";
   std::string ptxas = writeScript(
-      "ptxas", "#!/bin/sh\necho \"$@\" > '" + argsFile +
-                   "'\nin=$3; out=$5\necho 'ptxas info    : fine'\n"
-                   "printf 'FAKECUBIN\\n' > \"$out\" && cat \"$in\" >> \"$out\"\n");
+      "ptxas",
+      "#!/bin/sh\necho \"$@\" > '" + argsFile +
+          "'\nin=$3; out=$5\necho 'ptxas info    : fine'\n"
+          "printf 'FAKECUBIN\\n' > \"$out\" && cat \"$in\" >> \"$out\"\n");
   LoadOptions o = options;
   o.ptxas = ptxas;
   int links = fake.links();
@@ -336,7 +337,8 @@ TEST_F(FakeDriver, PtxasCompilesWhenInstalled) {
 
   // A ptxas that fails: the driver's linker compiles, and says why.
   std::string broken = writeScript(
-      "broken-ptxas", "#!/bin/sh\necho 'ptxas fatal   : Unsupported .version 9.9'\nexit 1\n");
+      "broken-ptxas",
+      "#!/bin/sh\necho 'ptxas fatal   : Unsupported .version 9.9'\nexit 1\n");
   o.ptxas = broken;
   o.useCache = false;
   auto linked = Module::loadPtx(*ctx, kPtx, metadata(), o);
