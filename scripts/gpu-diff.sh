@@ -9,7 +9,8 @@
 # builds tilec-gpu-run with -DTILEC_RUNTIME_ONLY=ON into $BUILD (default
 # build-gpu; or uses $GPU_RUN, a tilec-gpu-run already built), runs every
 # case's command in its folder and prints one line per case (PASS/FAIL and
-# the error against the interpreter), then runs every case again under
+# the error against the interpreter; a kernel that prints must print the
+# interpreter's lines, prints.expected, in any order), then runs every case again under
 # compute-sanitizer (buffers without guards, so that any access out of
 # bounds is the sanitizer's to see) for each tool in $SANITIZER_TOOLS
 # (default memcheck; empty for none). $JOBS cases run at a time (default 4).
@@ -69,6 +70,17 @@ run_case() {
       --print-limit 20 "$bin" "${words[@]:1}" --no-guard) >"$log" 2>&1
   fi
   rc=$?
+  # A kernel that prints: its lines (in any order) must be the interpreter's.
+  if [ "$tool" = plain ] && ((rc == 0)) && [ -f "$dir/prints.expected" ]; then
+    grep -a '^pid (' "$log" | LC_ALL=C sort >"$logs/$2.prints"
+    if ! LC_ALL=C sort "$dir/prints.expected" | cmp -s - "$logs/$2.prints"; then
+      echo "FAIL $name: tile.print lines differ from the interpreter's" \
+        "($(wc -l <"$logs/$2.prints") vs $(wc -l <"$dir/prints.expected");" \
+        "diff: $(LC_ALL=C sort "$dir/prints.expected" |
+          diff - "$logs/$2.prints" | grep -m2 '^[<>]' | tr '\n' ' '))" >"$result"
+      return
+    fi
+  fi
   # The tool's last line: "tilec-gpu-run: PASS: kernel k, grid (...): errors".
   local last
   last=$(grep -a '^tilec-gpu-run: \(PASS\|FAIL\|error\)' "$log" | tail -1)
@@ -76,7 +88,10 @@ run_case() {
   what=${what#PASS: }
   what=${what#FAIL: }
   if ((rc == 0)); then
-    echo "PASS $name: $what" >"$result"
+    local printed=""
+    [ -f "$dir/prints.expected" ] && [ "$tool" = plain ] &&
+      printed=" (+ $(wc -l <"$dir/prints.expected") print lines as the interpreter's)"
+    echo "PASS $name: $what$printed" >"$result"
   elif ((rc == 3)); then
     echo "FAIL $name ($tool found errors): $(grep -a -m1 -E \
       '^=========  *(Invalid|Race|Uninitialized|Barrier|Program hit|ERROR SUMMARY)' \

@@ -14,6 +14,8 @@ and writes DIR/<case>/ (default .gpu-cases):
     source.tile                   what the interpreter ran
     <param>.npy                   the inputs
     <param>.expected.npy          the interpreter's results
+    prints.expected               the interpreter's tile.print lines, sorted
+                                  (kernels that print; the GPU's must match)
     command                       the one-line tilec-gpu-run command
     cpu-command                   the same check on the CPU (tilec-run)
 
@@ -169,7 +171,11 @@ def make_case(case, tools, out_dir, workdir, builder_cache):
                                       tolerance))
     cpu_cmd = [tools["tilec-run"], "source.tile", "--kernel=" + kname,
                "--grid=" + grid] + ["--arg=" + s for s in cpu_specs]
-    run(cpu_cmd, cwd=case_dir)
+    printed = run(cpu_cmd, cwd=case_dir)
+    prints = sorted(l for l in printed.splitlines() if l.startswith("pid ("))
+    if prints:
+        with open(os.path.join(case_dir, "prints.expected"), "w") as f:
+            f.write("\n".join(prints) + "\n")
     # Inputs the kernel left alone need no reference (tilec-gpu-run checks
     # they are unchanged); those it wrote get one.
     for i, (stem, after, expected, tolerance) in enumerate(in_place):

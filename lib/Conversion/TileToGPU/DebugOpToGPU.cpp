@@ -21,33 +21,40 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-/// printf's conversion and argument for one lowered scalar.
+/// printf's conversion and argument for one lowered scalar, in the
+/// interpreter's format (lib/Interpreter/DebugOps.cpp): floats with 9
+/// significant digits (f32; 5 for f16/bf16, 17 for f64), integers in
+/// decimal, hex zero-padded to the type's size.
 std::pair<std::string, Value> formatArg(OpBuilder &b, Location loc, Value v,
                                         bool hex) {
   Type t = v.getType();
   if (isa<LLVM::LLVMPointerType>(t))
     return {"0x%llx", LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v)};
-  if (auto f = dyn_cast<FloatType>(t)) {
-    if (hex) {
-      Value bits = arith::BitcastOp::create(
-          b, loc, b.getIntegerType(f.getWidth()), v);
-      if (f.getWidth() < 32)
-        bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
-      return {f.getWidth() == 64 ? "0x%llx" : "0x%x", bits};
-    }
-    if (f.getWidth() < 32)
-      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-    return {"%f", v};
-  }
   unsigned w = t.getIntOrFloatBitWidth();
+  if (hex) {
+    std::string digits = std::to_string(2 * std::max(1u, w / 8));
+    if (auto f = dyn_cast<FloatType>(t))
+      v = arith::BitcastOp::create(b, loc, b.getIntegerType(w), v);
+    if (w == 64)
+      return {"0x%0" + digits + "llx", v};
+    if (w < 32)
+      v = arith::ExtUIOp::create(b, loc, b.getI32Type(), v);
+    return {"0x%0" + digits + "x", v};
+  }
+  if (auto f = dyn_cast<FloatType>(t)) {
+    if (w < 32)
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    return {w == 64 ? "%.17g" : w == 32 ? "%.9g" : "%.5g", v};
+  }
   if (w == 64)
-    return {hex ? "0x%llx" : "%lld", v};
+    return {"%lld", v};
   if (w < 32)
     v = w == 1 ? (Value)arith::ExtUIOp::create(b, loc, b.getI32Type(), v)
                : (Value)arith::ExtSIOp::create(b, loc, b.getI32Type(), v);
-  return {hex ? "0x%x" : "%d", v};
+  return {"%d", v};
 }
 
+/// `s` with each '%' doubled, for a printf format.
 std::string escapePercent(StringRef s) {
   std::string out;
   for (char c : s) {
@@ -69,40 +76,57 @@ struct PrintOpLowering : public OpConversionPattern<PrintOp> {
     SmallVector<Value> pid = {NVVM::BlockIdXOp::create(rewriter, loc, i32),
                               NVVM::BlockIdYOp::create(rewriter, loc, i32),
                               NVVM::BlockIdZOp::create(rewriter, loc, i32)};
+    // The interpreter's lines (lib/Interpreter/DebugOps.cpp), so that the
+    // two can be compared: one per element of each argument,
+    //   pid (x, y, z)[ idx [i, j]] <prefix>[(operand k) ]<value>
+    // (the GPU's come in no particular order).
     std::string prefix = escapePercent(op.getPrefix());
-    // Scalars: one line per thread.
-    std::string fmt = "pid (%d, %d, %d) " + prefix;
-    SmallVector<Value> args(pid);
-    bool anyScalar = op.getArgs().empty();
-    for (auto [arg, range] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
-      if (isa<RankedTensorType>(arg.getType()))
-        continue;
-      auto [conv, v] = formatArg(rewriter, loc, range[0], op.getHex());
-      fmt += (anyScalar ? " " : " ") + conv;
-      args.push_back(v);
-      anyScalar = true;
-    }
-    if (anyScalar)
-      gpu::PrintfOp::create(rewriter, loc, fmt + "\n", args);
-    // Tiles: one line per element, from its owner.
-    for (auto [arg, range] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
+    // A scalar (or the bare prefix) is the program's, printed once: by
+    // thread 0.
+    Value first;
+    auto printOnce = [&](const std::string &format, ValueRange args) {
+      if (!first) {
+        Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
+        Value zero = arith::ConstantIntOp::create(rewriter, loc, i32, 0);
+        first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      tid, zero);
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, first, false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      gpu::PrintfOp::create(rewriter, loc, format, args);
+    };
+    if (op.getArgs().empty())
+      printOnce("pid (%d, %d, %d) " + prefix + "\n", pid);
+    bool several = op.getArgs().size() > 1;
+    for (auto [k, arg, range] :
+         llvm::enumerate(op.getArgs(), adaptor.getArgs())) {
+      std::string operand =
+          several ? "(operand " + std::to_string(k) + ") " : "";
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type)
+      if (!type) {
+        auto [conv, v] = formatArg(rewriter, loc, range[0], op.getHex());
+        SmallVector<Value> lineArgs(pid);
+        lineArgs.push_back(v);
+        printOnce("pid (%d, %d, %d) " + prefix + operand + conv + "\n",
+                  lineArgs);
         continue;
+      }
+      // Tiles: one line per element, from its owner.
       FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
       if (failed(layout))
         return failure();
       Value owner = emitOwnerPredicate(rewriter, loc, *layout);
       auto idx = emitIndices(rewriter, loc, *layout);
       for (auto [i, v] : llvm::enumerate(range)) {
-        std::string line = "pid (%d, %d, %d) idx (";
+        std::string line = "pid (%d, %d, %d) idx [";
         SmallVector<Value> lineArgs(pid);
         for (auto [d, ix] : llvm::enumerate(idx[i])) {
           line += d ? ", %d" : "%d";
           lineArgs.push_back(ix);
         }
         auto [conv, val] = formatArg(rewriter, loc, v, op.getHex());
-        line += ") " + prefix + " " + conv + "\n";
+        line += "] " + prefix + operand + conv + "\n";
         lineArgs.push_back(val);
         if (owner) {
           auto ifOp = scf::IfOp::create(rewriter, loc, owner, false);

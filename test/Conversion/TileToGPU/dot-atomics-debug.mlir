@@ -64,20 +64,34 @@ func.func @atomics(%f: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 #b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
-// print: vprintf lines with the program id and each element's index;
+// print: vprintf lines with the program id and each element's index, in
+// the interpreter's format (so that scripts/gpu-diff.sh can compare them):
+// one line per element of each argument, "(operand k) " when there are
+// several, floats with 9 significant digits (5 for f16), hex zero-padded;
+// a scalar is the program's, printed by thread 0 only;
 // assert: a cf.assert (__assertfail) per element.
 // CHECK-LABEL: gpu.func @debug
-// CHECK: gpu.printf "pid (%d, %d, %d) n = %d\0A"
-// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) n = 0x%x\0A"
-// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) n = 0x%x\0A"
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0_i32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: gpu.printf "pid (%d, %d, %d) n =%d\0A"
+// CHECK: gpu.printf "pid (%d, %d, %d) idx [%d] n =0x%08x\0A"
+// CHECK: gpu.printf "pid (%d, %d, %d) idx [%d] n =0x%08x\0A"
+// CHECK: gpu.printf "pid (%d, %d, %d) idx [%d] v = (operand 0) %.9g\0A"
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: gpu.printf "pid (%d, %d, %d) v = (operand 1) %.5g\0A"
 // CHECK: cf.assert %{{.*}}, "100%% sure"
 // CHECK: cf.assert %{{.*}}, "100%% sure"
-func.func @debug(%n: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+// CHECK: gpu.printf "pid (%d, %d, %d) done, 100%% sure\0A"
+func.func @debug(%n: i32, %h: f16) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %r = tile.range 0, 64 : tensor<64xi32, #b>
   tile.print "n =" %n : i32
   tile.print "n =" hex %r : tensor<64xi32, #b>
+  %f = arith.sitofp %r : tensor<64xi32, #b> to tensor<64xf32, #b>
+  tile.print "v = " %f, %h : tensor<64xf32, #b>, f16
   %ns = tile.splat %n : i32 -> tensor<64xi32, #b>
   %ok = arith.cmpi slt, %r, %ns : tensor<64xi32, #b>
   tile.assert %ok, "100%% sure" : tensor<64xi1, #b>
+  tile.print "done, 100% sure"
   return
 }
