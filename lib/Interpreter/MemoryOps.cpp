@@ -88,21 +88,25 @@ struct Access {
   }
 };
 
-std::optional<DType> pointeeDType(Executor &ex, Operation *op, Value ptr,
-                                  bool &failedOut) {
+const Tile *optionalTile(Executor &ex, Value value) {
+  return value ? &ex.get(value) : nullptr;
+}
+
+/// The access `op` makes through `ptr`, masked by `mask` when it has one;
+/// none (reported) when the interpreter cannot access the pointee type.
+std::optional<Access> accessOf(Executor &ex, Operation *op, Value ptr,
+                               Value mask, bool isRead) {
   Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
                      .getPointeeType();
   std::optional<DType> dtype = tilec::dtypeOf(pointee);
   if (!dtype) {
-    failedOut = true;
     (void)(ex.error(op) << "the CPU interpreter cannot access memory of type "
                         << pointee);
+    return std::nullopt;
   }
-  return dtype;
-}
-
-const Tile *optionalTile(Executor &ex, Value value) {
-  return value ? &ex.get(value) : nullptr;
+  unsigned size = unsigned(tilec::dtypeSize(*dtype));
+  return Access{ex, op, ex.get(ptr), optionalTile(ex, mask), *dtype, size,
+                isRead};
 }
 
 LogicalResult executeAddPtr(Executor &ex, Operation *op) {
@@ -134,17 +138,12 @@ LogicalResult executePtrBitcast(Executor &ex, Operation *op) {
 
 LogicalResult executeLoad(Executor &ex, Operation *op) {
   auto load = cast<tile::LoadOp>(op);
-  bool bad = false;
-  std::optional<DType> dtype = pointeeDType(ex, op, load.getPtr(), bad);
-  if (bad)
+  std::optional<Access> made =
+      accessOf(ex, op, load.getPtr(), load.getMask(), /*isRead=*/true);
+  if (!made)
     return failure();
-  Access access{ex,
-                op,
-                ex.get(load.getPtr()),
-                optionalTile(ex, load.getMask()),
-                *dtype,
-                unsigned(tilec::dtypeSize(*dtype)),
-                /*isRead=*/true};
+  const Access &access = *made;
+  DType dtype = access.dtype;
   const Tile *other = optionalTile(ex, load.getOther());
   auto out = makeTile(access.ptrs.shape, resultElementType(op));
   bool isFloat = out->isFloat();
@@ -164,9 +163,9 @@ LogicalResult executeLoad(Executor &ex, Operation *op) {
       return failure();
     const uint8_t *addr = ex.memory.address(access.ptrs.ints[i]);
     if (isFloat)
-      out->floats[i] = loadFloat(addr, *dtype);
+      out->floats[i] = loadFloat(addr, dtype);
     else
-      out->ints[i] = loadInt(addr, *dtype);
+      out->ints[i] = loadInt(addr, dtype);
     ++loaded;
   }
   ex.stats.elementsLoaded += loaded;
@@ -176,26 +175,21 @@ LogicalResult executeLoad(Executor &ex, Operation *op) {
 
 LogicalResult executeStore(Executor &ex, Operation *op) {
   auto store = cast<tile::StoreOp>(op);
-  bool bad = false;
-  std::optional<DType> dtype = pointeeDType(ex, op, store.getPtr(), bad);
-  if (bad)
+  std::optional<Access> made =
+      accessOf(ex, op, store.getPtr(), store.getMask(), /*isRead=*/false);
+  if (!made)
     return failure();
-  Access access{ex,
-                op,
-                ex.get(store.getPtr()),
-                optionalTile(ex, store.getMask()),
-                *dtype,
-                unsigned(tilec::dtypeSize(*dtype)),
-                /*isRead=*/false};
+  const Access &access = *made;
+  DType dtype = access.dtype;
   const Tile &value = ex.get(store.getValue());
   // The bytes each element writes, encoded once for the race checks too.
   int64_t n = access.ptrs.size();
   std::vector<uint64_t> bits(n, 0);
   for (int64_t i = 0; i < n; ++i) {
     if (value.isFloat())
-      bits[i] = encodeFloat(value.floats[i], *dtype);
+      bits[i] = encodeFloat(value.floats[i], dtype);
     else
-      storeInt(reinterpret_cast<uint8_t *>(&bits[i]), *dtype, value.ints[i]);
+      storeInt(reinterpret_cast<uint8_t *>(&bits[i]), dtype, value.ints[i]);
   }
   auto active = [&](int64_t i) { return access.active(i); };
   if (ex.checkRaces && !access.ptrs.isScalar() &&
@@ -262,17 +256,12 @@ double combineFloat(tile::RMWKind kind, double old, double val,
 
 LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
   auto rmw = cast<tile::AtomicRMWOp>(op);
-  bool bad = false;
-  std::optional<DType> dtype = pointeeDType(ex, op, rmw.getPtr(), bad);
-  if (bad)
+  std::optional<Access> made =
+      accessOf(ex, op, rmw.getPtr(), rmw.getMask(), /*isRead=*/true);
+  if (!made)
     return failure();
-  Access access{ex,
-                op,
-                ex.get(rmw.getPtr()),
-                optionalTile(ex, rmw.getMask()),
-                *dtype,
-                unsigned(tilec::dtypeSize(*dtype)),
-                /*isRead=*/true};
+  const Access &access = *made;
+  DType dtype = access.dtype;
   const Tile &val = ex.get(rmw.getVal());
   Type elem = resultElementType(op);
   auto out = makeTile(access.ptrs.shape, elem);
@@ -286,13 +275,13 @@ LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
     int64_t ptr = access.ptrs.ints[i];
     uint8_t *addr = ex.memory.address(ptr);
     if (out->isFloat()) {
-      double old = loadFloat(addr, *dtype);
-      storeFloat(addr, *dtype,
+      double old = loadFloat(addr, dtype);
+      storeFloat(addr, dtype,
                  combineFloat(rmw.getKind(), old, val.floats[i], format));
       out->floats[i] = old;
     } else {
-      int64_t old = loadInt(addr, *dtype);
-      storeInt(addr, *dtype, combineInt(rmw.getKind(), old, val.ints[i], w));
+      int64_t old = loadInt(addr, dtype);
+      storeInt(addr, dtype, combineInt(rmw.getKind(), old, val.ints[i], w));
       out->ints[i] = old;
     }
     ex.memory.markWritten(ptr, access.size);
@@ -304,17 +293,12 @@ LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
 
 LogicalResult executeAtomicCAS(Executor &ex, Operation *op) {
   auto cas = cast<tile::AtomicCASOp>(op);
-  bool bad = false;
-  std::optional<DType> dtype = pointeeDType(ex, op, cas.getPtr(), bad);
-  if (bad)
+  std::optional<Access> made =
+      accessOf(ex, op, cas.getPtr(), Value(), /*isRead=*/true);
+  if (!made)
     return failure();
-  Access access{ex,
-                op,
-                ex.get(cas.getPtr()),
-                nullptr,
-                *dtype,
-                unsigned(tilec::dtypeSize(*dtype)),
-                /*isRead=*/true};
+  const Access &access = *made;
+  DType dtype = access.dtype;
   const Tile &cmp = ex.get(cas.getCmp()), &val = ex.get(cas.getVal());
   auto out = makeTile(access.ptrs.shape, resultElementType(op));
   for (int64_t i = 0, n = out->size(); i < n; ++i) {
@@ -324,14 +308,14 @@ LogicalResult executeAtomicCAS(Executor &ex, Operation *op) {
     uint8_t *addr = ex.memory.address(ptr);
     // Compare bit patterns, as the hardware does (-0.0 != +0.0, NaN == NaN).
     if (out->isFloat()) {
-      double old = loadFloat(addr, *dtype);
-      if (encodeFloat(old, *dtype) == encodeFloat(cmp.floats[i], *dtype))
-        storeFloat(addr, *dtype, val.floats[i]);
+      double old = loadFloat(addr, dtype);
+      if (encodeFloat(old, dtype) == encodeFloat(cmp.floats[i], dtype))
+        storeFloat(addr, dtype, val.floats[i]);
       out->floats[i] = old;
     } else {
-      int64_t old = loadInt(addr, *dtype);
+      int64_t old = loadInt(addr, dtype);
       if (old == cmp.ints[i])
-        storeInt(addr, *dtype, val.ints[i]);
+        storeInt(addr, dtype, val.ints[i]);
       out->ints[i] = old;
     }
     ex.memory.markWritten(ptr, access.size);
