@@ -33,14 +33,20 @@ inline constexpr float kCoefficients[] = {-1.627925038e+00f, -9.181653261e-01f,
                                           -1.496999115e-01f, 3.089682385e-02f,
                                           -3.664646996e-03f, 1.421180787e-04f};
 
-/// The same arithmetic as the GPU's, with the host's exp2.
-inline float evaluate(float x) {
+/// t P(t), t = min(|x|, kClamp): erfc(|x|) is 2 to this power.
+inline float exponent(float x) {
   float t = std::isnan(x) ? x : std::fmin(std::fabs(x), kClamp);
   constexpr int n = sizeof(kCoefficients) / sizeof(kCoefficients[0]);
   float p = kCoefficients[n - 1];
   for (int i = n - 2; i >= 0; --i)
     p = std::fma(p, t, kCoefficients[i]);
-  float e = std::exp2(p * t);
+  return p * t;
+}
+
+/// The same arithmetic as the GPU's, with the host's exp2 scaled by
+/// `exp2Scale` (1: exact; the GPU's ex2.approx is within 2^-22 of it).
+inline float evaluate(float x, double exp2Scale = 1.0) {
+  float e = float(std::exp2(double(exponent(x))) * exp2Scale);
   return std::copysign(1.0f - e, x);
 }
 

@@ -288,14 +288,25 @@ struct ConvertToDotOperandLowering
   }
 };
 
-/// The slot `slot` of a lowered buffer.
-Value slotAddress(OpBuilder &b, Location loc, SharedMemType type, Value base,
-                  Value slot) {
+/// One slot of a lowered !tile.smem buffer: where its elements go (with
+/// the layout), their lowered type, and the slot's address.
+struct Slot {
+  SharedTile tile;
+  Type elemType;
+  Value base;
+};
+
+Slot sharedSlot(OpBuilder &b, Location loc, const TileTypeConverter &tc,
+                SharedMemType type, Value buffer, Value slot) {
+  Type elemType = tc.convertElementType(type.getElementType());
+  SharedTile tile = makeSharedTile(cast<SharedLayoutAttr>(type.getLayout()),
+                                   type.getSlotShape(), elemType);
   int64_t slotBytes = type.getSlotElements() *
                       getStorageBytes(type.getElementType());
   Value off = arith::MulIOp::create(b, loc, slot, i32Val(b, loc, slotBytes));
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                             ValueRange{off});
+  Value base = LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(),
+                                   buffer, ValueRange{off});
+  return {tile, elemType, base};
 }
 
 /// tile.local_alloc -> the address of its place in shared memory.
@@ -332,13 +343,10 @@ struct AsyncCopyOpLowering : public OpConversionPattern<AsyncCopyOp> {
     FailureOr<DistributedLayout> layout = getLayoutOrError(op, ptrType);
     if (failed(layout))
       return failure();
-    const auto &tc = *getTypeConverter<TileTypeConverter>();
-    Type elemType = tc.convertElementType(bufType.getElementType());
-    auto shared = cast<SharedLayoutAttr>(bufType.getLayout());
-    SharedTile tile =
-        makeSharedTile(shared, bufType.getSlotShape(), elemType);
-    Value base = slotAddress(rewriter, loc, bufType, adaptor.getBuffer()[0],
-                             adaptor.getSlot()[0]);
+    auto [tile, elemType, base] =
+        sharedSlot(rewriter, loc, *getTypeConverter<TileTypeConverter>(),
+                   bufType, adaptor.getBuffer()[0], adaptor.getSlot()[0]);
+    SharedLayoutAttr shared = tile.layout;
     unsigned fast = shared.getOrder()[0], slow = 1 - fast;
 
     // Runs the layout keeps in a thread, that the axis analysis proves
@@ -484,13 +492,10 @@ struct LocalLoadOpLowering : public OpConversionPattern<LocalLoadOp> {
     FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
     if (failed(layout))
       return failure();
-    const auto &tc = *getTypeConverter<TileTypeConverter>();
-    Type elemType = tc.convertElementType(bufType.getElementType());
-    auto shared = cast<SharedLayoutAttr>(bufType.getLayout());
-    SharedTile tile =
-        makeSharedTile(shared, bufType.getSlotShape(), elemType);
-    Value base = slotAddress(rewriter, loc, bufType, adaptor.getBuffer()[0],
-                             adaptor.getSlot()[0]);
+    auto [tile, elemType, base] =
+        sharedSlot(rewriter, loc, *getTypeConverter<TileTypeConverter>(),
+                   bufType, adaptor.getBuffer()[0], adaptor.getSlot()[0]);
+    SharedLayoutAttr shared = tile.layout;
     if (canLoadWithLdmatrix(type, shared)) {
       replaceWithValues(rewriter, op,
                         loadDotOperandFromShared(rewriter, loc, type, tile,
