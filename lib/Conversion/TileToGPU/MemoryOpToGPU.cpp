@@ -332,6 +332,23 @@ Value andPred(OpBuilder &b, Location loc, Value a, Value c) {
   return arith::AndIOp::create(b, loc, a, c);
 }
 
+/// Per group of `vec` consecutive elements, the and of their masks; and the
+/// and of those over the thread (is every group whole?).
+std::pair<SmallVector<Value>, Value> groupMasks(OpBuilder &b, Location loc,
+                                                ValueRange masks,
+                                                int64_t vec) {
+  SmallVector<Value> groups;
+  Value whole;
+  for (size_t g = 0; g < masks.size(); g += vec) {
+    Value all;
+    for (int64_t k = 0; k < vec; ++k)
+      all = andPred(b, loc, all, masks[g + k]);
+    groups.push_back(all);
+    whole = andPred(b, loc, whole, all);
+  }
+  return {groups, whole};
+}
+
 /// What the axis analysis allows for the accesses through `ptr`.
 struct VecInfo {
   int64_t vec = 1;
@@ -425,14 +442,9 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
     // together; then, only if some group is partly in bounds, those groups
     // element by element. (With one branch per group, the vector loads of
     // later groups sat behind earlier groups' element-wise paths.)
-    SmallVector<Value> alls;
-    Value allThread;
-    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
-      Value all;
-      for (int64_t k = 0; k < a.vec; ++k)
-        all = andPred(rewriter, loc, all, masks[g + k]);
-      alls.push_back(all);
-      allThread = andPred(rewriter, loc, allThread, all);
+    auto [alls, allThread] = groupMasks(rewriter, loc, masks, a.vec);
+    for (auto [n, all] : llvm::enumerate(alls)) {
+      size_t g = n * a.vec;
       SmallVector<Value> words = emitLoad(rewriter, loc, ptrs[g], all,
                                           otherWordsOf(rewriter, loc, g), a,
                                           mods);
@@ -531,14 +543,9 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
     }
     // As for loads: every in-bounds group's vector store, then the partial
     // groups element by element, only if there are any.
-    SmallVector<Value> alls;
-    Value allThread;
-    for (size_t g = 0; g < ptrs.size(); g += a.vec) {
-      Value all;
-      for (int64_t k = 0; k < a.vec; ++k)
-        all = andPred(rewriter, loc, all, masks[g + k]);
-      alls.push_back(all);
-      allThread = andPred(rewriter, loc, allThread, all);
+    auto [alls, allThread] = groupMasks(rewriter, loc, masks, a.vec);
+    for (auto [n, all] : llvm::enumerate(alls)) {
+      size_t g = n * a.vec;
       emitStore(rewriter, loc, ptrs[g], andPred(rewriter, loc, all, owner),
                 pack(rewriter, loc, values.slice(g, a.vec), a), a, mods);
     }

@@ -36,11 +36,11 @@ func.func @uniform_mask(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // CHECK: arith.andi {{.*}} : i1
 // CHECK: arith.andi {{.*}} : i1
 // CHECK: %[[ALL0:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK: "mov.b32 $0, $4;{{.*}}@$8 ld.global.v4.b32 {$0, $1, $2, $3}, [ $9 + 0 ];", "=r,=r,=r,=r,r,r,r,r,b,l" {{.*}}, %[[ALL0]], %[[P0:[0-9a-z_]+]]
 // CHECK: arith.andi {{.*}} : i1
 // CHECK: arith.andi {{.*}} : i1
 // CHECK: %[[ALL1:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK: %[[ALL:.*]] = arith.andi %[[ALL0]], %[[ALL1]] : i1
+// CHECK: "mov.b32 $0, $4;{{.*}}@$8 ld.global.v4.b32 {$0, $1, $2, $3}, [ $9 + 0 ];", "=r,=r,=r,=r,r,r,r,r,b,l" {{.*}}, %[[ALL0]], %[[P0:[0-9a-z_]+]]
 // CHECK: "mov.b32 $0, $4;{{.*}}@$8 ld.global.v4.b32 {$0, $1, $2, $3}, [ $9 + 0 ];", "=r,=r,=r,=r,r,r,r,r,b,l" {{.*}}, %[[ALL1]], %[[P1:[0-9a-z_]+]]
 // CHECK: scf.if %[[ALL]] -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-NEXT: scf.yield
