@@ -349,6 +349,14 @@ TEST_F(FakeDriver, PtxasCompilesWhenInstalled) {
                      ".version 9.9");
   EXPECT_EQ(fake.links(), links + 1);
 
+  // One that succeeds without writing the cubin.
+  std::string silent = writeScript("silent-ptxas", "#!/bin/sh\nexit 0\n");
+  o.ptxas = silent;
+  auto nothing = Module::loadPtx(*ctx, kPtx, metadata(), o);
+  ASSERT_TRUE(nothing.ok()) << nothing.message();
+  EXPECT_EQ(nothing->loadInfo().compiler, "the driver's linker");
+  EXPECT_EQ(nothing->loadInfo().compilerNote, silent + " wrote no cubin");
+
   // "off", a path that is not there, and the environment.
   o.ptxas = "off";
   auto off = Module::loadPtx(*ctx, kPtx, metadata(), o);
