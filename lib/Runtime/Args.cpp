@@ -26,6 +26,9 @@ std::string withArticle(DType t) {
 std::string expectedText(const ParamInfo &p) {
   if (p.kind == ParamInfo::Kind::Pointer)
     return "a pointer to " + std::string(dtypeName(p.type));
+  if (p.kind == ParamInfo::Kind::TensorDesc)
+    return "a tensor descriptor of " + std::string(dtypeName(p.type)) +
+           " (rank " + std::to_string(p.desc.rank) + ")";
   return withArticle(p.type) + " scalar";
 }
 
@@ -41,6 +44,13 @@ mismatch(const KernelMetadata &k, size_t index, const ArgValue &arg) {
   return paramError(k, index,
                     "expects " + expectedText(k.params[index]) + " but got " +
                         describeArg(arg));
+}
+
+[[gnu::cold, gnu::noinline]] Status noMapSlots(const KernelMetadata &k,
+                                               size_t index) {
+  return paramError(k, index,
+                    "a tensor descriptor parameter needs a launch through "
+                    "Kernel (packArgs was given no place for its map)");
 }
 
 [[gnu::cold, gnu::noinline]] Status countError(const KernelMetadata &k,
@@ -71,6 +81,8 @@ std::string valueText(const ArgValue &a) {
                   static_cast<unsigned long long>(a.address));
     return buf;
   }
+  case ArgValue::Kind::TensorDesc:
+    return "a tensor descriptor";
   }
   return "?";
 }
@@ -123,19 +135,36 @@ std::string describeArg(const ArgValue &arg) {
     return "a floating-point value (" + std::string(dtypeName(arg.type)) + ")";
   case ArgValue::Kind::Bool:
     return "a bool";
+  case ArgValue::Kind::TensorDesc:
+    return "a tensor descriptor of " + std::string(dtypeName(arg.type)) +
+           " (rank " + std::to_string(arg.desc->rank) + ")";
   }
   return "an unknown value";
 }
 
 Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
-                size_t count, uint64_t *slots, void **pointers) {
+                size_t count, uint64_t *slots, void **pointers,
+                const TensorMapSlots *maps) {
   const size_t n = kernel.params.size();
   if (count != n) [[unlikely]]
     return countError(kernel, count);
+  size_t nextMap = 0;
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = kernel.params[i];
     const ArgValue &a = args[i];
     uint64_t slot = 0;
+    if (p.kind == ParamInfo::Kind::TensorDesc) {
+      // By value: the kernel's parameter is the 128-byte map itself.
+      if (a.kind != ArgValue::Kind::TensorDesc || a.type != p.type)
+          [[unlikely]]
+        return mismatch(kernel, i, a);
+      if (!maps) [[unlikely]]
+        return noMapSlots(kernel, i);
+      TensorMapBytes &map = maps->maps[nextMap++];
+      TILEC_RETURN_IF_ERROR(maps->encoder->encode(kernel, i, *a.desc, map));
+      pointers[i] = &map;
+      continue;
+    }
     if (p.kind == ParamInfo::Kind::Pointer) {
       if (a.kind != ArgValue::Kind::Pointer || a.type != p.type) [[unlikely]]
         return mismatch(kernel, i, a);

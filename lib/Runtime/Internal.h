@@ -10,6 +10,9 @@
 
 #include "tilec/runtime/Runtime.h"
 
+#include <mutex>
+#include <unordered_map>
+
 namespace tilec::runtime {
 
 struct ContextState {
@@ -29,11 +32,48 @@ struct ContextState {
   ~ContextState();
 };
 
+/// The CUtensorMaps a module's launches encoded (TensorMapCache.cpp), keyed
+/// by parameter, address, shape and strides; thread-safe.
+class TensorMapCache final : public TensorMapEncoder {
+public:
+  explicit TensorMapCache(const Driver *driver) : driver_(driver) {}
+  /// The map of `arg` for parameter `index` of `kernel` (whose metadata
+  /// lives as long as the module): from the cache, else checked, encoded by
+  /// cuTensorMapEncodeTiled and stored.
+  Status encode(const KernelMetadata &kernel, size_t index,
+                const TensorDescArg &arg, TensorMapBytes &out) override;
+  size_t size() const;
+  /// Entries kept before the cache starts over.
+  static constexpr size_t kMaxEntries = 1024;
+
+private:
+  struct Key {
+    const ParamInfo *param = nullptr;
+    uint64_t address = 0;
+    int rank = 0;
+    int64_t shape[kMaxTensorRank] = {};
+    int64_t strides[kMaxTensorRank] = {};
+    bool operator==(const Key &o) const;
+  };
+  struct KeyHash {
+    size_t operator()(const Key &k) const;
+  };
+  [[gnu::cold, gnu::noinline]] Status
+  encodeMiss(const KernelMetadata &kernel, size_t index,
+             const TensorDescArg &arg, const Key &key, TensorMapBytes &out);
+
+  const Driver *driver_;
+  mutable std::mutex mutex_;
+  std::unordered_map<Key, TensorMapBytes, KeyHash> maps_;
+};
+
 struct ModuleState {
   std::shared_ptr<ContextState> context;
   CUmodule module = nullptr;
   ModuleMetadata metadata;
   LoadInfo info;
+  /// Null when no kernel of the module has a descriptor parameter.
+  std::unique_ptr<TensorMapCache> tensorMaps;
   ~ModuleState();
 };
 

@@ -8,6 +8,7 @@
 
 #include "tilec/runtime/Metadata.h"
 #include "tilec/runtime/Json.h"
+#include "tilec/runtime/TensorDesc.h"
 
 #include <cstdio>
 
@@ -18,6 +19,8 @@ using json::Value;
 unsigned ParamInfo::abiBytes() const {
   if (kind == Kind::Pointer)
     return 8;
+  if (kind == Kind::TensorDesc)
+    return 128;
   return type == DType::I1 ? 4 : dtypeSize(type);
 }
 
@@ -27,12 +30,25 @@ std::string KernelMetadata::signature() const {
     if (!out.empty())
       out += ", ";
     out += p.name + ": ";
-    if (p.kind == ParamInfo::Kind::Pointer)
+    if (p.kind == ParamInfo::Kind::Pointer) {
       out += "ptr<" + std::string(dtypeName(p.type)) + ">";
-    else
+    } else if (p.kind == ParamInfo::Kind::TensorDesc) {
+      out += "tensor_desc<" + std::string(dtypeName(p.type)) + ", ";
+      for (int d = 0; d < p.desc.rank; ++d)
+        out += (d ? "x" : "") + std::to_string(p.desc.block[d]);
+      out += ">";
+    } else {
       out += dtypeName(p.type);
+    }
   }
   return out;
+}
+
+unsigned KernelMetadata::tensorDescCount() const {
+  unsigned n = 0;
+  for (const ParamInfo &p : params)
+    n += p.kind == ParamInfo::Kind::TensorDesc;
+  return n;
 }
 
 const KernelMetadata *ModuleMetadata::find(std::string_view name) const {
@@ -152,6 +168,75 @@ bool isScalarAbiType(DType t) {
          t == DType::F16 || t == DType::BF16 || t == DType::F32;
 }
 
+/// The fields of a `"kind": "tensor_desc"` parameter (name, kind and type
+/// read): rank, block, swizzle, fill, checked against what the TMA can do.
+Expected<ParamInfo> parseTensorDesc(const Fields &f, ParamInfo p) {
+  std::string type(dtypeName(p.type));
+  if (tensorMapDataType(p.type) < 0)
+    return f.error("a tensor descriptor of " + type +
+                   " elements is not supported (the TMA moves i8 i16 i32 "
+                   "i64 f16 bf16 f32 f64 f8E4M3FN f8E5M2)");
+  auto rank = f.integer("rank", 1, kMaxTensorRank, "a rank from 1 to 5");
+  if (!rank.ok())
+    return rank.status();
+  TensorDescInfo &d = p.desc;
+  d.rank = static_cast<int>(*rank);
+  auto block = f.get("block", Value::Kind::Array);
+  if (!block.ok())
+    return block.status();
+  const auto &dims = (*block)->elements();
+  if (dims.size() != size_t(d.rank))
+    return f.error("\"block\" has " + std::to_string(dims.size()) +
+                   " dimensions but \"rank\" is " + std::to_string(d.rank));
+  for (int i = 0; i < d.rank; ++i) {
+    const Value &e = dims[i];
+    if (!e.isNumber() || !e.isInteger() || e.asInt() < 1 || e.asInt() > 256)
+      return f.error("\"block\"[" + std::to_string(i) + "] is " + show(e) +
+                     ", not a whole number from 1 to 256 (the TMA's box "
+                     "limit)");
+    d.block[i] = e.asInt();
+  }
+  int64_t innerBytes = d.block[d.rank - 1] * dtypeSize(p.type);
+  if (innerBytes % 16 != 0)
+    return f.error("the block's innermost dimension is " +
+                   std::to_string(innerBytes) + " bytes (" +
+                   std::to_string(d.block[d.rank - 1]) + " x " + type +
+                   "), not a multiple of 16");
+  if (f.object().find("swizzle")) {
+    auto swizzle = f.integer("swizzle", 0, 128, "0, 32, 64 or 128");
+    if (!swizzle.ok())
+      return swizzle.status();
+    if (*swizzle != 0 && *swizzle != 32 && *swizzle != 64 && *swizzle != 128)
+      return f.error("\"swizzle\" is " + std::to_string(*swizzle) +
+                     ", not 0, 32, 64 or 128");
+    d.swizzle = static_cast<int>(*swizzle);
+  }
+  if (d.swizzle != 0 && innerBytes > d.swizzle)
+    return f.error("the block's innermost dimension is " +
+                   std::to_string(innerBytes) + " bytes (" +
+                   std::to_string(d.block[d.rank - 1]) + " x " + type +
+                   "), more than the " + std::to_string(d.swizzle) +
+                   "-byte swizzle span");
+  if (f.object().find("fill")) {
+    auto fill = f.string("fill");
+    if (!fill.ok())
+      return fill.status();
+    if (*fill != "zero" && *fill != "nan")
+      return f.error("\"fill\" is " + json::quote(*fill) +
+                     ", not \"zero\" or \"nan\"");
+    d.nanFill = *fill == "nan";
+    if (d.nanFill && !isFloat(p.type))
+      return f.error("\"fill\" \"nan\" needs floating-point elements, not " +
+                     type);
+  }
+  if (const Value *div = f.object().find("divisibility");
+      div && !(div->isNumber() && div->isInteger() && div->asInt() == 1))
+    return f.error("\"divisibility\" applies to integers and pointers, not to "
+                   "tensor descriptors (the TMA needs 16-byte alignment "
+                   "anyway)");
+  return p;
+}
+
 Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
   if (!v.isObject())
     return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
@@ -172,9 +257,11 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
     p.kind = ParamInfo::Kind::Pointer;
   else if (*kind == "scalar")
     p.kind = ParamInfo::Kind::Scalar;
+  else if (*kind == "tensor_desc")
+    p.kind = ParamInfo::Kind::TensorDesc;
   else
     return f.error("\"kind\" is " + json::quote(*kind) +
-                   ", not \"ptr\" or \"scalar\"");
+                   ", not \"ptr\", \"scalar\" or \"tensor_desc\"");
 
   auto typeText = f.string("type");
   if (!typeText.ok())
@@ -184,6 +271,8 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
     return f.error("\"type\" is " + json::quote(*typeText) + ", not one of " +
                    std::string(allDTypeNames()));
   p.type = *type;
+  if (p.kind == ParamInfo::Kind::TensorDesc)
+    return parseTensorDesc(f, std::move(p));
   if (p.kind == ParamInfo::Kind::Scalar && !isScalarAbiType(p.type))
     return f.error("a scalar of type " + *typeText +
                    " is not in the kernel ABI (scalars are i1 i32 i64 f16 "

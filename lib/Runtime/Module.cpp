@@ -127,6 +127,9 @@ Expected<Module> Module::finishLoad(const Context &context,
   }
   state->metadata = std::move(metadata);
   state->info = std::move(info);
+  for (const KernelMetadata &k : state->metadata.kernels)
+    if (k.tensorDescCount() != 0 && !state->tensorMaps)
+      state->tensorMaps = std::make_unique<TensorMapCache>(d);
   return Module(std::move(state));
 }
 
@@ -322,6 +325,9 @@ Expected<Kernel> Module::kernel(std::string_view name) const {
                          std::to_string(maxThreads) + " (it uses " +
                          std::to_string(registers) + " registers per thread)");
   k.module_ = state_;
+  k.descParams_ = meta->tensorDescCount();
+  if (k.descParams_ != 0)
+    k.tensorMaps_ = m.tensorMaps.get();
   k.metadata_ = meta;
   k.driver_ = d;
   k.blockThreads_ = static_cast<unsigned>(meta->threadsPerProgram);
@@ -335,6 +341,8 @@ Expected<Kernel> Module::kernel(std::string_view name) const {
 
 Status Kernel::launchArgs(CUstream stream, const Grid &grid,
                           const ArgValue *args, size_t count) const {
+  if (descParams_ != 0)
+    return launchWithMaps(stream, grid, args, count);
   if (count > kInlineParams) [[unlikely]] {
     std::vector<uint64_t> slots(count);
     std::vector<void *> pointers(count);
@@ -351,6 +359,43 @@ Status Kernel::launchArgs(CUstream stream, const Grid &grid,
   uint64_t slots[kInlineParams];
   void *pointers[kInlineParams];
   TILEC_RETURN_IF_ERROR(packArgs(*metadata_, args, count, slots, pointers));
+  TILEC_RETURN_IF_ERROR(checkGrid(*metadata_, grid));
+  CUresult r = driver_->cuLaunchKernel(
+      function_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+      blockThreads_, 1, 1, sharedBytes_, stream, pointers, nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    return launchFailed(r, stream, grid, pointers);
+  return Status();
+}
+
+/// Most descriptor parameters whose maps a launch keeps on the stack.
+constexpr unsigned kInlineMaps = 4;
+
+Status Kernel::launchWithMaps(CUstream stream, const Grid &grid,
+                              const ArgValue *args, size_t count) const {
+  // The maps live on this frame until cuLaunchKernel, which copies the
+  // parameters, returns; CUtensorMap's 64-byte alignment is the type's.
+  TensorMapBytes inlineMaps[kInlineMaps];
+  std::unique_ptr<TensorMapBytes[]> heapMaps;
+  TensorMapSlots maps{tensorMaps_, inlineMaps};
+  if (descParams_ > kInlineMaps) [[unlikely]] {
+    heapMaps = std::make_unique<TensorMapBytes[]>(descParams_);
+    maps.maps = heapMaps.get();
+  }
+  uint64_t inlineSlots[kInlineParams];
+  void *inlinePointers[kInlineParams];
+  std::vector<uint64_t> heapSlots;
+  std::vector<void *> heapPointers;
+  uint64_t *slots = inlineSlots;
+  void **pointers = inlinePointers;
+  if (count > kInlineParams) [[unlikely]] {
+    heapSlots.resize(count);
+    heapPointers.resize(count);
+    slots = heapSlots.data();
+    pointers = heapPointers.data();
+  }
+  TILEC_RETURN_IF_ERROR(
+      packArgs(*metadata_, args, count, slots, pointers, &maps));
   TILEC_RETURN_IF_ERROR(checkGrid(*metadata_, grid));
   CUresult r = driver_->cuLaunchKernel(
       function_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
@@ -390,8 +435,15 @@ Expected<BoundLaunch> Kernel::bindArgs(const ArgValue *args,
   size_t n = count == 0 ? 1 : count;
   b.slots_ = std::make_unique<uint64_t[]>(n);
   b.pointers_ = std::make_unique<void *[]>(n);
-  TILEC_RETURN_IF_ERROR(
-      packArgs(*metadata_, args, count, b.slots_.get(), b.pointers_.get()));
+  // Encoded once here; the bound launch passes the same bytes every time.
+  TensorMapSlots maps{tensorMaps_, nullptr};
+  if (descParams_ != 0) {
+    b.maps_ = std::make_unique<TensorMapBytes[]>(descParams_);
+    maps.maps = b.maps_.get();
+  }
+  TILEC_RETURN_IF_ERROR(packArgs(*metadata_, args, count, b.slots_.get(),
+                                 b.pointers_.get(),
+                                 descParams_ != 0 ? &maps : nullptr));
   return b;
 }
 

@@ -18,11 +18,13 @@
 
 #include "tilec/runtime/Metadata.h"
 #include "tilec/runtime/Status.h"
+#include "tilec/runtime/TensorDesc.h"
 #include "tilec/runtime/Types.h"
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 namespace tilec::runtime {
@@ -53,13 +55,23 @@ struct Grid {
 
 /// One argument of a launch, before it is checked against a parameter.
 struct ArgValue {
-  enum class Kind : uint8_t { Pointer, SignedInt, UnsignedInt, Float, Bool };
+  enum class Kind : uint8_t {
+    Pointer,
+    SignedInt,
+    UnsignedInt,
+    Float,
+    Bool,
+    TensorDesc
+  };
   Kind kind = Kind::SignedInt;
-  /// Pointer: the element type; SignedInt/UnsignedInt: the C++ type's width
-  /// (I8..I64); Float: F16/BF16/F32/F64; Bool: I1.
+  /// Pointer, TensorDesc: the element type; SignedInt/UnsignedInt: the C++
+  /// type's width (I8..I64); Float: F16/BF16/F32/F64; Bool: I1.
   DType type = DType::I32;
   union {
     uint64_t address; ///< Pointer
+    /// TensorDesc: the argument, which must outlive the launch call (the
+    /// variadic launch() and bind() keep theirs alive).
+    const TensorDescArg *desc;
     int64_t i;        ///< SignedInt
     uint64_t u;       ///< UnsignedInt
     double f;         ///< Float (F16/BF16 held exactly as double)
@@ -138,6 +150,37 @@ inline ArgValue makeArg(BFloat16 v) {
   a.f = v.toFloat();
   return a;
 }
+/// A tensor descriptor argument (for a tensor_desc parameter); refers to
+/// `d`, which must outlive the launch.
+inline ArgValue makeArg(const TensorDescArg &d) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::TensorDesc;
+  a.type = d.type;
+  a.desc = &d;
+  return a;
+}
+
+/// The tensor of `shape` (in elements, outermost dimension first, as
+/// PyTorch's size()) at `p`, contiguous row-major, or with `strides` (in
+/// elements, outermost first; the last must be 1), for a tensor_desc
+/// parameter:
+///
+///   kernel.launch(stream, grid, tensorDesc(a.ptr(), {M, K}), ...);
+template <typename T>
+TensorDescArg tensorDesc(DevicePtr<T> p, std::initializer_list<int64_t> shape,
+                         std::initializer_list<int64_t> strides = {}) {
+  return TensorDescArg::make(DTypeOf<T>::value, p.address,
+                             std::span<const int64_t>(shape.begin(), shape.size()),
+                             std::span<const int64_t>(strides.begin(),
+                                                      strides.size()));
+}
+/// The same from a pointer argument of a run-time type (pointerArg()).
+inline TensorDescArg tensorDesc(const ArgValue &pointer,
+                                std::span<const int64_t> shape,
+                                std::span<const int64_t> strides = {}) {
+  return TensorDescArg::make(pointer.type, pointer.address, shape, strides);
+}
+
 /// Host pointers are never kernel arguments: wrap device addresses in
 /// DevicePtr<T>.
 template <typename T> ArgValue makeArg(T *) = delete;
@@ -147,10 +190,14 @@ inline constexpr size_t kInlineParams = 32;
 
 /// Checks `args[0..count)` against `kernel`'s parameters and writes each into
 /// `slots[i]` (8 bytes per parameter, value in the low bytes), setting
-/// `pointers[i] = &slots[i]` as cuLaunchKernel wants. Errors name the kernel
-/// and the parameter: "kernel 'add', parameter 'n' (#3): ...".
+/// `pointers[i] = &slots[i]` as cuLaunchKernel wants. A tensor_desc
+/// parameter's map is encoded by `maps->encoder` into the next of
+/// `maps->maps` and passed by value (`pointers[i]` points at those 128
+/// bytes); a kernel with descriptor parameters needs `maps`. Errors name the
+/// kernel and the parameter: "kernel 'add', parameter 'n' (#3): ...".
 Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
-                size_t count, uint64_t *slots, void **pointers);
+                size_t count, uint64_t *slots, void **pointers,
+                const TensorMapSlots *maps = nullptr);
 
 /// Checks a launch's grid: every dimension at least 1, x below 2^31, y and z
 /// at most 65535.

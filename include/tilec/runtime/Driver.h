@@ -72,6 +72,7 @@ namespace tilec::runtime {
   X(cuLinkComplete)                                                            \
   X(cuLinkDestroy)                                                             \
   X(cuLaunchKernel)                                                            \
+  X(cuTensorMapEncodeTiled)                                                    \
   X(cuGraphInstantiateWithFlags)                                               \
   X(cuGraphLaunch)                                                             \
   X(cuGraphDestroy)                                                            \

@@ -20,17 +20,35 @@
 
 namespace tilec::runtime {
 
+/// Most dimensions a tensor descriptor has (the TMA's limit).
+inline constexpr int kMaxTensorRank = 5;
+
+/// What a tensor_desc parameter fixes at compile time: the block one TMA copy
+/// moves (outermost dimension first), the shared-memory swizzle, and what
+/// reads out of bounds give.
+struct TensorDescInfo {
+  int rank = 0;
+  int64_t block[kMaxTensorRank] = {};
+  /// Swizzle span in bytes: 0 (none), 32, 64 or 128.
+  int swizzle = 0;
+  /// Out-of-bounds elements read as NaN (`"fill": "nan"`), else as zero.
+  bool nanFill = false;
+};
+
 /// One PTX parameter of a kernel.
 struct ParamInfo {
-  enum class Kind : uint8_t { Pointer, Scalar };
+  enum class Kind : uint8_t { Pointer, Scalar, TensorDesc };
   std::string name;
   Kind kind = Kind::Scalar;
-  /// The pointee type of a pointer, the type of a scalar.
+  /// The pointee type of a pointer, the type of a scalar, the element type
+  /// of a tensor descriptor.
   DType type = DType::I32;
   /// Integers are multiples of it; pointers' byte addresses are.
   int64_t divisibility = 1;
+  /// Kind::TensorDesc only.
+  TensorDescInfo desc;
   /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is
-  /// widened to 4).
+  /// widened to 4; 128 for a tensor descriptor, a CUtensorMap by value).
   unsigned abiBytes() const;
 };
 
@@ -41,6 +59,8 @@ struct KernelMetadata {
   int threadsPerProgram = 0;
   int64_t sharedBytes = 0;
   std::vector<ParamInfo> params;
+  /// How many of `params` are tensor descriptors.
+  unsigned tensorDescCount() const;
 
   /// "x: ptr<f32>, y: ptr<f32>, n_cols: i32", for messages and docs.
   std::string signature() const;

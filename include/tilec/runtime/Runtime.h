@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -203,6 +204,16 @@ template <typename T> ArgValue makeArg(const DeviceBuffer<T> &buffer) {
   return makeArg(buffer.ptr());
 }
 
+/// A tensor descriptor over `buffer` (Args.h's tensorDesc: shape and strides
+/// in elements, outermost dimension first; contiguous when `strides` is
+/// empty).
+template <typename T>
+TensorDescArg tensorDesc(const DeviceBuffer<T> &buffer,
+                         std::initializer_list<int64_t> shape,
+                         std::initializer_list<int64_t> strides = {}) {
+  return tensorDesc(buffer.ptr(), shape, strides);
+}
+
 class BoundLaunch;
 
 /// A kernel of a loaded module, ready to launch: its function resolved, its
@@ -212,7 +223,9 @@ class Kernel {
 public:
   /// Launches `grid` programs on `stream` with `args`, after checking them
   /// against the metadata (count, pointer or scalar, element type,
-  /// divisibility). A refused launch returns an error naming the kernel and
+  /// divisibility). A tensor_desc parameter takes a TensorDescArg, whose
+  /// CUtensorMap is encoded on first use (then cached by the module) and
+  /// passed by value. A refused launch returns an error naming the kernel and
   /// the parameter and launches nothing.
   template <typename... Args>
   Status launch(CUstream stream, const Grid &grid, const Args &...args) const {
@@ -243,8 +256,14 @@ private:
   /// another (or no) context current, else reports the error.
   Status launchFailed(CUresult result, CUstream stream, const Grid &grid,
                       void **params) const;
+  /// launchArgs for a kernel with tensor descriptor parameters.
+  Status launchWithMaps(CUstream stream, const Grid &grid,
+                        const ArgValue *args, size_t count) const;
 
   std::shared_ptr<const ModuleState> module_;
+  /// The module's map cache when the kernel has descriptor parameters.
+  TensorMapEncoder *tensorMaps_ = nullptr;
+  unsigned descParams_ = 0;
   const KernelMetadata *metadata_ = nullptr;
   const Driver *driver_ = nullptr;
   CUfunction function_ = nullptr;
@@ -264,6 +283,8 @@ private:
   Kernel kernel_;
   std::unique_ptr<uint64_t[]> slots_;
   std::unique_ptr<void *[]> pointers_;
+  /// The encoded maps of descriptor parameters, passed by value.
+  std::unique_ptr<TensorMapBytes[]> maps_;
 };
 
 template <typename... Args>

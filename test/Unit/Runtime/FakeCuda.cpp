@@ -16,11 +16,13 @@
 // driver's rules that the runtime must respect are enforced as the real driver
 // does: a launch needs the context current, and more than 48 KiB of dynamic
 // shared memory needs the function's attribute raised first.
+// cuTensorMapEncodeTiled validates as the real one does and writes a
+// recognizable map that launches check (the "tensor maps" block below).
 //
 // Two devices, each with its primary context. TILEC_FAKE_CUDA_MODE makes it
 // a broken driver: "nodevice" (cuInit fails), "old" (CUDA 11.8), "partial"
-// (no cuGraphLaunch). Tests reach the fake's state through the extern "C"
-// fake_* functions.
+// (no cuGraphLaunch), "refusemaps" (cuTensorMapEncodeTiled fails). Tests
+// reach the fake's state through the extern "C" fake_* functions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,11 +150,19 @@ bool parseEntry(const std::string &text, const std::string &name,
   while ((pos = params.find(".param", pos)) != std::string::npos) {
     pos += 6;
     size_t dot = params.find('.', pos);
+    // `.param .align 64 .b8 name[128]` (a tensor map by value): the type
+    // follows the alignment, and an array multiplies it.
+    if (params.compare(dot, 6, ".align") == 0)
+      dot = params.find('.', dot + 6);
     std::string type = params.substr(dot + 1, 3);
     unsigned bytes = type.find("64") != std::string::npos   ? 8
                      : type.find("32") != std::string::npos ? 4
                      : type.find("16") != std::string::npos ? 2
                                                             : 1;
+    size_t next = params.find(".param", pos);
+    size_t bracket = params.find('[', dot);
+    if (bracket != std::string::npos && bracket < next)
+      bytes *= unsigned(std::strtoul(params.c_str() + bracket + 1, nullptr, 10));
     sizes.push_back(bytes);
   }
   return true;
@@ -202,6 +212,155 @@ CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
     gPendingFault = true;
   gLaunches.push_back(l);
   return CUDA_SUCCESS;
+}
+
+// --- tensor maps (cuTensorMapEncodeTiled) ----------------------------------
+//
+// The real driver's validation of cuTensorMapEncodeTiled (its documentation
+// in cuda.h, rule by rule: CUDA_ERROR_INVALID_VALUE on any breach), so that
+// CI tests the runtime's own checks come first, and a recognizable encoding:
+// the 128 bytes are 16 little-endian qwords,
+//   q0 kFakeMapMagic, q1 global address, q2..q6 globalDim[0..4],
+//   q7..q10 globalStrides[0..3] (bytes), q11 boxDim[i] << 12i,
+//   q12 elementStrides[i] << 4i | dataType << 20 | rank << 28 |
+//       interleave << 32 | swizzle << 36 | l2Promotion << 40 | oobFill << 44,
+//   q13, q14 zero, q15 FNV-1a of q0..q14,
+// in CUDA's dimension order (0 innermost). A launch checks every 128-byte
+// parameter (`.param .align 64 .b8 name[128]`): its bytes must sit 64-byte
+// aligned and be a map this driver encoded, as a real kernel would fault on
+// anything else.
+
+constexpr uint64_t kFakeMapMagic = 0x50414d434c495454ull; // "TTILCMAP"
+int gTensorMapEncodes = 0;
+
+uint64_t fnv(const uint64_t *q, int n) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < n; ++i)
+    for (int b = 0; b < 8; ++b) {
+      h ^= (q[i] >> (8 * b)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  return h;
+}
+
+unsigned tensorMapElementBytes(CUtensorMapDataType t) {
+  switch (t) {
+  case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+    return 1;
+  case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+  case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+    return 2;
+  case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+  case CU_TENSOR_MAP_DATA_TYPE_INT32:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+  case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+  case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
+    return 4;
+  case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+  case CU_TENSOR_MAP_DATA_TYPE_INT64:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+    return 8;
+  default:
+    return 0; // the packed 4- and 6-bit types: not modelled
+  }
+}
+
+CUresult fTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
+                               cuuint32_t rank, void *address,
+                               const cuuint64_t *dim, const cuuint64_t *strides,
+                               const cuuint32_t *box,
+                               const cuuint32_t *elementStrides,
+                               CUtensorMapInterleave interleave,
+                               CUtensorMapSwizzle swizzle,
+                               CUtensorMapL2promotion l2,
+                               CUtensorMapFloatOOBfill fill) {
+  const CUresult bad = CUDA_ERROR_INVALID_VALUE;
+  if (mode("refusemaps")) // a driver error the runtime's checks cannot foresee
+    return bad;
+  unsigned elem = tensorMapElementBytes(type);
+  uint64_t addr = reinterpret_cast<uintptr_t>(address);
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0 || elem == 0)
+    return bad;
+  if (interleave < CU_TENSOR_MAP_INTERLEAVE_NONE ||
+      interleave > CU_TENSOR_MAP_INTERLEAVE_32B)
+    return bad;
+  bool il32 = interleave == CU_TENSOR_MAP_INTERLEAVE_32B;
+  if (rank < 1 || rank > 5 ||
+      (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE && rank < 3))
+    return bad;
+  if (addr % (il32 ? 32 : 16) != 0)
+    return bad;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (dim[i] < 1 || dim[i] > (uint64_t(1) << 32))
+      return bad;
+    if (box[i] < 1 || box[i] > 256)
+      return bad;
+    if (elementStrides[i] < 1 || elementStrides[i] > 8)
+      return bad;
+  }
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    if (strides[i] % (il32 ? 32 : 16) != 0 || strides[i] >= (uint64_t(1) << 40))
+      return bad;
+  uint64_t inner = uint64_t(box[0]) * elem;
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && inner % 16 != 0)
+    return bad;
+  if (swizzle < CU_TENSOR_MAP_SWIZZLE_NONE ||
+      swizzle > CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B)
+    return bad;
+  if (il32 && swizzle != CU_TENSOR_MAP_SWIZZLE_32B)
+    return bad;
+  uint64_t span = swizzle == CU_TENSOR_MAP_SWIZZLE_32B   ? 32
+                  : swizzle == CU_TENSOR_MAP_SWIZZLE_64B ? 64
+                                                         : 128;
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE &&
+      swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && inner > span)
+    return bad;
+  if (l2 < CU_TENSOR_MAP_L2_PROMOTION_NONE ||
+      l2 > CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+    return bad;
+  bool floating = type >= CU_TENSOR_MAP_DATA_TYPE_FLOAT16 &&
+                  type <= CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ;
+  if (fill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA ? !floating
+                                                               : fill != 0)
+    return bad;
+
+  uint64_t q[16] = {};
+  q[0] = kFakeMapMagic;
+  q[1] = addr;
+  for (unsigned i = 0; i < rank; ++i) {
+    q[2 + i] = dim[i];
+    q[11] |= uint64_t(box[i]) << (12 * i);
+    q[12] |= uint64_t(elementStrides[i]) << (4 * i);
+  }
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    q[7 + i] = strides[i];
+  q[12] |= uint64_t(type) << 20 | uint64_t(rank) << 28 |
+           uint64_t(interleave) << 32 | uint64_t(swizzle) << 36 |
+           uint64_t(l2) << 40 | uint64_t(fill) << 44;
+  q[15] = fnv(q, 15);
+  std::memcpy(map, q, sizeof q);
+  std::lock_guard<std::mutex> lock(gMutex);
+  ++gTensorMapEncodes;
+  return CUDA_SUCCESS;
+}
+
+/// A launch's 128-byte parameter `index` of `kernel` at `bytes`.
+CUresult checkTensorMapParam(const std::string &kernel, size_t index,
+                             const unsigned char *bytes) {
+  uint64_t q[16];
+  std::memcpy(q, bytes, sizeof q);
+  const char *why = nullptr;
+  if (reinterpret_cast<uintptr_t>(bytes) % 64 != 0)
+    why = "is not 64-byte aligned";
+  else if (q[0] != kFakeMapMagic || q[15] != fnv(q, 15))
+    why = "is not a tensor map this driver encoded";
+  if (!why)
+    return CUDA_SUCCESS;
+  std::fprintf(stderr, "fake cuda: kernel %s, parameter #%zu: the map %s\n",
+               kernel.c_str(), index, why);
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 // --- the entry points ------------------------------------------------------
@@ -533,6 +692,9 @@ CUresult fLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   FakeLaunch l{fn->name, {gx, gy, gz}, {bx, by, bz}, shared, {}, fn->ptx};
   for (size_t i = 0; i < fn->paramBytes.size(); ++i) {
     auto *p = static_cast<unsigned char *>(params[i]);
+    if (fn->paramBytes[i] == 128)
+      if (CUresult r = checkTensorMapParam(fn->name, i, p))
+        return r;
     l.params.emplace_back(p, p + fn->paramBytes[i]);
   }
   std::lock_guard<std::mutex> lock(gMutex);
@@ -621,6 +783,7 @@ const Entry kEntries[] = {
     E("cuLinkComplete", fLinkComplete),
     E("cuLinkDestroy", fLinkDestroy),
     E("cuLaunchKernel", fLaunchKernel),
+    E("cuTensorMapEncodeTiled", fTensorMapEncodeTiled),
     E("cuGraphInstantiateWithFlags", fGraphInstantiateWithFlags),
     E("cuGraphLaunch", fGraphLaunch),
     E("cuGraphDestroy", fGraphDestroy),
@@ -658,6 +821,8 @@ int fake_moduleLoadCount() { return gModuleLoads; }
 int fake_liveAllocations() { return gLiveAllocations; }
 int fake_primaryRetains() { return gRetains; }
 int fake_launchCount() { return static_cast<int>(gLaunches.size()); }
+/// cuTensorMapEncodeTiled calls that succeeded.
+int fake_tensorMapEncodeCount() { return gTensorMapEncodes; }
 /// Bytes of parameter `param` of launch `index`; their count in *size.
 const unsigned char *fake_launchParam(int index, int param, size_t *size) {
   const auto &p = gLaunches.at(index).params.at(param);

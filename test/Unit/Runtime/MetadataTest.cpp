@@ -225,8 +225,8 @@ TEST(Metadata, ParamErrors) {
   EXPECT_EQ(error(edit("\"kind\": \"scalar\", ", "")),
             where + " 'n_cols': missing \"kind\"");
   EXPECT_EQ(error(edit("\"kind\": \"scalar\"", "\"kind\": \"tensor\"")),
-            where + " 'n_cols': \"kind\" is \"tensor\", not \"ptr\" or "
-                    "\"scalar\"");
+            where + " 'n_cols': \"kind\" is \"tensor\", not \"ptr\", "
+                    "\"scalar\" or \"tensor_desc\"");
   EXPECT_EQ(error(edit("\"type\": \"i32\", ", "")),
             where + " 'n_cols': missing \"type\"");
   EXPECT_EQ(error(edit("\"type\": \"i32\"", "\"type\": \"int\"")),
