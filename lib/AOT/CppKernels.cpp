@@ -120,6 +120,9 @@ std::string cppType(const ParamInfo &p) {
   if (p.kind == ParamInfo::Kind::Pointer)
     return std::string("::tilec::runtime::DevicePtr<") + hostPointee(p.type) +
            ">";
+  // The runtime encodes the CUtensorMap from it at launch (and caches it).
+  if (p.kind == ParamInfo::Kind::TensorDesc)
+    return "const ::tilec::runtime::TensorDescArg &";
   return hostPointee(p.type);
 }
 
@@ -146,6 +149,14 @@ std::vector<std::string> paramNames(const KernelMetadata &k,
 
 std::string paramDoc(const ParamInfo &p) {
   std::string d = p.name + ": ";
+  if (p.kind == ParamInfo::Kind::TensorDesc) {
+    d += "tensor descriptor of " + std::string(runtime::dtypeName(p.type)) +
+         ", rank " + std::to_string(p.desc.rank) + ", block ";
+    for (int i = 0; i < p.desc.rank; ++i)
+      d += (i ? "x" : "") + std::to_string(p.desc.block[i]);
+    d += " (tensorDesc(ptr, shape, strides): elements, outermost first)";
+    return d;
+  }
   d += p.kind == ParamInfo::Kind::Pointer
            ? "ptr<" + std::string(runtime::dtypeName(p.type)) + ">"
            : std::string(runtime::dtypeName(p.type));
@@ -159,8 +170,14 @@ std::string paramDoc(const ParamInfo &p) {
 std::string signature(const KernelMetadata &k,
                       const std::vector<std::string> &names) {
   std::string s = "CUstream stream, const ::tilec::runtime::Grid &grid";
-  for (size_t i = 0; i < k.params.size(); ++i)
-    s += ", " + cppType(k.params[i]) + " " + names[i];
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    std::string type = cppType(k.params[i]);
+    // `const T &name`, as clang-format writes references.
+    if (type.back() == '&')
+      s += ", " + type + names[i];
+    else
+      s += ", " + type + " " + names[i];
+  }
   return s;
 }
 

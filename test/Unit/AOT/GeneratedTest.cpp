@@ -40,6 +40,11 @@ static_assert(
                               BFloat16, bool)>);
 static_assert(
     std::is_same_v<decltype(&fake::cubin::add), decltype(&fake_kernels::add)>);
+// A tensor descriptor parameter takes the tensor; the runtime builds the map.
+static_assert(
+    std::is_same_v<decltype(&fake_kernels::tma),
+                   Status (*)(CUstream, const Grid &, DevicePtr<float>,
+                              const TensorDescArg &, int32_t)>);
 
 int fakeLaunches() {
   void *h = dlopen(TILEC_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
@@ -72,7 +77,7 @@ TEST(Generated, EmbedsTheInputs) {
   EXPECT_EQ(fake_kernels::binary(), fake::cubin::binary().substr(4));
   auto m = parseMetadata(fake_kernels::metadataJson());
   ASSERT_TRUE(m.ok()) << m.message();
-  EXPECT_EQ(m->kernelNames(), "add, probe");
+  EXPECT_EQ(m->kernelNames(), "add, probe, tma");
 }
 
 TEST(Generated, FreeFunctionsLaunch) {
@@ -132,6 +137,18 @@ TEST(Generated, FreeFunctionsLaunch) {
   EXPECT_EQ(s.message(), "kernel 'probe', parameter 'grid' (#2): value 33 is "
                          "not a multiple of 16 (the divisibility the kernel "
                          "was compiled for)");
+
+  // A descriptor: the fake refuses any 128 bytes but a map it encoded.
+  auto a = DeviceBuffer<BFloat16>::allocate(*ctx, 200 * 64);
+  ASSERT_TRUE(a.ok());
+  before = fakeLaunches();
+  s = fake_kernels::tma(nullptr, Grid(2), *dx, tensorDesc(*a, {200, 64}), 64);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(fakeLaunches(), before + 1);
+  s = fake_kernels::tma(nullptr, Grid(2), *dx, tensorDesc(*a, {200, 60}), 64);
+  EXPECT_EQ(s.message(), "kernel 'tma', parameter 'a_desc' (#1): strides[0] "
+                         "is 60 elements (120 bytes), not a multiple of 16 "
+                         "bytes");
 }
 
 TEST(Generated, KernelsObjectAndCubin) {
