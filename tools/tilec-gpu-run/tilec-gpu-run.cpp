@@ -15,7 +15,9 @@
 // an element the kernel never writes shows. After the run: guards must be
 // intact, inputs without expect= unchanged, expect= buffers within
 // tolerance. Everything that can be checked without a GPU (options,
-// metadata, specs, files, scalars) is checked before the driver is loaded.
+// metadata, specs, files, scalars, descriptors) is checked before the driver
+// is loaded. A tensor descriptor parameter takes a buffer spec with
+// shape=200x64[,strides=80x1]; the runtime encodes its map over the buffer.
 //
 // Exit status: 0 if every check passed, 1 if a result differs, 2 if the run
 // could not be made (bad input, no driver, a refused or failed launch).
@@ -46,6 +48,9 @@ const char *kUsage =
     "a scalar value, or a buffer spec as tilec-run takes them (n=, in=,\n"
     "rand=, min=, max=, fill=, iota, save=, out=, print, expect=, atol=,\n"
     "rtol=), and checks every buffer given expect= against its file.\n"
+    "A tensor descriptor parameter takes a buffer spec plus shape=D0xD1..\n"
+    "and optionally strides=S0xS1.. (elements, outermost first; default\n"
+    "contiguous; n= defaults to the elements the shape spans).\n"
     "  --metadata   the kernels' metadata (default: KERNEL with .json)\n"
     "  --kernel     the kernel to run (default: the only one)\n"
     "  --grid       programs along x, y, z\n"
@@ -200,10 +205,103 @@ struct Buffer {
   size_t guard = 0; ///< bytes of guard on each side
 };
 
+/// The tensor of a descriptor argument: its spec's shape= and strides=
+/// items (elements, outermost first), which are taken out of the spec; the
+/// rest is a buffer spec.
+struct DescSpec {
+  std::vector<int64_t> shape, strides;
+};
+
+/// "200x64" -> {200, 64}; false unless every dimension is a whole number.
+bool parseDims(std::string_view text, std::vector<int64_t> &dims) {
+  dims.clear();
+  size_t start = 0;
+  while (true) {
+    size_t x = text.find('x', start);
+    int64_t v = 0;
+    if (!parseCount(std::string(text.substr(start, x - start)), v))
+      return false;
+    dims.push_back(v);
+    if (x == std::string_view::npos)
+      return true;
+    start = x + 1;
+  }
+}
+
+/// Splits a descriptor's spec into its buffer spec (`rest`) and `d`; an
+/// error message, or empty. Without n= or in=, the buffer gets n= the
+/// elements the tensor spans.
+std::string splitDescSpec(const std::string &spec, const ParamInfo &p,
+                          std::string &rest, DescSpec &d) {
+  auto error = [&](const std::string &what) {
+    return "argument %" + p.name + " ('" + spec + "'): " + what;
+  };
+  bool hasSize = false, hasShape = false;
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = std::min(spec.find(',', start), spec.size());
+    std::string item = spec.substr(start, comma - start);
+    start = comma + 1;
+    if (item.rfind("shape=", 0) == 0 || item.rfind("strides=", 0) == 0) {
+      bool isShape = item[1] == 'h';
+      std::string value = item.substr(item.find('=') + 1);
+      if (!parseDims(value, isShape ? d.shape : d.strides))
+        return error(std::string(isShape ? "shape" : "strides") +
+                     "= expects dimensions like 200x64 (elements, outermost "
+                     "first), got '" + value + "'");
+      hasShape |= isShape;
+      continue;
+    }
+    hasSize |= item.rfind("n=", 0) == 0 || item.rfind("in=", 0) == 0;
+    rest += (rest.empty() ? "" : ",") + item;
+  }
+  if (!hasShape)
+    return error("a tensor descriptor needs shape=D0xD1... (elements, "
+                 "outermost first) beside its buffer");
+  if (!hasSize) {
+    // The last element the tensor reaches, plus one.
+    uint64_t span = 1;
+    std::vector<int64_t> strides = d.strides;
+    if (strides.empty()) {
+      strides.assign(d.shape.size(), 1);
+      for (size_t i = d.shape.size(); i-- > 1;)
+        strides[i - 1] = strides[i] * d.shape[i];
+    }
+    for (size_t i = 0; i < d.shape.size() && i < strides.size(); ++i)
+      span += uint64_t(std::max<int64_t>(d.shape[i] - 1, 0)) *
+              uint64_t(strides[i]);
+    rest += (rest.empty() ? "" : ",") + ("n=" + std::to_string(span));
+  }
+  return "";
+}
+
+/// The elements a descriptor's tensor reaches, past the last one.
+uint64_t spanOf(const TensorDescArg &d) {
+  uint64_t span = 1;
+  for (int i = 0; i < d.rank && i < kMaxTensorRank; ++i)
+    span += uint64_t(d.shape[i] - 1) * uint64_t(d.strides[i]);
+  return span;
+}
+
+/// Checks descriptor arguments before the GPU, as the runtime will.
+struct CheckOnlyEncoder final : TensorMapEncoder {
+  Status encode(const KernelMetadata &kernel, size_t index,
+                const TensorDescArg &arg, TensorMapBytes &) override {
+    TensorMapRequest r;
+    return checkTensorDesc(kernel, index, arg, r);
+  }
+};
+
 /// The ArgValue of an argument for a launch: its buffer's device address
 /// (`address`), or its scalar (integers as int64 and floats as double; the
 /// runtime checks that they fit the parameter and rounds floats to it).
-ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address) {
+ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address,
+                  const DescSpec &desc, TensorDescArg &descArg) {
+  if (param.kind == ParamInfo::Kind::TensorDesc) {
+    descArg = tensorDesc(pointerArg(param.type, address), desc.shape,
+                         desc.strides);
+    return makeArg(descArg);
+  }
   if (h.isBuffer)
     return pointerArg(param.type, address);
   if (isFloat(h.dtype))
@@ -331,15 +429,29 @@ int run(const Options &o) {
 
   std::vector<HostArg> hosts(n);
   std::vector<Buffer> buffers(n);
+  std::vector<DescSpec> descs(n);
+  std::vector<TensorDescArg> descArgs(n); // alive until the launch returns
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = kernel.params[i];
     HostParam param;
     param.name = p.name;
-    param.isPointer = p.kind == ParamInfo::Kind::Pointer;
+    param.isPointer = p.kind != ParamInfo::Kind::Scalar;
     param.dtype = p.type;
-    Expected<HostArg> arg = parseHostArg(o.specs[i], param);
-    if (!arg.ok())
-      return fail(arg.message());
+    std::string spec = o.specs[i];
+    if (p.kind == ParamInfo::Kind::TensorDesc) {
+      spec.clear();
+      std::string e = splitDescSpec(o.specs[i], p, spec, descs[i]);
+      if (!e.empty())
+        return fail(e);
+    }
+    Expected<HostArg> arg = parseHostArg(spec, param);
+    if (!arg.ok()) {
+      // Quote the spec as the user wrote it, not its buffer part.
+      std::string message = arg.message(), quoted = "('" + spec + "')";
+      if (size_t at = message.find(quoted); at != std::string::npos)
+        message.replace(at, quoted.size(), "('" + o.specs[i] + "')");
+      return fail(message);
+    }
     hosts[i] = std::move(*arg);
     if (!hosts[i].expectPath.empty()) {
       Expected<std::vector<uint8_t>> want = readExpected(hosts[i]);
@@ -352,16 +464,30 @@ int run(const Options &o) {
   }
   // The scalars against their parameters (range, divisibility), with
   // stand-in addresses for the buffers: refused here, the launch would be.
+  // Descriptors are checked too (as the runtime will, before encoding), and
+  // their tensor must lie within the buffer.
   {
     std::vector<ArgValue> values;
     for (size_t i = 0; i < n; ++i)
-      values.push_back(argValue(hosts[i], kernel.params[i], (i + 1) << 20));
+      values.push_back(argValue(hosts[i], kernel.params[i], (i + 1) << 20,
+                                descs[i], descArgs[i]));
     std::vector<uint64_t> slots(n);
     std::vector<void *> pointers(n);
-    if (Status s =
-            packArgs(kernel, values.data(), n, slots.data(), pointers.data());
+    CheckOnlyEncoder checker;
+    std::vector<TensorMapBytes> maps(kernel.tensorDescCount());
+    TensorMapSlots mapSlots{&checker, maps.data()};
+    if (Status s = packArgs(kernel, values.data(), n, slots.data(),
+                            pointers.data(), &mapSlots);
         !s.ok())
       return fail(s.message());
+    for (size_t i = 0; i < n; ++i)
+      if (kernel.params[i].kind == ParamInfo::Kind::TensorDesc &&
+          spanOf(descArgs[i]) > hosts[i].count())
+        return fail("argument %" + kernel.params[i].name + " ('" +
+                    o.specs[i] + "'): the tensor reaches element " +
+                    std::to_string(spanOf(descArgs[i]) - 1) +
+                    " but the buffer has " +
+                    std::to_string(hosts[i].count()) + " elements");
   }
   if (Status s = saveHostInputs(hosts); !s.ok())
     return fail(s.message());
@@ -397,7 +523,8 @@ int run(const Options &o) {
   std::vector<ArgValue> values;
   for (size_t i = 0; i < n; ++i)
     values.push_back(argValue(hosts[i], kernel.params[i],
-                              buffers[i].memory.address() + buffers[i].guard));
+                              buffers[i].memory.address() + buffers[i].guard,
+                              descs[i], descArgs[i]));
   Status launched = k->launchArgs(nullptr, o.grid, values.data(), n);
   if (launched.ok())
     launched = ctx->synchronize();

@@ -12,7 +12,8 @@
 // `.param` declarations of the PTX entry. `scatter(idx: ptr<i32>, y:
 // ptr<f32>, n: i32)` stores y[idx[i]] = i for i < n, anywhere it is told (so
 // tools' checks of writes out of bounds can be tested); after a kernel named
-// `fault` the next synchronization fails as a real memory fault does. The
+// `fault` the next synchronization fails as a real memory fault does;
+// `desc_copy` copies the tensor its map describes (see there). The
 // driver's rules that the runtime must respect are enforced as the real driver
 // does: a launch needs the context current, and more than 48 KiB of dynamic
 // shared memory needs the function's attribute raised first.
@@ -168,6 +169,8 @@ bool parseEntry(const std::string &text, const std::string &name,
   return true;
 }
 
+void runDescCopy(const FakeLaunch &l); // the "tensor maps" block below
+
 /// TILEC_FAKE_CUDA_SIMULATE=1: every launch runs its PTX in the
 /// simulator (test/Unit/Runtime/PtxSim.h); what it reports fails the launch.
 CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
@@ -210,6 +213,8 @@ CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
   }
   if (l.kernel == "fault")
     gPendingFault = true;
+  if (l.kernel == "desc_copy")
+    runDescCopy(l);
   gLaunches.push_back(l);
   return CUDA_SUCCESS;
 }
@@ -361,6 +366,22 @@ CUresult checkTensorMapParam(const std::string &kernel, size_t index,
   std::fprintf(stderr, "fake cuda: kernel %s, parameter #%zu: the map %s\n",
                kernel.c_str(), index, why);
   return CUDA_ERROR_INVALID_VALUE;
+}
+
+/// The kernel `desc_copy(a: tensor_desc<f32, rank 2>, y: ptr<f32>)` (for
+/// tilec-gpu-run's tests): copies the tensor the map describes, row by row
+/// through its stride, densely into y, as a TMA load of every box would.
+void runDescCopy(const FakeLaunch &l) {
+  if (l.params.size() != 2 || l.params[0].size() != 128)
+    return;
+  uint64_t q[16], y;
+  std::memcpy(q, l.params[0].data(), sizeof q);
+  std::memcpy(&y, l.params[1].data(), 8);
+  const char *base = reinterpret_cast<const char *>(q[1]);
+  uint64_t cols = q[2], rows = q[3], stride = q[7];
+  for (uint64_t r = 0; r < rows; ++r)
+    std::memcpy(reinterpret_cast<float *>(y) + r * cols, base + r * stride,
+                cols * sizeof(float));
 }
 
 // --- the entry points ------------------------------------------------------
