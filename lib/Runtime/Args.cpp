@@ -155,8 +155,7 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
     uint64_t slot = 0;
     if (p.kind == ParamInfo::Kind::TensorDesc) {
       // By value: the kernel's parameter is the 128-byte map itself.
-      if (a.kind != ArgValue::Kind::TensorDesc || a.type != p.type)
-          [[unlikely]]
+      if (a.kind != ArgValue::Kind::TensorDesc || a.type != p.type) [[unlikely]]
         return mismatch(kernel, i, a);
       if (!maps) [[unlikely]]
         return noMapSlots(kernel, i);

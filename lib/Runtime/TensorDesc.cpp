@@ -100,12 +100,14 @@ Status checkTensorDesc(const KernelMetadata &kernel, size_t index,
                 std::string(dtypeName(arg.type)));
   if (arg.rank != info.rank)
     return fail("expects a rank-" + std::to_string(info.rank) +
-                " tensor (block " + [&] {
+                " tensor (block " +
+                [&] {
                   std::string b;
                   for (int d = 0; d < info.rank; ++d)
                     b += (d ? "x" : "") + std::to_string(info.block[d]);
                   return b;
-                }() + ") but got rank " + std::to_string(arg.rank));
+                }() +
+                ") but got rank " + std::to_string(arg.rank));
   if (arg.strideCount != arg.rank)
     return fail("the tensor has " + std::to_string(arg.rank) +
                 " dimensions but " + std::to_string(arg.strideCount) +

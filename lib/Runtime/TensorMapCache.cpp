@@ -53,10 +53,10 @@ Status TensorMapCache::encode(const KernelMetadata &kernel, size_t index,
   key.address = arg.address;
   // A malformed argument (rank above 5, stride count off) is never stored:
   // it fails the check below, so the key needs only what a valid one has.
-  key.rank = arg.rank == arg.strideCount && arg.rank >= 1 &&
-                     arg.rank <= kMaxTensorRank
-                 ? arg.rank
-                 : -1;
+  key.rank =
+      arg.rank == arg.strideCount && arg.rank >= 1 && arg.rank <= kMaxTensorRank
+          ? arg.rank
+          : -1;
   if (key.rank > 0) {
     std::memcpy(key.shape, arg.shape, sizeof(int64_t) * key.rank);
     std::memcpy(key.strides, arg.strides, sizeof(int64_t) * key.rank);

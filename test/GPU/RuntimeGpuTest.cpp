@@ -16,7 +16,14 @@
 //     graph of tilec launches, in the same run; Kernel::launch must stay
 //     within 1.2x of raw, both in peers.py's way (5000 launches, then a
 //     synchronize) and counting only the enqueueing (bursts of 200);
-//   - graph capture and replay give the right result.
+//   - graph capture and replay give the right result;
+//   - tensor descriptors (fixture tma.cu, sm_90a only): a TMA load of 64 x 64
+//     bf16 boxes of a random ragged 200 x 77 tensor (rows padded to 80,
+//     padding poisoned) through a map the runtime encodes, passes by value
+//     and caches, every element compared with the host (out of bounds:
+//     zero), and the host time of a descriptor launch against a raw
+//     cuLaunchKernel of the same kernel with a pre-encoded map (must be
+//     within 1.1x).
 // Prints PASS/FAIL lines and MEASURE lines; --json writes the measurements.
 //
 //===----------------------------------------------------------------------===//
@@ -310,6 +317,149 @@ void testLaunches(const Context &ctx, const std::string &dir, Rng &rng) {
   measure("launch_us.host.tilec_graph_x100", median(perLaunch));
 }
 
+/// The host's view of the tma_box kernel's output: the 64 x 64 box of the
+/// M x K bf16 tensor `a` (rows `lda` apart) at (row0, col0), zero outside.
+std::vector<uint16_t> expectedBox(const std::vector<BFloat16> &a, int M, int K,
+                                  int lda, int row0, int col0) {
+  std::vector<uint16_t> box(64 * 64, 0);
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 64; ++c) {
+      int gr = row0 + r, gc = col0 + c;
+      if (gr >= 0 && gr < M && gc >= 0 && gc < K)
+        box[r * 64 + c] = a[size_t(gr) * lda + gc].bits;
+    }
+  return box;
+}
+
+void testTensorDescriptors(const Context &ctx, const std::string &dir,
+                           Rng &rng) {
+  if (ctx.arch() != "sm_90") {
+    report(true, "tensor descriptors",
+           "skipped: the fixture is sm_90a code, "
+           "the device is " +
+               ctx.arch());
+    return;
+  }
+  Module tma = require(loadExample(ctx, dir, "tma"), "tma.ptx");
+  Kernel k = require(tma.kernel("tma_box"), "tma_box");
+  // Ragged: neither dimension a multiple of the 64 x 64 block; rows padded
+  // to 80 elements (160 bytes, a multiple of 16), the padding poisoned with
+  // a value the kernel must never return (it is outside the tensor).
+  const int M = 200, K = 77, lda = 80;
+  std::vector<BFloat16> a(size_t(M) * lda, BFloat16::fromFloat(-777.0f));
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < K; ++c)
+      a[size_t(r) * lda + c] = BFloat16::fromFloat(float(rng.normal()));
+  auto da = require(DeviceBuffer<BFloat16>::fromHost(ctx, a), "a");
+  auto out = require(DeviceBuffer<BFloat16>::allocate(ctx, 64 * 64), "out");
+  TensorDescArg desc = tensorDesc(da, {M, K}, {lda, 1});
+
+  // Inside, across the right and bottom edges, the corner, before the start
+  // (negative coordinates), and wholly outside.
+  const int boxes[][2] = {{0, 0},    {64, 0},   {0, 64},   {192, 64},
+                          {160, 40}, {-8, -16}, {256, 128}};
+  int good = 0;
+  std::string firstBad;
+  for (const auto &b : boxes) {
+    require(out.memory().fill8(0xff), "poison");
+    Status s = k.launch(nullptr, Grid(1), desc, out, b[0], b[1]);
+    if (s.ok())
+      s = ctx.synchronize();
+    std::vector<BFloat16> got(64 * 64);
+    if (s.ok())
+      s = out.copyToHost(got);
+    std::vector<uint16_t> want = expectedBox(a, M, K, lda, b[0], b[1]);
+    size_t bad = 0, firstAt = 0;
+    for (size_t i = 0; s.ok() && i < want.size(); ++i)
+      if (got[i].bits != want[i] && !bad++)
+        firstAt = i;
+    if (s.ok() && bad == 0) {
+      ++good;
+    } else if (firstBad.empty()) {
+      firstBad =
+          "box (" + std::to_string(b[0]) + ", " + std::to_string(b[1]) + "): " +
+          (s.ok() ? std::to_string(bad) + " of 4096 differ, the first [" +
+                        std::to_string(firstAt / 64) + "][" +
+                        std::to_string(firstAt % 64) +
+                        "] = " + fixed(got[firstAt].toFloat(), 4) + ", want " +
+                        fixed(BFloat16{want[firstAt]}.toFloat(), 4)
+                  : s.message());
+    }
+  }
+  int total = int(sizeof boxes / sizeof boxes[0]);
+  report(good == total, "TMA load of a ragged bf16 tensor through a descriptor",
+         firstBad.empty() ? std::to_string(total) +
+                                " boxes of 64 x 64 exact, out of bounds zero"
+                          : firstBad);
+
+  // Launch overhead: Kernel::launch (checks, cache hit, 128-byte copy)
+  // against cuLaunchKernel with a map encoded once, beforehand.
+  const Driver &d = ctx.driver();
+  CUtensorMap map;
+  cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(M)};
+  cuuint64_t strides[1] = {cuuint64_t(lda) * 2};
+  cuuint32_t boxDim[2] = {64, 64}, ones[2] = {1, 1};
+  CUresult er = d.cuTensorMapEncodeTiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+      reinterpret_cast<void *>(uintptr_t(da.ptr().address)), dims, strides,
+      boxDim, ones, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (er != CUDA_SUCCESS) {
+    report(false, "pre-encoded tensor map", d.errorString(er));
+    return;
+  }
+  Stream stream = require(Stream::create(ctx), "stream");
+  CUstream st = stream;
+  uint64_t outAddr = out.ptr().address;
+  int32_t row0 = 64, col0 = 0;
+  void *args[] = {&map, &outAddr, &row0, &col0};
+  CUfunction f = k.function();
+  bool failed = false;
+  auto raw = [&] {
+    failed |= d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, st, args, nullptr) !=
+              CUDA_SUCCESS;
+  };
+  auto tilec = [&] { failed |= !k.launch(st, Grid(1), desc, out, 64, 0).ok(); };
+  BoundLaunch bound = require(k.bind(desc, out, 64, 0), "bind");
+  auto boundLaunch = [&] { failed |= !bound.launch(st, Grid(1)).ok(); };
+  std::map<std::string, std::vector<double>> host, enqueue;
+  for (int round = 0; round < 5; ++round) {
+    host["raw"].push_back(hostUsPerLaunch(stream, raw, 5000));
+    host["tilec"].push_back(hostUsPerLaunch(stream, tilec, 5000));
+    host["bound"].push_back(hostUsPerLaunch(stream, boundLaunch, 5000));
+    enqueue["raw"].push_back(enqueueUsPerLaunch(stream, raw, 200, 25));
+    enqueue["tilec"].push_back(enqueueUsPerLaunch(stream, tilec, 200, 25));
+  }
+  for (auto &[name, v] : host)
+    measure("desc_launch_us.host." + name, median(v));
+  for (auto &[name, v] : enqueue)
+    measure("desc_launch_us.enqueue." + name, median(v));
+  double hostRatio = median(host["tilec"]) / median(host["raw"]);
+  double enqRatio = median(enqueue["tilec"]) / median(enqueue["raw"]);
+  measure("desc_launch_ratio.host.tilec_over_raw", hostRatio);
+  measure("desc_launch_ratio.enqueue.tilec_over_raw", enqRatio);
+  // The raw loop's map and the runtime's must load the same box.
+  std::vector<BFloat16> got(64 * 64);
+  require(stream.synchronize(), "sync");
+  require(out.copyToHost(got), "copy");
+  std::vector<uint16_t> want = expectedBox(a, M, K, lda, 64, 0);
+  bool same = !failed;
+  for (size_t i = 0; same && i < want.size(); ++i)
+    same = got[i].bits == want[i];
+  report(same, "descriptor launch loops",
+         failed ? "a launch failed"
+         : same ? "no errors, box exact"
+                : "wrong box");
+  report(hostRatio <= 1.1, "descriptor launch overhead (5000 launches + sync)",
+         "tilec " + fixed(median(host["tilec"])) + " us, raw " +
+             fixed(median(host["raw"])) + " us, ratio " + fixed(hostRatio) +
+             " (limit 1.1)");
+  report(enqRatio <= 1.1, "descriptor launch overhead (enqueue only)",
+         "tilec " + fixed(median(enqueue["tilec"])) + " us, raw " +
+             fixed(median(enqueue["raw"])) + " us, ratio " + fixed(enqRatio) +
+             " (limit 1.1)");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -343,6 +493,7 @@ int main(int argc, char **argv) {
   testLoads(ctx, dir);
   testKernels(ctx, dir, rng);
   testLaunches(ctx, dir, rng);
+  testTensorDescriptors(ctx, dir, rng);
   if (!jsonPath.empty()) {
     if (FILE *f = std::fopen(jsonPath.c_str(), "w")) {
       std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"driver\": \"%s\"",

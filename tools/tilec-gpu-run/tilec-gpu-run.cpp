@@ -248,7 +248,8 @@ std::string splitDescSpec(const std::string &spec, const ParamInfo &p,
       if (!parseDims(value, isShape ? d.shape : d.strides))
         return error(std::string(isShape ? "shape" : "strides") +
                      "= expects dimensions like 200x64 (elements, outermost "
-                     "first), got '" + value + "'");
+                     "first), got '" +
+                     value + "'");
       hasShape |= isShape;
       continue;
     }
@@ -268,8 +269,8 @@ std::string splitDescSpec(const std::string &spec, const ParamInfo &p,
         strides[i - 1] = strides[i] * d.shape[i];
     }
     for (size_t i = 0; i < d.shape.size() && i < strides.size(); ++i)
-      span += uint64_t(std::max<int64_t>(d.shape[i] - 1, 0)) *
-              uint64_t(strides[i]);
+      span +=
+          uint64_t(std::max<int64_t>(d.shape[i] - 1, 0)) * uint64_t(strides[i]);
     rest += (rest.empty() ? "" : ",") + ("n=" + std::to_string(span));
   }
   return "";
@@ -298,8 +299,8 @@ struct CheckOnlyEncoder final : TensorMapEncoder {
 ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address,
                   const DescSpec &desc, TensorDescArg &descArg) {
   if (param.kind == ParamInfo::Kind::TensorDesc) {
-    descArg = tensorDesc(pointerArg(param.type, address), desc.shape,
-                         desc.strides);
+    descArg =
+        tensorDesc(pointerArg(param.type, address), desc.shape, desc.strides);
     return makeArg(descArg);
   }
   if (h.isBuffer)
@@ -483,11 +484,11 @@ int run(const Options &o) {
     for (size_t i = 0; i < n; ++i)
       if (kernel.params[i].kind == ParamInfo::Kind::TensorDesc &&
           spanOf(descArgs[i]) > hosts[i].count())
-        return fail("argument %" + kernel.params[i].name + " ('" +
-                    o.specs[i] + "'): the tensor reaches element " +
+        return fail("argument %" + kernel.params[i].name + " ('" + o.specs[i] +
+                    "'): the tensor reaches element " +
                     std::to_string(spanOf(descArgs[i]) - 1) +
-                    " but the buffer has " +
-                    std::to_string(hosts[i].count()) + " elements");
+                    " but the buffer has " + std::to_string(hosts[i].count()) +
+                    " elements");
   }
   if (Status s = saveHostInputs(hosts); !s.ok())
     return fail(s.message());

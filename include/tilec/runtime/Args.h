@@ -169,10 +169,10 @@ inline ArgValue makeArg(const TensorDescArg &d) {
 template <typename T>
 TensorDescArg tensorDesc(DevicePtr<T> p, std::initializer_list<int64_t> shape,
                          std::initializer_list<int64_t> strides = {}) {
-  return TensorDescArg::make(DTypeOf<T>::value, p.address,
-                             std::span<const int64_t>(shape.begin(), shape.size()),
-                             std::span<const int64_t>(strides.begin(),
-                                                      strides.size()));
+  return TensorDescArg::make(
+      DTypeOf<T>::value, p.address,
+      std::span<const int64_t>(shape.begin(), shape.size()),
+      std::span<const int64_t>(strides.begin(), strides.size()));
 }
 /// The same from a pointer argument of a run-time type (pointerArg()).
 inline TensorDescArg tensorDesc(const ArgValue &pointer,

@@ -163,7 +163,8 @@ bool parseEntry(const std::string &text, const std::string &name,
     size_t next = params.find(".param", pos);
     size_t bracket = params.find('[', dot);
     if (bracket != std::string::npos && bracket < next)
-      bytes *= unsigned(std::strtoul(params.c_str() + bracket + 1, nullptr, 10));
+      bytes *=
+          unsigned(std::strtoul(params.c_str() + bracket + 1, nullptr, 10));
     sizes.push_back(bytes);
   }
   return true;
@@ -272,15 +273,12 @@ unsigned tensorMapElementBytes(CUtensorMapDataType t) {
   }
 }
 
-CUresult fTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
-                               cuuint32_t rank, void *address,
-                               const cuuint64_t *dim, const cuuint64_t *strides,
-                               const cuuint32_t *box,
-                               const cuuint32_t *elementStrides,
-                               CUtensorMapInterleave interleave,
-                               CUtensorMapSwizzle swizzle,
-                               CUtensorMapL2promotion l2,
-                               CUtensorMapFloatOOBfill fill) {
+CUresult fTensorMapEncodeTiled(
+    CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *address,
+    const cuuint64_t *dim, const cuuint64_t *strides, const cuuint32_t *box,
+    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+    CUtensorMapFloatOOBfill fill) {
   const CUresult bad = CUDA_ERROR_INVALID_VALUE;
   if (mode("refusemaps")) // a driver error the runtime's checks cannot foresee
     return bad;

@@ -30,7 +30,8 @@ std::string document(const std::string &param) {
     "kernels": [{"name": "gemm", "num_warps": 4, "threads_per_program": 128,
     "shared_bytes": 0, "params": [
       {"name": "c", "kind": "ptr", "type": "f32", "divisibility": 16},
-      )" + param + R"(,
+      )" +
+         param + R"(,
       {"name": "k", "kind": "scalar", "type": "i32"}]}]})";
 }
 
@@ -95,8 +96,7 @@ TEST(TensorDescMetadata, Errors) {
             kWhere + "a tensor descriptor of i1 elements is not supported "
                      "(the TMA moves i8 i16 i32 i64 f16 bf16 f32 f64 "
                      "f8E4M3FN f8E5M2)");
-  EXPECT_EQ(error(editParam("\"rank\": 2, ", "")),
-            kWhere + "missing \"rank\"");
+  EXPECT_EQ(error(editParam("\"rank\": 2, ", "")), kWhere + "missing \"rank\"");
   EXPECT_EQ(error(editParam("\"rank\": 2", "\"rank\": 0")),
             kWhere + "\"rank\" is 0, not a rank from 1 to 5");
   EXPECT_EQ(error(editParam("\"rank\": 2", "\"rank\": 6")),
@@ -236,9 +236,9 @@ TEST(TensorDescArg, DataTypes) {
 }
 
 TEST(TensorDescArg, Errors) {
-  EXPECT_EQ(argError(tensorDesc(DevicePtr<float>::fromAddress(A.address),
-                                {200, 64})),
-            kArg + "expects a tensor descriptor of bf16 but got one of f32");
+  EXPECT_EQ(
+      argError(tensorDesc(DevicePtr<float>::fromAddress(A.address), {200, 64})),
+      kArg + "expects a tensor descriptor of bf16 but got one of f32");
   EXPECT_EQ(argError(tensorDesc(A, {4, 200, 64})),
             kArg + "expects a rank-2 tensor (block 128x64) but got rank 3");
   EXPECT_EQ(argError(tensorDesc(A, {1, 2, 3, 4, 5, 6})),
@@ -321,8 +321,8 @@ TEST(TensorDescArg, PackedByValue) {
             kArg + "expects a tensor descriptor of bf16 (rank 2) but got a "
                    "pointer to bf16");
   args[1] = makeArg(a);
-  TensorDescArg f32 = tensorDesc(DevicePtr<float>::fromAddress(A.address),
-                                 {200, 64});
+  TensorDescArg f32 =
+      tensorDesc(DevicePtr<float>::fromAddress(A.address), {200, 64});
   args[1] = makeArg(f32);
   EXPECT_EQ(packArgs(k, args, 3, words, pointers, &slots).message(),
             kArg + "expects a tensor descriptor of bf16 (rank 2) but got a "

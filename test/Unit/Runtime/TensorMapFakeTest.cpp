@@ -64,7 +64,8 @@ const char *kPtx = R"(.version 8.0
 std::string desc(const char *name, const char *extra = "") {
   return std::string(R"({"name": ")") + name +
          R"(", "kind": "tensor_desc", "type": "f16", "rank": 2,
-            "block": [64, 64], "swizzle": 128)" + extra + "}";
+            "block": [64, 64], "swizzle": 128)" +
+         extra + "}";
 }
 
 std::string metadata() {
@@ -145,8 +146,8 @@ protected:
 TEST_F(TensorMaps, EncodedInCudaOrderAndPassedByValue) {
   int before = launches(), encoded = encodes();
   // A: 200 x 77 bf16 in rows of 80; B: 4 x 100 x 48, contiguous.
-  Status s = launch(tensorDesc(*A, {200, 77}, {80, 1}),
-                    tensorDesc(*B, {4, 100, 48}));
+  Status s =
+      launch(tensorDesc(*A, {200, 77}, {80, 1}), tensorDesc(*B, {4, 100, 48}));
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(launches(), before + 1);
   EXPECT_EQ(encodes(), encoded + 2);
@@ -225,7 +226,8 @@ TEST_F(TensorMaps, TheCacheEncodesEachDistinctArgumentOnce) {
   o.useCache = false;
   auto other = Module::loadPtx(*ctx, kPtx, metadata(), o);
   ASSERT_TRUE(other.ok());
-  ASSERT_TRUE(other->kernel("tma")->launch(nullptr, Grid(1), *C, a, b, 64).ok());
+  ASSERT_TRUE(
+      other->kernel("tma")->launch(nullptr, Grid(1), *C, a, b, 64).ok());
   EXPECT_EQ(encodes(), encoded + 12);
 }
 
@@ -261,21 +263,24 @@ TEST_F(TensorMaps, RefusedArgumentsEncodeAndLaunchNothing) {
   EXPECT_EQ(launch(tensorDesc(*A, {200, 77}), b).message(),
             "kernel 'tma', parameter 'a_desc' (#1): strides[0] is 77 elements "
             "(154 bytes), not a multiple of 16 bytes");
-  EXPECT_EQ(launch(tensorDesc(A->ptr() + 1, {200, 72}, {80, 1}), b).message(),
-            "kernel 'tma', parameter 'a_desc' (#1): base address 0x" + [&] {
-              char buf[32];
-              std::snprintf(buf, sizeof buf, "%llx",
-                            (unsigned long long)(A->ptr().address + 2));
-              return std::string(buf);
-            }() + " is not a multiple of 16 bytes (the TMA needs a 16-byte "
-                  "aligned tensor)");
+  EXPECT_EQ(
+      launch(tensorDesc(A->ptr() + 1, {200, 72}, {80, 1}), b).message(),
+      "kernel 'tma', parameter 'a_desc' (#1): base address 0x" +
+          [&] {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%llx",
+                          (unsigned long long)(A->ptr().address + 2));
+            return std::string(buf);
+          }() +
+          " is not a multiple of 16 bytes (the TMA needs a 16-byte "
+          "aligned tensor)");
   EXPECT_EQ(tma->launch(nullptr, Grid(1), *C, *A, b, 64).message(),
             "kernel 'tma', parameter 'a_desc' (#1): expects a tensor "
             "descriptor of bf16 (rank 2) but got a pointer to bf16");
-  EXPECT_EQ(launch(tensorDesc(*A, {200, 80}), tensorDesc(*B, {400, 48}))
-                .message(),
-            "kernel 'tma', parameter 'b_desc' (#2): expects a rank-3 tensor "
-            "(block 1x64x32) but got rank 2");
+  EXPECT_EQ(
+      launch(tensorDesc(*A, {200, 80}), tensorDesc(*B, {400, 48})).message(),
+      "kernel 'tma', parameter 'b_desc' (#2): expects a rank-3 tensor "
+      "(block 1x64x32) but got rank 2");
   // The grid is checked after packing: the maps were encoded (and cached),
   // nothing launched.
   EXPECT_EQ(tma->launch(nullptr, Grid(0), *C, tensorDesc(*A, {200, 80}), b, 64)
@@ -329,8 +334,7 @@ TEST_F(TensorMaps, TheFakeDriverEnforcesTheRules) {
                     const cuuint64_t *strides, const cuuint32_t *boxes,
                     const cuuint32_t *elementStrides,
                     CUtensorMapInterleave interleave,
-                    CUtensorMapSwizzle swizzle,
-                    CUtensorMapFloatOOBfill fill) {
+                    CUtensorMapSwizzle swizzle, CUtensorMapFloatOOBfill fill) {
     return d.cuTensorMapEncodeTiled(
         map, type, rank, reinterpret_cast<void *>(address), dims, strides,
         boxes, elementStrides, interleave, swizzle,
@@ -341,80 +345,85 @@ TEST_F(TensorMaps, TheFakeDriverEnforcesTheRules) {
   const auto S128 = CU_TENSOR_MAP_SWIZZLE_128B;
   const auto ZERO = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   uint64_t base = A->ptr().address;
-  ASSERT_EQ(encode(&good, BF16, 2, base, dim, stride, box, one, NONE, S128,
-                   ZERO),
-            CUDA_SUCCESS);
+  ASSERT_EQ(
+      encode(&good, BF16, 2, base, dim, stride, box, one, NONE, S128, ZERO),
+      CUDA_SUCCESS);
 
   void *params[4] = {&c, &good, &good, &k};
-  EXPECT_EQ(d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params,
-                             nullptr),
-            CUDA_SUCCESS);
+  EXPECT_EQ(
+      d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr),
+      CUDA_SUCCESS);
   std::memcpy(storage, &good, 128);
   storage[40] ^= 1; // a changed byte
   params[1] = storage;
-  EXPECT_EQ(d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params,
-                             nullptr),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr),
+      CUDA_ERROR_INVALID_VALUE);
   std::memcpy(storage + 32, &good, 128); // the right bytes, 32-byte aligned
   params[1] = storage + 32;
-  EXPECT_EQ(d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params,
-                             nullptr),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      d.cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr),
+      CUDA_ERROR_INVALID_VALUE);
 
   CUtensorMap m;
   const CUresult bad = CUDA_ERROR_INVALID_VALUE;
   auto misaligned = reinterpret_cast<CUtensorMap *>(storage + 32);
-  EXPECT_EQ(encode(misaligned, BF16, 2, base, dim, stride, box, one, NONE,
-                   S128, ZERO),
+  EXPECT_EQ(encode(misaligned, BF16, 2, base, dim, stride, box, one, NONE, S128,
+                   ZERO),
             bad);
   EXPECT_EQ(encode(&m, BF16, 0, base, dim, stride, box, one, NONE, S128, ZERO),
             bad);
   EXPECT_EQ(encode(&m, BF16, 6, base, dim, stride, box, one, NONE, S128, ZERO),
             bad);
-  EXPECT_EQ(encode(&m, BF16, 2, base + 8, dim, stride, box, one, NONE, S128,
-                   ZERO),
-            bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base + 8, dim, stride, box, one, NONE, S128, ZERO),
+      bad);
   EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, box, one,
                    CU_TENSOR_MAP_INTERLEAVE_16B, S128, ZERO),
-            bad) << "interleave needs rank 3 or more";
+            bad)
+      << "interleave needs rank 3 or more";
   cuuint64_t dim3[3] = {80, 200, 1}, stride3[2] = {160, 32000};
   cuuint32_t box3[3] = {16, 8, 1}, one3[3] = {1, 1, 1};
   EXPECT_EQ(encode(&m, BF16, 3, base + 16, dim3, stride3, box3, one3,
                    CU_TENSOR_MAP_INTERLEAVE_32B, CU_TENSOR_MAP_SWIZZLE_32B,
                    ZERO),
-            bad) << "interleave 32B needs 32-byte alignment";
+            bad)
+      << "interleave 32B needs 32-byte alignment";
   EXPECT_EQ(encode(&m, BF16, 3, base, dim3, stride3, box3, one3,
                    CU_TENSOR_MAP_INTERLEAVE_32B, S128, ZERO),
-            bad) << "interleave 32B needs swizzle 32B";
+            bad)
+      << "interleave 32B needs swizzle 32B";
   EXPECT_EQ(encode(&m, BF16, 3, base, dim3, stride3, box3, one3,
                    CU_TENSOR_MAP_INTERLEAVE_32B, CU_TENSOR_MAP_SWIZZLE_32B,
                    ZERO),
             CUDA_SUCCESS);
   cuuint64_t zeroDim[2] = {0, 200}, hugeDim[2] = {80, (1ull << 32) + 1};
-  EXPECT_EQ(encode(&m, BF16, 2, base, zeroDim, stride, box, one, NONE, S128,
-                   ZERO),
-            bad);
-  EXPECT_EQ(encode(&m, BF16, 2, base, hugeDim, stride, box, one, NONE, S128,
-                   ZERO),
-            bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, zeroDim, stride, box, one, NONE, S128, ZERO),
+      bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, hugeDim, stride, box, one, NONE, S128, ZERO),
+      bad);
   cuuint64_t oddStride[1] = {154}, hugeStride[1] = {1ull << 40};
-  EXPECT_EQ(encode(&m, BF16, 2, base, dim, oddStride, box, one, NONE, S128,
-                   ZERO),
-            bad);
-  EXPECT_EQ(encode(&m, BF16, 2, base, dim, hugeStride, box, one, NONE, S128,
-                   ZERO),
-            bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, dim, oddStride, box, one, NONE, S128, ZERO),
+      bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, dim, hugeStride, box, one, NONE, S128, ZERO),
+      bad);
   cuuint32_t bigBox[2] = {64, 257}, oddBox[2] = {4, 128},
              wideBox[2] = {128, 128};
-  EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, bigBox, one, NONE, S128,
-                   ZERO),
-            bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, dim, stride, bigBox, one, NONE, S128, ZERO),
+      bad);
   EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, oddBox, one, NONE,
                    CU_TENSOR_MAP_SWIZZLE_NONE, ZERO),
-            bad) << "8 inner bytes are not a multiple of 16";
-  EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, wideBox, one, NONE, S128,
-                   ZERO),
-            bad) << "256 inner bytes exceed the 128-byte swizzle span";
+            bad)
+      << "8 inner bytes are not a multiple of 16";
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, dim, stride, wideBox, one, NONE, S128, ZERO),
+      bad)
+      << "256 inner bytes exceed the 128-byte swizzle span";
   EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, wideBox, one, NONE,
                    CU_TENSOR_MAP_SWIZZLE_NONE, ZERO),
             CUDA_SUCCESS);
@@ -422,16 +431,17 @@ TEST_F(TensorMaps, TheFakeDriverEnforcesTheRules) {
                    CU_TENSOR_MAP_SWIZZLE_64B, ZERO),
             bad);
   cuuint32_t zeroStep[2] = {1, 0}, bigStep[2] = {9, 1};
-  EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, box, zeroStep, NONE, S128,
-                   ZERO),
-            bad);
-  EXPECT_EQ(encode(&m, BF16, 2, base, dim, stride, box, bigStep, NONE, S128,
-                   ZERO),
-            bad);
-  EXPECT_EQ(encode(&m, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, base, dim, stride,
-                   box, one, NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, dim, stride, box, zeroStep, NONE, S128, ZERO),
+      bad);
+  EXPECT_EQ(
+      encode(&m, BF16, 2, base, dim, stride, box, bigStep, NONE, S128, ZERO),
+      bad);
+  EXPECT_EQ(encode(&m, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, base, dim, stride, box,
+                   one, NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA),
-            bad) << "NaN fill needs a float type";
+            bad)
+      << "NaN fill needs a float type";
 }
 
 } // namespace
