@@ -13,7 +13,7 @@
 #include "tilec/Builder.h"
 #include "tilec/DTypeMlir.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

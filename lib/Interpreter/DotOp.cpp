@@ -11,7 +11,7 @@
 
 #include "Executor.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 using namespace mlir;
 using namespace tilec;

@@ -9,7 +9,7 @@
 
 #include "tilec/interp/HostArgs.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 using namespace tilec;
 

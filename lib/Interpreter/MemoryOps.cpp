@@ -15,7 +15,7 @@
 #include "Executor.h"
 #include "Races.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include <cmath>
 #include <cstring>

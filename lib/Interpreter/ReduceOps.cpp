@@ -12,7 +12,7 @@
 #include "Executor.h"
 #include "ShapeOps.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;

@@ -10,7 +10,7 @@
 #include "Elementwise.h"
 #include "Executor.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 using namespace mlir;
 using namespace tilec;

@@ -10,7 +10,7 @@
 
 #include "tilec/Pipeline.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -2,7 +2,8 @@
 
 #include "tilec/InitAll.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilec/Analysis/Passes.h"
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Transforms/Passes.h"
@@ -34,7 +35,8 @@
 #include "mlir/Transforms/Passes.h"
 
 void tilec::registerTilecDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::tile::TileDialect, mlir::func::FuncDialect,
+  registry.insert<mlir::tile::TileDialect, mlir::tilegpu::TileGPUDialect,
+                  mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
                   mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect,

@@ -2,14 +2,14 @@
 //
 // Assumes: verified, inlined tile kernels (func.func with tile.kernel) whose
 // tiles have power-of-two shapes. Guarantees: every tile type inside a
-// kernel carries a #tile.blocked or #tile.slice encoding, and
+// kernel carries a #tilegpu.blocked or #tilegpu.slice encoding, and
 //  - operands and results of elementwise, memory and scan ops, and values
 //    carried through scf.for / scf.if / scf.while, share one layout;
 //  - tile.broadcast has one layout on both sides, tile.expand_dims's source
-//    is #tile.slice<axis> of its result's, tile.reduce's tile results are
-//    #tile.slice<axis> of their sources';
+//    is #tilegpu.slice<axis> of its result's, tile.reduce's tile results are
+//    #tilegpu.slice<axis> of their sources';
 //  - a tile.dot that mma.sync can run (f16/bf16 operands, see
-//    getMmaLayoutFor) has a #tile.mma accumulator and #tile.dot_operand
+//    getMmaLayoutFor) has a #tilegpu.mma accumulator and #tilegpu.dot_operand
 //    operands; loads and stores of those tiles keep a blocked layout of
 //    their own (coalesced, vectorized) and meet the dot's layouts through
 //    tile.convert_layout (shared memory, ldmatrix);
@@ -25,13 +25,13 @@
 // others get a conversion. The groups of mma dots are found first, with
 // loads and stores not tying their data to their addresses, and every load
 // result or store value in such a group is split from its memory op by a
-// conversion; the mma accumulators' groups take #tile.mma before the rest.
+// conversion; the mma accumulators' groups take #tilegpu.mma before the rest.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Transforms/Passes.h"
 
-#include "dialect/TileLayout.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,6 +47,7 @@ namespace tilec {
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 
 namespace {
 

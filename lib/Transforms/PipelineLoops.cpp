@@ -2,17 +2,17 @@
 //
 // Assumes: kernels with layouts (tile-assign-layouts), where an mma dot's
 // operand is `tile.convert_layout(tile.load(ptrs, mask, 0))` to a
-// #tile.dot_operand layout. Guarantees: in every scf.for where the loads'
+// #tilegpu.dot_operand layout. Guarantees: in every scf.for where the loads'
 // address computation can run ahead (see below), those loads become
-// tile.async_copy into a tile.local_alloc'd buffer of S slots and the
-// conversions tile.local_load from it:
+// tilegpu.async_copy into a tilegpu.local_alloc'd buffer of S slots and the
+// conversions tilegpu.local_load from it:
 //
 //   buffers; copies for iterations 0 .. S-2 (slots 0 .. S-2), one group each
 //   for i (read slot r = i % S, write slot w = (i - 1) % S):
-//     tile.async_wait {pending = S - 2}   // iteration i's group is done
+//     tilegpu.async_wait {pending = S - 2}   // iteration i's group is done
 //     copies for iteration i + S - 1 into slot w; commit
-//     ... the body, its operands from tile.local_load slot r ...
-//   tile.async_wait {pending = 0}
+//     ... the body, its operands from tilegpu.local_load slot r ...
+//   tilegpu.async_wait {pending = 0}
 //
 // The wait is also a barrier: after it, every thread has finished the
 // previous iteration, so slot w (read there) may be overwritten. Copies
@@ -30,7 +30,7 @@
 
 #include "tilec/Transforms/Passes.h"
 
-#include "dialect/TileLayout.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -47,6 +47,7 @@ namespace tilec {
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 
 namespace {
 

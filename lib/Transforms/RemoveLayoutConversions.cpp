@@ -21,6 +21,7 @@ namespace tilec {
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 // f32, 16-byte aligned, contiguous: 4 elements (16 bytes) per thread, lanes
 // then warps along the tile, two repetitions to cover 1024 elements.
-// CHECK: #[[$B:.*]] = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-LABEL: func.func @vec4
 // CHECK: tile.range 0, 1024 : tensor<1024xi32, #[[$B]]>
 // CHECK: arith.cmpi slt, {{.*}} : tensor<1024xi32, #[[$B]]>
@@ -25,7 +25,7 @@ func.func @vec4(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // -----
 
 // bf16: 8 elements make 16 bytes. The f32 arithmetic shares the layout.
-// CHECK: #[[$B:.*]] = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
 // CHECK-LABEL: func.func @vec8
 // CHECK: arith.extf {{.*}} : tensor<4096xbf16, #[[$B]]> to tensor<4096xf32, #[[$B]]>
 func.func @vec8(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32})
@@ -46,7 +46,7 @@ func.func @vec8(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32})
 // program (64 elements, 128 threads) is replicated: the leftover warps
 // repeat along the slowest dimension. --num-warps applies without
 // tile.num_warps.
-// CHECK: #[[$B:.*]] = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-LABEL: func.func @unaligned
 // CHECK: tile.load {{.*}} : tensor<64x!tile.ptr<f32>, #[[$B]]>
 func.func @unaligned(%x: !tile.ptr<f32>) attributes {tile.kernel} {
@@ -62,9 +62,9 @@ func.func @unaligned(%x: !tile.ptr<f32>) attributes {tile.kernel} {
 
 // Rows: the reduction's result has the slice layout of its source; the
 // row index feeds expand_dims, so it has that slice layout too.
-// CHECK-DAG: #[[$B:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
-// CHECK-DAG: #[[$ROW:.*]] = #tile.slice<{dim = 1, parent = #[[$B]]}>
-// CHECK-DAG: #[[$COL:.*]] = #tile.slice<{dim = 0, parent = #[[$B]]}>
+// CHECK-DAG: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[$ROW:.*]] = #tilegpu.slice<{dim = 1, parent = #[[$B]]}>
+// CHECK-DAG: #[[$COL:.*]] = #tilegpu.slice<{dim = 0, parent = #[[$B]]}>
 // CHECK-LABEL: func.func @rowsum
 // CHECK: tile.range 0, 8 : tensor<8xi32, #[[$ROW]]>
 // CHECK: tile.range 0, 128 : tensor<128xi32, #[[$COL]]>
@@ -101,7 +101,7 @@ func.func @rowsum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // -----
 
 // Column-contiguous memory (the fast dimension is dim 0): order = [0, 1].
-// CHECK: #[[$B:.*]] = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
 // CHECK-LABEL: func.func @colmajor
 // CHECK: tile.load {{.*}} : tensor<128x4x!tile.ptr<f32>, #[[$B]]>
 func.func @colmajor(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32})
@@ -125,7 +125,7 @@ func.func @colmajor(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32})
 // -----
 
 // Loop-carried tiles share the layout of their initial and yielded values.
-// CHECK: #[[$B:.*]] = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 // CHECK-LABEL: func.func @loop
 // CHECK: scf.for {{.*}} -> (tensor<128xf32, #[[$B]]>, tensor<128x!tile.ptr<f32>, #[[$B]]>)
 func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32)
@@ -152,9 +152,9 @@ func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32)
 
 // An FMA dot: operands hold whole rows of A / columns of B for the
 // accumulator's threads; tiles made only for the dot take those layouts.
-// CHECK-DAG: #[[$C:blocked[0-9]*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
-// CHECK-DAG: #[[$A:blocked[0-9]*]] = #tile.blocked<{sizePerThread = [1, 16], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
-// CHECK-DAG: #[[$BB:blocked[0-9]*]] = #tile.blocked<{sizePerThread = [16, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+// CHECK-DAG: #[[$C:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+// CHECK-DAG: #[[$A:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+// CHECK-DAG: #[[$BB:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [16, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
 // CHECK-LABEL: func.func @dot
 // CHECK: tile.dot {{.*}} : tensor<2x16xf32, #[[$A]]>, tensor<16x16xf32, #[[$BB]]> -> tensor<2x16xf32, #[[$C]]>
 func.func @dot(%s: f32, %y: !tile.ptr<f32>)
@@ -217,14 +217,14 @@ func.func @not_pow2(%x: !tile.ptr<f32>) attributes {tile.kernel} {
 // -----
 
 // A bf16 dot runs on mma.sync: the accumulator (and the values it is
-// carried and combined with) takes #tile.mma, the operands the matching
-// #tile.dot_operand; the loads keep coalesced blocked layouts of their own
+// carried and combined with) takes #tilegpu.mma, the operands the matching
+// #tilegpu.dot_operand; the loads keep coalesced blocked layouts of their own
 // and meet the dot through conversions, as does the store of the result.
 // The bias row is loaded in a slice of the mma layout, no conversion.
-// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tile.mma<{versionMajor = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
-// CHECK-DAG: #[[$OPA:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 2}>
-// CHECK-DAG: #[[$OPB:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 2}>
-// CHECK-DAG: #[[$ROW:slice[0-9]*]] = #tile.slice<{dim = 0, parent = #[[$MMA]]}>
+// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[$OPA:dot_op[0-9]*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-DAG: #[[$OPB:dot_op[0-9]*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-DAG: #[[$ROW:slice[0-9]*]] = #tilegpu.slice<{dim = 0, parent = #[[$MMA]]}>
 // CHECK-LABEL: func.func @mma
 // CHECK: %[[A:.*]] = tile.load {{.*}} : tensor<64x32x!tile.ptr<bf16>, #[[$LA:blocked[0-9]*]]>
 // CHECK: %[[CA:.*]] = tile.convert_layout %[[A]] : tensor<64x32xbf16, #[[$LA]]> -> tensor<64x32xbf16, #[[$OPA]]>
@@ -289,7 +289,7 @@ func.func @mma(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
 // Dots mma.sync cannot take stay on the FMA path (blocked accumulator):
 // f32 operands, and an accumulator with fewer than 16 rows.
 // CHECK-LABEL: func.func @notmma
-// CHECK-NOT: #tile.mma
+// CHECK-NOT: #tilegpu.mma
 // CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #blocked
 // CHECK: tile.dot {{.*}} -> tensor<8x64xf32, #blocked
 func.func @notmma(%s: f32, %h: bf16, %y: !tile.ptr<f32>)

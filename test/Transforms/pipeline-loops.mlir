@@ -7,32 +7,32 @@
 // reads from the current slot. The loop carries the ahead pointers and the
 // two slot numbers; its original pointers are gone.
 // CHECK-LABEL: func.func @loop
-// CHECK: %[[A:.*]] = tile.local_alloc : !tile.smem<4x64x16xf16, #[[$SA:shared[0-9]*]]>
-// CHECK: %[[B:.*]] = tile.local_alloc : !tile.smem<4x16x64xf16, #[[$SB:shared[0-9]*]]>
+// CHECK: %[[A:.*]] = tilegpu.local_alloc : !tilegpu.smem<4x64x16xf16, #[[$SA:shared[0-9]*]]>
+// CHECK: %[[B:.*]] = tilegpu.local_alloc : !tilegpu.smem<4x16x64xf16, #[[$SB:shared[0-9]*]]>
 // CHECK: %[[IN0:.*]] = arith.cmpi sgt, %[[K:.*]], %c0_i32
 // CHECK: %[[M0:.*]] = tile.splat %[[IN0]] : i1 -> tensor<64x16xi1
-// CHECK: tile.async_copy %{{.*}}, %[[M0]] into %[[A]][%c0_i32]
-// CHECK: tile.async_copy %{{.*}}, %{{.*}} into %[[B]][%c0_i32]
-// CHECK: tile.async_commit
-// CHECK: tile.async_copy {{.*}} %[[A]][%c1_i32]
-// CHECK: tile.async_copy {{.*}} %[[B]][%c1_i32]
-// CHECK: tile.async_commit
-// CHECK: tile.async_copy {{.*}} %[[A]][%c2_i32]
-// CHECK: tile.async_copy {{.*}} %[[B]][%c2_i32]
-// CHECK: tile.async_commit
+// CHECK: tilegpu.async_copy %{{.*}}, %[[M0]] into %[[A]][%c0_i32]
+// CHECK: tilegpu.async_copy %{{.*}}, %{{.*}} into %[[B]][%c0_i32]
+// CHECK: tilegpu.async_commit
+// CHECK: tilegpu.async_copy {{.*}} %[[A]][%c1_i32]
+// CHECK: tilegpu.async_copy {{.*}} %[[B]][%c1_i32]
+// CHECK: tilegpu.async_commit
+// CHECK: tilegpu.async_copy {{.*}} %[[A]][%c2_i32]
+// CHECK: tilegpu.async_copy {{.*}} %[[B]][%c2_i32]
+// CHECK: tilegpu.async_commit
 // CHECK: scf.for %[[IV:.*]] = %c0_i32 to %[[K]] step %c16_i32 iter_args(%[[ACC:.*]] = %{{.*}}, %[[PB:.*]] = %{{.*}}, %[[PA:.*]] = %{{.*}}, %[[RD:.*]] = %c0_i32, %[[WR:.*]] = %c3_i32) -> (tensor<64x64xf32, #mma>, tensor<16x64x!tile.ptr<f16>, #{{.*}}>, tensor<64x16x!tile.ptr<f16>, #{{.*}}>, i32, i32)
-// CHECK-NEXT: tile.async_wait {pending = 2 : i32}
+// CHECK-NEXT: tilegpu.async_wait {pending = 2 : i32}
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %c48_i32
 // CHECK: arith.cmpi slt, %[[AHEAD]], %[[K]]
-// CHECK: tile.async_copy %[[PA]], %{{.*}} into %[[A]][%[[WR]]]
-// CHECK: tile.async_copy %[[PB]], %{{.*}} into %[[B]][%[[WR]]]
-// CHECK-NEXT: tile.async_commit
-// CHECK: %[[LA:.*]] = tile.local_load %[[A]][%[[RD]]] : !tile.smem<4x64x16xf16, #[[$SA]]> -> tensor<64x16xf16, #dot_op>
-// CHECK: %[[LB:.*]] = tile.local_load %[[B]][%[[RD]]] : !tile.smem<4x16x64xf16, #[[$SB]]> -> tensor<16x64xf16, #dot_op1>
+// CHECK: tilegpu.async_copy %[[PA]], %{{.*}} into %[[A]][%[[WR]]]
+// CHECK: tilegpu.async_copy %[[PB]], %{{.*}} into %[[B]][%[[WR]]]
+// CHECK-NEXT: tilegpu.async_commit
+// CHECK: %[[LA:.*]] = tilegpu.local_load %[[A]][%[[RD]]] : !tilegpu.smem<4x64x16xf16, #[[$SA]]> -> tensor<64x16xf16, #dot_op>
+// CHECK: %[[LB:.*]] = tilegpu.local_load %[[B]][%[[RD]]] : !tilegpu.smem<4x16x64xf16, #[[$SB]]> -> tensor<16x64xf16, #dot_op1>
 // CHECK: tile.dot %[[LA]], %[[LB]], %[[ACC]]
 // CHECK-NOT: tile.load
 // CHECK: }
-// CHECK-NEXT: tile.async_wait {pending = 0 : i32}
+// CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
 func.func @loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                 %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                 %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},
@@ -83,11 +83,11 @@ func.func @loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 // A load with a non-zero `other` stays (cp.async fills zeros); the other
 // operand's load is pipelined alone.
 // CHECK-LABEL: func.func @other
-// CHECK: tile.local_alloc : !tile.smem<4x16x64xf16
-// CHECK-NOT: tile.local_alloc
+// CHECK: tilegpu.local_alloc : !tilegpu.smem<4x16x64xf16
+// CHECK-NOT: tilegpu.local_alloc
 // CHECK: scf.for
 // CHECK: tile.load {{.*}} : tensor<64x16x!tile.ptr<f16>
-// CHECK: tile.local_load
+// CHECK: tilegpu.local_load
 func.func @other(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                 %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                 %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},
@@ -139,7 +139,7 @@ func.func @other(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 
 // tile.num_stages = 1: no pipelining.
 // CHECK-LABEL: func.func @single
-// CHECK-NOT: tile.async_copy
+// CHECK-NOT: tilegpu.async_copy
 // CHECK: tile.load
 // CHECK: tile.load
 func.func @single(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
@@ -193,7 +193,7 @@ func.func @single(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 // still vectorize): their addresses cannot run ahead, so the loop is left
 // alone.
 // CHECK-LABEL: func.func @chase
-// CHECK-NOT: tile.async_copy
+// CHECK-NOT: tilegpu.async_copy
 // CHECK: scf.for
 // CHECK-COUNT-2: tile.load {{.*}}f16
 func.func @chase(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},

@@ -1,13 +1,13 @@
 // RUN: tile-opt %s --split-input-file --tile-remove-layout-conversions --canonicalize | FileCheck %s
 
-#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
-#b = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#sa = #tile.slice<{dim = 1, parent = #a}>
+#a = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sa = #tilegpu.slice<{dim = 1, parent = #a}>
 
 // Row offsets (range * 64) are recomputed in the second layout instead of
 // going through shared memory; the first-layout copy is then dead.
-// CHECK: #[[$B:.*]] = #tile.blocked<{sizePerThread = [1, 8]
-// CHECK-NEXT: #[[$S:.*]] = #tile.slice<{dim = 1, parent = #[[$B]]}>
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [1, 8]
+// CHECK-NEXT: #[[$S:.*]] = #tilegpu.slice<{dim = 1, parent = #[[$B]]}>
 // CHECK-LABEL: func.func @index_math
 // CHECK-NOT: tile.convert_layout
 // CHECK: tile.range 0, 64 : tensor<64xi32, #[[$S]]>
@@ -26,8 +26,8 @@ func.func @index_math() -> tensor<64x32xi32, #b> {
 
 // -----
 
-#a = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#a = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
 // Loaded data cannot be recomputed: the conversion stays. A chain of two
 // conversions becomes one; a conversion back to the source layout vanishes.

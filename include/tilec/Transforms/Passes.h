@@ -3,7 +3,8 @@
 #ifndef TILEC_TRANSFORMS_PASSES_H
 #define TILEC_TRANSFORMS_PASSES_H
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"

@@ -10,23 +10,24 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let description = [{
     Gives each tile type of each kernel a distributed layout encoding.
     Tiles tied by elementwise ops, memory ops and loop-carried values share
-    one layout; a group that loads or stores memory gets a `#tile.blocked`
+    one layout; a group that loads or stores memory gets a `#tilegpu.blocked`
     layout whose per-thread vector follows the contiguity and alignment the
     axis analysis proves (up to 16 bytes), lanes and warps along the
     contiguous dimension first. A dot that mma.sync can run (f16/bf16
-    operands; M >= 16, N >= 8, K >= 16) gets a `#tile.mma` accumulator and
-    `#tile.dot_operand` operands, and the loads and stores of those tiles
+    operands; M >= 16, N >= 8, K >= 16) gets a `#tilegpu.mma` accumulator and
+    `#tilegpu.dot_operand` operands, and the loads and stores of those tiles
     keep blocked layouts of their own, meeting the dot through
     `tile.convert_layout`; other dots get FMA operand layouts. Broadcasts,
     unit-dimension insertions and reductions derive their source (or
-    result) layout from the other side (`#tile.slice`); where two derived
+    result) layout from the other side (`#tilegpu.slice`); where two derived
     layouts disagree a `tile.convert_layout` is inserted.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
            "Warps per program of kernels without tile.num_warps">,
   ];
-  let dependentDialects = ["::mlir::tile::TileDialect"];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::tilegpu::TileGPUDialect"];
 }
 
 def TileRemoveLayoutConversions
@@ -45,13 +46,13 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "::mlir::ModuleOp"> {
   let summary = "Software-pipeline the loads that feed mma dots in loops";
   let description = [{
     In each scf.for of a kernel, the tile.loads whose only use is a
-    conversion to a #tile.dot_operand layout become asynchronous copies
+    conversion to a #tilegpu.dot_operand layout become asynchronous copies
     (cp.async) into a shared memory buffer of `num-stages` slots, issued
     `num-stages - 1` iterations ahead: before the loop the first stages are
-    started; each iteration waits for its own slot (tile.async_wait, which
+    started; each iteration waits for its own slot (tilegpu.async_wait, which
     also synchronizes the program), starts the copy for the iteration
     `num-stages - 1` ahead into the slot the previous iteration read, and
-    reads its operands with tile.local_load (ldmatrix). Copies for
+    reads its operands with tilegpu.local_load (ldmatrix). Copies for
     iterations past the end are masked off; after the loop every copy is
     waited for. The address computation of the loads (its backward slice in
     the loop, including loop-carried pointers) is cloned to run ahead; a
@@ -64,6 +65,7 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "::mlir::ModuleOp"> {
            "Slots of the shared memory buffers (1: do not pipeline)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
 }

@@ -9,7 +9,7 @@
 
 #include "tilec/Analysis/AxisInfo.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"

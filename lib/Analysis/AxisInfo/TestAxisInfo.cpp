@@ -3,7 +3,7 @@
 #include "tilec/Analysis/AxisInfo.h"
 #include "tilec/Analysis/Passes.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

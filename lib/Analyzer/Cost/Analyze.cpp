@@ -4,7 +4,7 @@
 
 #include "Evaluator.h"
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Pipeline.h"
 
 #include "mlir/AsmParser/AsmParser.h"

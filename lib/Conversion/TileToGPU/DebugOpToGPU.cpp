@@ -17,6 +17,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {

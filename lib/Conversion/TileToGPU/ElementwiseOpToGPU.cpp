@@ -21,6 +21,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
@@ -202,7 +203,7 @@ struct BroadcastOpLowering : public OpConversionPattern<BroadcastOp> {
   }
 };
 
-/// tile.expand_dims from #tile.slice<axis, L> to L: the same elements.
+/// tile.expand_dims from #tilegpu.slice<axis, L> to L: the same elements.
 struct ExpandDimsOpLowering : public OpConversionPattern<ExpandDimsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -212,7 +213,7 @@ struct ExpandDimsOpLowering : public OpConversionPattern<ExpandDimsOp> {
         op.getSrc().getType().getEncoding());
     if (!slice || slice.getDim() != (unsigned)op.getAxis() ||
         slice.getParent() != op.getType().getEncoding())
-      return op.emitOpError("source layout must be #tile.slice<{dim = ")
+      return op.emitOpError("source layout must be #tilegpu.slice<{dim = ")
              << op.getAxis() << "}> of the result's layout, got "
              << op.getSrc().getType();
     replaceWithValues(rewriter, op, adaptor.getSrc());

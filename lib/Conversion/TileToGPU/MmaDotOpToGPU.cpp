@@ -1,7 +1,7 @@
 //===- MmaDotOpToGPU.cpp - tile.dot on the tensor cores (mma.sync) --------===//
 //
-// A dot whose accumulator has the #tile.mma layout and whose operands have
-// the matching #tile.dot_operand layouts (tile-assign-layouts gives them to
+// A dot whose accumulator has the #tilegpu.mma layout and whose operands have
+// the matching #tilegpu.dot_operand layouts (tile-assign-layouts gives them to
 // f16/bf16 dots) becomes one mma.sync.aligned.m16n8k16 per 16x8 tile of
 // the warp's accumulator and 16-wide step of K. The layouts are the PTX
 // ISA's fragments, so each instruction's registers are just the thread's
@@ -18,6 +18,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {

@@ -32,6 +32,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
@@ -69,7 +70,7 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
       auto slice = dyn_cast_if_present<SliceLayoutAttr>(outType.getEncoding());
       if (!slice || slice.getDim() != (unsigned)op.getAxis() ||
           slice.getParent() != srcType.getEncoding())
-        return op.emitOpError("result layout must be #tile.slice<{dim = ")
+        return op.emitOpError("result layout must be #tilegpu.slice<{dim = ")
                << op.getAxis() << "}> of the source layout, got " << outType;
       outLayout = *DistributedLayout::get(outType);
     }

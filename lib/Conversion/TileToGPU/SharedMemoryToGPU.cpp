@@ -1,8 +1,8 @@
 //===- SharedMemoryToGPU.cpp - dot operands through shared memory ---------===//
 //
-// mma.sync reads its operands from registers in the #tile.dot_operand
+// mma.sync reads its operands from registers in the #tilegpu.dot_operand
 // layout; they come from global memory in a blocked (coalesced) layout. The
-// way between is shared memory in a swizzled #tile.shared layout: each
+// way between is shared memory in a swizzled #tilegpu.shared layout: each
 // thread stores its contiguous runs (up to 16 bytes) at their swizzled
 // place, and ldmatrix reads 8x8 blocks back, one 16-byte row per lane, the
 // 8 rows of a block in 8 different bank groups thanks to the swizzle
@@ -11,10 +11,10 @@
 // Here: the swizzle arithmetic, the vectorized store of a distributed tile,
 // the ldmatrix load of a dot operand, tile.convert_layout to a dot operand
 // (store, barrier, ldmatrix), and the ops of pipelined loops:
-// tile.local_alloc (an offset in the kernel's shared memory, chosen by the
-// pass), tile.async_copy (cp.async, 4 to 16 bytes per thread; zero fill
-// where masked), tile.async_commit / tile.async_wait (commit / wait_group
-// and a barrier) and tile.local_load (ldmatrix, or scalar reads for other
+// tilegpu.local_alloc (an offset in the kernel's shared memory, chosen by the
+// pass), tilegpu.async_copy (cp.async, 4 to 16 bytes per thread; zero fill
+// where masked), tilegpu.async_commit / tilegpu.async_wait (commit / wait_group
+// and a barrier) and tilegpu.local_load (ldmatrix, or scalar reads for other
 // layouts).
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +29,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 //===----------------------------------------------------------------------===//
@@ -288,7 +289,7 @@ struct ConvertToDotOperandLowering
   }
 };
 
-/// One slot of a lowered !tile.smem buffer: where its elements go (with
+/// One slot of a lowered !tilegpu.smem buffer: where its elements go (with
 /// the layout), their lowered type, and the slot's address.
 struct Slot {
   SharedTile tile;
@@ -309,7 +310,7 @@ Slot sharedSlot(OpBuilder &b, Location loc, const TileTypeConverter &tc,
   return {tile, elemType, base};
 }
 
-/// tile.local_alloc -> the address of its place in shared memory.
+/// tilegpu.local_alloc -> the address of its place in shared memory.
 struct LocalAllocOpLowering : public OpConversionPattern<LocalAllocOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -327,7 +328,7 @@ struct LocalAllocOpLowering : public OpConversionPattern<LocalAllocOp> {
   }
 };
 
-/// tile.async_copy -> cp.async per run of contiguous elements.
+/// tilegpu.async_copy -> cp.async per run of contiguous elements.
 struct AsyncCopyOpLowering : public OpConversionPattern<AsyncCopyOp> {
   AsyncCopyOpLowering(const TypeConverter &tc, MLIRContext *ctx,
                       const LoweringContext &lc)
@@ -480,7 +481,7 @@ struct AsyncWaitOpLowering : public OpConversionPattern<AsyncWaitOp> {
   }
 };
 
-/// tile.local_load: ldmatrix for dot operands, else one read per element.
+/// tilegpu.local_load: ldmatrix for dot operands, else one read per element.
 struct LocalLoadOpLowering : public OpConversionPattern<LocalLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

@@ -30,6 +30,7 @@ namespace tilec {
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
@@ -60,7 +61,7 @@ void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
   MLIRContext *ctx = dot.getContext();
   if (aType.getEncoding() != DotOperandLayoutAttr::get(ctx, 0, mma, 2) ||
       bType.getEncoding() != DotOperandLayoutAttr::get(ctx, 1, mma, 2)) {
-    fail(dot) << "operands of an mma dot must have the #tile.dot_operand "
+    fail(dot) << "operands of an mma dot must have the #tilegpu.dot_operand "
                  "layouts of its accumulator (run tile-assign-layouts)";
     return;
   }
@@ -152,8 +153,8 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
       else if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(
                    dot.getType().getEncoding()))
         checkMmaDot(dot, mma, fail);
-    } else if (!isa<TileDialect, scf::SCFDialect, func::FuncDialect>(
-                   op->getDialect()) &&
+    } else if (!isa<TileDialect, TileGPUDialect, scf::SCFDialect,
+                   func::FuncDialect>(op->getDialect()) &&
                hasTile(op)) {
       fail(op) << "on tiles is not supported by the GPU lowering";
     }
@@ -189,8 +190,8 @@ Operation *topLevel(func::FuncOp kernel, Operation *op) {
 
 /// Shared memory of a kernel: the scratch of ops that exchange data (from
 /// offset 0, between barriers; reductions as planReductionScratch places
-/// them) and the tile.local_alloc buffers, which
-/// live from their allocation to their last use (to the tile.async_wait
+/// them) and the tilegpu.local_alloc buffers, which
+/// live from their allocation to their last use (to the tilegpu.async_wait
 /// {pending = 0} after it when copies go there). Buffers go at offset 0,
 /// overlapping the scratch, unless a scratch user runs while one lives;
 /// then after the scratch. Records each buffer's offset on it.
@@ -334,7 +335,7 @@ struct ConvertTileToGPU
     conversionTarget.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
                                      NVVM::NVVMDialect,
                                      cf::ControlFlowDialect>();
-    conversionTarget.addIllegalDialect<TileDialect>();
+    conversionTarget.addIllegalDialect<TileDialect, TileGPUDialect>();
     // Combiner terminators disappear with their reduce/scan.
     conversionTarget.addLegalOp<YieldOp>();
     conversionTarget.addIllegalOp<func::FuncOp, func::ReturnOp>();

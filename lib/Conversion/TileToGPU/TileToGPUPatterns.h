@@ -10,7 +10,7 @@
 #ifndef TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 #define TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 
-#include "dialect/TileLayout.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -18,6 +18,14 @@
 #include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tile::gpu_lowering {
+
+// The lowering reads the tilegpu level throughout: its layouts and their
+// arithmetic, shared memory buffers.
+using tilegpu::DistributedLayout;
+using tilegpu::DotOperandLayoutAttr;
+using tilegpu::MmaLayoutAttr;
+using tilegpu::SharedLayoutAttr;
+using tilegpu::SharedMemType;
 
 /// Tiles become one value per element the thread holds; pointers become
 /// global-memory LLVM pointers; fp8 values travel as i8.
@@ -58,7 +66,7 @@ int64_t planReductionScratch(Operation *kernel,
 
 /// The name of the dynamic shared memory array of a gpu.module.
 constexpr llvm::StringLiteral kSmemName = "global_smem";
-/// Byte offset of a tile.local_alloc's buffer, set before the conversion.
+/// Byte offset of a tilegpu.local_alloc's buffer, set before the conversion.
 constexpr llvm::StringLiteral kSmemOffsetAttr = "tile.smem_offset";
 
 void populateFuncPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
@@ -154,7 +162,7 @@ int64_t getScratchBytes(Operation *op);
 // Swizzled shared tiles and ldmatrix (SharedMemoryToGPU.cpp)
 //===----------------------------------------------------------------------===//
 
-/// A 2-D tile in shared memory with a #tile.shared layout: `rows` rows of
+/// A 2-D tile in shared memory with a #tilegpu.shared layout: `rows` rows of
 /// `rowLen` elements, rows along order[1] of the tile, columns along
 /// order[0].
 struct SharedTile {
@@ -180,7 +188,7 @@ void storeTileToShared(OpBuilder &b, Location loc,
                        const DistributedLayout &layout, ValueRange values,
                        const SharedTile &tile, Value base);
 
-/// True when a tile of `type` (a #tile.dot_operand layout) can be loaded
+/// True when a tile of `type` (a #tilegpu.dot_operand layout) can be loaded
 /// with ldmatrix from a shared tile with layout `shared`.
 bool canLoadWithLdmatrix(RankedTensorType type, SharedLayoutAttr shared);
 

@@ -1,7 +1,7 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=approx-math=1 --canonicalize --cse | FileCheck %s --check-prefix=ALL
 
-#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // tile.approx_math: each f32 erf becomes t = min(|x|, 3.92) (NaN-propagating),
 // P(t) by Horner (5 fma), 2^(t P(t)) on ex2.approx.ftz, 1 - that, with x's
@@ -34,7 +34,7 @@ func.func @approx(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32})
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // Without the attribute erf stays for libdevice (convert-gpu-to-nvvm);
 // approx-math=1 treats every kernel as marked. An f16 erf is never

@@ -1,8 +1,8 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
 
-#c = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
-#a = #tile.blocked<{sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
-#b = #tile.blocked<{sizePerThread = [16, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#c = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [16, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
 
 // The FMA dot: 4x8 accumulator, one element per thread, K = 16: the
 // bf16 operands widen to f32 and 16 fused multiply-adds make the element.
@@ -23,7 +23,7 @@ func.func @dot(%s: bf16, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_w
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // Atomics: one atom per element with the ordering and scope asked for; a
 // scalar atomic runs in thread 0 and its old value reaches every thread
@@ -62,7 +62,7 @@ func.func @atomics(%f: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // print: vprintf lines with the program id and each element's index, in
 // the interpreter's format (so that scripts/gpu-diff.sh can compare them):

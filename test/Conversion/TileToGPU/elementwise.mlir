@@ -1,7 +1,7 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=fast-math=0 --canonicalize --cse | FileCheck %s --check-prefix=NOFAST
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 
 // The kernel ABI: one parameter each, pointers as global pointers, i1 as an
 // i32 compared with 0; 64 threads. Each thread holds 4 consecutive elements
@@ -48,9 +48,9 @@ func.func @kernel(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
-#s0 = #tile.slice<{dim = 0, parent = #b}>
-#s1 = #tile.slice<{dim = 1, parent = #b}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#s0 = #tilegpu.slice<{dim = 0, parent = #b}>
+#s1 = #tilegpu.slice<{dim = 1, parent = #b}>
 
 // Grid queries, splat constants, unit dims and broadcasts move no data:
 // expand_dims forwards the slice's elements, broadcast repeats them.
@@ -91,7 +91,7 @@ func.func @shapes(%out: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps 
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // `r < n` with n a multiple of 16 is constant over aligned runs of 16, so a
 // thread's 8 consecutive elements share one compare (and the select uses
@@ -123,7 +123,7 @@ func.func @constancy(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // Fast math: f32 division is div.full.f32 (f64 keeps arith.divf, the IEEE
 // division), and float add/sub/mul carry `contract` so that LLVM may fuse

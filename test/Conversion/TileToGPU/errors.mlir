@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --verify-diagnostics
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 func.func @non_splat(%y: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   // expected-error @below {{'arith.constant' op tile constants must be splats (one value); non-uniform constants are not supported yet}}
@@ -12,7 +12,7 @@ func.func @non_splat(%y: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 func.func @fp8(%x: !tile.ptr<f8E4M3FN>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %xs = tile.splat %x : !tile.ptr<f8E4M3FN> -> tensor<32x!tile.ptr<f8E4M3FN>, #b>
@@ -90,7 +90,7 @@ func.func @call(%n: i32) attributes {tile.kernel} {
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 func.func @foreign(%t: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %s = tile.splat %t : i32 -> tensor<32xi32, #b>
@@ -102,38 +102,38 @@ func.func @foreign(%t: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 
 func.func @warps(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
-  // expected-error @below {{'tile.range' op tile type 'tensor<64xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>>' is laid out for 2 warps but the kernel has 4}}
+  // expected-error @below {{'tile.range' op tile type 'tensor<64xi32, #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>>' is laid out for 2 warps but the kernel has 4}}
   %r = tile.range 0, 64 : tensor<64xi32, #b>
   return
 }
 
 // -----
 
-#bl = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
-#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
 
 func.func @mma_operands(%s: bf16, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %a = tile.splat %s : bf16 -> tensor<16x16xbf16, #bl>
   %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
-  // expected-error @below {{'tile.dot' op operands of an mma dot must have the #tile.dot_operand layouts of its accumulator (run tile-assign-layouts)}}
+  // expected-error @below {{'tile.dot' op operands of an mma dot must have the #tilegpu.dot_operand layouts of its accumulator (run tile-assign-layouts)}}
   %d = tile.dot %a, %a, %z : tensor<16x16xbf16, #bl>, tensor<16x16xbf16, #bl> -> tensor<16x16xf32, #mma>
   return
 }
 
 // -----
 
-#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
-#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
-#b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
 
 func.func @mma_types(%s: f32, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %a = tile.splat %s : f32 -> tensor<16x16xf32, #a>
   %b = tile.splat %s : f32 -> tensor<16x16xf32, #b>
   %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
-  // expected-error @below {{'tile.dot' op mma.sync needs f16 or bf16 operands with an f32 (or, for f16, f16) accumulator, got 'tensor<16x16xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>' and 'tensor<16x16xf32, #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>'}}
+  // expected-error @below {{'tile.dot' op mma.sync needs f16 or bf16 operands with an f32 (or, for f16, f16) accumulator, got 'tensor<16x16xf32, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>' and 'tensor<16x16xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>'}}
   %d = tile.dot %a, %b, %z : tensor<16x16xf32, #a>, tensor<16x16xf32, #b> -> tensor<16x16xf32, #mma>
   return
 }

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // n is a multiple of 16: the mask is uniform over each group of 4, so each
 // group is one predicated 16-byte load (`other` where the mask is false)
@@ -25,7 +25,7 @@ func.func @uniform_mask(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // Nothing is known about n: each group of 4 is one 16-byte access,
 // predicated on the whole group being in bounds, and both groups' vector
@@ -80,7 +80,7 @@ func.func @runtime_mask(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // bf16: 8 elements in the 4 words of one 16-byte load, two per word.
 // CHECK-LABEL: gpu.func @bf16
@@ -106,7 +106,7 @@ func.func @bf16(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32})
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // Without an alignment hint the pointer may sit anywhere: 4-byte accesses.
 // CHECK-LABEL: gpu.func @unaligned
@@ -124,7 +124,7 @@ func.func @unaligned(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // Cache operators and eviction priorities reach the PTX.
 // CHECK-LABEL: gpu.func @modifiers
@@ -149,7 +149,7 @@ func.func @modifiers(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32})
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 
 // A scalar store runs in thread 0 only; a tile of 32 elements over 64
 // threads is stored by the first warp only (the second holds replicas).
@@ -171,7 +171,7 @@ func.func @owners(%x: !tile.ptr<i32>, %v: i32)
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // f32 results stored as bf16: each pair of a word is rounded by one vector
 // fptrunc (cvt.rn.bf16x2.f32), not two conversions and a shift and an or.

@@ -5,10 +5,10 @@
 // one ldmatrix.x4 (A row-major, B transposed: its rows are K); two
 // mma.sync m16n8k16 (two 8-column halves of the accumulator) share A's
 // registers.
-#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
-#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
-#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
-#b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
 // CHECK-LABEL: gpu.func @mma
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
@@ -39,10 +39,10 @@ func.func @mma(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>)
 // -----
 
 // f16 accumulation: the accumulator travels as two f16x2 registers.
-#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
-#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
-#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
-#b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
 // CHECK-LABEL: gpu.func @f16acc
 // CHECK: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, vector<2xf16>) -> !llvm.struct<(vector<2xf16>, vector<2xf16>)>
 func.func @f16acc(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>)
@@ -63,12 +63,12 @@ func.func @f16acc(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>)
 // The pipeliner's ops: the buffer at its offset in shared memory, 16-byte
 // cp.async per thread (the zero-fill size chosen by the mask, uniform over
 // each run here), commit, wait + barrier, ldmatrix from the slot.
-#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
-#rows = #tile.slice<{dim = 1, parent = #bl}>
-#cols = #tile.slice<{dim = 0, parent = #bl}>
-#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
-#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
-#sh = #tile.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#rows = #tilegpu.slice<{dim = 1, parent = #bl}>
+#cols = #tilegpu.slice<{dim = 0, parent = #bl}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#sh = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
 // The buffer (2 slots of 512 bytes) overlaps nothing: 1024 bytes in all.
 // CHECK: tile.shared_bytes = {async = 1024 : i64}
 // CHECK-LABEL: gpu.func @async
@@ -96,12 +96,12 @@ func.func @async(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
   %ns = tile.splat %n : i32 -> tensor<16x1xi32, #bl>
   %m1 = arith.cmpi slt, %r2, %ns : tensor<16x1xi32, #bl>
   %m = tile.broadcast %m1 : tensor<16x1xi1, #bl> -> tensor<16x16xi1, #bl>
-  %buf = tile.local_alloc : !tile.smem<2x16x16xbf16, #sh>
+  %buf = tilegpu.local_alloc : !tilegpu.smem<2x16x16xbf16, #sh>
   %s0 = arith.constant 0 : i32
-  tile.async_copy %p, %m into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl>, tensor<16x16xi1, #bl> into !tile.smem<2x16x16xbf16, #sh>
-  tile.async_commit
-  tile.async_wait {pending = 0 : i32}
-  %v = tile.local_load %buf[%s0] : !tile.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
+  tilegpu.async_copy %p, %m into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl>, tensor<16x16xi1, #bl> into !tilegpu.smem<2x16x16xbf16, #sh>
+  tilegpu.async_commit
+  tilegpu.async_wait {pending = 0 : i32}
+  %v = tilegpu.local_load %buf[%s0] : !tilegpu.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
   %ys = tile.splat %y : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #a>
   tile.store %ys, %v : tensor<16x16x!tile.ptr<bf16>, #a>
   return
@@ -111,28 +111,28 @@ func.func @async(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
 
 // A conversion (1 KiB of scratch at offset 0) runs while the buffer lives:
 // the buffer goes after the scratch, 2 KiB in all.
-#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
-#bl2 = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [0, 1]}>
-#mma = #tile.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
-#a = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
-#sh = #tile.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#bl2 = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [0, 1]}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#sh = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
 // CHECK: tile.shared_bytes = {inside = 2048 : i64}
 // CHECK-LABEL: gpu.func @inside
 // CHECK: llvm.getelementptr %{{.*}}[1024] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 func.func @inside(%x: !tile.ptr<bf16>, %f: !tile.ptr<f32>, %y: !tile.ptr<bf16>)
     attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %xs = tile.splat %x : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #bl>
-  %buf = tile.local_alloc : !tile.smem<2x16x16xbf16, #sh>
+  %buf = tilegpu.local_alloc : !tilegpu.smem<2x16x16xbf16, #sh>
   %s0 = arith.constant 0 : i32
-  tile.async_copy %xs into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl> into !tile.smem<2x16x16xbf16, #sh>
-  tile.async_commit
-  tile.async_wait {pending = 0 : i32}
+  tilegpu.async_copy %xs into %buf[%s0] : tensor<16x16x!tile.ptr<bf16>, #bl> into !tilegpu.smem<2x16x16xbf16, #sh>
+  tilegpu.async_commit
+  tilegpu.async_wait {pending = 0 : i32}
   %fs = tile.splat %f : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>, #bl>
   %fv = tile.load %fs : tensor<16x16x!tile.ptr<f32>, #bl>
   %fc = tile.convert_layout %fv : tensor<16x16xf32, #bl> -> tensor<16x16xf32, #bl2>
   %fs2 = tile.splat %f : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>, #bl2>
   tile.store %fs2, %fc : tensor<16x16x!tile.ptr<f32>, #bl2>
-  %v = tile.local_load %buf[%s0] : !tile.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
+  %v = tilegpu.local_load %buf[%s0] : !tilegpu.smem<2x16x16xbf16, #sh> -> tensor<16x16xbf16, #a>
   %ys = tile.splat %y : !tile.ptr<bf16> -> tensor<16x16x!tile.ptr<bf16>, #a>
   tile.store %ys, %v : tensor<16x16x!tile.ptr<bf16>, #a>
   return

@@ -2,7 +2,7 @@
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=SLOTS
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=cross-warp-shuffle=1 --canonicalize --cse | FileCheck %s --check-prefix=SHFL
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
 // A 1-D sum over 4 warps: each thread adds its 8 elements, lanes combine
 // with butterflies (offsets 1..16), lane 0 of each warp writes its partial
@@ -65,7 +65,7 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
 
 // Two sums in a row (layernorm's mean and variance): the second writes the
 // other 32-byte region (offset 32), which nobody has read, so it needs no
@@ -110,7 +110,7 @@ func.func @two_sums(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
 // A reduction in a loop: the previous iteration's readers may still be
 // reading its slots, so the barrier before the writes stays (two per
@@ -147,8 +147,8 @@ func.func @in_loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
-#s = #tile.slice<{dim = 1, parent = #b}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tilegpu.slice<{dim = 1, parent = #b}>
 
 // Rows live in single warps: shuffles only, no shared memory, no barrier.
 // CHECK-LABEL: gpu.func @rows
@@ -173,7 +173,7 @@ func.func @rows(%v: f32, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_w
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 // 16 elements over 32 lanes: lanes 16-31 hold copies, so the butterflies
 // stop at offset 8 (nothing is counted twice). An argmax reduces a value
@@ -204,7 +204,7 @@ func.func @argmax(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.p
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 
 // An inclusive scan of 256 elements: log2(256) = 8 steps through shared
 // memory, a barrier after each (double buffered).

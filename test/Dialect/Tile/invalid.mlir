@@ -596,69 +596,6 @@ func.func @store_operands(%p: !tile.ptr<f32>) {
 
 // -----
 
-#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
-func.func @async_copy_shape(%p: tensor<64x16x!tile.ptr<bf16>>, %s: i32) {
-  %buf = tile.local_alloc : !tile.smem<3x64x32xbf16, #sh>
-  // expected-error @+1 {{'tile.async_copy' op pointer tile 'tensor<64x16x!tile.ptr<bf16>>' does not have the shape of a slot of '!tile.smem<3x64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>'}}
-  tile.async_copy %p into %buf[%s] : tensor<64x16x!tile.ptr<bf16>> into !tile.smem<3x64x32xbf16, #sh>
-  return
-}
-
-// -----
-
-#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
-func.func @async_copy_type(%p: tensor<64x32x!tile.ptr<f16>>, %s: i32) {
-  %buf = tile.local_alloc : !tile.smem<3x64x32xbf16, #sh>
-  // expected-error @+1 {{'tile.async_copy' op copies 'f16' into a buffer of 'bf16'}}
-  tile.async_copy %p into %buf[%s] : tensor<64x32x!tile.ptr<f16>> into !tile.smem<3x64x32xbf16, #sh>
-  return
-}
-
-// -----
-
-#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
-func.func @async_copy_mask(%p: tensor<64x32x!tile.ptr<bf16>>, %m: tensor<64x16xi1>, %s: i32) {
-  %buf = tile.local_alloc : !tile.smem<3x64x32xbf16, #sh>
-  // expected-error @+1 {{'tile.async_copy' op mask 'tensor<64x16xi1>' does not match the pointers 'tensor<64x32x!tile.ptr<bf16>>'}}
-  tile.async_copy %p, %m into %buf[%s] : tensor<64x32x!tile.ptr<bf16>>, tensor<64x16xi1> into !tile.smem<3x64x32xbf16, #sh>
-  return
-}
-
-// -----
-
-#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
-func.func @local_load_shape(%s: i32) {
-  %buf = tile.local_alloc : !tile.smem<3x64x32xbf16, #sh>
-  // expected-error @+1 {{'tile.local_load' op result 'tensor<32x64xbf16>' is not a slot of '!tile.smem<3x64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>'}}
-  %t = tile.local_load %buf[%s] : !tile.smem<3x64x32xbf16, #sh> -> tensor<32x64xbf16>
-  return
-}
-
-// -----
-
-func.func @async_wait_pending() {
-  // expected-error @+1 {{'tile.async_wait' op pending must be >= 0, got -1}}
-  tile.async_wait {pending = -1 : i32}
-  return
-}
-
-// -----
-
-// expected-error @+1 {{!tile.smem holds slots of 2-D tiles: its shape must be 3 positive sizes (slots, rows, columns)}}
-func.func @smem_rank(%b: !tile.smem<64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>)
-
-// -----
-
-// expected-error @+1 {{!tile.smem elements must be integers or floats, not '!tile.ptr<f32>'}}
-func.func @smem_elem(%b: !tile.smem<2x64x32x!tile.ptr<f32>, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>)
-
-// -----
-
-// expected-error @+1 {{!tile.smem layout must be a #tile.shared, not #tile.blocked}}
-func.func @smem_layout(%b: !tile.smem<2x64x32xbf16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>>)
-
-// -----
-
 // expected-error @+1 {{'tile.num_stages' must be in [1, 8], got 0}}
 func.func @stages() attributes {tile.kernel, tile.num_stages = 0 : i32} {
   return

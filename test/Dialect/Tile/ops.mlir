@@ -162,22 +162,3 @@ func.func @kernel(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %n: i64,
 func.func private @helper(%n: i64) -> i64 {
   return %n : i64
 }
-
-// Shared memory buffers and asynchronous copies (made by the pipeliner).
-// CHECK-LABEL: func.func @async
-func.func @async(%p: tensor<64x32x!tile.ptr<bf16>>, %m: tensor<64x32xi1>,
-                 %slot: i32) -> tensor<64x32xbf16> {
-  // CHECK: %[[B:.*]] = tile.local_alloc : !tile.smem<3x64x32xbf16, #shared>
-  %buf = tile.local_alloc : !tile.smem<3x64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
-  // CHECK: tile.async_copy %{{.*}}, %{{.*}} into %[[B]][%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi1> into !tile.smem<3x64x32xbf16
-  tile.async_copy %p, %m into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi1> into !tile.smem<3x64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
-  // CHECK: tile.async_copy %{{.*}} into %[[B]][%{{.*}}] : tensor<64x32x!tile.ptr<bf16>> into !tile.smem
-  tile.async_copy %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>> into !tile.smem<3x64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
-  // CHECK: tile.async_commit
-  tile.async_commit
-  // CHECK: tile.async_wait {pending = 1 : i32}
-  tile.async_wait {pending = 1 : i32}
-  // CHECK: tile.local_load %[[B]][%{{.*}}] : !tile.smem<3x64x32xbf16, {{.*}}> -> tensor<64x32xbf16>
-  %t = tile.local_load %buf[%slot] : !tile.smem<3x64x32xbf16, #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> tensor<64x32xbf16>
-  return %t : tensor<64x32xbf16>
-}

@@ -1,6 +1,6 @@
 //===- DialectTest.cpp - the tile dialect's C++ helpers --------------------===//
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/InitAll.h"
 
 #include "mlir/IR/Builders.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialect/TileLayout.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -17,6 +17,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tilegpu;
 
 namespace {
 

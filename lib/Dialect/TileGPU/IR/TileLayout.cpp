@@ -1,4 +1,4 @@
-//===- TileLayout.cpp - layout attributes and their arithmetic -----------===//
+//===- TileLayout.cpp - layout attributes and their arithmetic ------------===//
 //
 // Verifiers of the layout attributes, and DistributedLayout: which tile
 // elements each thread holds. Every shape and layout size is a power of two,
@@ -7,13 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialect/TileLayout.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace mlir::tilegpu;
 
 //===----------------------------------------------------------------------===//
 // Attribute verifiers
@@ -35,24 +35,24 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   size_t rank = order.size();
   if (rank == 0 || sizePerThread.size() != rank ||
       threadsPerWarp.size() != rank || warpsPerCTA.size() != rank)
-    return emitError() << "#tile.blocked needs sizePerThread, threadsPerWarp, "
+    return emitError() << "#tilegpu.blocked needs sizePerThread, threadsPerWarp, "
                           "warpsPerCTA and order of one non-zero rank";
   unsigned threads = 1;
   for (auto list : {sizePerThread, threadsPerWarp, warpsPerCTA})
     for (unsigned v : list)
       if (v == 0 || !llvm::isPowerOf2_32(v))
-        return emitError() << "#tile.blocked sizes must be powers of two, got "
+        return emitError() << "#tilegpu.blocked sizes must be powers of two, got "
                            << v;
   for (unsigned t : threadsPerWarp)
     threads *= t;
   if (threads != 32)
-    return emitError() << "#tile.blocked threadsPerWarp must multiply to 32, "
+    return emitError() << "#tilegpu.blocked threadsPerWarp must multiply to 32, "
                           "got "
                        << threads;
   SmallVector<bool> seen(rank, false);
   for (unsigned d : order) {
     if (d >= rank || seen[d])
-      return emitError() << "#tile.blocked order must be a permutation of 0.."
+      return emitError() << "#tilegpu.blocked order must be a permutation of 0.."
                          << rank - 1;
     seen[d] = true;
   }
@@ -70,7 +70,7 @@ static unsigned getLayoutRank(Attribute layout) {
   return 0;
 }
 
-unsigned mlir::tile::getLayoutNumWarps(Attribute layout) {
+unsigned mlir::tilegpu::getLayoutNumWarps(Attribute layout) {
   if (auto b = dyn_cast<BlockedLayoutAttr>(layout))
     return b.getNumWarps();
   if (auto s = dyn_cast<SliceLayoutAttr>(layout))
@@ -91,15 +91,15 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned dim, Attribute parent) {
   unsigned parentRank = getLayoutRank(parent);
   if (parentRank == 0)
-    return emitError() << "#tile.slice parent must be a #tile.blocked, "
-                          "#tile.mma, #tile.dot_operand or #tile.slice "
+    return emitError() << "#tilegpu.slice parent must be a #tilegpu.blocked, "
+                          "#tilegpu.mma, #tilegpu.dot_operand or #tilegpu.slice "
                           "layout, got "
                        << parent;
   if (parentRank < 2)
-    return emitError() << "#tile.slice of a rank-1 layout has rank 0; a "
+    return emitError() << "#tilegpu.slice of a rank-1 layout has rank 0; a "
                           "reduction to a scalar needs no layout";
   if (dim >= parentRank)
-    return emitError() << "#tile.slice dim " << dim
+    return emitError() << "#tilegpu.slice dim " << dim
                        << " is out of range for a parent of rank "
                        << parentRank;
   return success();
@@ -110,17 +110,17 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       unsigned versionMajor, ArrayRef<unsigned> warpsPerCTA,
                       ArrayRef<unsigned> instrShape) {
   if (versionMajor != 2)
-    return emitError() << "#tile.mma versionMajor " << versionMajor
+    return emitError() << "#tilegpu.mma versionMajor " << versionMajor
                        << " is not supported (2: mma.sync)";
   if (warpsPerCTA.size() != 2)
-    return emitError() << "#tile.mma warpsPerCTA must have 2 entries, got "
+    return emitError() << "#tilegpu.mma warpsPerCTA must have 2 entries, got "
                        << warpsPerCTA.size();
   for (unsigned w : warpsPerCTA)
     if (w == 0 || !llvm::isPowerOf2_32(w))
-      return emitError() << "#tile.mma warpsPerCTA must be powers of two, got "
+      return emitError() << "#tilegpu.mma warpsPerCTA must be powers of two, got "
                          << w;
   if (instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8)
-    return emitError() << "#tile.mma instrShape must be [16, 8] (the "
+    return emitError() << "#tilegpu.mma instrShape must be [16, 8] (the "
                           "accumulator tile of mma.sync m16n8kK)";
   return success();
 }
@@ -130,15 +130,15 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                              unsigned opIdx, Attribute parent,
                              unsigned kWidth) {
   if (opIdx > 1)
-    return emitError() << "#tile.dot_operand opIdx must be 0 (A) or 1 (B), "
+    return emitError() << "#tilegpu.dot_operand opIdx must be 0 (A) or 1 (B), "
                           "got "
                        << opIdx;
   if (!isa<MmaLayoutAttr>(parent))
-    return emitError() << "#tile.dot_operand parent must be a #tile.mma "
+    return emitError() << "#tilegpu.dot_operand parent must be a #tilegpu.mma "
                           "layout, got "
                        << parent;
   if (kWidth != 1 && kWidth != 2 && kWidth != 4)
-    return emitError() << "#tile.dot_operand kWidth must be 1, 2 or 4 (K "
+    return emitError() << "#tilegpu.dot_operand kWidth must be 1, 2 or 4 (K "
                           "elements per 32-bit register), got "
                        << kWidth;
   return success();
@@ -150,12 +150,12 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<unsigned> order) {
   for (unsigned v : {vec, perPhase, maxPhase})
     if (v == 0 || !llvm::isPowerOf2_32(v))
-      return emitError() << "#tile.shared vec, perPhase and maxPhase must be "
+      return emitError() << "#tilegpu.shared vec, perPhase and maxPhase must be "
                             "powers of two, got "
                          << v;
   if (order.size() != 2 || !((order[0] == 0 && order[1] == 1) ||
                              (order[0] == 1 && order[1] == 0)))
-    return emitError() << "#tile.shared order must be [0, 1] or [1, 0]";
+    return emitError() << "#tilegpu.shared order must be [0, 1] or [1, 0]";
   return success();
 }
 
@@ -163,7 +163,7 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // DistributedLayout
 //===----------------------------------------------------------------------===//
 
-bool mlir::tile::hasPowerOfTwoShape(ArrayRef<int64_t> shape) {
+bool mlir::tilegpu::hasPowerOfTwoShape(ArrayRef<int64_t> shape) {
   return llvm::all_of(shape,
                       [](int64_t s) { return s > 0 && llvm::isPowerOf2_64(s); });
 }
@@ -360,7 +360,7 @@ bool DistributedLayout::isReplicated() const {
   return false;
 }
 
-BlockedLayoutAttr mlir::tile::getDefaultBlockedLayout(MLIRContext *ctx,
+BlockedLayoutAttr mlir::tilegpu::getDefaultBlockedLayout(MLIRContext *ctx,
                                                       ArrayRef<int64_t> shape,
                                                       ArrayRef<unsigned> order,
                                                       unsigned sptFast,
@@ -388,7 +388,7 @@ BlockedLayoutAttr mlir::tile::getDefaultBlockedLayout(MLIRContext *ctx,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
-MmaLayoutAttr mlir::tile::getMmaLayoutFor(DotOp dot, unsigned numWarps) {
+MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type ea = a.getElementType(), ec = c.getElementType();
@@ -411,7 +411,7 @@ MmaLayoutAttr mlir::tile::getMmaLayoutFor(DotOp dot, unsigned numWarps) {
   return MmaLayoutAttr::get(dot.getContext(), 2, {wm, wn}, {16, 8});
 }
 
-SharedLayoutAttr mlir::tile::getSwizzledSharedLayout(MLIRContext *ctx,
+SharedLayoutAttr mlir::tilegpu::getSwizzledSharedLayout(MLIRContext *ctx,
                                                      ArrayRef<int64_t> shape,
                                                      ArrayRef<unsigned> order,
                                                      unsigned elemBits) {
@@ -427,7 +427,7 @@ SharedLayoutAttr mlir::tile::getSwizzledSharedLayout(MLIRContext *ctx,
   return SharedLayoutAttr::get(ctx, vec, perPhase, maxPhase, order);
 }
 
-int64_t mlir::tile::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,
+int64_t mlir::tilegpu::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,
                                     int64_t row, int64_t col) {
   int64_t vec = layout.getVec();
   int64_t phase = (row / layout.getPerPhase()) % layout.getMaxPhase();

@@ -1,4 +1,4 @@
-//===- TileAttrs.td - layout attributes of the tile dialect -*- tablegen -*-===//
+//===- TileGPUAttrs.td - layout attributes of tilegpu ------*- tablegen -*-===//
 //
 // Distributed layouts: how the elements of a tile are spread over the threads
 // of a program. The layout pass attaches one to every tile type as its
@@ -6,18 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_ATTRS_TD
-#define TILE_ATTRS_TD
+#ifndef TILEGPU_ATTRS_TD
+#define TILEGPU_ATTRS_TD
 
-include "TileDialect.td"
+include "tilec/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 
-class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
-    : AttrDef<Tile_Dialect, name, traits> {
+class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<TileGPU_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
 }
 
-def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
+def TileGPU_BlockedLayoutAttr : TileGPU_Attr<"BlockedLayout", "blocked"> {
   let summary = "tile split into per-thread blocks, threads, warps";
   let description = [{
     Along each dimension `d` a thread holds `sizePerThread[d]` consecutive
@@ -32,7 +32,7 @@ def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
     Products: threadsPerWarp = 32, warpsPerCTA = the program's warps.
 
     ```mlir
-    #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32],
+    #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32],
                    warpsPerCTA = [4], order = [0]}>
     ```
   }];
@@ -54,7 +54,7 @@ def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
   }];
 }
 
-def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
+def TileGPU_SliceLayoutAttr : TileGPU_Attr<"SliceLayout", "slice"> {
   let summary = "the parent layout with one dimension removed";
   let description = [{
     The layout of a tile that is `parent`'s tile with dimension `dim` taken
@@ -65,7 +65,7 @@ def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
     movement.
 
     ```mlir
-    #tile.slice<{dim = 1, parent = #blocked}>
+    #tilegpu.slice<{dim = 1, parent = #blocked}>
     ```
   }];
   let parameters = (ins "unsigned":$dim, "Attribute":$parent);
@@ -78,7 +78,7 @@ def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice"> {
   }];
 }
 
-def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
+def TileGPU_MmaLayoutAttr : TileGPU_Attr<"MmaLayout", "mma"> {
   let summary = "accumulator layout of the tensor cores' mma.sync";
   let description = [{
     The layout of a 2-D accumulator computed by `mma.sync.m16n8kK`
@@ -91,7 +91,7 @@ def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
     consecutive columns are consecutive elements (one 2-element vector).
 
     ```mlir
-    #tile.mma<{versionMajor = 2, warpsPerCTA = [4, 2], instrShape = [16, 8]}>
+    #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [4, 2], instrShape = [16, 8]}>
     ```
   }];
   let parameters = (ins "unsigned":$versionMajor,
@@ -111,11 +111,11 @@ def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
   }];
 }
 
-def Tile_DotOperandLayoutAttr : Tile_Attr<"DotOperandLayout", "dot_operand"> {
+def TileGPU_DotOperandLayoutAttr : TileGPU_Attr<"DotOperandLayout", "dot_operand"> {
   let summary = "layout of an mma.sync operand (A or B) in registers";
   let description = [{
     Operand `opIdx` (0: A, MxK; 1: B, KxN) of a dot whose accumulator has
-    the #tile.mma layout `parent`, as mma.sync reads it from registers:
+    the #tilegpu.mma layout `parent`, as mma.sync reads it from registers:
     each thread holds `kWidth` consecutive K values per 32-bit register
     (2 for f16/bf16). With g = lane / 4 and t = lane % 4, for one
     m16n8k16 step A holds (row g or g + 8, k = 2t + {0, 1} or + 8) and B
@@ -125,7 +125,7 @@ def Tile_DotOperandLayoutAttr : Tile_Attr<"DotOperandLayout", "dot_operand"> {
     step repeat along M or N as the parent does and along K every 16.
 
     ```mlir
-    #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+    #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
     ```
   }];
   let parameters = (ins "unsigned":$opIdx, "Attribute":$parent,
@@ -143,7 +143,7 @@ def Tile_DotOperandLayoutAttr : Tile_Attr<"DotOperandLayout", "dot_operand"> {
   }];
 }
 
-def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
+def TileGPU_SharedLayoutAttr : TileGPU_Attr<"SharedLayout", "shared"> {
   let summary = "swizzled placement of a tile in shared memory";
   let description = [{
     A 2-D tile stored row by row along `order` (order[0] the contiguous
@@ -152,7 +152,7 @@ def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
     `ldmatrix` reads (one chunk each) fall in different banks.
 
     ```mlir
-    #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+    #tilegpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
     ```
   }];
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
@@ -165,4 +165,4 @@ def Tile_SharedLayoutAttr : Tile_Attr<"SharedLayout", "shared"> {
   let genVerifyDecl = 1;
 }
 
-#endif // TILE_ATTRS_TD
+#endif // TILEGPU_ATTRS_TD

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_DIALECT_TILEDIALECT_H
-#define TILEC_DIALECT_TILEDIALECT_H
+#ifndef TILEC_DIALECT_TILE_IR_TILEDIALECT_H
+#define TILEC_DIALECT_TILE_IR_TILEDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,17 +18,17 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "dialect/TileDialect.h.inc"
-#include "dialect/TileEnums.h.inc"
+#include "tilec/Dialect/Tile/IR/TileDialect.h.inc"
+#include "tilec/Dialect/Tile/IR/TileEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
-#include "dialect/TileTypes.h.inc"
+#include "tilec/Dialect/Tile/IR/TileTypes.h.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "dialect/TileAttrs.h.inc"
+#include "tilec/Dialect/Tile/IR/TileAttrs.h.inc"
 
 #define GET_OP_CLASSES
-#include "dialect/TileOps.h.inc"
+#include "tilec/Dialect/Tile/IR/TileOps.h.inc"
 
 namespace mlir::tile {
 
@@ -53,4 +53,4 @@ int getNumWarps(Operation *func, int dflt = 4);
 
 } // namespace mlir::tile
 
-#endif // TILEC_DIALECT_TILEDIALECT_H
+#endif // TILEC_DIALECT_TILE_IR_TILEDIALECT_H

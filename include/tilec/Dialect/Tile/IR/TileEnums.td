@@ -4,7 +4,7 @@
 #define TILE_ENUMS_TD
 
 include "mlir/IR/EnumAttr.td"
-include "TileDialect.td"
+include "tilec/Dialect/Tile/IR/TileDialect.td"
 
 class Tile_I32Enum<string name, string description, list<I32EnumAttrCase> cases>
     : I32EnumAttr<name, description, cases> {

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -697,43 +697,6 @@ LogicalResult DotOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// Shared memory and async copies
-//===----------------------------------------------------------------------===//
-
-LogicalResult AsyncCopyOp::verify() {
-  auto ptr = cast<RankedTensorType>(getPtr().getType());
-  auto buf = cast<SharedMemType>(getBuffer().getType());
-  if (ptr.getShape() != buf.getSlotShape())
-    return emitOpError("pointer tile ")
-           << ptr << " does not have the shape of a slot of " << buf;
-  Type pointee = cast<PointerType>(ptr.getElementType()).getPointeeType();
-  if (pointee != buf.getElementType())
-    return emitOpError("copies ") << pointee << " into a buffer of "
-                                  << buf.getElementType();
-  if (getMask() && !sameShape(getMask().getType(), ptr))
-    return emitOpError("mask ") << getMask().getType()
-                                << " does not match the pointers " << ptr;
-  return success();
-}
-
-LogicalResult AsyncWaitOp::verify() {
-  // The attribute is an I32Attr; its getter reads it unsigned.
-  auto pending = static_cast<int32_t>(getPending());
-  if (pending < 0)
-    return emitOpError("pending must be >= 0, got ") << pending;
-  return success();
-}
-
-LogicalResult LocalLoadOp::verify() {
-  auto buf = cast<SharedMemType>(getBuffer().getType());
-  auto res = cast<RankedTensorType>(getType());
-  if (res.getShape() != buf.getSlotShape() ||
-      res.getElementType() != buf.getElementType())
-    return emitOpError("result ") << res << " is not a slot of " << buf;
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Debug ops
 //===----------------------------------------------------------------------===//
 
@@ -752,4 +715,4 @@ void AssertOp::getEffects(
 }
 
 #define GET_OP_CLASSES
-#include "dialect/TileOps.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"

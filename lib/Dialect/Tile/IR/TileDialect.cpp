@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -17,14 +17,14 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-#include "dialect/TileDialect.cpp.inc"
-#include "dialect/TileEnums.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileEnums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
-#include "dialect/TileTypes.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileTypes.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "dialect/TileAttrs.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileAttrs.cpp.inc"
 
 namespace {
 /// Every tile op may be inlined: none depends on the function it sits in.
@@ -40,49 +40,22 @@ struct TileInlinerInterface : public DialectInlinerInterface {
     return true;
   }
 };
-/// Prints layouts as #blocked, #slice, #mma, ... aliases: tiles repeat them a lot.
-struct TileOpAsmInterface : public OpAsmDialectInterface {
-  using OpAsmDialectInterface::OpAsmDialectInterface;
-  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
-    if (isa<BlockedLayoutAttr>(attr)) {
-      os << "blocked";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<SliceLayoutAttr>(attr)) {
-      os << "slice";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<MmaLayoutAttr>(attr)) {
-      os << "mma";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<DotOperandLayoutAttr>(attr)) {
-      os << "dot_op";
-      return AliasResult::FinalAlias;
-    }
-    if (isa<SharedLayoutAttr>(attr)) {
-      os << "shared";
-      return AliasResult::FinalAlias;
-    }
-    return AliasResult::NoAlias;
-  }
-};
 } // namespace
 
 void TileDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
-#include "dialect/TileTypes.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileTypes.cpp.inc"
       >();
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "dialect/TileAttrs.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
-#include "dialect/TileOps.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
-  addInterfaces<TileInlinerInterface, TileOpAsmInterface>();
+  addInterfaces<TileInlinerInterface>();
 }
 
 /// Folded tiles and scalars become arith.constant ops.
@@ -99,50 +72,6 @@ PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
   return emitError() << "!tile.ptr must point to an integer, float or "
                         "pointer type, not "
                      << pointeeType;
-}
-
-Type SharedMemType::parse(AsmParser &parser) {
-  SmallVector<int64_t> shape;
-  Type elementType;
-  Attribute layout;
-  if (parser.parseLess() ||
-      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
-      parser.parseType(elementType) || parser.parseComma() ||
-      parser.parseAttribute(layout) || parser.parseGreater())
-    return {};
-  return parser.getChecked<SharedMemType>(parser.getContext(), shape,
-                                          elementType, layout);
-}
-
-void SharedMemType::print(AsmPrinter &printer) const {
-  printer << "<";
-  for (int64_t d : getShape())
-    printer << d << "x";
-  printer << getElementType() << ", " << getLayout() << ">";
-}
-
-LogicalResult
-SharedMemType::verify(function_ref<InFlightDiagnostic()> emitError,
-                      ArrayRef<int64_t> shape, Type elementType,
-                      Attribute layout) {
-  if (shape.size() != 3 || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
-    return emitError() << "!tile.smem holds slots of 2-D tiles: its shape must "
-                          "be 3 positive sizes (slots, rows, columns)";
-  if (!isa<IntegerType, FloatType>(elementType))
-    return emitError() << "!tile.smem elements must be integers or floats, "
-                          "not "
-                       << elementType;
-  if (!isa<SharedLayoutAttr>(layout))
-    return emitError() << "!tile.smem layout must be a #tile.shared, not "
-                       << layout;
-  return success();
-}
-
-int64_t SharedMemType::getSlotElements() const {
-  int64_t n = 1;
-  for (int64_t d : getSlotShape())
-    n *= d;
-  return n;
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,9 +9,8 @@
 #ifndef TILE_OPS_TD
 #define TILE_OPS_TD
 
-include "TileDialect.td"
-include "TileEnums.td"
-include "TileAttrs.td"
+include "tilec/Dialect/Tile/IR/TileDialect.td"
+include "tilec/Dialect/Tile/IR/TileEnums.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -421,95 +420,6 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
   let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) "
                        "`->` type($result) "
                        "custom<SameType>(ref(type($result)), type($c))";
-  let hasVerifier = 1;
-}
-
-//===----------------------------------------------------------------------===//
-// Shared memory and asynchronous copies (made after layout assignment)
-//===----------------------------------------------------------------------===//
-
-def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
-    MemoryEffects<[MemAlloc]>]> {
-  let summary = "a buffer in the program's shared memory";
-  let description = [{
-    Its contents are undefined until written; it lives until the kernel
-    ends. The GPU lowering places it in the kernel's shared memory.
-
-    ```mlir
-    %buf = tile.local_alloc : !tile.smem<3x128x32xbf16, #shared>
-    ```
-  }];
-  let results = (outs Tile_SharedMem:$result);
-  let assemblyFormat = "attr-dict `:` type($result)";
-}
-
-def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
-    MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "start copying a tile from global to shared memory";
-  let description = [{
-    Starts copying the element behind each pointer into slot `slot` of
-    `buffer`, at the element's place in the tile (cp.async, 16 bytes per
-    thread where the layout and alignment allow). Where `mask` is false
-    nothing is read and the element becomes zero. The copy belongs to the
-    calling thread's current group (`tile.async_commit`) and is complete
-    only after a `tile.async_wait` that lets that group finish.
-
-    ```mlir
-    tile.async_copy %ptrs, %mask into %buf[%slot]
-        : tensor<128x32x!tile.ptr<bf16>, #blocked>, tensor<128x32xi1, #blocked>
-          into !tile.smem<3x128x32xbf16, #shared>
-    ```
-  }];
-  let arguments = (ins Tile_PtrTensor:$ptr, Optional<Tile_BoolTensor>:$mask,
-                   Tile_SharedMem:$buffer, I32:$slot);
-  let assemblyFormat = [{
-    $ptr (`,` $mask^)? `into` $buffer `[` $slot `]` attr-dict `:` type($ptr)
-    (`,` type($mask)^)? `into` type($buffer)
-  }];
-  let hasVerifier = 1;
-}
-
-def Tile_AsyncCommitOp : Tile_Op<"async_commit", [
-    MemoryEffects<[MemWrite]>]> {
-  let summary = "close the calling thread's current group of async copies";
-  let assemblyFormat = "attr-dict";
-}
-
-def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
-    MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "wait for async copies, then synchronize the program";
-  let description = [{
-    Waits until at most `pending` of the calling thread's committed groups
-    are still in flight, then waits for every thread of the program
-    (a barrier), so that all threads' completed copies are visible and
-    every thread has finished reading what it read before.
-
-    ```mlir
-    tile.async_wait {pending = 1 : i32}
-    ```
-  }];
-  let arguments = (ins I32Attr:$pending);
-  let assemblyFormat = "attr-dict";
-  let hasVerifier = 1;
-}
-
-def Tile_LocalLoadOp : Tile_Op<"local_load", [
-    MemoryEffects<[MemRead]>]> {
-  let summary = "read a tile from a slot of a shared memory buffer";
-  let description = [{
-    The tile in slot `slot` of `buffer`, distributed over the threads by
-    the result's layout (ldmatrix for #tile.dot_operand layouts).
-
-    ```mlir
-    %a = tile.local_load %buf[%slot] : !tile.smem<3x128x32xbf16, #shared>
-        -> tensor<128x32xbf16, #dot_op>
-    ```
-  }];
-  let arguments = (ins Tile_SharedMem:$buffer, I32:$slot);
-  let results = (outs Tile_Tensor:$result);
-  let assemblyFormat = [{
-    $buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)
-  }];
   let hasVerifier = 1;
 }
 

@@ -1,19 +1,19 @@
 //===- TileLayout.h - what a layout means for each thread -------*- C++ -*-===//
 //
-// The arithmetic of the distributed layouts (#tile.blocked, #tile.mma,
-// #tile.dot_operand and #tile.slice of them) shared by the layout pass and
+// The arithmetic of the distributed layouts (#tilegpu.blocked, #tilegpu.mma,
+// #tilegpu.dot_operand and #tilegpu.slice of them) shared by the layout pass and
 // the GPU lowering: how many elements a thread holds, in which order, and
 // which tile index each of them is; and of the shared memory layout
-// (#tile.shared) of staged dot operands.
+// (#tilegpu.shared) of staged dot operands.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_DIALECT_TILELAYOUT_H
-#define TILEC_DIALECT_TILELAYOUT_H
+#ifndef TILEC_DIALECT_TILEGPU_IR_TILELAYOUT_H
+#define TILEC_DIALECT_TILEGPU_IR_TILELAYOUT_H
 
-#include "dialect/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
 
-namespace mlir::tile {
+namespace mlir::tilegpu {
 
 /// A layout resolved against a tile shape. Slices are unfolded: the layout is
 /// seen as the layout at the root of the slices (blocked, mma or
@@ -29,7 +29,7 @@ namespace mlir::tile {
 /// set bit of s (getRegStrides), and lane/warp coordinates come from the
 /// lane and warp ids (lane id = sum of laneCoord(d) * laneStride(d), warps
 /// alike). A zero laneMul/warpMul means those lanes/warps hold copies. For
-/// #tile.blocked the strides are 1, 2, .. up to sizePerThread, then the CTA
+/// #tilegpu.blocked the strides are 1, 2, .. up to sizePerThread, then the CTA
 /// tile, 2x, ...; laneMul = sizePerThread, warpMul = sizePerThread *
 /// threadsPerWarp. Strides that would reach past the shape are dropped, so
 /// a thread never holds one element twice. A thread's elements are numbered
@@ -114,11 +114,11 @@ BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
                                           ArrayRef<unsigned> order,
                                           unsigned sptFast, unsigned numWarps);
 
-/// The #tile.mma layout for the accumulator of `dot` when it can run on
+/// The #tilegpu.mma layout for the accumulator of `dot` when it can run on
 /// mma.sync m16n8k16 (f16/bf16 operands, f32 or f16 accumulator, M >= 16,
 /// N >= 8, K >= 16), with `numWarps` warps split between M and N as
 /// Triton's warpsPerTileV2 does; null otherwise.
-MmaLayoutAttr getMmaLayoutFor(DotOp dot, unsigned numWarps);
+MmaLayoutAttr getMmaLayoutFor(tile::DotOp dot, unsigned numWarps);
 /// kWidth of a dot operand with elements of `elemBits` bits.
 inline unsigned getMmaKWidth(unsigned elemBits) { return 32 / elemBits; }
 
@@ -141,6 +141,6 @@ SharedLayoutAttr getSwizzledSharedLayout(MLIRContext *ctx,
 int64_t getSharedOffset(SharedLayoutAttr layout, int64_t rowLen, int64_t row,
                         int64_t col);
 
-} // namespace mlir::tile
+} // namespace mlir::tilegpu
 
-#endif // TILEC_DIALECT_TILELAYOUT_H
+#endif // TILEC_DIALECT_TILEGPU_IR_TILELAYOUT_H

@@ -25,8 +25,9 @@ def Tile_Dialect : Dialect {
     Kernels are `func.func` ops carrying the unit attribute `tile.kernel`
     (and optionally `tile.num_warps`); their parameters are scalars
     (i1/i32/i64/f16/bf16/f32) or pointers, and may carry `tile.divisibility`
-    hints. A tile's tensor type may carry a layout encoding attribute; the
-    layout pass attaches them, the ops here ignore them when they check shapes.
+    hints. A tile's tensor type may carry a layout encoding attribute (one of
+    the `tilegpu` dialect's); the layout pass attaches them, the ops here
+    ignore them when they check shapes.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -80,31 +81,6 @@ def Tile_PtrType : Tile_Type<"Pointer", "ptr"> {
   let genVerifyDecl = 1;
 }
 
-def Tile_SharedMemType : Tile_Type<"SharedMem", "smem"> {
-  let summary = "a buffer of tiles in the program's shared memory";
-  let description = [{
-    `shape[0]` tiles of `shape[1:]` elements, stored with the shared layout
-    `layout` (a #tile.shared). Made by `tile.local_alloc` after layout
-    assignment (software pipelining stages loop operands through one slot
-    per stage); the GPU lowering gives it an offset in shared memory.
-
-    ```mlir
-    !tile.smem<3x128x32xbf16, #tile.shared<{vec = 8, perPhase = 2,
-                                             maxPhase = 4, order = [1, 0]}>>
-    ```
-  }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
-                        "Type":$elementType, "Attribute":$layout);
-  let hasCustomAssemblyFormat = 1;
-  let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    /// Elements of one slot (a tile).
-    int64_t getSlotElements() const;
-    /// The shape of one slot.
-    ArrayRef<int64_t> getSlotShape() const { return getShape().drop_front(); }
-  }];
-}
-
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
@@ -123,9 +99,6 @@ def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;
 def Tile_FloatTensor : RankedTensorOf<[Tile_Float]>;
 
 def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor], "scalar or tile">;
-def Tile_SharedMem : DialectType<Tile_Dialect,
-    CPred<"::llvm::isa<::mlir::tile::SharedMemType>($_self)">,
-    "shared memory buffer">;
 def Tile_IntLike : AnyTypeOf<[Tile_Int, Tile_IntTensor],
                              "integer or tile of integers">;
 def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor], "i1 or tile of i1">;
