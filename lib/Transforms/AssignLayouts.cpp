@@ -35,6 +35,7 @@
 
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -503,6 +504,13 @@ struct TileAssignLayouts
     : public tilec::impl::TileAssignLayoutsBase<TileAssignLayouts> {
   using Base::Base;
   void runOnOperation() override {
+    // Every known target runs the blocked and mma.sync layouts chosen here;
+    // the chip is validated so that target-specific layouts (wgmma) have it.
+    llvm::Expected<tilec::Target> target = tilec::Target::get(chip);
+    if (!target) {
+      getOperation().emitError(llvm::toString(target.takeError()));
+      return signalPassFailure();
+    }
     ModuleAxisInfo axis(getOperation());
     if (!axis.succeeded())
       return signalPassFailure();
