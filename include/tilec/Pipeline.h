@@ -32,7 +32,9 @@ enum class EmitLevel {
 /// Options of the pipeline; each has a `tilec` flag of the same meaning.
 struct PipelineOptions {
   EmitLevel emit = EmitLevel::PTX;
-  std::string arch = "sm_90"; ///< sm_80, sm_90 or sm_90a
+  /// A chip tilec::Target knows (sm_80, sm_89, sm_90, sm_90a, sm_100a);
+  /// compileModule rejects any other.
+  std::string arch = "sm_90";
   int numWarps = 4;           ///< default for kernels without tile.num_warps
   /// Software pipelining depth of dot operand loads in loops, for kernels
   /// without tile.num_stages (1: none).

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Target/Target.h"
 #include "tilec/Pipeline.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
@@ -206,6 +207,7 @@ FailureOr<std::string> findPtxas(ModuleOp module, StringRef configured) {
 }
 
 FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
+                                const tilec::Target &target,
                                 const tilec::PipelineOptions &options) {
   FailureOr<std::string> ptxas = findPtxas(module, options.ptxasPath);
   if (failed(ptxas))
@@ -220,7 +222,7 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << ptx;
   }
-  std::string arch = "-arch=" + options.arch;
+  std::string arch = target.getPtxasArch();
   std::string opt = "-O" + std::to_string(options.optLevel);
   SmallVector<StringRef> args = {*ptxas, arch, opt, in, "-o", out};
   std::optional<StringRef> redirects[] = {std::nullopt, err, err};
@@ -259,6 +261,11 @@ std::string tilec::findPtxasPath(const std::string &configured) {
 
 FailureOr<tilec::CompileResult>
 tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
+  // The one check of the chip for the whole compilation: the passes get
+  // the validated name.
+  llvm::Expected<Target> target = Target::get(options.arch);
+  if (!target)
+    return module.emitError(llvm::toString(target.takeError()));
   std::vector<KernelInfo> kernels =
       collectKernels(module, options.numWarps);
   // MLIR's own search for libdevice complains about a CUDA_HOME without
@@ -302,7 +309,7 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
     return failure();
   result.ptx = *ptx;
   if (options.emit == EmitLevel::Cubin) {
-    FailureOr<std::string> cubin = assemble(module, result.ptx, options);
+    FailureOr<std::string> cubin = assemble(module, result.ptx, *target, options);
     if (failed(cubin))
       return failure();
     result.cubin = *cubin;

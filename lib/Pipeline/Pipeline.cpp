@@ -8,6 +8,7 @@
 #include "tilec/Pipeline.h"
 #include "tilec/Conversion/Passes.h"
 #include "tilec/InitAll.h"
+#include "tilec/Target/Target.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -63,10 +64,16 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   // Layouts: distribute every tile over the threads, then avoid conversions.
   // (tile-hoist-loads is not run: measured on layernorm it raised registers
   // from 48 to 64 and cost 6%; see docs/performance.md.)
-  pm.addPass(createTileAssignLayouts(TileAssignLayoutsOptions{options.numWarps}));
+  TileAssignLayoutsOptions layouts;
+  layouts.numWarps = options.numWarps;
+  layouts.chip = options.arch;
+  pm.addPass(createTileAssignLayouts(layouts));
   pm.addPass(createTileRemoveLayoutConversions());
   // Dot operand loads in loops become cp.async copies issued ahead.
-  pm.addPass(createTilePipelineLoops(TilePipelineLoopsOptions{options.numStages}));
+  TilePipelineLoopsOptions pipelining;
+  pipelining.numStages = options.numStages;
+  pipelining.chip = options.arch;
+  pm.addPass(createTilePipelineLoops(pipelining));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.emit == EmitLevel::Layout)
@@ -105,15 +112,51 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
 }
 
 namespace {
+/// --emit's values. cl's own parser says only "Cannot find option named"; a
+/// misspelt level is reported with the levels there are.
+struct EmitLevelParser : public llvm::cl::parser<tilec::EmitLevel> {
+  using llvm::cl::parser<tilec::EmitLevel>::parser;
+  bool parse(llvm::cl::Option &o, StringRef, StringRef arg,
+             tilec::EmitLevel &level) {
+    for (const auto &value : Values)
+      if (value.Name == arg) {
+        level = value.V.getValue();
+        return false;
+      }
+    return o.error("'" + arg +
+                   "' is not an emit level (tile, layout, gpu, llvm, ptx)");
+  }
+  /// How tile-opt prints the pipeline back (--dump-pass-pipeline).
+  static void print(raw_ostream &os, tilec::EmitLevel level) {
+    switch (level) {
+    case tilec::EmitLevel::Tile: os << "tile"; return;
+    case tilec::EmitLevel::Layout: os << "layout"; return;
+    case tilec::EmitLevel::GPU: os << "gpu"; return;
+    case tilec::EmitLevel::LLVM: os << "llvm"; return;
+    case tilec::EmitLevel::PTX: os << "ptx"; return;
+    case tilec::EmitLevel::Cubin: os << "cubin"; return;
+    }
+  }
+};
+
 /// The pipeline's options as tile-opt spells them:
 /// --tilec-pipeline="emit=gpu arch=sm_90 num-warps=4".
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
-  Option<std::string> emit{
-      *this, "emit",
-      llvm::cl::desc("How far: tile, layout, gpu, llvm, ptx (default ptx)"),
-      llvm::cl::init("ptx")};
-  Option<std::string> arch{*this, "arch", llvm::cl::desc("GPU target"),
-                           llvm::cl::init("sm_90")};
+  // Typed: a misspelt level is an error naming the allowed values.
+  Option<tilec::EmitLevel, EmitLevelParser> emit{
+      *this, "emit", llvm::cl::desc("How far (default ptx)"),
+      llvm::cl::init(tilec::EmitLevel::PTX),
+      llvm::cl::values(
+          clEnumValN(tilec::EmitLevel::Tile, "tile", "inlined, canonical tile IR"),
+          clEnumValN(tilec::EmitLevel::Layout, "layout", "tiles carry layouts"),
+          clEnumValN(tilec::EmitLevel::GPU, "gpu", "gpu.module, per-thread code"),
+          clEnumValN(tilec::EmitLevel::LLVM, "llvm", "LLVM and NVVM dialects"),
+          clEnumValN(tilec::EmitLevel::PTX, "ptx", "PTX in a gpu.binary"))};
+  // Validated by the passes, which reject unknown chips (tilec::Target).
+  Option<std::string> arch{
+      *this, "arch",
+      llvm::cl::desc("GPU target: sm_80, sm_89, sm_90, sm_90a, sm_100a"),
+      llvm::cl::init(tilec::Target::kDefaultChip.str())};
   Option<int> numWarps{*this, "num-warps",
                        llvm::cl::desc("Default warps per program"),
                        llvm::cl::init(4)};
@@ -134,12 +177,7 @@ void tilec::registerTilecPipelines() {
       "tilec-pipeline", "Lower a tile module as `tilec` does",
       [](OpPassManager &pm, const PipelineCLOptions &cl) {
         PipelineOptions options;
-        options.emit = llvm::StringSwitch<EmitLevel>(cl.emit)
-                           .Case("tile", EmitLevel::Tile)
-                           .Case("layout", EmitLevel::Layout)
-                           .Case("gpu", EmitLevel::GPU)
-                           .Case("llvm", EmitLevel::LLVM)
-                           .Default(EmitLevel::PTX);
+        options.emit = cl.emit;
         options.arch = cl.arch;
         options.numWarps = cl.numWarps;
         options.optLevel = cl.optLevel;

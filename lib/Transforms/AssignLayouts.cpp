@@ -5,6 +5,8 @@
 // kernel carries a #tilegpu.blocked or #tilegpu.slice encoding, and
 //  - operands and results of elementwise, memory and scan ops, and values
 //    carried through scf.for / scf.if / scf.while, share one layout;
+//  - the two halves of a tile.join (and of a tile.split) share one layout,
+//    as their ODS type constraint requires;
 //  - tile.broadcast has one layout on both sides, tile.expand_dims's source
 //    is #tilegpu.slice<axis> of its result's, tile.reduce's tile results are
 //    #tilegpu.slice<axis> of their sources';
@@ -33,6 +35,7 @@
 
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -281,8 +284,14 @@ private:
       unsigned kw = getKWidth(d);
       edges.push_back({op, d.getC(), d.getA(), Derivation::DotA, 0, k, kw});
       edges.push_back({op, d.getC(), d.getB(), Derivation::DotB, 0, k, kw});
-    } else if (isa<ReshapeOp, TransOp, JoinOp, SplitOp, ConvertLayoutOp,
-                   PrintOp, AssertOp>(op)) {
+    } else if (auto j = dyn_cast<JoinOp>(op)) {
+      // The halves have one type (ODS), so one layout; the result's is its
+      // own: the data moves through shared memory.
+      unite(j.getLhs(), j.getRhs());
+    } else if (auto sp = dyn_cast<SplitOp>(op)) {
+      unite(sp.getLhs(), sp.getRhs());
+    } else if (isa<ReshapeOp, TransOp, ConvertLayoutOp, PrintOp, AssertOp>(
+                   op)) {
       // Independent layouts: these move data through shared memory.
     } else if (auto f = dyn_cast<scf::ForOp>(op)) {
       auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
@@ -495,6 +504,13 @@ struct TileAssignLayouts
     : public tilec::impl::TileAssignLayoutsBase<TileAssignLayouts> {
   using Base::Base;
   void runOnOperation() override {
+    // Every known target runs the blocked and mma.sync layouts chosen here;
+    // the chip is validated so that target-specific layouts (wgmma) have it.
+    llvm::Expected<tilec::Target> target = tilec::Target::get(chip);
+    if (!target) {
+      getOperation().emitError(llvm::toString(target.takeError()));
+      return signalPassFailure();
+    }
     ModuleAxisInfo axis(getOperation());
     if (!axis.succeeded())
       return signalPassFailure();

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Transforms/Passes.h"
+#include "tilec/Target/Target.h"
 
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
@@ -352,6 +353,13 @@ struct TilePipelineLoops
     : public tilec::impl::TilePipelineLoopsBase<TilePipelineLoops> {
   using Base::Base;
   void runOnOperation() override {
+    llvm::Expected<tilec::Target> target = tilec::Target::get(chip);
+    if (!target) {
+      getOperation().emitError(llvm::toString(target.takeError()));
+      return signalPassFailure();
+    }
+    if (!target->hasCpAsync())
+      return;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!isKernel(func))
         continue;

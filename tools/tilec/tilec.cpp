@@ -10,6 +10,7 @@
 
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
+#include "tilec/Target/Target.h"
 #include "tilec/aot/CppKernels.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -70,9 +71,11 @@ static cl::opt<std::string> cppNamespace(
     cl::desc("C++ namespace of --emit=cpp-header's functions (default "
              "tilec_kernels)"),
     cl::init("tilec_kernels"), cl::cat(tilecCategory));
-static cl::opt<std::string> arch("arch",
-                                 cl::desc("GPU target: sm_80, sm_90, sm_90a"),
-                                 cl::init("sm_90"), cl::cat(tilecCategory));
+static cl::opt<std::string>
+    arch("arch",
+         cl::desc("GPU target: sm_80, sm_89, sm_90 (default), sm_90a, "
+                  "sm_100a"),
+         cl::init(tilec::Target::kDefaultChip.str()), cl::cat(tilecCategory));
 static cl::opt<int> numWarps(
     "num-warps", cl::desc("Warps per program for kernels without "
                           "tile.num_warps (1..32, a power of two)"),
@@ -115,9 +118,10 @@ static cl::opt<CppEmbed> cppEmbed(
 
 /// Checks option values; reports the first bad one.
 static LogicalResult checkOptions() {
-  if (arch != "sm_80" && arch != "sm_90" && arch != "sm_90a") {
-    llvm::errs() << "tilec: error: unknown --arch '" << arch
-                 << "' (expected sm_80, sm_90 or sm_90a)\n";
+  if (llvm::Expected<tilec::Target> target = tilec::Target::get(arch);
+      !target) {
+    llvm::errs() << "tilec: error: --arch: "
+                 << llvm::toString(target.takeError()) << "\n";
     return failure();
   }
   if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {

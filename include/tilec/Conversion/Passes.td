@@ -20,7 +20,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "GPU target (sm_80, sm_90, sm_90a)">,
+           "GPU target (sm_80, sm_89, sm_90, sm_90a, sm_100a; "
+           "tilec::Target)">,
     Option<"optLevel", "opt-level", "int", /*default=*/"3",
            "Optimization level recorded in the NVVM target">,
     Option<"fastMath", "fast-math", "bool", /*default=*/"true",

@@ -25,6 +25,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
            "Warps per program of kernels without tile.num_warps">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "GPU target the layouts are for (tilec::Target)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::tilegpu::TileGPUDialect"];
@@ -63,6 +65,9 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "::mlir::ModuleOp"> {
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"3",
            "Slots of the shared memory buffers (1: do not pipeline)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "GPU target (tilec::Target): pipelines only where it has "
+           "cp.async">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::tilegpu::TileGPUDialect",

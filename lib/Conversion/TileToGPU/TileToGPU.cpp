@@ -74,7 +74,7 @@ void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
 }
 
 /// Reports what the lowering does not support; one diagnostic per problem.
-LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
+LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
   bool ok = true;
   auto fail = [&](Operation *op) {
     ok = false;
@@ -145,8 +145,9 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion) {
         fail(op) << "atomic max/min of floating-point values is not "
                     "supported yet";
       else if (rmw.getKind() == RMWKind::FAdd && elem.isBF16() &&
-               smVersion < 90)
-        fail(op) << "atomic add of bf16 needs sm_90";
+               !target.hasBf16AtomicAdd())
+        fail(op) << "atomic add of bf16 needs sm_90 (the target is "
+                 << target.getChip() << ")";
     } else if (auto dot = dyn_cast<DotOp>(op)) {
       if (isFp8(dot.getA().getType()))
         fail(op) << "fp8 dot is not supported yet";
@@ -253,13 +254,13 @@ struct ConvertTileToGPU
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    if (chip != "sm_80" && chip != "sm_90" && chip != "sm_90a") {
-      module.emitError("unknown chip '") << chip
-                                         << "' (expected sm_80, sm_90, sm_90a)";
+    llvm::Expected<tilec::Target> target = tilec::Target::get(chip);
+    if (!target) {
+      module.emitError(llvm::toString(target.takeError()));
       return signalPassFailure();
     }
     LoweringContext lc;
-    lc.smVersion = chip == "sm_80" ? 80 : 90;
+    lc.target = &*target;
     lc.crossWarpShuffle = crossWarpShuffle;
 
     SmallVector<func::FuncOp> kernels;
@@ -267,7 +268,7 @@ struct ConvertTileToGPU
       if (isKernel(func))
         kernels.push_back(func);
     for (func::FuncOp k : kernels)
-      if (failed(checkLowerable(k, lc.smVersion)))
+      if (failed(checkLowerable(k, *target)))
         return signalPassFailure();
     if (kernels.empty())
       return;
@@ -306,11 +307,11 @@ struct ConvertTileToGPU
     b.setInsertionPointToEnd(module.getBody());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
-    auto target = NVVM::NVVMTargetAttr::get(ctx, optLevel,
-                                            "nvptx64-nvidia-cuda", chip,
-                                            "+ptx80");
+    auto nvvmTarget = NVVM::NVVMTargetAttr::get(
+        ctx, optLevel, "nvptx64-nvidia-cuda", target->getChip(),
+        target->getPtxFeatures());
     auto gpuModule = gpu::GPUModuleOp::create(
-        b, module.getLoc(), "tilec_kernels", b.getArrayAttr({target}));
+        b, module.getLoc(), "tilec_kernels", b.getArrayAttr({nvvmTarget}));
     if (libdeviceFtz) {
       // Read by NVVMReflect when libdevice is linked.
       b.setInsertionPointToStart(gpuModule.getBody());

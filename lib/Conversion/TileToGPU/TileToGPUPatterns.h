@@ -12,6 +12,7 @@
 
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -46,7 +47,8 @@ struct ReduceScratch {
 /// What every pattern may consult.
 struct LoweringContext {
   const ModuleAxisInfo *axis = nullptr;
-  int smVersion = 90; ///< 80 or 90
+  /// The chip compiled for (never null while patterns run).
+  const tilec::Target *target = nullptr;
   /// Cross-warp reductions: each thread reads one partial and shuffles
   /// (true) or reads all of them (false, the default).
   bool crossWarpShuffle = false;

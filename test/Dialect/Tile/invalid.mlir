@@ -203,7 +203,7 @@ func.func @trans_result(%x: tensor<2x4xf32>) {
 // -----
 
 func.func @join_operands(%a: tensor<4xf32>, %b: tensor<8xf32>) {
-  // expected-error @+1 {{'tile.join' op operands 'tensor<4xf32>' and 'tensor<8xf32>' differ}}
+  // expected-error @+1 {{'tile.join' op failed to verify that all of {lhs, rhs} have same type}}
   %0 = "tile.join"(%a, %b) : (tensor<4xf32>, tensor<8xf32>) -> tensor<4x2xf32>
   return
 }
@@ -251,7 +251,7 @@ func.func @addptr_shape(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<8xi32>) {
 // -----
 
 func.func @addptr_result(%p: !tile.ptr<f32>, %o: i32) {
-  // expected-error @+1 {{'tile.addptr' op result type '!tile.ptr<f16>' must be '!tile.ptr<f32>'}}
+  // expected-error @+1 {{'tile.addptr' op failed to verify that all of {ptr, result} have same type}}
   %0 = "tile.addptr"(%p, %o) : (!tile.ptr<f32>, i32) -> !tile.ptr<f16>
   return
 }
@@ -557,7 +557,7 @@ func.func @dot_acc(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x6
 // -----
 
 func.func @dot_result(%a: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{'tile.dot' op result 'tensor<16x16xf16>' must have the accumulator's type 'tensor<16x16xf32>'}}
+  // expected-error @+1 {{'tile.dot' op failed to verify that all of {c, result} have same type}}
   %0 = "tile.dot"(%a, %a, %c) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf16>
   return
 }
@@ -612,3 +612,35 @@ func.func @approx_value() attributes {tile.kernel, tile.approx_math = 1 : i32} {
 
 // expected-error @+1 {{'tile.approx_math' may only mark a tile.kernel (tile functions take their kernel's math)}}
 func.func private @approx_helper(%x: f32) -> f32 attributes {tile.approx_math}
+
+// -----
+
+// Operands that ODS says have one type agree in layout too: the assembly
+// prints their type once, so a mismatch must be caught here.
+#b0 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b1 = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @join_layouts(%a: tensor<64xf32, #b0>, %b: tensor<64xf32, #b1>) {
+  // expected-error @+1 {{'tile.join' op failed to verify that all of {lhs, rhs} have same type}}
+  %0 = "tile.join"(%a, %b) : (tensor<64xf32, #b0>, tensor<64xf32, #b1>) -> tensor<64x2xf32>
+  return
+}
+
+// -----
+
+#b0 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b1 = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @split_layouts(%a: tensor<64x2xf32>) {
+  // expected-error @+1 {{'tile.split' op failed to verify that all of {lhs, rhs} have same type}}
+  %0, %1 = "tile.split"(%a) : (tensor<64x2xf32>) -> (tensor<64xf32, #b0>, tensor<64xf32, #b1>)
+  return
+}
+
+// -----
+
+#b0 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b1 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @dot_layouts(%a: tensor<16x16xf32>, %c: tensor<16x16xf32, #b0>) {
+  // expected-error @+1 {{'tile.dot' op failed to verify that all of {c, result} have same type}}
+  %0 = "tile.dot"(%a, %a, %c) : (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32, #b0>) -> tensor<16x16xf32, #b1>
+  return
+}

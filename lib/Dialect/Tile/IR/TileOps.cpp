@@ -32,12 +32,6 @@ static bool sameShapeAndElement(Type a, Type b) {
   return sameShape(a, b) && getElementTypeOrSelf(a) == getElementTypeOrSelf(b);
 }
 
-/// `custom<SameType>`: the second type is printed nowhere, it is the first.
-static ParseResult parseSameType(OpAsmParser &, Type src, Type &dst) {
-  dst = src;
-  return success();
-}
-static void printSameType(OpAsmPrinter &, Operation *, Type, Type) {}
 
 static LogicalResult verifyAxis(Operation *op, int32_t axis) {
   if (axis < 0 || axis > 2)
@@ -237,9 +231,7 @@ LogicalResult TransOp::verify() {
 
 LogicalResult JoinOp::verify() {
   auto lhs = getLhs().getType();
-  auto rhs = getRhs().getType();
-  if (!sameShapeAndElement(lhs, rhs))
-    return emitOpError("operands ") << lhs << " and " << rhs << " differ";
+  // lhs and rhs have one type (AllTypesMatch).
   SmallVector<int64_t> shape(lhs.getShape());
   shape.push_back(2);
   if (getType().getShape() != ArrayRef<int64_t>(shape) ||
@@ -281,8 +273,6 @@ LogicalResult AddPtrOp::verify() {
     return emitOpError("offset type ")
            << getOffset().getType() << " does not match the shape of "
            << ptr;
-  if (getType() != ptr)
-    return emitOpError("result type ") << getType() << " must be " << ptr;
   return success();
 }
 
@@ -662,7 +652,6 @@ LogicalResult DotOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType());
   auto b = cast<RankedTensorType>(getB().getType());
   auto c = cast<RankedTensorType>(getC().getType());
-  auto d = getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("operands must be 2-D tiles, got ")
            << a << ", " << b << " and " << c;
@@ -674,9 +663,6 @@ LogicalResult DotOp::verify() {
   if (c.getDimSize(0) != m || c.getDimSize(1) != n)
     return emitOpError("accumulator ")
            << c << " must be " << m << "x" << n << " for " << a << " * " << b;
-  if (!sameShapeAndElement(c, d))
-    return emitOpError("result ") << d << " must have the accumulator's type "
-                                  << c;
   Type ea = a.getElementType(), eb = b.getElementType(),
        ec = c.getElementType();
   if (ea != eb)

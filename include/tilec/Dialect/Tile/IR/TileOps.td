@@ -2,7 +2,9 @@
 //
 // Every op has a summary, a description with an example, a readable assembly
 // format and a verifier that names the shapes and types it rejects. Shapes are
-// compared without layout encodings: a later pass attaches those.
+// compared without layout encodings (a later pass attaches those), except
+// where ODS says that two values have one type (AllTypesMatch): those agree
+// in layout too, and the assembly format prints that type once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,7 +153,7 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Tile_JoinOp : Tile_Op<"join", [Pure]> {
+def Tile_JoinOp : Tile_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "stack two tiles along a new minor dimension of size 2";
   let description = [{
     ```mlir
@@ -161,12 +163,11 @@ def Tile_JoinOp : Tile_Op<"join", [Pure]> {
   let arguments = (ins Tile_Tensor:$lhs, Tile_Tensor:$rhs);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat =
-      "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result) "
-      "custom<SameType>(ref(type($lhs)), type($rhs))";
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
   let hasVerifier = 1;
 }
 
-def Tile_SplitOp : Tile_Op<"split", [Pure]> {
+def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "split a tile along its minor dimension of size 2";
   let description = [{
     The inverse of `tile.join`.
@@ -177,8 +178,7 @@ def Tile_SplitOp : Tile_Op<"split", [Pure]> {
   }];
   let arguments = (ins Tile_Tensor:$src);
   let results = (outs Tile_Tensor:$lhs, Tile_Tensor:$rhs);
-  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs) "
-                       "custom<SameType>(ref(type($lhs)), type($rhs))";
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs)";
   let hasVerifier = 1;
 }
 
@@ -203,7 +203,8 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
-def Tile_AddPtrOp : Tile_Op<"addptr", [Pure]> {
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+    AllTypesMatch<["ptr", "result"]>]> {
   let summary = "advance pointers by a number of elements";
   let description = [{
     `ptr + offset`, in units of the pointee type, elementwise for tiles. The
@@ -215,9 +216,8 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure]> {
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
   let results = (outs Tile_PtrLike:$result);
-  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` "
-                       "type($offset) custom<SameType>(ref(type($ptr)), "
-                       "type($result))";
+  let assemblyFormat =
+      "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -399,7 +399,7 @@ def Tile_YieldOp : Tile_Op<"yield", [
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
-def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
   let summary = "matrix product with accumulation: d = a * b + c";
   let description = [{
     `a` is MxK, `b` KxN, `c` and the result MxN. Operands are f16, bf16,
@@ -418,8 +418,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
                        "::mlir::tile::InputPrecision::tf32">:$precision);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) "
-                       "`->` type($result) "
-                       "custom<SameType>(ref(type($result)), type($c))";
+                       "`->` type($result)";
   let hasVerifier = 1;
 }
 

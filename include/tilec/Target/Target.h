@@ -1,0 +1,91 @@
+//===- Target.h - what tilec knows about each GPU it compiles for -*- C++ -*-===//
+//
+// One description per known chip (sm_80, sm_89, sm_90, sm_90a, sm_100a):
+// its SM version, arch-specific features, memory and register limits, the
+// tensor-core generation and what the emitted PTX says. The chip string is
+// parsed here and nowhere else: drivers call Target::get once and pass the
+// Target (or its chip name, for pass options) on; passes that decide by
+// target call Target::get on their `chip` option, which is the validation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TARGET_TARGET_H
+#define TILEC_TARGET_TARGET_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tilec {
+
+/// The newest matrix instruction family a chip has (every later family's
+/// chips also run mma.sync).
+enum class TensorCoreGen {
+  MmaSync, ///< mma.sync / ldmatrix, warp-level (sm_80 and newer)
+  Wgmma,   ///< wgmma.mma_async, warpgroup-level (sm_90a only)
+  Tcgen05, ///< tcgen05.mma, tensor memory (sm_100a)
+};
+
+class Target {
+public:
+  /// The target named `chip` ("sm_90a"); an error naming the known chips
+  /// for any other string.
+  static llvm::Expected<Target> get(llvm::StringRef chip);
+  /// The known chip names, in SM order.
+  static llvm::ArrayRef<llvm::StringRef> getKnownChips();
+  /// "sm_80, sm_89, sm_90, sm_90a, sm_100a", for messages and --help.
+  static std::string getKnownChipList();
+  /// The default chip of tilec's tools.
+  static constexpr llvm::StringLiteral kDefaultChip = "sm_90";
+
+  /// "sm_90a": what the NVVM target attribute, `.target` and ptxas name.
+  llvm::StringRef getChip() const { return chip; }
+  /// 80, 89, 90, 100: the compute capability as one number.
+  int getSmVersion() const { return smVersion; }
+  /// True for the "a" chips, whose code runs on that SM version only.
+  bool isArchSpecific() const { return archSpecific; }
+
+  /// wgmma.mma_async (sm_90a only: sm_100a has tcgen05 instead).
+  bool hasWgmma() const { return tensorCores == TensorCoreGen::Wgmma; }
+  /// cp.async.bulk.tensor and mbarrier transaction counts (sm_90 and newer;
+  /// PTX does not make TMA arch-specific).
+  bool hasTma() const { return smVersion >= 90; }
+  /// setmaxnreg (the "a" chips from sm_90a).
+  bool hasSetMaxNReg() const { return archSpecific && smVersion >= 90; }
+  /// atom.add.noftz.bf16 (sm_90 and newer).
+  bool hasBf16AtomicAdd() const { return smVersion >= 90; }
+  /// cp.async (sm_80 and newer: every known chip).
+  bool hasCpAsync() const { return smVersion >= 80; }
+  TensorCoreGen getTensorCoreGen() const { return tensorCores; }
+
+  /// Shared memory one program may use after opting in (bytes), the
+  /// cudaFuncAttributeMaxDynamicSharedMemorySize limit.
+  int64_t maxSharedMemoryPerBlock() const { return smemPerBlockOptIn; }
+  /// Shared memory of one SM (bytes).
+  int64_t sharedMemoryPerSM() const { return smemPerSM; }
+  int getMaxRegistersPerThread() const { return 255; }
+  int getRegistersPerSM() const { return 65536; }
+  int getWarpSize() const { return 32; }
+
+  /// The PTX ISA version the emitted PTX declares (80 = `.version 8.0`).
+  int getPtxVersion() const { return ptxVersion; }
+  /// The NVPTX feature string of that version ("+ptx80").
+  std::string getPtxFeatures() const;
+  /// ptxas's `-arch=` value.
+  std::string getPtxasArch() const { return "-arch=" + chip.str(); }
+
+private:
+  llvm::StringRef chip;
+  int smVersion = 0;
+  bool archSpecific = false;
+  TensorCoreGen tensorCores = TensorCoreGen::MmaSync;
+  int64_t smemPerBlockOptIn = 0;
+  int64_t smemPerSM = 0;
+  int ptxVersion = 0;
+};
+
+} // namespace tilec
+
+#endif // TILEC_TARGET_TARGET_H
