@@ -19,6 +19,10 @@
 //    and columns of B in the threads that own the accumulator's rows and
 //    columns (inserting tile.convert_layout where these cannot all hold).
 //
+// Each op says how its tiles' layouts relate (LayoutRelationOpInterface,
+// else the Elementwise trait; scf control flow is known here); a region-free
+// op with two tiles or more and no rule is an error.
+//
 // Method: union-find groups the values that must share a layout; groups
 // that nothing derives from get a blocked layout chosen for their memory
 // accesses (coalesced, vectorized per the axis analysis); the rest derive
@@ -125,7 +129,7 @@ void setLayout(Value v, Attribute layout) {
       cst.setValueAttr(dense.reshape(type));
 }
 
-class LayoutAssigner {
+class LayoutAssigner : public LayoutRelations {
 public:
   LayoutAssigner(func::FuncOp func, const ModuleAxisInfo &axis, int numWarps)
       : func(func), axis(axis), numWarps(numWarps) {}
@@ -253,8 +257,11 @@ private:
     if (walk.wasInterrupted())
       return failure();
 
-    func.walk([&](Operation *op) { relate(op); });
-    return success();
+    WalkResult related = func.walk([&](Operation *op) {
+      return failed(relate(op)) ? WalkResult::interrupt()
+                                : WalkResult::advance();
+    });
+    return failure(related.wasInterrupted());
   }
 
   void addAnchor(Value ptr) {
@@ -263,48 +270,35 @@ private:
       anchors[it->second].push_back(ptr);
   }
 
-  /// Records what `op` says about the layouts of its tiles.
-  void relate(Operation *op) {
+  /// Records what `op` says about the layouts of its tiles: its
+  /// LayoutRelationOpInterface rule, the control flow of scf, or for
+  /// Elementwise ops (arith, math) one layout. A region-free op with two
+  /// tiles or more and none of these is an error: a silent default would
+  /// give a new op's tiles layouts its lowering does not expect.
+  LogicalResult relate(Operation *op) {
     // Terminators are related through their parent op.
     if (op->hasTrait<OpTrait::IsTerminator>())
-      return;
-    if (auto b = dyn_cast<BroadcastOp>(op)) {
-      edges.push_back({op, b.getResult(), b.getSrc(), Derivation::Same});
-    } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-      edges.push_back({op, e.getResult(), e.getSrc(), Derivation::Slice,
-                       (unsigned)e.getAxis()});
-    } else if (auto r = dyn_cast<ReduceOp>(op)) {
-      for (auto [src, res] : llvm::zip(r.getSrcs(), r.getResults()))
-        if (isa<RankedTensorType>(res.getType()))
-          edges.push_back(
-              {op, src, res, Derivation::Slice, (unsigned)r.getAxis()});
-    } else if (auto d = dyn_cast<DotOp>(op)) {
-      unite(d.getC(), d.getResult());
-      int64_t k = d.getA().getType().getDimSize(1);
-      unsigned kw = getKWidth(d);
-      edges.push_back({op, d.getC(), d.getA(), Derivation::DotA, 0, k, kw});
-      edges.push_back({op, d.getC(), d.getB(), Derivation::DotB, 0, k, kw});
-    } else if (auto j = dyn_cast<JoinOp>(op)) {
-      // The halves have one type (ODS), so one layout; the result's is its
-      // own: the data moves through shared memory.
-      unite(j.getLhs(), j.getRhs());
-    } else if (auto sp = dyn_cast<SplitOp>(op)) {
-      unite(sp.getLhs(), sp.getRhs());
-    } else if (isa<ReshapeOp, TransOp, ConvertLayoutOp, PrintOp, AssertOp>(
-                   op)) {
-      // Independent layouts: these move data through shared memory.
-    } else if (auto f = dyn_cast<scf::ForOp>(op)) {
+      return success();
+    if (auto rule = dyn_cast<LayoutRelationOpInterface>(op)) {
+      rule.relateLayouts(*this);
+      return success();
+    }
+    if (auto f = dyn_cast<scf::ForOp>(op)) {
       auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
       for (unsigned i = 0; i < f.getNumResults(); ++i)
         uniteAll({f.getInitArgs()[i], f.getRegionIterArgs()[i],
                   f.getResult(i), yield.getOperand(i)});
-    } else if (auto i = dyn_cast<scf::IfOp>(op)) {
+      return success();
+    }
+    if (auto i = dyn_cast<scf::IfOp>(op)) {
       for (unsigned n = 0; n < i.getNumResults(); ++n) {
         unite(i.getResult(n), i.thenYield().getOperand(n));
         if (!i.getElseRegion().empty())
           unite(i.getResult(n), i.elseYield().getOperand(n));
       }
-    } else if (auto w = dyn_cast<scf::WhileOp>(op)) {
+      return success();
+    }
+    if (auto w = dyn_cast<scf::WhileOp>(op)) {
       auto yield = w.getYieldOp();
       for (unsigned n = 0; n < w.getInits().size(); ++n)
         uniteAll({w.getInits()[n], w.getBeforeArguments()[n],
@@ -313,27 +307,59 @@ private:
       for (unsigned n = 0; n < w.getNumResults(); ++n)
         uniteAll({cond.getArgs()[n], w.getAfterArguments()[n],
                   w.getResult(n)});
-    } else if (splitData && isa<LoadOp, StoreOp>(op)) {
-      // Addresses (and mask, other) only: the data may be split off.
-      SmallVector<Value> tiles;
-      for (Value v : op->getOperands())
-        if (isa<RankedTensorType>(v.getType()) &&
-            !(isa<StoreOp>(op) && v == cast<StoreOp>(op).getValue()))
-          tiles.push_back(v);
-      uniteAll(tiles);
-    } else if (op->getNumRegions() == 0 || isa<ScanOp>(op)) {
-      // Elementwise, memory and scan ops: all tiles share one layout.
-      SmallVector<Value> tiles;
-      for (Value v : op->getOperands())
-        if (isa<RankedTensorType>(v.getType()))
-          tiles.push_back(v);
-      for (Value v : op->getResults())
-        if (isa<RankedTensorType>(v.getType()))
-          tiles.push_back(v);
-      uniteAll(tiles);
-      if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op))
-        addAnchor(op->getOperand(0));
+      return success();
     }
+    // Other ops with regions (the kernel itself) relate nothing; their
+    // bodies are walked.
+    if (op->getNumRegions() != 0)
+      return success();
+    if (op->hasTrait<OpTrait::Elementwise>()) {
+      sameLayoutAll(op);
+      return success();
+    }
+    auto isTile = [](Value v) { return isa<RankedTensorType>(v.getType()); };
+    if (llvm::count_if(op->getOperands(), isTile) +
+            llvm::count_if(op->getResults(), isTile) <=
+        1)
+      return success();
+    return op->emitOpError("has no layout rule: tile-assign-layouts relates "
+                           "the layouts of an op's tiles through "
+                           "tile::LayoutRelationOpInterface or the "
+                           "Elementwise trait");
+  }
+
+  // LayoutRelations: what the ops report.
+  void sameLayout(ValueRange vs) override {
+    SmallVector<Value> tiles;
+    for (Value v : vs)
+      if (isa<RankedTensorType>(v.getType()))
+        tiles.push_back(v);
+    if (!tiles.empty())
+      uniteAll(tiles);
+  }
+  void sameAs(Operation *op, Value receiver, Value supplier) override {
+    edges.push_back({op, supplier, receiver, Derivation::Same});
+  }
+  void sliceOf(Operation *op, Value sliced, Value full,
+               unsigned axis) override {
+    if (isa<RankedTensorType>(sliced.getType()))
+      edges.push_back({op, full, sliced, Derivation::Slice, axis});
+  }
+  void dotOperands(DotOp d) override {
+    unite(d.getC(), d.getResult());
+    int64_t k = d.getA().getType().getDimSize(1);
+    unsigned kw = getKWidth(d);
+    edges.push_back({d, d.getC(), d.getA(), Derivation::DotA, 0, k, kw});
+    edges.push_back({d, d.getC(), d.getB(), Derivation::DotB, 0, k, kw});
+  }
+  void memoryAccess(Value ptr, ValueRange addresses,
+                    ValueRange data) override {
+    // While the mma groups are found, data is not tied to its addresses.
+    SmallVector<Value> tiles(addresses);
+    if (!splitData)
+      llvm::append_range(tiles, data);
+    sameLayout(tiles);
+    addAnchor(ptr);
   }
 
   /// A blocked layout for a group that nothing derives: coalesced along

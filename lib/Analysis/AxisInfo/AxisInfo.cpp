@@ -419,10 +419,10 @@ static std::optional<AxisInfo> computeAxisInfo(Operation *op,
         return AxisInfo(c, d, k);
       })
       .Default([&](Operation *o) -> std::optional<AxisInfo> {
-        if (o->hasTrait<OpTrait::Elementwise>() ||
-            o->getDialect()->getNamespace() == "math" ||
-            (o->getDialect()->getNamespace() == "arith" &&
-             o->getNumOperands() > 0))
+        // An unregistered op has no dialect: nothing is known of it.
+        StringRef ns = o->getName().getDialectNamespace();
+        if (o->hasTrait<OpTrait::Elementwise>() || ns == "math" ||
+            (ns == "arith" && o->getNumOperands() > 0))
           return visitElementwise(operands, rank);
         return std::nullopt;
       });

@@ -73,7 +73,9 @@ void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
               << m << "x" << n << "x" << k;
 }
 
-/// Reports what the lowering does not support; one diagnostic per problem.
+/// Reports what the lowering does not support (on this target, or yet); one
+/// diagnostic per problem. Rules of the ops themselves (which cache
+/// modifiers a load takes, ...) are their verifiers'.
 LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
   bool ok = true;
   auto fail = [&](Operation *op) {
@@ -115,29 +117,6 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
         if (!isa<arith::ConstantOp>(op))
           fail(op) << "fp8 arithmetic and conversions are not supported yet "
                       "(fp8 tiles can be loaded, stored and moved)";
-    } else if (auto load = dyn_cast<LoadOp>(op)) {
-      CacheModifier c = load.getCache();
-      if (c == CacheModifier::wb || c == CacheModifier::wt)
-        fail(op) << "cache modifier '" << stringifyCacheModifier(c)
-                 << "' is for stores; loads take ca, cg, cs or cv";
-      else if (load.getIsVolatile() &&
-               (c != CacheModifier::none ||
-                load.getEvict() != EvictionPolicy::normal))
-        fail(op) << "a volatile load takes no cache modifier or eviction "
-                    "policy";
-      else if (c != CacheModifier::none &&
-               load.getEvict() != EvictionPolicy::normal)
-        fail(op) << "PTX cannot combine a cache modifier with an eviction "
-                    "policy; give one of them";
-    } else if (auto store = dyn_cast<StoreOp>(op)) {
-      CacheModifier c = store.getCache();
-      if (c == CacheModifier::ca || c == CacheModifier::cv)
-        fail(op) << "cache modifier '" << stringifyCacheModifier(c)
-                 << "' is for loads; stores take wb, cg, cs or wt";
-      else if (c != CacheModifier::none &&
-               store.getEvict() != EvictionPolicy::normal)
-        fail(op) << "PTX cannot combine a cache modifier with an eviction "
-                    "policy; give one of them";
     } else if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
       Type elem = getElementTypeOrSelf(rmw.getType());
       if ((rmw.getKind() == RMWKind::Max || rmw.getKind() == RMWKind::Min) &&

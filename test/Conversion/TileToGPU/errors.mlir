@@ -24,46 +24,6 @@ func.func @fp8(%x: !tile.ptr<f8E4M3FN>) attributes {tile.kernel, tile.num_warps 
 
 // -----
 
-func.func @load_wt(%x: !tile.ptr<f32>) attributes {tile.kernel} {
-  // expected-error @below {{'tile.load' op cache modifier 'wt' is for stores; loads take ca, cg, cs or cv}}
-  %v = tile.load %x cache = wt : !tile.ptr<f32>
-  return
-}
-
-// -----
-
-func.func @store_ca(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
-  // expected-error @below {{'tile.store' op cache modifier 'ca' is for loads; stores take wb, cg, cs or wt}}
-  tile.store %x, %v cache = ca : !tile.ptr<f32>
-  return
-}
-
-// -----
-
-func.func @cache_and_evict(%x: !tile.ptr<f32>) attributes {tile.kernel} {
-  // expected-error @below {{'tile.load' op PTX cannot combine a cache modifier with an eviction policy; give one of them}}
-  %v = tile.load %x cache = cg evict = evict_last : !tile.ptr<f32>
-  return
-}
-
-// -----
-
-func.func @store_cache_and_evict(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
-  // expected-error @below {{'tile.store' op PTX cannot combine a cache modifier with an eviction policy; give one of them}}
-  tile.store %x, %v cache = cs evict = evict_first : !tile.ptr<f32>
-  return
-}
-
-// -----
-
-func.func @volatile_cache(%x: !tile.ptr<f32>) attributes {tile.kernel} {
-  // expected-error @below {{'tile.load' op a volatile load takes no cache modifier or eviction policy}}
-  %v = tile.load %x cache = cg volatile : !tile.ptr<f32>
-  return
-}
-
-// -----
-
 func.func @float_max(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
   // expected-error @below {{'tile.atomic_rmw' op atomic max/min of floating-point values is not supported yet}}
   %o = tile.atomic_rmw max %x, %v : !tile.ptr<f32>

@@ -644,3 +644,43 @@ func.func @dot_layouts(%a: tensor<16x16xf32>, %c: tensor<16x16xf32, #b0>) {
   %0 = "tile.dot"(%a, %a, %c) : (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32, #b0>) -> tensor<16x16xf32, #b1>
   return
 }
+
+// -----
+
+func.func @load_wt(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.load' op cache modifier 'wt' is for stores; loads take ca, cg, cs or cv}}
+  %v = tile.load %x cache = wt : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @store_ca(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.store' op cache modifier 'ca' is for loads; stores take wb, cg, cs or wt}}
+  tile.store %x, %v cache = ca : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @cache_and_evict(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.load' op PTX cannot combine a cache modifier with an eviction policy; give one of them}}
+  %v = tile.load %x cache = cg evict = evict_last : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @store_cache_and_evict(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.store' op PTX cannot combine a cache modifier with an eviction policy; give one of them}}
+  tile.store %x, %v cache = cs evict = evict_first : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @volatile_cache(%x: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.load' op a volatile load takes no cache modifier or eviction policy}}
+  %v = tile.load %x cache = cg volatile : !tile.ptr<f32>
+  return
+}

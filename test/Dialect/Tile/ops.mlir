@@ -43,8 +43,12 @@ func.func @memory(%p: !tile.ptr<f32>, %offs: tensor<64xi32>, %m: tensor<64xi1>,
   %i2 = tile.addptr %i, %k : !tile.ptr<i32>, i32
   // CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>>
   %a = tile.load %q : tensor<64x!tile.ptr<f32>>
-  // CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} cache = cg evict = evict_last volatile : tensor<64x!tile.ptr<f32>>
-  %b = tile.load %q, %m, %v cache = cg evict = evict_last volatile : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} cache = cg : tensor<64x!tile.ptr<f32>>
+  %b = tile.load %q, %m, %v cache = cg : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.load %{{.*}} evict = evict_last : tensor<64x!tile.ptr<f32>>
+  %b2 = tile.load %q evict = evict_last : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.load %{{.*}} volatile : tensor<64x!tile.ptr<f32>>
+  %b3 = tile.load %q volatile : tensor<64x!tile.ptr<f32>>
   // CHECK: tile.load %{{.*}} : !tile.ptr<i32>
   %s = tile.load %i : !tile.ptr<i32>
   // CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} cache = wt : tensor<64x!tile.ptr<f32>>

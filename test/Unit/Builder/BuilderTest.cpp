@@ -275,22 +275,41 @@ TEST(Builder, ShapeOps) {
   EXPECT_EQ(countOps<tile::SplitOp>(m), 1);
 }
 
+// PTX's ld takes a cache operator or an eviction priority, not both: the
+// op's verifier says so at the call.
+TEST(Builder, CacheAndEvictionRejected) {
+  Kernel k("mem");
+  Value p = k.pointer("p", DType::F16);
+  Value offs = k.range(64);
+  try {
+    k.load(p + offs, {}, {}, {.cache = Cache::cg, .evict = Evict::evictLast});
+    FAIL() << "expected a BuildError";
+  } catch (const BuildError &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "'tile.load' op PTX cannot combine a cache modifier with "
+                  "an eviction policy"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Builder, LoadStoreOptionsAndOther) {
   Kernel k("mem");
   Value p = k.pointer("p", DType::F16);
   Value q = k.pointer("q", DType::I8);
   Value offs = k.range(64);
-  Value v = k.load(p + offs, offs < 50, -1.0,
-                   {.cache = Cache::cg, .evict = Evict::evictLast});
+  Value v = k.load(p + offs, offs < 50, -1.0, {.cache = Cache::cg});
   EXPECT_EQ(v.dtype(), DType::F16);
+  Value w = k.load(p + offs, {}, {}, {.evict = Evict::evictLast});
+  EXPECT_EQ(w.dtype(), DType::F16);
   // f32 results round to the f16 pointee; i1 stores widen to i8.
   k.store(p + offs, v.to(DType::F32) * 2, offs < 50, {.cache = Cache::cs});
   k.store(q + offs, offs < 10);
   Value s = k.load(p, {}, {}, {.isVolatile = true});
   EXPECT_EQ(s.rank(), 0);
   std::string text = k.str();
-  EXPECT_NE(text.find("cache = cg evict = evict_last"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("cache = cg :"), std::string::npos) << text;
+  EXPECT_NE(text.find("evict = evict_last"), std::string::npos) << text;
   EXPECT_NE(text.find("cache = cs"), std::string::npos);
   EXPECT_NE(text.find("volatile"), std::string::npos);
   mlir::ModuleOp m = k.module();

@@ -19,6 +19,7 @@ using namespace mlir::tile;
 
 #include "tilec/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "tilec/Dialect/Tile/IR/TileEnums.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileTypes.cpp.inc"

@@ -295,6 +295,19 @@ void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
 }
 
 LogicalResult LoadOp::verify() {
+  CacheModifier c = getCache();
+  if (c == CacheModifier::wb || c == CacheModifier::wt)
+    return emitOpError("cache modifier '")
+           << stringifyCacheModifier(c)
+           << "' is for stores; loads take ca, cg, cs or cv";
+  if (getIsVolatile() &&
+      (c != CacheModifier::none || getEvict() != EvictionPolicy::normal))
+    return emitOpError(
+        "a volatile load takes no cache modifier or eviction policy");
+  // PTX's ld has either a cache operator or an eviction priority.
+  if (c != CacheModifier::none && getEvict() != EvictionPolicy::normal)
+    return emitOpError("PTX cannot combine a cache modifier with an "
+                       "eviction policy; give one of them");
   Type ptr = getPtr().getType();
   if (failed(verifyMask(*this, getMask(), ptr)) ||
       failed(verifyPointee(*this, "result", getType(), ptr)))
@@ -366,6 +379,14 @@ void LoadOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 LogicalResult StoreOp::verify() {
+  CacheModifier c = getCache();
+  if (c == CacheModifier::ca || c == CacheModifier::cv)
+    return emitOpError("cache modifier '")
+           << stringifyCacheModifier(c)
+           << "' is for loads; stores take wb, cg, cs or wt";
+  if (c != CacheModifier::none && getEvict() != EvictionPolicy::normal)
+    return emitOpError("PTX cannot combine a cache modifier with an "
+                       "eviction policy; give one of them");
   Type ptr = getPtr().getType();
   if (failed(verifyMask(*this, getMask(), ptr)))
     return failure();

@@ -19,6 +19,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h.inc"
+#include "tilec/Dialect/Tile/IR/TileInterfaces.h"
 #include "tilec/Dialect/Tile/IR/TileEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES

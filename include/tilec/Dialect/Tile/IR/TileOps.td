@@ -13,9 +13,18 @@
 
 include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "tilec/Dialect/Tile/IR/TileEnums.td"
+include "tilec/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+// Every op with two tiles or more says how their layouts relate: the
+// interface's default (all share one layout), or its own rule in
+// TileLayoutRelations.cpp.
+defvar Tile_LayoutRule = Tile_LayoutRelationOpInterface;
+defvar Tile_OwnLayoutRule =
+    DeclareOpInterfaceMethods<Tile_LayoutRelationOpInterface,
+                              ["relateLayouts"]>;
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
@@ -53,7 +62,7 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+def Tile_RangeOp : Tile_Op<"range", [Tile_LayoutRule, Pure]> {
   let summary = "1-D tile of consecutive i32 values [start, end)";
   let description = [{
     The tile `[start, start + 1, ..., end - 1]`; its length `end - start`
@@ -73,7 +82,7 @@ def Tile_RangeOp : Tile_Op<"range", [Pure]> {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+def Tile_SplatOp : Tile_Op<"splat", [Tile_LayoutRule, Pure]> {
   let summary = "tile whose every element is one scalar";
   let description = [{
     ```mlir
@@ -87,7 +96,7 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Tile_OwnLayoutRule, Pure]> {
   let summary = "repeat a tile along its unit dimensions";
   let description = [{
     The result has the rank of the source; each dimension either equals the
@@ -105,7 +114,7 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Tile_OwnLayoutRule, Pure]> {
   let summary = "insert a unit dimension at `axis`";
   let description = [{
     ```mlir
@@ -120,7 +129,7 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+def Tile_ReshapeOp : Tile_Op<"reshape", [Tile_OwnLayoutRule, Pure]> {
   let summary = "same elements, row-major order, another shape";
   let description = [{
     ```mlir
@@ -135,7 +144,7 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+def Tile_TransOp : Tile_Op<"trans", [Tile_OwnLayoutRule, Pure]> {
   let summary = "permute the dimensions of a tile";
   let description = [{
     Result dimension `i` is source dimension `order[i]`.
@@ -153,7 +162,8 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Tile_JoinOp : Tile_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+def Tile_JoinOp : Tile_Op<"join", [
+    Tile_OwnLayoutRule, Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "stack two tiles along a new minor dimension of size 2";
   let description = [{
     ```mlir
@@ -167,7 +177,8 @@ def Tile_JoinOp : Tile_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
-def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+def Tile_SplitOp : Tile_Op<"split", [
+    Tile_OwnLayoutRule, Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "split a tile along its minor dimension of size 2";
   let description = [{
     The inverse of `tile.join`.
@@ -182,7 +193,8 @@ def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
-def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [
+    Tile_OwnLayoutRule, Pure]> {
   let summary = "same tile, another distribution over threads";
   let description = [{
     Changes only the layout encoding of a tile; shape and element type stay.
@@ -203,7 +215,7 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
-def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+def Tile_AddPtrOp : Tile_Op<"addptr", [Tile_LayoutRule, Pure,
     AllTypesMatch<["ptr", "result"]>]> {
   let summary = "advance pointers by a number of elements";
   let description = [{
@@ -222,7 +234,7 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
   let hasFolder = 1;
 }
 
-def Tile_BitcastOp : Tile_Op<"bitcast", [Pure]> {
+def Tile_BitcastOp : Tile_Op<"bitcast", [Tile_LayoutRule, Pure]> {
   let summary = "reinterpret pointers as pointers to another type";
   let description = [{
     ```mlir
@@ -235,7 +247,7 @@ def Tile_BitcastOp : Tile_Op<"bitcast", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_LoadOp : Tile_Op<"load", [
+def Tile_LoadOp : Tile_Op<"load", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     AttrSizedOperandSegments]> {
   let summary = "load from global memory, optionally masked";
@@ -266,7 +278,7 @@ def Tile_LoadOp : Tile_Op<"load", [
   ];
 }
 
-def Tile_StoreOp : Tile_Op<"store", [
+def Tile_StoreOp : Tile_Op<"store", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "store to global memory, optionally masked";
   let description = [{
@@ -284,7 +296,7 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasVerifier = 1;
 }
 
-def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "atomic read-modify-write; returns the old values";
   let description = [{
@@ -309,7 +321,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
   let hasVerifier = 1;
 }
 
-def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "atomic compare-and-swap; returns the old values";
   let description = [{
@@ -334,7 +346,7 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
 // Reductions, scans, dot
 //===----------------------------------------------------------------------===//
 
-def Tile_ReduceOp : Tile_Op<"reduce", [
+def Tile_ReduceOp : Tile_Op<"reduce", [Tile_OwnLayoutRule,
     Pure, SingleBlock, RecursiveMemoryEffects]> {
   let summary = "reduce tiles along one axis with a combiner region";
   let description = [{
@@ -361,7 +373,7 @@ def Tile_ReduceOp : Tile_Op<"reduce", [
   let hasRegionVerifier = 1;
 }
 
-def Tile_ScanOp : Tile_Op<"scan", [
+def Tile_ScanOp : Tile_Op<"scan", [Tile_LayoutRule,
     Pure, SingleBlock, RecursiveMemoryEffects]> {
   let summary = "inclusive prefix scan along one axis";
   let description = [{
@@ -399,7 +411,8 @@ def Tile_YieldOp : Tile_Op<"yield", [
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
-def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
+def Tile_DotOp : Tile_Op<"dot", [
+    Tile_OwnLayoutRule, Pure, AllTypesMatch<["c", "result"]>]> {
   let summary = "matrix product with accumulation: d = a * b + c";
   let description = [{
     `a` is MxK, `b` KxN, `c` and the result MxN. Operands are f16, bf16,
@@ -426,7 +439,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
 // Debugging
 //===----------------------------------------------------------------------===//
 
-def Tile_PrintOp : Tile_Op<"print", [
+def Tile_PrintOp : Tile_Op<"print", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "print values from every program and thread";
   let description = [{
@@ -443,7 +456,7 @@ def Tile_PrintOp : Tile_Op<"print", [
       "$prefix (`hex` $hex^)? attr-dict ($args^ `:` type($args))?";
 }
 
-def Tile_AssertOp : Tile_Op<"assert", [
+def Tile_AssertOp : Tile_Op<"assert", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "abort the kernel when a condition is false";
   let description = [{
