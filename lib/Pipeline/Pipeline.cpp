@@ -7,6 +7,7 @@
 
 #include "tilec/Pipeline.h"
 #include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/InitAll.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -63,7 +64,10 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   // Layouts: distribute every tile over the threads, then avoid conversions.
   // (tile-hoist-loads is not run: measured on layernorm it raised registers
   // from 48 to 64 and cost 6%; see docs/performance.md.)
-  pm.addPass(createTileAssignLayouts(TileAssignLayoutsOptions{options.numWarps}));
+  TileAssignLayoutsOptions layouts;
+  layouts.numWarps = options.numWarps;
+  layouts.arch = options.arch;
+  pm.addPass(createTileAssignLayouts(layouts));
   pm.addPass(createTileRemoveLayoutConversions());
   // Dot operand loads in loops become cp.async copies issued ahead.
   pm.addPass(createTilePipelineLoops(TilePipelineLoopsOptions{options.numStages}));
@@ -87,6 +91,10 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(createConvertGpuOpsToNVVMOps());
+  // wgmma ops are PTX builders (inline asm); only sm_90a kernels have
+  // them, and other targets' PTX stays as it was.
+  if (mlir::tilegpu::chipHasWgmma(options.arch))
+    gm.addPass(createConvertNVVMToLLVMPass());
   gm.addPass(createCanonicalizerPass());
   gm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

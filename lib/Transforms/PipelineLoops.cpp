@@ -55,9 +55,27 @@ namespace {
 struct Candidate {
   LoadOp load;
   ConvertLayoutOp convert;
-  SharedLayoutAttr shared;
+  /// #tilegpu.shared (read by ldmatrix) or #tilegpu.nvmma_shared (by wgmma).
+  Attribute shared;
   Value buffer;
+  /// The version 3 (wgmma) dot reading the operand, when the operand can
+  /// be staged for it.
+  DotOp wgmmaDot;
 };
+
+/// The dot of version 3 (wgmma) layout using `convert` as its operand A
+/// or B, if that is its only use.
+DotOp wgmmaUser(ConvertLayoutOp convert) {
+  if (!convert->hasOneUse())
+    return {};
+  auto dot = dyn_cast<DotOp>(*convert->user_begin());
+  if (!dot || dot.getC() == convert.getResult())
+    return {};
+  auto mma = dyn_cast_if_present<MmaLayoutAttr>(dot.getType().getEncoding());
+  if (!mma || mma.getVersionMajor() != 3)
+    return {};
+  return dot;
+}
 
 /// True for an absent `other` or a zero splat (cp.async fills zeros).
 bool isZeroOrAbsent(Value other) {
@@ -111,7 +129,17 @@ std::optional<Candidate> asCandidate(LoadOp load) {
   int64_t outer = dst.getDimSize(dot.getOpIdx() == 0 ? 0 : 1);
   if (k % 16 || outer % (dot.getOpIdx() == 0 ? 16 : 8))
     return std::nullopt;
-  return Candidate{load, convert, shared, Value()};
+  Candidate c{load, convert, shared, Value(), DotOp()};
+  // A wgmma dot reads the slot itself, in the descriptors' layout.
+  if (DotOp d = wgmmaUser(convert)) {
+    unsigned fast = shared.getOrder()[0];
+    if (NvmmaSharedLayoutAttr nvmma = getNvmmaSharedLayout(
+            type.getContext(), type.getShape(), {fast, 1 - fast}, 16)) {
+      c.shared = nvmma;
+      c.wgmmaDot = d;
+    }
+  }
+  return c;
 }
 
 /// The body ops the loads' operands depend on, closed over the loop-carried
@@ -240,6 +268,20 @@ void pipelineLoop(scf::ForOp loop, int stages) {
         cands.push_back(*c);
   if (cands.empty())
     return;
+  // A wgmma dot needs both operands staged for it; else both go through
+  // ldmatrix (the dot then runs as mma.sync, the same thread map).
+  for (Candidate &c : cands) {
+    if (!c.wgmmaDot)
+      continue;
+    int staged = llvm::count_if(
+        cands, [&](const Candidate &o) { return o.wgmmaDot == c.wgmmaDot; });
+    if (staged != 2) {
+      c.wgmmaDot = {};
+      c.shared = stagingLayout(cast<RankedTensorType>(c.load.getType()));
+    }
+  }
+  bool anyWgmma =
+      llvm::any_of(cands, [](const Candidate &c) { return bool(c.wgmmaDot); });
   SetVector<Operation *> sliceSet;
   SetVector<unsigned> carried;
   if (failed(computeAddressSlice(loop, cands, sliceSet, carried)))
@@ -309,7 +351,11 @@ void pipelineLoop(scf::ForOp loop, int stages) {
                  ob.setInsertionPointToStart(body);
                  readSlot = newArgs[carried.size()];
                  writeSlot = newArgs[carried.size() + 1];
-                 AsyncWaitOp::create(ob, l, std::max(0, stages - 2));
+                 auto wait =
+                     AsyncWaitOp::create(ob, l, std::max(0, stages - 2));
+                 // wgmma reads the slots through the async proxy.
+                 if (anyWgmma)
+                   wait.setFenceAsync(true);
                  IRMapping map;
                  for (auto [n, i] : llvm::enumerate(carried))
                    map.map(body->getArgument(1 + i), newArgs[n]);
@@ -332,8 +378,32 @@ void pipelineLoop(scf::ForOp loop, int stages) {
                  return yields;
                }));
 
+  // wgmma dots read both slots directly.
+  for (Candidate &c : cands) {
+    DotOp dot = c.wgmmaDot;
+    if (!dot || dot.getA() != c.convert.getResult())
+      continue;
+    Candidate &other = *llvm::find_if(cands, [&](const Candidate &o) {
+      return o.wgmmaDot == dot && &o != &c;
+    });
+    OpBuilder db(dot);
+    Value d =
+        WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(), c.buffer,
+                               readSlot, other.buffer, readSlot, dot.getC());
+    dot.replaceAllUsesWith(d);
+    dot.erase();
+  }
+  for (Candidate &c : cands) {
+    if (c.wgmmaDot) {
+      c.convert.erase();
+      c.load.erase();
+      continue;
+    }
+  }
   // Operands from the slots instead of the loads.
   for (Candidate &c : cands) {
+    if (c.wgmmaDot)
+      continue;
     OpBuilder lb2(c.convert);
     Value v = LocalLoadOp::create(lb2, c.convert.getLoc(),
                                   c.convert.getType(), c.buffer, readSlot);
