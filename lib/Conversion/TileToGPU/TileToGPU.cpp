@@ -153,7 +153,7 @@ LogicalResult checkLowerable(func::FuncOp kernel, int smVersion, bool wgmma) {
       else if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(
                    dot.getType().getEncoding()))
         checkMmaDot(dot, mma, fail);
-    } else if (isa<WarpgroupDotOp>(op) && !wgmma) {
+    } else if (isa<WarpgroupDotOp, WarpgroupWaitOp>(op) && !wgmma) {
       fail(op) << "needs sm_90a (wgmma); the target has none";
     } else if (!isa<TileDialect, TileGPUDialect, scf::SCFDialect,
                     func::FuncDialect>(op->getDialect()) &&

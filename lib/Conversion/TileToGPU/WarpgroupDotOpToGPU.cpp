@@ -21,8 +21,10 @@
 // 16 * warps * b + 64g; its accumulator registers are the thread's
 // elements of the version 3 layout (mma.sync's m16n8 C fragment repeated
 // along N: register 4j + 2h + e is row l/4 + 8h, column 8j + 2(l%4) + e).
-// wgmma.fence before, one commit_group after, and wait_group 0: the dot is
-// complete when the op returns.
+// wgmma.fence before, one commit_group after, and wait_group `pending`
+// (0: the dot is complete when the op returns). tilegpu.warpgroup_wait is
+// wait_group N as inline PTX whose outputs are the accumulator registers
+// (tied to its inputs), so that their readers come after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,8 +179,52 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
     replaceWithValues(rewriter, op, acc);
+    return success();
+  }
+};
+
+/// wgmma.wait_group N, with the accumulator registers passing through it
+/// (outputs tied to inputs): nvvm.wgmma.wait.group has no operands, so
+/// nothing would keep LLVM from reading the registers before it.
+struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpgroupWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = getContext();
+    ValueRange acc = adaptor.getAcc();
+    std::string constraints;
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += "=f,";
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+    Type f32 = rewriter.getF32Type();
+    Type resType =
+        acc.size() == 1
+            ? f32
+            : LLVM::LLVMStructType::getLiteral(
+                  ctx, SmallVector<Type>(acc.size(), f32));
+    std::string text = "wgmma.wait_group.sync.aligned " +
+                       std::to_string(op.getPending()) + ";";
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, op.getLoc(), resType, acc, rewriter.getStringAttr(text),
+        rewriter.getStringAttr(constraints),
+        /*has_side_effects=*/rewriter.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    SmallVector<Value> out;
+    if (acc.size() == 1)
+      out.push_back(asmOp.getResult(0));
+    else
+      for (size_t i = 0; i < acc.size(); ++i)
+        out.push_back(LLVM::ExtractValueOp::create(rewriter, op.getLoc(),
+                                                   asmOp.getResult(0), i));
+    replaceWithValues(rewriter, op, out);
     return success();
   }
 };
@@ -188,5 +234,6 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
 void mlir::tile::gpu_lowering::populateWarpgroupDotPatterns(
     TileTypeConverter &tc, RewritePatternSet &patterns,
     const LoweringContext &) {
-  patterns.add<WarpgroupDotOpLowering>(tc, patterns.getContext());
+  patterns.add<WarpgroupDotOpLowering, WarpgroupWaitOpLowering>(
+      tc, patterns.getContext());
 }

@@ -147,3 +147,42 @@ func.func @wgmma_blocks(%acc: tensor<64x128xf32, #v3>, %s: i32) {
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x64x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #v3>
   return
 }
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_pending(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op pending must be >= 0, got -1}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc {pending = -1 : i32} : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_wait_pending(%acc: tensor<128x128xf32, #v3>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op pending must be >= 0, got -2}}
+  %d = tilegpu.warpgroup_wait %acc {pending = -2 : i32} : tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_wait_type(%acc: tensor<128x128xf16, #v3>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op accumulator must be f32, got 'f16'}}
+  %d = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf16, #v3>
+  return
+}
+
+// -----
+
+#v2 = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+func.func @wgmma_wait_layout(%acc: tensor<128x128xf32, #v2>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op accumulator must have a #tilegpu.mma version 3 layout}}
+  %d = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #v2>
+  return
+}

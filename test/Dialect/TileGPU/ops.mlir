@@ -35,3 +35,16 @@ func.func @warpgroup_dot(%acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 
   %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>, !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
   return %d : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
 }
+
+// An in-flight wgmma group (pending = 1) and the wait that ends it.
+// CHECK-LABEL: func.func @warpgroup_wait
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} {pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #nvmma>
+// CHECK: tilegpu.warpgroup_wait %[[D]] {pending = 0 : i32} : tensor<128x128xf32, #mma{{[0-9]*}}>
+func.func @warpgroup_wait(%acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>,
+                          %slot: i32) -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>> {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc {pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>, !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  %e = tilegpu.warpgroup_wait %d {pending = 0 : i32} : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  return %e : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+}

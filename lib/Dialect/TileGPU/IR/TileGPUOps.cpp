@@ -79,6 +79,9 @@ LogicalResult WarpgroupDotOp::verify() {
            << ", accumulator " << c;
   if (as[1] % 16)
     return emitOpError("K must be a multiple of 16, got ") << as[1];
+  auto pending = static_cast<int32_t>(getPending());
+  if (pending < 0)
+    return emitOpError("pending must be >= 0, got ") << pending;
   auto mma = dyn_cast_if_present<MmaLayoutAttr>(c.getEncoding());
   if (!mma || mma.getVersionMajor() != 3)
     return emitOpError("accumulator must have a #tilegpu.mma version 3 layout");
@@ -88,6 +91,21 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError("accumulator ")
            << c << " is not a whole number of " << rows << "-row blocks and "
            << instrN << "-column instructions";
+  return success();
+}
+
+LogicalResult WarpgroupWaitOp::verify() {
+  auto pending = static_cast<int32_t>(getPending());
+  if (pending < 0)
+    return emitOpError("pending must be >= 0, got ") << pending;
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (!acc.getElementType().isF32())
+    return emitOpError("accumulator must be f32, got ")
+           << acc.getElementType();
+  auto mma = dyn_cast_if_present<MmaLayoutAttr>(acc.getEncoding());
+  if (!mma || mma.getVersionMajor() != 3)
+    return emitOpError(
+        "accumulator must have a #tilegpu.mma version 3 layout");
   return success();
 }
 
