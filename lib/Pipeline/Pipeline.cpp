@@ -94,6 +94,14 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(createConvertGpuOpsToNVVMOps());
+  // wgmma ops are PTX builders (inline asm); only sm_90a kernels have
+  // them, and other targets' PTX stays as it was.
+  // (An unknown chip was reported by the passes above.)
+  llvm::Expected<tilec::Target> target = tilec::Target::get(options.arch);
+  if (!target)
+    llvm::consumeError(target.takeError());
+  else if (target->hasWgmma())
+    gm.addPass(createConvertNVVMToLLVMPass());
   gm.addPass(createCanonicalizerPass());
   gm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -11,7 +11,8 @@
 //    is #tilegpu.slice<axis> of its result's, tile.reduce's tile results are
 //    #tilegpu.slice<axis> of their sources';
 //  - a tile.dot that mma.sync can run (f16/bf16 operands, see
-//    getMmaLayoutFor) has a #tilegpu.mma accumulator and #tilegpu.dot_operand
+//    getMmaLayoutFor; on sm_90a the wgmma version 3 when it fits) has a
+//    #tilegpu.mma accumulator and #tilegpu.dot_operand
 //    operands; loads and stores of those tiles keep a blocked layout of
 //    their own (coalesced, vectorized) and meet the dot's layouts through
 //    tile.convert_layout (shared memory, ldmatrix);
@@ -131,8 +132,9 @@ void setLayout(Value v, Attribute layout) {
 
 class LayoutAssigner : public LayoutRelations {
 public:
-  LayoutAssigner(func::FuncOp func, const ModuleAxisInfo &axis, int numWarps)
-      : func(func), axis(axis), numWarps(numWarps) {}
+  LayoutAssigner(func::FuncOp func, const ModuleAxisInfo &axis, int numWarps,
+                 bool wgmma)
+      : func(func), axis(axis), numWarps(numWarps), wgmma(wgmma) {}
 
   LogicalResult run() {
     // First pass: which tiles belong to mma dots, with memory data kept
@@ -154,6 +156,7 @@ private:
   func::FuncOp func;
   const ModuleAxisInfo &axis;
   int numWarps;
+  bool wgmma;
 
   bool splitData = false;
   SmallVector<Value> values;
@@ -207,7 +210,7 @@ private:
   }
 
   MmaLayoutAttr mmaLayout(DotOp dot) {
-    return getMmaLayoutFor(dot, numWarps);
+    return getMmaLayoutFor(dot, numWarps, wgmma);
   }
 
   /// Loads whose results and stores whose values share a group with an mma
@@ -544,7 +547,7 @@ struct TileAssignLayouts
       if (!isKernel(func))
         continue;
       int warps = getNumWarps(func, numWarps);
-      LayoutAssigner assigner(func, axis, warps);
+      LayoutAssigner assigner(func, axis, warps, target->hasWgmma());
       if (failed(assigner.run()))
         return signalPassFailure();
       // The lowering and the metadata launch what the layouts were made for.

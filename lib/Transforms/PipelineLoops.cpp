@@ -19,6 +19,34 @@
 // for iterations at or past the upper bound are masked off (they only
 // zero-fill their slot).
 //
+// A version 3 (wgmma) dot whose two operands are both staged reads the
+// slots itself (tilegpu.warpgroup_dot, no local_load). When its
+// accumulator is only carried from one iteration's dot to the next, it
+// keeps one wgmma group in flight (pending = 1): S + 1 slots, copies
+// still S - 1 iterations ahead (D = S - 1), or, when S + 1 slots do not
+// fit in shared memory, S slots and D = S - 2. With N = D + 2 slots:
+//
+//   copies for iterations 0 .. D-1 (slots 0 .. D-1), one group each
+//   for i (read slot r = i % N, write slot w = (i + D) % N = (i - 2) % N):
+//     tilegpu.async_wait {fence_async, pending = D - 1}
+//                        // iteration i's copies done (this thread's),
+//                        // fenced for the async proxy; then a barrier
+//     copies for iteration i + D into slot w; commit
+//     tilegpu.warpgroup_dot slot r {pending = 1}
+//                        // issue i's wgmma group, then wait until only
+//                        // it is in flight: i - 1's group is complete
+//   tilegpu.warpgroup_wait {pending = 0}; tilegpu.async_wait {pending = 0}
+//
+// Why slot w is free when iteration i writes it: it was last read by
+// iteration i - 2's wgmma. Every warpgroup waited for that group in its
+// iteration i - 1 (wait_group 1 after committing i - 1's), before it
+// reached iteration i's barrier, after which the copies are issued. The
+// slot read by i - 1's group, which may still run, is (i - 1) % N != w;
+// in use at once: slot i - 1 (wgmma i - 1), i (wgmma i), i + 1 .. i + D - 1
+// (copies in flight) and w: D + 2 = N slots. The accumulator's registers
+// are written by the group in flight: only the next wgmma (which chains
+// on them) and the warpgroup_wait after the loop read them.
+//
 // The address computation is the loads' backward slice in the loop body,
 // closed over the loop-carried values it reads (pointers advanced each
 // iteration): it must be pure and read no other loop-carried value. It is
@@ -56,9 +84,27 @@ namespace {
 struct Candidate {
   LoadOp load;
   ConvertLayoutOp convert;
-  SharedLayoutAttr shared;
+  /// #tilegpu.shared (read by ldmatrix) or #tilegpu.nvmma_shared (by wgmma).
+  Attribute shared;
   Value buffer;
+  /// The version 3 (wgmma) dot reading the operand, when the operand can
+  /// be staged for it.
+  DotOp wgmmaDot;
 };
+
+/// The dot of version 3 (wgmma) layout using `convert` as its operand A
+/// or B, if that is its only use.
+DotOp wgmmaUser(ConvertLayoutOp convert) {
+  if (!convert->hasOneUse())
+    return {};
+  auto dot = dyn_cast<DotOp>(*convert->user_begin());
+  if (!dot || dot.getC() == convert.getResult())
+    return {};
+  auto mma = dyn_cast_if_present<MmaLayoutAttr>(dot.getType().getEncoding());
+  if (!mma || mma.getVersionMajor() != 3)
+    return {};
+  return dot;
+}
 
 /// True for an absent `other` or a zero splat (cp.async fills zeros).
 bool isZeroOrAbsent(Value other) {
@@ -112,7 +158,17 @@ std::optional<Candidate> asCandidate(LoadOp load) {
   int64_t outer = dst.getDimSize(dot.getOpIdx() == 0 ? 0 : 1);
   if (k % 16 || outer % (dot.getOpIdx() == 0 ? 16 : 8))
     return std::nullopt;
-  return Candidate{load, convert, shared, Value()};
+  Candidate c{load, convert, shared, Value(), DotOp()};
+  // A wgmma dot reads the slot itself, in the descriptors' layout.
+  if (DotOp d = wgmmaUser(convert)) {
+    unsigned fast = shared.getOrder()[0];
+    if (NvmmaSharedLayoutAttr nvmma = getNvmmaSharedLayout(
+            type.getContext(), type.getShape(), {fast, 1 - fast}, 16)) {
+      c.shared = nvmma;
+      c.wgmmaDot = d;
+    }
+  }
+  return c;
 }
 
 /// The body ops the loads' operands depend on, closed over the loop-carried
@@ -183,6 +239,35 @@ void emitCopies(OpBuilder &b, Location loc, ArrayRef<Candidate> cands,
   AsyncCommitOp::create(b, loc);
 }
 
+/// The wgmma dot of `cands` that may keep its group in flight: the only
+/// wgmma dot, whose accumulator is a loop-carried value used by the dot
+/// alone and whose result only goes back to it through the yield.
+DotOp inFlightDot(scf::ForOp loop, ArrayRef<Candidate> cands) {
+  DotOp dot;
+  for (const Candidate &c : cands) {
+    if (!c.wgmmaDot)
+      continue;
+    if (dot && dot != c.wgmmaDot)
+      return {};
+    dot = c.wgmmaDot;
+  }
+  if (!dot)
+    return {};
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 ||
+      !arg.hasOneUse() || !dot->hasOneUse())
+    return {};
+  OpOperand &use = *dot->getUses().begin();
+  if (use.getOwner() != loop.getBody()->getTerminator() ||
+      use.getOperandNumber() != arg.getArgNumber() - 1)
+    return {};
+  return dot;
+}
+
+/// Shared memory one program may have on sm_90 (227 KB), the only target
+/// with wgmma.
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
+
 /// (slot + 1) mod stages.
 Value nextSlot(OpBuilder &b, Location loc, Value slot, int stages) {
   Type i32 = b.getI32Type();
@@ -241,6 +326,43 @@ void pipelineLoop(scf::ForOp loop, int stages) {
         cands.push_back(*c);
   if (cands.empty())
     return;
+  // A wgmma dot needs both operands staged for it; else both go through
+  // ldmatrix (the dot then runs as mma.sync, the same thread map).
+  for (Candidate &c : cands) {
+    if (!c.wgmmaDot)
+      continue;
+    int staged = llvm::count_if(
+        cands, [&](const Candidate &o) { return o.wgmmaDot == c.wgmmaDot; });
+    if (staged != 2) {
+      c.wgmmaDot = {};
+      c.shared = stagingLayout(cast<RankedTensorType>(c.load.getType()));
+    }
+  }
+  bool anyWgmma =
+      llvm::any_of(cands, [](const Candidate &c) { return bool(c.wgmmaDot); });
+  // Slots and copy distance (the schedule at the top of the file).
+  int slots = stages, dist = stages - 1;
+  DotOp asyncDot = anyWgmma ? inFlightDot(loop, cands) : DotOp();
+  if (asyncDot) {
+    int64_t stageBytes = 0;
+    for (Candidate &c : cands) {
+      auto type = cast<RankedTensorType>(c.load.getType());
+      stageBytes +=
+          type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    }
+    slots = stages + 1;
+    if (slots * stageBytes > kMaxSharedBytes) {
+      slots = stages;
+      dist = stages - 2;
+    }
+    if (dist < 1) {
+      asyncDot = {};
+      slots = stages;
+      dist = stages - 1;
+    }
+  }
+  int64_t accIndex =
+      asyncDot ? cast<BlockArgument>(asyncDot.getC()).getArgNumber() - 1 : -1;
   SetVector<Operation *> sliceSet;
   SetVector<unsigned> carried;
   if (failed(computeAddressSlice(loop, cands, sliceSet, carried)))
@@ -261,19 +383,19 @@ void pipelineLoop(scf::ForOp loop, int stages) {
 
   for (Candidate &c : cands) {
     auto type = cast<RankedTensorType>(c.load.getType());
-    SmallVector<int64_t> shape{stages};
+    SmallVector<int64_t> shape{slots};
     llvm::append_range(shape, type.getShape());
     auto bufType =
         SharedMemType::get(ctx, shape, type.getElementType(), c.shared);
     c.buffer = LocalAllocOp::create(b, loc, bufType);
   }
 
-  // Prologue: stages 0 .. S-2, each from the carried values the previous
+  // Prologue: stages 0 .. D-1, each from the carried values the previous
   // one advanced.
   IRMapping state;
   for (unsigned i : carried)
     state.map(loop.getRegionIterArgs()[i], loop.getInitArgs()[i]);
-  for (int s = 0; s < stages - 1; ++s) {
+  for (int s = 0; s < dist; ++s) {
     IRMapping map = state;
     Value iv = arith::AddIOp::create(
         b, loc, lb,
@@ -291,7 +413,7 @@ void pipelineLoop(scf::ForOp loop, int stages) {
   for (unsigned i : carried)
     inits.push_back(state.lookup(loop.getRegionIterArgs()[i]));
   inits.push_back(constant(b, loc, i32, 0));
-  inits.push_back(constant(b, loc, i32, stages - 1));
+  inits.push_back(constant(b, loc, i32, dist));
   IRRewriter rewriter(ctx);
   rewriter.setInsertionPoint(loop);
   unsigned numOld = loop.getNumRegionIterArgs();
@@ -310,7 +432,10 @@ void pipelineLoop(scf::ForOp loop, int stages) {
                  ob.setInsertionPointToStart(body);
                  readSlot = newArgs[carried.size()];
                  writeSlot = newArgs[carried.size() + 1];
-                 AsyncWaitOp::create(ob, l, std::max(0, stages - 2));
+                 auto wait = AsyncWaitOp::create(ob, l, dist - 1);
+                 // wgmma reads the slots through the async proxy.
+                 if (anyWgmma)
+                   wait.setFenceAsync(true);
                  IRMapping map;
                  for (auto [n, i] : llvm::enumerate(carried))
                    map.map(body->getArgument(1 + i), newArgs[n]);
@@ -319,7 +444,7 @@ void pipelineLoop(scf::ForOp loop, int stages) {
                      ob, l, iv,
                      arith::MulIOp::create(
                          ob, l, step,
-                         constant(ob, l, ivType, stages - 1)));
+                         constant(ob, l, ivType, dist)));
                  map.map(iv, ahead);
                  cloneSlice(ob, slice, map);
                  emitCopies(ob, l, cands, map, ahead, ub, writeSlot);
@@ -328,13 +453,38 @@ void pipelineLoop(scf::ForOp loop, int stages) {
                  for (unsigned i : carried)
                    yields.push_back(
                        map.lookupOrDefault(oldYield.getOperand(i)));
-                 yields.push_back(nextSlot(ob, l, readSlot, stages));
-                 yields.push_back(nextSlot(ob, l, writeSlot, stages));
+                 yields.push_back(nextSlot(ob, l, readSlot, slots));
+                 yields.push_back(nextSlot(ob, l, writeSlot, slots));
                  return yields;
                }));
 
+  // wgmma dots read both slots directly.
+  for (Candidate &c : cands) {
+    DotOp dot = c.wgmmaDot;
+    if (!dot || dot.getA() != c.convert.getResult())
+      continue;
+    Candidate &other = *llvm::find_if(cands, [&](const Candidate &o) {
+      return o.wgmmaDot == dot && &o != &c;
+    });
+    OpBuilder db(dot);
+    Value d = WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(),
+                                     c.buffer, readSlot, other.buffer,
+                                     readSlot, dot.getC(),
+                                     dot == asyncDot ? 1 : 0);
+    dot.replaceAllUsesWith(d);
+    dot.erase();
+  }
+  for (Candidate &c : cands) {
+    if (c.wgmmaDot) {
+      c.convert.erase();
+      c.load.erase();
+      continue;
+    }
+  }
   // Operands from the slots instead of the loads.
   for (Candidate &c : cands) {
+    if (c.wgmmaDot)
+      continue;
     OpBuilder lb2(c.convert);
     Value v = LocalLoadOp::create(lb2, c.convert.getLoc(),
                                   c.convert.getType(), c.buffer, readSlot);
@@ -343,6 +493,12 @@ void pipelineLoop(scf::ForOp loop, int stages) {
     c.load.erase();
   }
   b.setInsertionPointAfter(newLoop);
+  // The last wgmma group may still be writing the accumulator.
+  if (asyncDot) {
+    Value acc = newLoop.getResult(accIndex);
+    Value done = WarpgroupWaitOp::create(b, loc, acc.getType(), acc, 0);
+    acc.replaceAllUsesExcept(done, done.getDefiningOp());
+  }
   AsyncWaitOp::create(b, loc, 0);
   for (unsigned i : carried)
     if (i < numOld)

@@ -17,7 +17,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     operands; M >= 16, N >= 8, K >= 16) gets a `#tilegpu.mma` accumulator and
     `#tilegpu.dot_operand` operands, and the loads and stores of those tiles
     keep blocked layouts of their own, meeting the dot through
-    `tile.convert_layout`; other dots get FMA operand layouts. Broadcasts,
+    `tile.convert_layout`; other dots get FMA operand layouts. On a target
+    with wgmma (`arch=sm_90a`) a bf16/f16 dot with an f32 accumulator whose
+    shape fits gets the version 3 (warpgroup) `#tilegpu.mma` instead. Broadcasts,
     unit-dimension insertions and reductions derive their source (or
     result) layout from the other side (`#tilegpu.slice`); where two derived
     layouts disagree a `tile.convert_layout` is inserted.

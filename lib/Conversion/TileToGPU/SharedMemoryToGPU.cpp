@@ -71,11 +71,23 @@ Value mlir::tile::gpu_lowering::swizzledOffset(OpBuilder &b, Location loc,
     col = low(b, loc, col, tile.rowLen);
   Value phase = low(b, loc, shr(b, loc, row, perPhase), maxPhase);
   Value chunk = arith::XOrIOp::create(b, loc, shr(b, loc, col, vec), phase);
-  Value off = arith::MulIOp::create(b, loc, row, i32Val(b, loc, tile.rowLen));
+  // Atoms (#tilegpu.nvmma_shared): rows of atomLen, atom after atom; the XOR
+  // stays within an atom (atomLen = vec * maxPhase).
+  int64_t rowStride = tile.atomLen ? tile.atomLen : tile.rowLen;
+  Value off = arith::MulIOp::create(b, loc, row, i32Val(b, loc, rowStride));
+  if (tile.atomLen && tile.atomLen < tile.rowLen) {
+    Value atom = shr(b, loc, chunk, maxPhase);
+    chunk = low(b, loc, chunk, maxPhase);
+    off = arith::AddIOp::create(
+        b, loc, off,
+        arith::MulIOp::create(b, loc, atom,
+                              i32Val(b, loc, tile.rows * tile.atomLen)));
+  }
   off = arith::AddIOp::create(
       b, loc, off, arith::MulIOp::create(b, loc, chunk, i32Val(b, loc, vec)));
   off = arith::AddIOp::create(b, loc, off, low(b, loc, col, vec));
-  int64_t hi = rowHi * tile.rowLen + colHi;
+  // colHi is a whole number of atoms (colPeriod = atomLen).
+  int64_t hi = rowHi * rowStride + (tile.atomLen ? colHi * tile.rows : colHi);
   if (hi)
     off = arith::AddIOp::create(b, loc, off, i32Val(b, loc, hi));
   return off;
@@ -90,6 +102,23 @@ SharedTile mlir::tile::gpu_lowering::makeSharedTile(SharedLayoutAttr layout,
   t.rowLen = shape[fast];
   t.rows = shape[1 - fast];
   t.elemBytes = getStorageBytes(elemType);
+  return t;
+}
+
+SharedTile mlir::tile::gpu_lowering::makeSharedTile(Attribute layout,
+                                                    ArrayRef<int64_t> shape,
+                                                    Type elemType) {
+  if (auto s = dyn_cast<SharedLayoutAttr>(layout))
+    return makeSharedTile(s, shape, elemType);
+  // The #tilegpu.shared swizzle of one atom: rows of `swizzle` bytes, 16-byte
+  // chunks XORed with (row / (128 / swizzle)) % (swizzle / 16).
+  auto n = cast<NvmmaSharedLayoutAttr>(layout);
+  int64_t elemBytes = getStorageBytes(elemType);
+  int64_t vec = 16 / elemBytes, swizzle = n.getSwizzle();
+  auto atom = SharedLayoutAttr::get(layout.getContext(), vec, 128 / swizzle,
+                                    swizzle / 16, n.getOrder());
+  SharedTile t = makeSharedTile(atom, shape, elemType);
+  t.atomLen = swizzle / elemBytes;
   return t;
 }
 
@@ -300,8 +329,8 @@ struct Slot {
 Slot sharedSlot(OpBuilder &b, Location loc, const TileTypeConverter &tc,
                 SharedMemType type, Value buffer, Value slot) {
   Type elemType = tc.convertElementType(type.getElementType());
-  SharedTile tile = makeSharedTile(cast<SharedLayoutAttr>(type.getLayout()),
-                                   type.getSlotShape(), elemType);
+  SharedTile tile =
+      makeSharedTile(type.getLayout(), type.getSlotShape(), elemType);
   int64_t slotBytes = type.getSlotElements() *
                       getStorageBytes(type.getElementType());
   Value off = arith::MulIOp::create(b, loc, slot, i32Val(b, loc, slotBytes));
@@ -475,6 +504,13 @@ struct AsyncWaitOpLowering : public OpConversionPattern<AsyncWaitOp> {
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    // Each thread's copies are complete; order them before the async
+    // proxy's reads (wgmma) before anyone passes the barrier.
+    if (op.getFenceAsync())
+      NVVM::FenceProxyOp::create(
+          rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();

@@ -133,8 +133,10 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
       else if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(
                    dot.getType().getEncoding()))
         checkMmaDot(dot, mma, fail);
+    } else if (isa<WarpgroupDotOp, WarpgroupWaitOp>(op) && !target.hasWgmma()) {
+      fail(op) << "needs sm_90a (wgmma); the target has none";
     } else if (!isa<TileDialect, TileGPUDialect, scf::SCFDialect,
-                   func::FuncDialect>(op->getDialect()) &&
+                    func::FuncDialect>(op->getDialect()) &&
                hasTile(op)) {
       fail(op) << "on tiles is not supported by the GPU lowering";
     }
@@ -212,9 +214,18 @@ int64_t computeSharedBytes(func::FuncOp kernel, LoweringContext &lc) {
         break;
     }
   }
+  // wgmma's swizzle is a function of the address: #tilegpu.nvmma_shared
+  // slots start on 1024-byte boundaries (slots are multiples of 1024).
+  auto alignOf = [](LocalAllocOp alloc) -> int64_t {
+    return isa<NvmmaSharedLayoutAttr>(
+               cast<SharedMemType>(alloc.getType()).getLayout())
+               ? 1024
+               : 128;
+  };
   int64_t offset = overlap ? llvm::alignTo(scratch, 128) : 0;
   for (LocalAllocOp alloc : allocs) {
     auto type = cast<SharedMemType>(alloc.getType());
+    offset = llvm::alignTo(offset, alignOf(alloc));
     int64_t bytes =
         type.getShape()[0] * type.getSlotElements() *
         std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
@@ -300,11 +311,17 @@ struct ConvertTileToGPU
       LLVM::ModuleFlagsOp::create(b, module.getLoc(), b.getArrayAttr({flag}));
     }
     if (anyShared) {
+      // 1024 where wgmma reads swizzled slots (see computeSharedBytes).
+      bool nvmma = false;
+      module.walk([&](LocalAllocOp alloc) {
+        nvmma |= isa<NvmmaSharedLayoutAttr>(
+            cast<SharedMemType>(alloc.getType()).getLayout());
+      });
       b.setInsertionPointToStart(gpuModule.getBody());
       LLVM::GlobalOp::create(
           b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-          /*isConstant=*/false, LLVM::Linkage::External, kSmemName,
-          Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+          /*isConstant=*/false, LLVM::Linkage::External, kSmemName, Attribute(),
+          /*alignment=*/nvmma ? 1024 : 16, /*addrSpace=*/3);
     }
     for (func::FuncOp k : kernels)
       k->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
@@ -332,6 +349,7 @@ struct ConvertTileToGPU
     populateLayoutPatterns(tc, patterns, lc);
     populateDotPatterns(tc, patterns, lc);
     populateMmaDotPatterns(tc, patterns, lc);
+    populateWarpgroupDotPatterns(tc, patterns, lc);
     populateSharedMemoryPatterns(tc, patterns, lc);
     populateDebugPatterns(tc, patterns, lc);
     if (failed(applyPartialConversion(gpuModule, conversionTarget,

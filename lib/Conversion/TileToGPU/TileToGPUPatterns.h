@@ -85,6 +85,9 @@ void populateLayoutPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                             const LoweringContext &ctx);
 void populateDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                          const LoweringContext &ctx);
+void populateWarpgroupDotPatterns(TileTypeConverter &tc,
+                                  RewritePatternSet &patterns,
+                                  const LoweringContext &lc);
 void populateMmaDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                             const LoweringContext &ctx);
 void populateSharedMemoryPatterns(TileTypeConverter &tc,
@@ -167,14 +170,21 @@ int64_t getScratchBytes(Operation *op);
 /// A 2-D tile in shared memory with a #tilegpu.shared layout: `rows` rows of
 /// `rowLen` elements, rows along order[1] of the tile, columns along
 /// order[0].
+/// A #tilegpu.nvmma_shared tile is the #tilegpu.shared swizzle of its atoms
+/// (`atomLen` columns each, stored one after the other).
 struct SharedTile {
   SharedLayoutAttr layout;
   int64_t rowLen = 0, rows = 0;
   int64_t elemBytes = 2;
+  /// Columns per atom (#tilegpu.nvmma_shared), 0 when rows are not cut.
+  int64_t atomLen = 0;
   /// Indices taken modulo rows / rowLen (readers past a small tile's edge).
   bool wrapRows = false, wrapCols = false;
 };
 SharedTile makeSharedTile(SharedLayoutAttr layout, ArrayRef<int64_t> shape,
+                          Type elemType);
+/// For a #tilegpu.shared or #tilegpu.nvmma_shared layout.
+SharedTile makeSharedTile(Attribute layout, ArrayRef<int64_t> shape,
                           Type elemType);
 
 /// Element offset (i32) of (rowBase + rowConst, colBase + colConst) in

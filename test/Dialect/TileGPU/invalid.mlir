@@ -60,5 +60,129 @@ func.func @smem_elem(%b: !tilegpu.smem<2x64x32x!tile.ptr<f32>, #tilegpu.shared<{
 
 // -----
 
-// expected-error @+1 {{!tilegpu.smem layout must be a #tilegpu.shared, not #tilegpu.blocked}}
+// expected-error @+1 {{!tilegpu.smem layout must be a #tilegpu.shared or #tilegpu.nvmma_shared, not #tilegpu.blocked}}
 func.func @smem_layout(%b: !tilegpu.smem<2x64x32xbf16, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>>)
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#sh = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_layout(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #sh>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operand buffers must have #tilegpu.nvmma_shared layouts}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x64xbf16, #sh>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_types(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operands must both be f16 or both bf16, got 'bf16' and 'f16'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_acc_type(%acc: tensor<128x128xf16, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op accumulator must be f32, got 'f16'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x64xf16, #nv>, !tilegpu.smem<3x64x128xf16, #nv> -> tensor<128x128xf16, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_shapes(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x32x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op shapes do not match: a slot 128x64, b slot 32x128, accumulator 'tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x32x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 32, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_k(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x8xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x8x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op K must be a multiple of 16, got 8}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x8xbf16, #nv>, !tilegpu.smem<3x8x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v2 = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+func.func @wgmma_version(%acc: tensor<128x128xf32, #v2>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op accumulator must have a #tilegpu.mma version 3 layout}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v2>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_blocks(%acc: tensor<64x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x64x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op accumulator 'tensor<64x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>' is not a whole number of 128-row blocks and 128-column instructions}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x64x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_pending(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op pending must be >= 0, got -1}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc {pending = -1 : i32} : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_wait_pending(%acc: tensor<128x128xf32, #v3>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op pending must be >= 0, got -2}}
+  %d = tilegpu.warpgroup_wait %acc {pending = -2 : i32} : tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_wait_type(%acc: tensor<128x128xf16, #v3>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op accumulator must be f32, got 'f16'}}
+  %d = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf16, #v3>
+  return
+}
+
+// -----
+
+#v2 = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+func.func @wgmma_wait_layout(%acc: tensor<128x128xf32, #v2>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op accumulator must have a #tilegpu.mma version 3 layout}}
+  %d = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #v2>
+  return
+}

@@ -75,8 +75,8 @@ func.func @sliceparent(%x: tensor<8xf32, #tilegpu.slice<{dim = 0, parent = 1 : i
 
 // -----
 
-// expected-error @below {{#tilegpu.mma versionMajor 3 is not supported (2: mma.sync)}}
-func.func @mmaversion(%x: tensor<16x16xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>)
+// expected-error @below {{#tilegpu.mma versionMajor 4 is not supported (2: mma.sync, 3: wgmma)}}
+func.func @mmaversion(%x: tensor<16x16xf32, #tilegpu.mma<{versionMajor = 4, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>)
 
 // -----
 
@@ -117,3 +117,23 @@ func.func @sharedvec() attributes {tile.layout = #tilegpu.shared<{vec = 8, perPh
 
 // expected-error @below {{#tilegpu.shared order must be [0, 1] or [1, 0]}}
 func.func @sharedorder() attributes {tile.layout = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [1, 1]}>}
+
+// -----
+
+// expected-error @below {{#tilegpu.mma version 3 (wgmma) needs warpsPerCTA [4k, 1] (whole warpgroups along M)}}
+func.func @wgmma_warps(%x: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [4, 2], instrShape = [64, 128]}>>)
+
+// -----
+
+// expected-error @below {{#tilegpu.mma version 3 (wgmma) needs instrShape [64, N] with N a multiple of 8 up to 256}}
+func.func @wgmma_instr(%x: tensor<128x512xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 512]}>>)
+
+// -----
+
+// expected-error @below {{#tilegpu.nvmma_shared swizzle must be 32, 64 or 128 (bytes), got 16}}
+func.func @nvmma_swizzle(%x: !tilegpu.smem<3x64x64xbf16, #tilegpu.nvmma_shared<{swizzle = 16, order = [1, 0]}>>)
+
+// -----
+
+// expected-error @below {{#tilegpu.nvmma_shared order must be [0, 1] or [1, 0]}}
+func.func @nvmma_order(%x: !tilegpu.smem<3x64x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 1]}>>)

@@ -19,3 +19,32 @@ func.func @async(%p: tensor<64x32x!tile.ptr<bf16>>, %m: tensor<64x32xi1>,
   %t = tilegpu.local_load %buf[%slot] : !tilegpu.smem<3x64x32xbf16, #tilegpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> tensor<64x32xbf16>
   return %t : tensor<64x32xbf16>
 }
+
+// The warpgroup MMA of sm_90a: operands in shared memory slots with the
+// descriptors' swizzled layout, the accumulator in the version 3 layout.
+// CHECK-LABEL: func.func @warpgroup_dot
+// CHECK: %[[A:.*]] = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvmma>
+// CHECK: %[[B:.*]] = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nvmma>
+// CHECK: tilegpu.async_wait {fence_async, pending = 1 : i32}
+// CHECK: tilegpu.warpgroup_dot %[[A]][%{{.*}}], %[[B]][%{{.*}}], %{{.*}} : !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x64x128xbf16, #nvmma> -> tensor<128x128xf32, #mma{{[0-9]*}}>
+func.func @warpgroup_dot(%acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>,
+                         %slot: i32) -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>> {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  tilegpu.async_wait {fence_async, pending = 1 : i32}
+  %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>, !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  return %d : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+}
+
+// An in-flight wgmma group (pending = 1) and the wait that ends it.
+// CHECK-LABEL: func.func @warpgroup_wait
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} {pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #nvmma>
+// CHECK: tilegpu.warpgroup_wait %[[D]] {pending = 0 : i32} : tensor<128x128xf32, #mma{{[0-9]*}}>
+func.func @warpgroup_wait(%acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>,
+                          %slot: i32) -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>> {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc {pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>, !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  %e = tilegpu.warpgroup_wait %d {pending = 0 : i32} : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  return %e : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+}

@@ -188,32 +188,33 @@ TEST_F(CountTest, SoftmaxThreeRowsOfHundred) {
 
 TEST_F(CountTest, MatmulWithEdges) {
   auto m = parseNamed(example("matmul.tile"));
-  // M = 100, N = 70, K = 50 in one 128 x 128 program stepping 32 over K;
-  // rows padded to 64 (A) and 80 (B, C) elements for the divisibility hints.
-  const int64_t M = 100, N = 70, K = 50, sa = 64, sb = 80, sc = 80;
+  // M = 100, N = 70, K = 100 in one 128 x 128 program stepping 64 over K;
+  // rows padded to 112 (A) and 80 (B, C) elements for the divisibility
+  // hints.
+  const int64_t M = 100, N = 70, K = 100, sa = 112, sb = 80, sc = 80;
   LaunchCounts c =
       count(*m, "matmul", {1, 1, 1},
             {buffer(M * sa), buffer(K * sb), buffer(M * sc), scalar(M),
              scalar(N), scalar(K), scalar(sa), scalar(sb), scalar(sc)});
-  // Two K steps (k = 0, 32) of a 128x32 by 32x128 dot: 2 * 2*128*128*32.
+  // Two K steps (k = 0, 64) of a 128x64 by 64x128 dot: 2 * 2*128*128*64.
   ASSERT_EQ(c.dots.size(), 1u);
   EXPECT_EQ(c.dots[0].kind, "bf16");
-  EXPECT_EQ(c.dots[0].flops, 2u * 2 * 128 * 128 * 32);
-  // Useful products: rows < 100, columns < 70, k < 50: 2*M*N*K.
+  EXPECT_EQ(c.dots[0].flops, 2u * 2 * 128 * 128 * 64);
+  // Useful products: rows < 100, columns < 70, k < 100: 2*M*N*K.
   EXPECT_EQ(c.dots[0].useful, uint64_t(2 * M * N * K));
-  // A: 100 rows x (32 + 18) columns loaded, the rest of 2 x 128x32 masked.
+  // A: 100 rows x (64 + 36) columns loaded, the rest of 2 x 128x64 masked.
   EXPECT_EQ(buf(c, "a").loaded, uint64_t(M * K));
-  EXPECT_EQ(buf(c, "a").maskedLoads, 2u * 128 * 32 - uint64_t(M * K));
+  EXPECT_EQ(buf(c, "a").maskedLoads, 2u * 128 * 64 - uint64_t(M * K));
   EXPECT_EQ(buf(c, "b").loaded, uint64_t(K * N));
-  EXPECT_EQ(buf(c, "b").maskedLoads, 2u * 32 * 128 - uint64_t(K * N));
+  EXPECT_EQ(buf(c, "b").maskedLoads, 2u * 64 * 128 - uint64_t(K * N));
   EXPECT_EQ(buf(c, "c").stored, uint64_t(M * N));
   EXPECT_EQ(buf(c, "c").maskedStores, 128u * 128 - uint64_t(M * N));
   // Minimal bytes are the buffers as given, padding included.
   EXPECT_EQ(c.minimalBytes(), uint64_t(2 * (M * sa + K * sb + M * sc)));
-  // Masks: two 128x32 ands per step, one 128x128 for C.
-  EXPECT_EQ(c.opCount("arith.andi", "i1"), 2u * 2 * 4096 + 16384);
+  // Masks: two 128x64 ands per step, one 128x128 for C.
+  EXPECT_EQ(c.opCount("arith.andi", "i1"), 2u * 2 * 8192 + 16384);
   // Pointers: A and B tiles, advanced each step, and the C tile.
-  EXPECT_EQ(c.opCount("tile.addptr", "ptr"), 2u * 4096 + 2 * 2 * 4096 + 16384);
+  EXPECT_EQ(c.opCount("tile.addptr", "ptr"), 2u * 8192 + 2 * 2 * 8192 + 16384);
   EXPECT_EQ(c.opCount("arith.truncf", "bf16"), 16384u);
   // K - k per step, and the rows of program groups left (L2 grouping).
   EXPECT_EQ(c.opCount("arith.subi", "i32"), 2u + 1);

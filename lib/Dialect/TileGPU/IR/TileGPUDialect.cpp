@@ -49,6 +49,10 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
       os << "shared";
       return AliasResult::FinalAlias;
     }
+    if (isa<NvmmaSharedLayoutAttr>(attr)) {
+      os << "nvmma";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };
@@ -121,9 +125,9 @@ SharedMemType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "!tilegpu.smem elements must be integers or "
                           "floats, not "
                        << elementType;
-  if (!isa<SharedLayoutAttr>(layout))
-    return emitError() << "!tilegpu.smem layout must be a #tilegpu.shared, "
-                          "not "
+  if (!isa<SharedLayoutAttr, NvmmaSharedLayoutAttr>(layout))
+    return emitError() << "!tilegpu.smem layout must be a #tilegpu.shared or "
+                          "#tilegpu.nvmma_shared, not "
                        << layout;
   return success();
 }

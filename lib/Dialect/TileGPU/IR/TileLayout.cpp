@@ -109,9 +109,9 @@ LogicalResult
 MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       unsigned versionMajor, ArrayRef<unsigned> warpsPerCTA,
                       ArrayRef<unsigned> instrShape) {
-  if (versionMajor != 2)
+  if (versionMajor != 2 && versionMajor != 3)
     return emitError() << "#tilegpu.mma versionMajor " << versionMajor
-                       << " is not supported (2: mma.sync)";
+                       << " is not supported (2: mma.sync, 3: wgmma)";
   if (warpsPerCTA.size() != 2)
     return emitError() << "#tilegpu.mma warpsPerCTA must have 2 entries, got "
                        << warpsPerCTA.size();
@@ -119,6 +119,16 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (w == 0 || !llvm::isPowerOf2_32(w))
       return emitError() << "#tilegpu.mma warpsPerCTA must be powers of two, got "
                          << w;
+  if (versionMajor == 3) {
+    if (warpsPerCTA[0] % 4 || warpsPerCTA[1] != 1)
+      return emitError() << "#tilegpu.mma version 3 (wgmma) needs warpsPerCTA "
+                            "[4k, 1] (whole warpgroups along M)";
+    if (instrShape.size() != 2 || instrShape[0] != 64 || instrShape[1] == 0 ||
+        instrShape[1] % 8 || instrShape[1] > 256)
+      return emitError() << "#tilegpu.mma version 3 (wgmma) needs instrShape "
+                            "[64, N] with N a multiple of 8 up to 256";
+    return success();
+  }
   if (instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8)
     return emitError() << "#tilegpu.mma instrShape must be [16, 8] (the "
                           "accumulator tile of mma.sync m16n8kK)";
@@ -141,6 +151,20 @@ DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#tilegpu.dot_operand kWidth must be 1, 2 or 4 (K "
                           "elements per 32-bit register), got "
                        << kWidth;
+  return success();
+}
+
+LogicalResult
+NvmmaSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              unsigned swizzle, ArrayRef<unsigned> order) {
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "#tilegpu.nvmma_shared swizzle must be 32, 64 or 128 "
+                          "(bytes), got "
+                       << swizzle;
+  if (order.size() != 2 ||
+      !((order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0)))
+    return emitError()
+           << "#tilegpu.nvmma_shared order must be [0, 1] or [1, 0]";
   return success();
 }
 
@@ -388,7 +412,8 @@ BlockedLayoutAttr mlir::tilegpu::getDefaultBlockedLayout(MLIRContext *ctx,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
-MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps) {
+MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
+                                             bool wgmma) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type ea = a.getElementType(), ec = c.getElementType();
@@ -399,6 +424,14 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps)
       !hasPowerOfTwoShape({m, n, k}) || numWarps == 0 ||
       !llvm::isPowerOf2_32(numWarps))
     return {};
+  if (wgmma && ec.isF32() && numWarps % 4 == 0 && m % (16 * numWarps) == 0 &&
+      k % 16 == 0) {
+    // One instruction covers the warpgroup's 64 rows and up to 256 columns.
+    int64_t instrN = std::min<int64_t>(n, 256);
+    if (n % 8 == 0 && n % instrN == 0)
+      return MmaLayoutAttr::get(dot.getContext(), 3, {numWarps, 1},
+                                {64, unsigned(instrN)});
+  }
   // Split M while it has at least as many 16-row tiles per warp as N has
   // 16-column ones; leftover warps go to N (and may replicate).
   unsigned wm = 1, wn = 1;
@@ -425,6 +458,19 @@ SharedLayoutAttr mlir::tilegpu::getSwizzledSharedLayout(MLIRContext *ctx,
   int64_t maxPhase =
       std::max<int64_t>(1, std::min<int64_t>(chunks, 8 / perPhase));
   return SharedLayoutAttr::get(ctx, vec, perPhase, maxPhase, order);
+}
+
+NvmmaSharedLayoutAttr
+mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                    ArrayRef<unsigned> order,
+                                    unsigned elemBits) {
+  if (elemBits != 16 || shape.size() != 2 || shape[order[1]] % 8)
+    return {};
+  int64_t rowBytes = shape[order[0]] * elemBits / 8;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0)
+      return NvmmaSharedLayoutAttr::get(ctx, swizzle, order);
+  return {};
 }
 
 int64_t mlir::tilegpu::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,

@@ -79,7 +79,7 @@ def TileGPU_SliceLayoutAttr : TileGPU_Attr<"SliceLayout", "slice"> {
 }
 
 def TileGPU_MmaLayoutAttr : TileGPU_Attr<"MmaLayout", "mma"> {
-  let summary = "accumulator layout of the tensor cores' mma.sync";
+  let summary = "accumulator layout of the tensor cores (mma.sync, wgmma)";
   let description = [{
     The layout of a 2-D accumulator computed by `mma.sync.m16n8kK`
     (`versionMajor = 2`, sm_80+). A warp holds `instrShape` = 16x8 tiles:
@@ -90,8 +90,18 @@ def TileGPU_MmaLayoutAttr : TileGPU_Attr<"MmaLayout", "mma"> {
     8 * warpsPerCTA[1] columns) until the tile is covered. A thread's two
     consecutive columns are consecutive elements (one 2-element vector).
 
+    `versionMajor = 3` is the accumulator of sm_90a's warpgroup MMA
+    (`wgmma.mma_async.m64nNk16`, `instrShape = [64, N]`, N a multiple of 8
+    up to 256): `warpsPerCTA = [w, 1]` with w a multiple of 4, warpgroup
+    g (warps 4g .. 4g + 3) computing rows 64g .. 64g + 63 of every
+    16w-row block. Its thread-to-element map is that of version 2 with the
+    same warpsPerCTA (wgmma's D fragment is mma.sync's m16n8 C fragment
+    repeated along N, warp w of a warpgroup at rows 16w), so everything but
+    the dot itself treats both alike.
+
     ```mlir
     #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [4, 2], instrShape = [16, 8]}>
+    #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
     ```
   }];
   let parameters = (ins "unsigned":$versionMajor,
@@ -161,6 +171,32 @@ def TileGPU_SharedLayoutAttr : TileGPU_Attr<"SharedLayout", "shared"> {
   let assemblyFormat = [{
     `<` `{` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
             `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_NvmmaSharedLayoutAttr : TileGPU_Attr<"NvmmaSharedLayout", "nvmma_shared"> {
+  let summary = "shared memory layout that wgmma reads through a descriptor";
+  let description = [{
+    A 2-D tile of 16-bit elements in the swizzled arrangement the tensor
+    cores' matrix descriptors describe (CUTLASS's Swizzle<B, 4, 3>; PTX ISA
+    "shared memory matrix layout"): `order[0]` is the contiguous dim, cut
+    into atoms of `swizzle` bytes (`swizzle / 2` elements); the atoms are
+    stored one after the other, each holding that column range of every
+    row, `swizzle` bytes per row. Within an atom, the 16-byte chunk index
+    of row `r` is XORed with `(r / (128 / swizzle)) % (swizzle / 16)`.
+    With one atom per row (a 64-element 16-bit row and `swizzle = 128`)
+    this is `#tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8}>`.
+    `swizzle` is 128, 64 or 32; slots start 1024-byte aligned.
+
+    ```mlir
+    #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzle,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `swizzle` `=` $swizzle `,` `order` `=` `[` $order `]` `}` `>`
   }];
   let genVerifyDecl = 1;
 }

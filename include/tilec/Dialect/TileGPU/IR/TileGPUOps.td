@@ -74,13 +74,17 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait", [
     Waits until at most `pending` of the calling thread's committed groups
     are still in flight, then waits for every thread of the program
     (a barrier), so that all threads' completed copies are visible and
-    every thread has finished reading what it read before.
+    every thread has finished reading what it read before. With
+    `fence_async`, each thread orders its completed copies (generic proxy)
+    before later reads through the async proxy (wgmma) first
+    (`fence.proxy.async.shared::cta` before the barrier).
 
     ```mlir
     tilegpu.async_wait {pending = 1 : i32}
+    tilegpu.async_wait {fence_async, pending = 1 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$pending);
+  let arguments = (ins I32Attr:$pending, UnitAttr:$fence_async);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -101,6 +105,69 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [
+    MemoryEffects<[MemRead]>]> {
+  let summary = "d = a * b + c with a and b read from shared memory (wgmma)";
+  let description = [{
+    The matrix product of slot `a_slot` of `a` (MxK) and slot `b_slot` of
+    `b` (KxN), both f16 or bf16 in a #tilegpu.nvmma_shared layout, added to
+    the f32 accumulator `c` of #tilegpu.mma version 3 layout: sm_90a's
+    `wgmma.mma_async` per warpgroup, 64 rows and 16 of K per instruction,
+    read straight from shared memory through matrix descriptors. The slots
+    must hold their data for the async proxy (a tilegpu.async_wait with
+    `fence_async` after the copies). The op commits its wgmma group and
+    waits until at most `pending` of the calling warpgroup's groups are
+    still in flight (wgmma.wait_group `pending`). With `pending = 0`
+    (the default) it is complete when it returns, so the slots may be
+    overwritten after the next barrier. With `pending = 1` its own group
+    may still be reading the slots and writing the accumulator: the
+    result may only feed the accumulator of the next warpgroup_dot (wgmma
+    chains on the same registers) or a tilegpu.warpgroup_wait, and the
+    slots it read may be overwritten only after the next warpgroup_dot
+    has returned and a barrier followed.
+
+    ```mlir
+    %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc
+        : !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x64x128xbf16, #nvmma>
+          -> tensor<128x128xf32, #mma>
+    %e = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc {pending = 1 : i32}
+        : !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x64x128xbf16, #nvmma>
+          -> tensor<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$a, I32:$a_slot, TileGPU_SharedMem:$b,
+                   I32:$b_slot, Tile_Tensor:$c,
+                   DefaultValuedAttr<I32Attr, "0">:$pending);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `[` $a_slot `]` `,` $b `[` $b_slot `]` `,` $c attr-dict `:`
+    type($a) `,` type($b) `->` type($result)
+    custom<SameType>(ref(type($result)), type($c))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpgroupWaitOp : TileGPU_Op<"warpgroup_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the calling warpgroup's wgmma groups";
+  let description = [{
+    Waits until at most `pending` of the calling warpgroup's committed
+    wgmma groups are in flight (wgmma.wait_group `pending`) and returns
+    `acc`, an accumulator those groups wrote: its registers are read only
+    after the wait (they pass through the wait's inline PTX).
+
+    ```mlir
+    %done = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$acc, I32Attr:$pending);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $acc attr-dict `:` type($acc) custom<SameType>(ref(type($acc)), type($result))
   }];
   let hasVerifier = 1;
 }

@@ -118,7 +118,14 @@ BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
 /// mma.sync m16n8k16 (f16/bf16 operands, f32 or f16 accumulator, M >= 16,
 /// N >= 8, K >= 16), with `numWarps` warps split between M and N as
 /// Triton's warpsPerTileV2 does; null otherwise.
-MmaLayoutAttr getMmaLayoutFor(tile::DotOp dot, unsigned numWarps);
+/// With `wgmma` (the target has sm_90a's warpgroup MMA), a dot that wgmma
+/// can run (f16/bf16 operands, f32 accumulator, M a multiple of 16 *
+/// numWarps, N a multiple of 8 and of its instruction N (N itself up to
+/// 256), K a multiple of 16, numWarps a multiple of 4) gets the version 3
+/// layout instead.
+MmaLayoutAttr getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
+                              bool wgmma = false);
+
 /// kWidth of a dot operand with elements of `elemBits` bits.
 inline unsigned getMmaKWidth(unsigned elemBits) { return 32 / elemBits; }
 
@@ -135,6 +142,15 @@ SharedLayoutAttr getSwizzledSharedLayout(MLIRContext *ctx,
                                          ArrayRef<int64_t> shape,
                                          ArrayRef<unsigned> order,
                                          unsigned elemBits);
+
+/// The #tilegpu.nvmma_shared layout for a 2-D tile of 16-bit elements whose
+/// contiguous dim is `order[0]`: the widest swizzle (128, 64 or 32 bytes)
+/// that divides a row, or null when the tile has no such layout (rows
+/// under 32 bytes, the other dim not a multiple of 8, other widths).
+NvmmaSharedLayoutAttr getNvmmaSharedLayout(MLIRContext *ctx,
+                                           ArrayRef<int64_t> shape,
+                                           ArrayRef<unsigned> order,
+                                           unsigned elemBits);
 
 /// Element offset (not bytes) of (row, col) — row along order[1], col along
 /// order[0] — in a tile of `rowLen` elements per row with layout `layout`.

@@ -1,0 +1,239 @@
+//===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma (sm_90a) --===//
+//
+// tilegpu.warpgroup_dot reads A and B from shared memory slots in a
+// #tilegpu.nvmma_shared layout through 64-bit matrix descriptors (PTX ISA,
+// "matrix descriptor format"):
+//   bits  0-13  start address >> 4
+//   bits 16-29  leading byte offset >> 4: the stride between atoms along
+//               the contiguous dim (rows * swizzle bytes)
+//   bits 32-45  stride byte offset >> 4: between groups of 8 rows
+//               (8 * swizzle bytes)
+//   bits 49-51  base offset (0: slots are 1024-byte aligned)
+//   bits 62-63  swizzle: 1 = 128 bytes, 2 = 64, 3 = 32
+// as Triton and CUTLASS build them. Element (slow r, fast c) of a slot sits
+// at atom c / atomLen, row r of it, so the instruction starting at
+// (r0, c0) starts at (c0 / atomLen) * rows * atomLen + r0 * atomLen +
+// c0 % atomLen elements: for a K-major operand c0 is the k16 step (32
+// bytes further within a 128-byte row), for an M/N-major one r0 is.
+//
+// Warpgroup g (warps 4g .. 4g + 3) issues, for every 16 * warps-row block
+// b and N-instruction n, one wgmma.mma_async.m64nNk16 per 16 of K on rows
+// 16 * warps * b + 64g; its accumulator registers are the thread's
+// elements of the version 3 layout (mma.sync's m16n8 C fragment repeated
+// along N: register 4j + 2h + e is row l/4 + 8h, column 8j + 2(l%4) + e).
+// wgmma.fence before, one commit_group after, and wait_group `pending`
+// (0: the dot is complete when the op returns). tilegpu.warpgroup_wait is
+// wait_group N as inline PTX whose outputs are the accumulator registers
+// (tied to its inputs), so that their readers come after it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileToGPUPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// How one operand's slot is read by wgmma.
+struct OperandDesc {
+  Value addr;          ///< the slot's shared address (i32)
+  int64_t rows = 0;    ///< along the slow dim
+  int64_t atomLen = 0; ///< elements per atom row
+  int64_t elemBytes = 2;
+  bool kMajor = true;  ///< contiguous dim is K
+  uint64_t fields = 0; ///< LBO, SBO and swizzle bits
+
+  /// Element offset of the instruction block whose outer (M or N)
+  /// coordinate starts at `outer` and K at `k`.
+  int64_t offset(int64_t outer, int64_t k) const {
+    int64_t fast = kMajor ? k : outer, slow = kMajor ? outer : k;
+    return (fast / atomLen) * rows * atomLen + slow * atomLen + fast % atomLen;
+  }
+};
+
+OperandDesc describe(OpBuilder &b, Location loc, SharedMemType type,
+                     Value buffer, Value slot, unsigned kDim) {
+  auto layout = cast<NvmmaSharedLayoutAttr>(type.getLayout());
+  OperandDesc d;
+  d.elemBytes = getStorageBytes(type.getElementType());
+  unsigned fast = layout.getOrder()[0];
+  int64_t swizzle = layout.getSwizzle();
+  d.rows = type.getSlotShape()[1 - fast];
+  d.atomLen = swizzle / d.elemBytes;
+  d.kMajor = fast == kDim;
+  int64_t slotBytes = type.getSlotElements() * d.elemBytes;
+  Value base = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), buffer);
+  d.addr = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, slot, i32Val(b, loc, slotBytes)));
+  uint64_t lbo = d.rows * swizzle, sbo = 8 * swizzle;
+  uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  d.fields =
+      ((lbo >> 4) & 0x3FFF) << 16 | ((sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+  return d;
+}
+
+/// The descriptor of the block at element offset `elems` (plus `dynBytes`).
+Value descriptor(OpBuilder &b, Location loc, const OperandDesc &d,
+                 int64_t elems, Value dynBytes) {
+  Value addr = arith::AddIOp::create(b, loc, d.addr,
+                                     i32Val(b, loc, elems * d.elemBytes));
+  if (dynBytes)
+    addr = arith::AddIOp::create(b, loc, addr, dynBytes);
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, addr, i32Val(b, loc, 4)),
+      i32Val(b, loc, 0x3FFF));
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
+  Value fields = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(d.fields)));
+  return arith::OrIOp::create(b, loc, wide, fields);
+}
+
+struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpgroupDotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Types, layouts and shapes: WarpgroupDotOp::verify.
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto cType = cast<RankedTensorType>(op.getType());
+    auto mma = cast<MmaLayoutAttr>(cType.getEncoding());
+    DistributedLayout cl = *DistributedLayout::get(cType);
+    auto aType = cast<SharedMemType>(op.getA().getType());
+    auto bType = cast<SharedMemType>(op.getB().getType());
+    OperandDesc a = describe(rewriter, loc, aType, adaptor.getA()[0],
+                             adaptor.getASlot()[0], /*kDim=*/1);
+    OperandDesc bd = describe(rewriter, loc, bType, adaptor.getB()[0],
+                              adaptor.getBSlot()[0], /*kDim=*/0);
+
+    int64_t warps = mma.getWarpsPerCTA()[0];
+    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+    int64_t k = aType.getSlotShape()[1];
+    int64_t instrN = mma.getInstrShape()[1];
+    int64_t blockRows = 16 * warps;
+
+    // The warpgroup's 64 rows: a byte offset of A that only depends on
+    // the warp (uniform within the warpgroup).
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value group =
+        arith::ShRUIOp::create(rewriter, loc, tid, i32Val(rewriter, loc, 7));
+    Value groupRow =
+        arith::MulIOp::create(rewriter, loc, group, i32Val(rewriter, loc, 64));
+    // Row r0 of A moves the start by r0 * atomLen elements (K-major) or,
+    // in 64-row atoms (M-major, atomLen 64), by r0 / 64 atoms.
+    Value aRowBytes =
+        a.kMajor ? arith::MulIOp::create(
+                       rewriter, loc, groupRow,
+                       i32Val(rewriter, loc, a.atomLen * a.elemBytes))
+                       .getResult()
+                 : arith::MulIOp::create(rewriter, loc, group,
+                                         i32Val(rewriter, loc,
+                                                (64 / a.atomLen) * a.rows *
+                                                    a.atomLen * a.elemBytes))
+                       .getResult();
+
+    Type f32 = rewriter.getF32Type();
+    Type accType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(instrN / 2, f32));
+    auto wgType = aType.getElementType().isBF16() ? NVVM::WGMMATypes::bf16
+                                                  : NVVM::WGMMATypes::f16;
+    auto layoutA = a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    auto layoutB = bd.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, instrN, 16);
+
+    SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t blk = 0; blk < m / blockRows; ++blk) {
+      for (int64_t ni = 0; ni < n / instrN; ++ni) {
+        // Register i: row l/4 + 8 * ((i / 2) % 2), column 8 * (i / 4) +
+        // 2 * (l % 4) + i % 2 of the instruction's 64 x instrN block.
+        SmallVector<int64_t> elems;
+        for (int64_t i = 0; i < instrN / 2; ++i)
+          elems.push_back(cl.getElemNumber(
+              {2 * blk + (i / 2) % 2, 2 * (ni * instrN / 8 + i / 4) + i % 2}));
+        Value d = LLVM::UndefOp::create(rewriter, loc, accType);
+        for (auto [i, e] : llvm::enumerate(elems))
+          d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[e], i);
+        for (int64_t ks = 0; ks < k / 16; ++ks) {
+          Value descA = descriptor(
+              rewriter, loc, a, a.offset(blk * blockRows, 16 * ks), aRowBytes);
+          Value descB = descriptor(rewriter, loc, bd,
+                                   bd.offset(ni * instrN, 16 * ks), Value());
+          d = NVVM::WgmmaMmaAsyncOp::create(
+              rewriter, loc, accType, d, descA, descB, shape, wgType, wgType,
+              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
+              layoutB, /*satfinite=*/nullptr);
+        }
+        for (auto [i, e] : llvm::enumerate(elems))
+          acc[e] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
+    replaceWithValues(rewriter, op, acc);
+    return success();
+  }
+};
+
+/// wgmma.wait_group N, with the accumulator registers passing through it
+/// (outputs tied to inputs): nvvm.wgmma.wait.group has no operands, so
+/// nothing would keep LLVM from reading the registers before it.
+struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpgroupWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = getContext();
+    ValueRange acc = adaptor.getAcc();
+    std::string constraints;
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += "=f,";
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+    Type f32 = rewriter.getF32Type();
+    Type resType =
+        acc.size() == 1
+            ? f32
+            : LLVM::LLVMStructType::getLiteral(
+                  ctx, SmallVector<Type>(acc.size(), f32));
+    std::string text = "wgmma.wait_group.sync.aligned " +
+                       std::to_string(op.getPending()) + ";";
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, op.getLoc(), resType, acc, rewriter.getStringAttr(text),
+        rewriter.getStringAttr(constraints),
+        /*has_side_effects=*/rewriter.getUnitAttr(),
+        /*is_align_stack=*/UnitAttr(),
+        LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    SmallVector<Value> out;
+    if (acc.size() == 1)
+      out.push_back(asmOp.getResult(0));
+    else
+      for (size_t i = 0; i < acc.size(); ++i)
+        out.push_back(LLVM::ExtractValueOp::create(rewriter, op.getLoc(),
+                                                   asmOp.getResult(0), i));
+    replaceWithValues(rewriter, op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::populateWarpgroupDotPatterns(
+    TileTypeConverter &tc, RewritePatternSet &patterns,
+    const LoweringContext &) {
+  patterns.add<WarpgroupDotOpLowering, WarpgroupWaitOpLowering>(
+      tc, patterns.getContext());
+}
