@@ -2,8 +2,10 @@
 //
 // Compiling PTX in the driver takes ~100 ms per module (measured on the
 // H200), so the runtime keeps the cubins it compiled on disk, keyed by a
-// SHA-256 of the PTX, the device architecture, the driver build and the JIT
-// options. Entries are written to a temporary file and renamed into place, so
+// 128-bit XXH3 hash of the PTX, the device architecture, the driver build and
+// the JIT options (a key, not a security boundary: whoever can write the
+// folder can write any cubin, so a cryptographic hash would add nothing).
+// Entries are written to a temporary file and renamed into place, so
 // processes that fill the cache at once never see half a file; each entry
 // carries its length and a checksum, and an entry that fails them is treated
 // as absent.
@@ -21,8 +23,8 @@
 
 namespace tilec::runtime {
 
-/// SHA-256 of `data`, as 64 lowercase hex digits.
-std::string sha256Hex(std::string_view data);
+/// XXH3-128 of `data`, as 32 lowercase hex digits (high 64 bits first).
+std::string hash128Hex(std::string_view data);
 
 /// What a cached cubin depends on.
 struct CubinCacheKeyParts {
@@ -31,7 +33,7 @@ struct CubinCacheKeyParts {
   std::string_view driverIdentity; ///< Driver::identity()
   std::string_view jitOptions;     ///< the JIT options, spelt out
 };
-/// The cache key (64 hex digits) of a cubin.
+/// The cache key (32 hex digits) of a cubin.
 std::string cubinCacheKey(const CubinCacheKeyParts &parts);
 
 /// The cache folder used when a load names none: the one set by
