@@ -126,8 +126,8 @@ evalArgs(const LaunchSpec &spec, const Vars &vars,
 //===----------------------------------------------------------------------===//
 
 /// Registers, spills and static shared memory per kernel from `ptxas -v`
-/// on `ptx` for `arch`. `ptxas` empty: $TILEC_PTXAS, PATH, then
-/// /usr/local/cuda/bin/ptxas. Fails when ptxas is missing or fails.
+/// on `ptx` for `arch`. `ptxas` empty: $TILEC_PTXAS, else the search of
+/// tilec::cuda::findPtxas. Fails when ptxas is missing or fails.
 llvm::Expected<std::map<std::string, Resources>>
 ptxasResources(llvm::StringRef ptx, llvm::StringRef arch,
                llvm::StringRef ptxas = "");

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/analyzer/Analyzer.h"
+#include "tilec/support/CudaTools.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -85,20 +86,10 @@ tilec::analyzer::parsePtxasReport(StringRef report) {
 llvm::Expected<std::map<std::string, Resources>>
 tilec::analyzer::ptxasResources(StringRef ptx, StringRef arch,
                                 StringRef ptxasPath) {
-  std::string ptxas = ptxasPath.str();
+  std::string why;
+  std::string ptxas = cuda::findPtxas(ptxasPath, "TILEC_PTXAS", &why);
   if (ptxas.empty())
-    if (const char *env = std::getenv("TILEC_PTXAS"))
-      ptxas = env;
-  if (ptxas.empty()) {
-    if (auto found = llvm::sys::findProgramByName("ptxas"))
-      ptxas = *found;
-    else if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
-      ptxas = "/usr/local/cuda/bin/ptxas";
-    else
-      return fail("ptxas not found (PATH, /usr/local/cuda/bin)");
-  }
-  if (!llvm::sys::fs::can_execute(ptxas))
-    return fail("ptxas not found at '" + ptxas + "'");
+    return fail(why);
   llvm::SmallString<128> in, out, log;
   int fd;
   if (llvm::sys::fs::createTemporaryFile("tilec-analyze", "ptx", fd, in) ||
