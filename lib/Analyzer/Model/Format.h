@@ -1,29 +1,25 @@
-//===- Format.h - printf into a std::string ---------------------*- C++ -*-===//
+//===- Format.h - printf-style formatting into a std::string ----*- C++ -*-===//
 //
-// The model library cannot use llvm::format (no LLVM with
-// TILEC_RUNTIME_ONLY); reports and charts format numbers with this.
+// Reports and charts format numbers with printf's conversions (%.3g, %-30s);
+// fmt::sprintf keeps those, sizes its output to fit (lines of any length)
+// and checks each argument's type, where vsnprintf into a buffer truncated
+// silently and trusted the format.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILEC_LIB_ANALYZER_MODEL_FORMAT_H
 #define TILEC_LIB_ANALYZER_MODEL_FORMAT_H
 
-#include <cstdarg>
-#include <cstdio>
+#include <fmt/printf.h>
+
 #include <string>
 
 namespace tilec::analyzer {
 
-/// std::snprintf into a string (lines of reports, SVG elements: short).
-inline std::string format(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-inline std::string format(const char *fmt, ...) {
-  char buf[1024];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
+/// `spec` with `args` in printf's notation (std::string args as %s too).
+template <typename... Args>
+std::string format(const char *spec, const Args &...args) {
+  return fmt::sprintf(spec, args...);
 }
 
 } // namespace tilec::analyzer

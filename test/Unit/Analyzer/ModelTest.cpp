@@ -547,6 +547,18 @@ TEST(ProfileJson, RoundTripAndReports) {
                            "not supported (this tool reads version 1)");
 }
 
+TEST(Report, LinesOfAnyLength) {
+  // Report lines were formatted into a 1024-byte buffer and cut there.
+  ProfileRun run;
+  run.device = std::string(2000, 'd');
+  run.date = "2026-11-30";
+  run.model = h200();
+  std::string report = profileReport(run);
+  EXPECT_NE(report.find("tilec-profile on " + run.device + ", 2026-11-30\n"),
+            std::string::npos);
+  EXPECT_NE(report.find("launch 4.0 us\n"), std::string::npos) << report;
+}
+
 TEST(Report, AnalysisReportNamesTheBound) {
   WorkloadAnalysis a = sampleAnalysis();
   a.points[0].launches[0].counts = addCounts(uint64_t(1) << 28);
