@@ -25,7 +25,7 @@
 
 #include "GpuHelpers.h"
 
-#include "tilec/runtime/Json.h"
+#include "tilec/support/Json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -55,10 +55,10 @@ std::string jsonRow(const Row &r) {
     std::snprintf(tf, sizeof tf, "%.1f", r.tflops);
   else
     std::snprintf(tf, sizeof tf, "null");
-  return "{\"work\": " + json::quote(r.work) +
-         ", \"system\": " + json::quote(r.system) + ", \"ms\": " + ms +
+  return "{\"work\": " + tilec::json::quote(r.work) +
+         ", \"system\": " + tilec::json::quote(r.system) + ", \"ms\": " + ms +
          ", \"GBps\": " + gb + ", \"TFLOPs\": " + tf +
-         ", \"note\": " + json::quote(r.note) + "}";
+         ", \"note\": " + tilec::json::quote(r.note) + "}";
 }
 
 void emit(Row r) {

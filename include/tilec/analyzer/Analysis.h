@@ -25,10 +25,6 @@
 #include <utility>
 #include <vector>
 
-namespace tilec::runtime::json {
-class Value;
-} // namespace tilec::runtime::json
-
 namespace tilec::analyzer {
 
 /// Ops executed, summed over programs: `count` elements of `type` went
@@ -191,8 +187,6 @@ struct WorkloadAnalysis {
 std::string analysisJson(const WorkloadAnalysis &analysis);
 Expected<WorkloadAnalysis> parseAnalysisJson(std::string_view text,
                                              const std::string &origin);
-Expected<WorkloadAnalysis> analysisFromJson(const runtime::json::Value &value,
-                                            const std::string &origin);
 
 } // namespace tilec::analyzer
 

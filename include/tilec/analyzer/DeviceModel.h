@@ -19,10 +19,6 @@
 #include <string_view>
 #include <vector>
 
-namespace tilec::runtime::json {
-class Value;
-} // namespace tilec::runtime::json
-
 namespace tilec::analyzer {
 
 using runtime::Expected;
@@ -71,15 +67,12 @@ Expected<DeviceModel> builtinDeviceModel(std::string_view id);
 
 /// Reads a device model from JSON text: {"base": "h200", "bandwidth_gbps":
 /// 4240, ...}. Fields not given come from `base` (default: `fallback`).
-/// Errors name `origin` (a file name) with the line and column of the bad
-/// value: unknown keys, wrong types, values out of range, an unknown base.
+/// Errors name `origin` (a file name) and the path to the bad value (or,
+/// for text that is not JSON, its line and column): unknown keys, wrong
+/// types, values out of range, an unknown base.
 Expected<DeviceModel> parseDeviceModel(std::string_view json,
                                        const std::string &origin,
                                        const DeviceModel &fallback);
-/// parseDeviceModel on an already parsed value.
-Expected<DeviceModel> deviceModelFromJson(const runtime::json::Value &value,
-                                          const std::string &origin,
-                                          const DeviceModel &fallback);
 /// `--device` as the tools take it: a built-in id or a JSON file's path.
 Expected<DeviceModel> loadDeviceModel(const std::string &idOrPath);
 

@@ -6,6 +6,7 @@
 
 #include "dialect/TileDialect.h"
 #include "tilec/Pipeline.h"
+#include "tilec/runtime/Metadata.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -14,7 +15,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -191,14 +191,18 @@ WorkloadAnalyzer::analyzeLaunch(const LaunchSpec &spec, const Vars &vars) {
   } else {
     r.source = compiled.note.empty() ? "no ptxas report" : compiled.note;
   }
-  // Dynamic shared memory is the compiler's (metadata), not ptxas's.
-  if (auto json = llvm::json::parse(compiled.metadataJson))
-    if (auto *root = json->getAsObject())
-      if (auto *list = root->getArray("kernels"))
-        for (const llvm::json::Value &k : *list)
-          if (auto *o = k.getAsObject())
-            if (o->getString("name") == kernel)
-              r.dynamicSharedBytes = o->getInteger("shared_bytes").value_or(0);
+  // Dynamic shared memory is the compiler's (metadata), not ptxas's. Read
+  // with the runtime's checked parser: metadata it would refuse is an error
+  // here too, not a silent zero.
+  if (!compiled.metadataJson.empty()) {
+    auto metadata = runtime::parseMetadata(compiled.metadataJson);
+    if (!metadata.ok()) {
+      error_ = file.stem + ": " + metadata.message();
+      return failure();
+    }
+    if (const runtime::KernelMetadata *k = metadata->find(kernel))
+      r.dynamicSharedBytes = k->sharedBytes;
+  }
   return launch;
 }
 

@@ -13,8 +13,7 @@
 
 #include "tilec/analyzer/Analysis.h"
 
-#include "JsonRead.h"
-#include "JsonWriter.h"
+#include "Fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +21,8 @@
 #include <string_view>
 
 using namespace tilec::analyzer;
-using tilec::runtime::json::Value;
+using tilec::json::Value;
+namespace json = tilec::json;
 
 namespace {
 
@@ -346,147 +346,121 @@ Prediction WorkloadPoint::predict(const DeviceModel &model) const {
 
 namespace {
 
-void writePrediction(JsonWriter &w, const Prediction &p) {
-  w.beginObject(/*oneLine=*/true);
-  w.member("floor_s", p.floor).member("limit", p.limit);
-  w.member("regime", p.regime());
-  w.member("memory_s", p.memory).member("tensor_s", p.tensor);
-  w.member("fp32_s", p.fp32).member("fp16_s", p.fp16);
-  w.member("fp64_s", p.fp64).member("sfu_s", p.sfu);
-  w.member("int_s", p.integer).member("launch_s", p.launch);
-  w.endObject();
+Value predictionTree(const Prediction &p) {
+  return Value{{"floor_s", p.floor},   {"limit", p.limit},
+               {"regime", p.regime()}, {"memory_s", p.memory},
+               {"tensor_s", p.tensor}, {"fp32_s", p.fp32},
+               {"fp16_s", p.fp16},     {"fp64_s", p.fp64},
+               {"sfu_s", p.sfu},       {"int_s", p.integer},
+               {"launch_s", p.launch}};
 }
 
-void writeWork(JsonWriter &w, const WorkByClass &work, uint64_t minimal,
-               uint64_t issued) {
-  w.member("minimal_bytes", minimal).member("issued_bytes", issued);
-  w.member("tensor_flops", work.tensorTotal());
-  w.member("tensor_useful_flops", work.tensorUseful);
-  w.member("fp32_flops", work.fp32Flops);
-  w.member("fp16_flops", work.fp16Flops);
-  w.member("fp64_flops", work.fp64Flops);
-  w.member("special_evaluations", work.specialTotal());
-  w.member("int_ops", work.intOps);
-  w.member("intensity", minimal ? work.totalOps() / double(minimal) : 0.0);
+/// The "derived" numbers of a launch or a point (written for readers, not
+/// read back).
+Value derivedTree(const WorkByClass &work, uint64_t minimal, uint64_t issued,
+                  const Prediction &prediction) {
+  return Value{
+      {"minimal_bytes", minimal},
+      {"issued_bytes", issued},
+      {"tensor_flops", work.tensorTotal()},
+      {"tensor_useful_flops", work.tensorUseful},
+      {"fp32_flops", work.fp32Flops},
+      {"fp16_flops", work.fp16Flops},
+      {"fp64_flops", work.fp64Flops},
+      {"special_evaluations", work.specialTotal()},
+      {"int_ops", work.intOps},
+      {"intensity", minimal ? work.totalOps() / double(minimal) : 0.0},
+      {"prediction", predictionTree(prediction)}};
 }
 
-void writeLaunch(JsonWriter &w, const LaunchAnalysis &l,
-                 const DeviceModel &model) {
+Value launchTree(const LaunchAnalysis &l, const DeviceModel &model) {
   const LaunchCounts &c = l.counts;
-  w.beginObject();
-  w.member("module", l.module).member("kernel", l.kernel);
-  w.key("grid").beginArray(/*oneLine=*/true);
+  Value j = Value::object();
+  j["module"] = l.module;
+  j["kernel"] = l.kernel;
+  j["grid"] = Value::array();
   for (int64_t g : c.grid)
-    w.value(g);
-  w.endArray();
-  w.key("args").beginArray();
+    j["grid"].push_back(g);
+  Value &args = j["args"] = Value::array();
   for (const LaunchArg &a : l.args) {
-    w.beginObject(/*oneLine=*/true);
-    w.member("name", a.name).member("type", a.type);
+    Value arg = {{"name", a.name}, {"type", a.type}};
     if (a.isBuffer) {
-      w.member("buffer", a.buffer).member("count", a.count);
+      arg["buffer"] = a.buffer;
+      arg["count"] = a.count;
     } else if (a.isFloat) {
-      w.member("value", a.floatValue);
+      arg["value"] = a.floatValue;
     } else {
-      w.member("value", a.intValue);
+      arg["value"] = a.intValue;
     }
-    w.endObject();
+    args.push_back(std::move(arg));
   }
-  w.endArray();
-  w.key("resources");
-  writeResources(w, l.resources);
-  w.key("ops").beginArray();
-  for (const OpCount &op : c.ops) {
-    w.beginArray(/*oneLine=*/true);
-    w.value(op.op).value(op.type).value(op.count);
-    w.endArray();
-  }
-  w.endArray();
-  w.key("dots").beginArray();
-  for (const DotCount &d : c.dots) {
-    w.beginObject(/*oneLine=*/true);
-    w.member("kind", d.kind).member("flops", d.flops);
-    w.member("useful", d.useful);
-    w.endObject();
-  }
-  w.endArray();
-  w.key("buffers").beginArray();
-  for (const BufferTraffic &b : c.buffers) {
-    w.beginObject(/*oneLine=*/true);
-    w.member("name", b.name).member("type", b.type);
-    w.member("element_bytes", int64_t(b.elementBytes));
-    w.member("elements", b.elements).member("loaded", b.loaded);
-    w.member("stored", b.stored).member("atomics", b.atomics);
-    w.member("masked_loads", b.maskedLoads);
-    w.member("masked_stores", b.maskedStores);
-    w.endObject();
-  }
-  w.endArray();
-  w.member("evaluations", c.evaluations);
-  w.key("notes").beginArray(/*oneLine=*/true);
+  j["resources"] = resourcesTree(l.resources);
+  Value &ops = j["ops"] = Value::array();
+  for (const OpCount &op : c.ops)
+    ops.push_back(Value::array({op.op, op.type, op.count}));
+  Value &dots = j["dots"] = Value::array();
+  for (const DotCount &d : c.dots)
+    dots.push_back({{"kind", d.kind}, {"flops", d.flops}, {"useful", d.useful}});
+  Value &buffers = j["buffers"] = Value::array();
+  for (const BufferTraffic &b : c.buffers)
+    buffers.push_back({{"name", b.name},
+                       {"type", b.type},
+                       {"element_bytes", int64_t(b.elementBytes)},
+                       {"elements", b.elements},
+                       {"loaded", b.loaded},
+                       {"stored", b.stored},
+                       {"atomics", b.atomics},
+                       {"masked_loads", b.maskedLoads},
+                       {"masked_stores", b.maskedStores}});
+  j["evaluations"] = c.evaluations;
+  j["notes"] = Value::array();
   for (const std::string &n : c.notes)
-    w.value(n);
-  w.endArray();
-  w.key("derived").beginObject();
-  writeWork(w, classifyWork(c), c.minimalBytes(), c.issuedBytes());
-  w.key("prediction");
-  writePrediction(w, predictLaunch(model, c));
-  w.endObject();
-  w.endObject();
+    j["notes"].push_back(n);
+  j["derived"] = derivedTree(classifyWork(c), c.minimalBytes(),
+                             c.issuedBytes(), predictLaunch(model, c));
+  return j;
 }
 
 } // namespace
 
-void tilec::analyzer::writeResources(JsonWriter &w, const Resources &r) {
-  w.beginObject(/*oneLine=*/true);
-  w.member("threads_per_program", r.threadsPerProgram);
-  w.member("registers", r.registers);
-  w.member("static_shared_bytes", r.staticSharedBytes);
-  w.member("dynamic_shared_bytes", r.dynamicSharedBytes);
-  w.member("spill_bytes", r.spillBytes);
-  w.member("stack_bytes", r.stackBytes);
-  w.member("source", r.source);
-  w.endObject();
+Value tilec::analyzer::resourcesTree(const Resources &r) {
+  return Value{{"threads_per_program", r.threadsPerProgram},
+               {"registers", r.registers},
+               {"static_shared_bytes", r.staticSharedBytes},
+               {"dynamic_shared_bytes", r.dynamicSharedBytes},
+               {"spill_bytes", r.spillBytes},
+               {"stack_bytes", r.stackBytes},
+               {"source", r.source}};
 }
 
-void tilec::analyzer::writeAnalysis(JsonWriter &w, const WorkloadAnalysis &a) {
-  w.beginObject();
-  w.member("format", "tilec-analysis").member("version", 1);
-  w.member("name", a.name).member("group", a.group).member("label", a.label);
-  w.member("batch_var", a.batchVar);
-  w.key("device");
-  writeDeviceModel(w, a.device);
-  w.key("points").beginArray();
+Value tilec::analyzer::analysisTree(const WorkloadAnalysis &a) {
+  Value j = {{"format", "tilec-analysis"}, {"version", 1},
+             {"name", a.name},             {"group", a.group},
+             {"label", a.label},           {"batch_var", a.batchVar}};
+  j["device"] = deviceModelTree(a.device);
+  Value &points = j["points"] = Value::array();
   for (const WorkloadPoint &p : a.points) {
-    w.beginObject();
-    w.key("vars").beginObject(/*oneLine=*/true);
+    Value point = Value::object();
+    Value &vars = point["vars"] = Value::object();
     for (const auto &[name, value] : p.vars)
-      w.member(name, value);
-    w.endObject();
-    w.key("launches").beginArray();
+      vars[name] = value;
+    Value &launches = point["launches"] = Value::array();
     for (const LaunchAnalysis &l : p.launches)
-      writeLaunch(w, l, a.device);
-    w.endArray();
-    w.key("derived").beginObject();
-    writeWork(w, p.work(), p.minimalBytes(), p.issuedBytes());
-    w.key("prediction");
-    writePrediction(w, p.predict(a.device));
-    w.endObject();
-    w.endObject();
+      launches.push_back(launchTree(l, a.device));
+    point["derived"] = derivedTree(p.work(), p.minimalBytes(),
+                                   p.issuedBytes(), p.predict(a.device));
+    points.push_back(std::move(point));
   }
-  w.endArray();
-  w.endObject();
+  return j;
 }
 
 std::string tilec::analyzer::analysisJson(const WorkloadAnalysis &a) {
-  JsonWriter w;
-  writeAnalysis(w, a);
-  return w.take();
+  return json::write(analysisTree(a));
 }
 
 namespace {
 
-Status readUnsigned(const JsonObjectReader &r, std::string_view key,
+Status readUnsigned(const FieldReader &r, std::string_view key,
                     uint64_t &out, bool required) {
   int64_t v = 0;
   TILEC_RETURN_IF_ERROR(r.integer(key, v, required));
@@ -494,9 +468,8 @@ Status readUnsigned(const JsonObjectReader &r, std::string_view key,
   return Status();
 }
 
-Status readLaunch(const Value &v, const std::string &origin,
-                  LaunchAnalysis &l) {
-  JsonObjectReader o(v, origin, "a launch");
+Status readLaunch(const Value &v, const JsonPlace &place, LaunchAnalysis &l) {
+  FieldReader o(v, place, "a launch");
   TILEC_RETURN_IF_ERROR(
       o.check({"module", "kernel", "grid", "args", "resources", "ops", "dots",
                "buffers", "evaluations", "notes", "derived"}));
@@ -504,18 +477,19 @@ Status readLaunch(const Value &v, const std::string &origin,
   TILEC_RETURN_IF_ERROR(o.string("kernel", l.kernel, true));
   const Value *grid = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("grid", grid, true));
-  if (grid->elements().size() != 3)
-    return o.error(*grid, "'grid' must have 3 entries (x, y, z)");
+  if (grid->size() != 3)
+    return o.error("grid", "'grid' must have 3 entries (x, y, z)");
   for (size_t i = 0; i < 3; ++i) {
-    const Value &g = grid->elements()[i];
-    if (!g.isInteger() || g.asInt() < 1)
-      return o.error(g, "grid sizes must be positive integers");
-    l.counts.grid[i] = g.asInt();
+    std::optional<int64_t> g = json::asInt64((*grid)[i]);
+    if (!g || *g < 1)
+      return o.place("grid").element(i).error(
+          "grid sizes must be positive integers");
+    l.counts.grid[i] = *g;
   }
   const Value *args = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("args", args, true));
-  for (const Value &a : args->elements()) {
-    JsonObjectReader ar(a, origin, "an argument");
+  for (size_t i = 0; i < args->size(); ++i) {
+    FieldReader ar((*args)[i], o.place("args").element(i), "an argument");
     TILEC_RETURN_IF_ERROR(
         ar.check({"name", "type", "buffer", "count", "value"}));
     LaunchArg arg;
@@ -527,39 +501,42 @@ Status readLaunch(const Value &v, const std::string &origin,
       TILEC_RETURN_IF_ERROR(readUnsigned(ar, "count", arg.count, true));
     } else {
       const Value *value = ar.find("value");
-      if (!value || !value->isNumber())
-        return ar.error(a, "scalar argument '" + arg.name +
-                               "' needs a numeric 'value'");
+      if (!value || !value->is_number())
+        return ar.error("scalar argument '" + arg.name +
+                        "' needs a numeric 'value'");
       arg.isFloat = arg.type[0] == 'f' || arg.type[0] == 'b';
+      std::optional<int64_t> whole = json::asInt64(*value);
       if (arg.isFloat)
-        arg.floatValue = value->asDouble();
-      else if (!value->isInteger())
-        return ar.error(*value, "integer argument '" + arg.name +
-                                    "' needs an integer value");
+        arg.floatValue = value->get<double>();
+      else if (!whole)
+        return ar.error("value", "integer argument '" + arg.name +
+                                     "' needs an integer value");
       else
-        arg.intValue = value->asInt();
+        arg.intValue = *whole;
     }
     l.args.push_back(arg);
   }
   const Value *res = o.find("resources");
   if (!res)
     return o.missing("resources");
-  TILEC_RETURN_IF_ERROR(readResources(*res, origin, l.resources));
+  TILEC_RETURN_IF_ERROR(readResources(*res, o.place("resources"), l.resources));
   const Value *ops = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("ops", ops, true));
-  for (const Value &op : ops->elements()) {
-    const auto &e = op.elements();
-    if (!op.isArray() || e.size() != 3 || !e[0].isString() ||
-        !e[1].isString() || !e[2].isInteger() || e[2].asInt() < 0)
-      return o.error(op, "each of 'ops' must be [op, type, count]");
+  for (size_t i = 0; i < ops->size(); ++i) {
+    const Value &op = (*ops)[i];
+    std::optional<int64_t> count =
+        op.is_array() && op.size() == 3 ? json::asInt64(op[2]) : std::nullopt;
+    if (!count || *count < 0 || !op[0].is_string() || !op[1].is_string())
+      return o.place("ops").element(i).error(
+          "each of 'ops' must be [op, type, count]");
     l.counts.ops.push_back(
-        {e[0].asString(), e[1].asString(), uint64_t(e[2].asInt())});
+        {op[0].get<std::string>(), op[1].get<std::string>(), uint64_t(*count)});
   }
   const Value *dots = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("dots", dots, false));
   if (dots)
-    for (const Value &d : dots->elements()) {
-      JsonObjectReader dr(d, origin, "a dot");
+    for (size_t i = 0; i < dots->size(); ++i) {
+      FieldReader dr((*dots)[i], o.place("dots").element(i), "a dot");
       TILEC_RETURN_IF_ERROR(dr.check({"kind", "flops", "useful"}));
       DotCount dc;
       TILEC_RETURN_IF_ERROR(dr.string("kind", dc.kind, true));
@@ -569,8 +546,8 @@ Status readLaunch(const Value &v, const std::string &origin,
     }
   const Value *buffers = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("buffers", buffers, true));
-  for (const Value &b : buffers->elements()) {
-    JsonObjectReader br(b, origin, "a buffer");
+  for (size_t i = 0; i < buffers->size(); ++i) {
+    FieldReader br((*buffers)[i], o.place("buffers").element(i), "a buffer");
     TILEC_RETURN_IF_ERROR(
         br.check({"name", "type", "element_bytes", "elements", "loaded",
                   "stored", "atomics", "masked_loads", "masked_stores"}));
@@ -595,19 +572,19 @@ Status readLaunch(const Value &v, const std::string &origin,
   const Value *notes = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("notes", notes, false));
   if (notes)
-    for (const Value &n : notes->elements()) {
-      if (!n.isString())
-        return o.error(n, "'notes' must hold strings");
-      l.counts.notes.push_back(n.asString());
+    for (size_t i = 0; i < notes->size(); ++i) {
+      if (!(*notes)[i].is_string())
+        return o.place("notes").element(i).error("'notes' must hold strings");
+      l.counts.notes.push_back((*notes)[i].get<std::string>());
     }
   return Status();
 }
 
 } // namespace
 
-Status tilec::analyzer::readResources(const Value &v, const std::string &origin,
+Status tilec::analyzer::readResources(const Value &v, const JsonPlace &place,
                                       Resources &r) {
-  JsonObjectReader o(v, origin, "'resources'");
+  FieldReader o(v, place, "'resources'");
   TILEC_RETURN_IF_ERROR(o.check({"threads_per_program", "registers",
                                  "static_shared_bytes", "dynamic_shared_bytes",
                                  "spill_bytes", "stack_bytes", "source"}));
@@ -619,10 +596,11 @@ Status tilec::analyzer::readResources(const Value &v, const std::string &origin,
     const Value *x = o.find(key);
     if (!x)
       return Status();
-    if (!x->isInteger() || x->asInt() < -1)
-      return o.error(*x, "'" + std::string(key) +
-                             "' must be an integer (-1: unknown)");
-    out = x->asInt();
+    std::optional<int64_t> i = json::asInt64(*x);
+    if (!i || *i < -1)
+      return o.error(key, "'" + std::string(key) +
+                              "' must be an integer (-1: unknown)");
+    out = *i;
     return Status();
   };
   int64_t regs = r.registers;
@@ -638,21 +616,21 @@ Status tilec::analyzer::readResources(const Value &v, const std::string &origin,
 }
 
 Expected<WorkloadAnalysis>
-tilec::analyzer::analysisFromJson(const Value &v, const std::string &origin) {
-  JsonObjectReader o(v, origin, "an analysis");
+tilec::analyzer::analysisFromJson(const Value &v, const JsonPlace &place) {
+  FieldReader o(v, place, "an analysis");
   // The format first: another tilec file gets a message that says so.
   std::string format;
-  if (v.isObject())
+  if (v.is_object())
     TILEC_RETURN_IF_ERROR(o.string("format", format, true));
-  if (v.isObject() && format != "tilec-analysis")
-    return o.error(*o.find("format"),
+  if (v.is_object() && format != "tilec-analysis")
+    return o.error("format",
                    "not a tilec-analysis document (format '" + format + "')");
   TILEC_RETURN_IF_ERROR(o.check({"format", "version", "name", "group", "label",
                                  "batch_var", "device", "points"}));
   int64_t version = 0;
   TILEC_RETURN_IF_ERROR(o.integer("version", version, true));
   if (version != 1)
-    return o.error(*o.find("version"),
+    return o.error("version",
                    "analysis version " + std::to_string(version) +
                        " is not supported (this tool reads version 1)");
   WorkloadAnalysis a;
@@ -664,35 +642,38 @@ tilec::analyzer::analysisFromJson(const Value &v, const std::string &origin) {
   if (!device)
     return o.missing("device");
   // Written by deviceModelJson: every field, read with the --device reader.
-  auto model =
-      deviceModelFromJson(*device, origin, *builtinDeviceModel("h200"));
+  auto model = deviceModelFromJson(*device, o.place("device"),
+                                   *builtinDeviceModel("h200"));
   if (!model.ok())
     return model.status();
   a.device = *model;
   const Value *points = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("points", points, true));
-  if (points->elements().empty())
-    return o.error(*points, "'points' is empty");
-  for (const Value &p : points->elements()) {
-    JsonObjectReader pr(p, origin, "a point");
+  if (points->empty())
+    return o.error("points", "'points' is empty");
+  for (size_t i = 0; i < points->size(); ++i) {
+    FieldReader pr((*points)[i], o.place("points").element(i), "a point");
     TILEC_RETURN_IF_ERROR(pr.check({"vars", "launches", "derived"}));
     WorkloadPoint point;
     if (const Value *vars = pr.find("vars")) {
-      if (!vars->isObject())
-        return pr.error(*vars, "'vars' must be an object");
-      for (const auto &[name, value] : vars->members()) {
-        if (!value.isInteger())
-          return pr.error(value, "variable '" + name + "' must be an integer");
-        point.vars.push_back({name, value.asInt()});
+      if (!vars->is_object())
+        return pr.error("vars", "'vars' must be an object");
+      for (const auto &[name, value] : vars->items()) {
+        std::optional<int64_t> x = json::asInt64(value);
+        if (!x)
+          return pr.place("vars").member(name).error(
+              "variable '" + name + "' must be an integer");
+        point.vars.push_back({name, *x});
       }
     }
     const Value *launches = nullptr;
     TILEC_RETURN_IF_ERROR(pr.array("launches", launches, true));
-    if (launches->elements().empty())
-      return pr.error(*launches, "'launches' is empty");
-    for (const Value &l : launches->elements()) {
+    if (launches->empty())
+      return pr.error("launches", "'launches' is empty");
+    for (size_t k = 0; k < launches->size(); ++k) {
       LaunchAnalysis launch;
-      TILEC_RETURN_IF_ERROR(readLaunch(l, origin, launch));
+      TILEC_RETURN_IF_ERROR(readLaunch(
+          (*launches)[k], pr.place("launches").element(k), launch));
       point.launches.push_back(std::move(launch));
     }
     a.points.push_back(std::move(point));
@@ -703,8 +684,8 @@ tilec::analyzer::analysisFromJson(const Value &v, const std::string &origin) {
 Expected<WorkloadAnalysis>
 tilec::analyzer::parseAnalysisJson(std::string_view text,
                                    const std::string &origin) {
-  auto parsed = runtime::json::parse(text);
+  auto parsed = json::parse(text);
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());
-  return analysisFromJson(*parsed, origin);
+  return analysisFromJson(*parsed, JsonPlace{origin, ""});
 }

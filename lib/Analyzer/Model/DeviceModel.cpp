@@ -11,8 +11,7 @@
 
 #include "tilec/analyzer/DeviceModel.h"
 
-#include "JsonRead.h"
-#include "JsonWriter.h"
+#include "Fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,7 +19,8 @@
 #include <sstream>
 
 using namespace tilec::analyzer;
-using tilec::runtime::json::Value;
+using tilec::json::Value;
+namespace json = tilec::json;
 
 namespace {
 
@@ -175,18 +175,17 @@ Expected<DeviceModel>
 tilec::analyzer::parseDeviceModel(std::string_view text,
                                   const std::string &origin,
                                   const DeviceModel &fallback) {
-  auto parsed = runtime::json::parse(text);
+  auto parsed = json::parse(text);
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());
-  return deviceModelFromJson(*parsed, origin, fallback);
+  return deviceModelFromJson(*parsed, JsonPlace{origin, ""}, fallback);
 }
 
 Expected<DeviceModel>
 tilec::analyzer::deviceModelFromJson(const Value &value,
-                                     const std::string &origin,
+                                     const JsonPlace &place,
                                      const DeviceModel &fallback) {
-  const Value *parsed = &value;
-  JsonObjectReader r(*parsed, origin, "a device model");
+  FieldReader r(value, place, "a device model");
   std::vector<std::string_view> known = {"base", "id",     "name",
                                          "arch", "source", "tensor_tflops"};
   for (const auto &f : kDoubles)
@@ -199,11 +198,11 @@ tilec::analyzer::deviceModelFromJson(const Value &value,
 
   DeviceModel m = fallback;
   if (const Value *base = r.find("base")) {
-    if (!base->isString())
-      return r.error(*base, "'base' must be a string naming a built-in model");
-    auto b = builtinDeviceModel(base->asString());
+    if (!base->is_string())
+      return r.error("base", "'base' must be a string naming a built-in model");
+    auto b = builtinDeviceModel(base->get<std::string>());
     if (!b.ok())
-      return r.error(*base, b.message());
+      return r.error("base", b.message());
     m = *b;
   }
   TILEC_RETURN_IF_ERROR(r.string("id", m.id, false));
@@ -211,32 +210,30 @@ tilec::analyzer::deviceModelFromJson(const Value &value,
   TILEC_RETURN_IF_ERROR(r.string("arch", m.arch, false));
   TILEC_RETURN_IF_ERROR(r.string("source", m.source, false));
   if (m.arch != "sm_80" && m.arch != "sm_90" && m.arch != "sm_90a")
-    return r.error(r.find("arch") ? *r.find("arch") : *parsed,
-                   "'arch' must be sm_80, sm_90 or sm_90a, got '" + m.arch +
-                       "'");
+    return r.error("arch", "'arch' must be sm_80, sm_90 or sm_90a, got '" +
+                               m.arch + "'");
   for (const auto &f : kDoubles)
     TILEC_RETURN_IF_ERROR(r.number(f.key, m.*f.member, false, f.positive));
   for (const auto &f : kInts) {
     int64_t v = m.*f.member;
     TILEC_RETURN_IF_ERROR(r.integer(f.key, v, false, /*positive=*/true));
     if (v > (int64_t(1) << 30))
-      return r.error(*r.find(f.key),
+      return r.error(f.key,
                      "'" + std::string(f.key) + "' is implausibly large");
     m.*f.member = int(v);
   }
   for (const auto &f : kInt64s)
     TILEC_RETURN_IF_ERROR(r.integer(f.key, m.*f.member, false, true));
   if (const Value *tensor = r.find("tensor_tflops")) {
-    JsonObjectReader t(*tensor, origin, "'tensor_tflops'");
+    FieldReader t(*tensor, r.place("tensor_tflops"), "'tensor_tflops'");
     TILEC_RETURN_IF_ERROR(t.check({"bf16", "f16", "tf32", "fp8", "i8"}));
     for (const auto &f : kTensor)
       TILEC_RETURN_IF_ERROR(t.number(f.key, m.*f.member, false, false));
   }
   if (m.smemPerBlock > m.smemPerSM)
-    return r.error(*parsed, "'smem_per_block' (" +
-                                std::to_string(m.smemPerBlock) +
-                                ") exceeds 'smem_per_sm' (" +
-                                std::to_string(m.smemPerSM) + ")");
+    return r.error("'smem_per_block' (" + std::to_string(m.smemPerBlock) +
+                   ") exceeds 'smem_per_sm' (" + std::to_string(m.smemPerSM) +
+                   ")");
   return m;
 }
 
@@ -255,27 +252,26 @@ tilec::analyzer::loadDeviceModel(const std::string &idOrPath) {
   return parseDeviceModel(text.str(), idOrPath, *builtinDeviceModel("h200"));
 }
 
-void tilec::analyzer::writeDeviceModel(JsonWriter &w, const DeviceModel &m) {
-  w.beginObject();
-  w.member("id", m.id).member("name", m.name).member("arch", m.arch);
-  w.member("source", m.source);
+Value tilec::analyzer::deviceModelTree(const DeviceModel &m) {
+  Value j = Value::object();
+  j["id"] = m.id;
+  j["name"] = m.name;
+  j["arch"] = m.arch;
+  j["source"] = m.source;
   for (const auto &f : kInts)
-    w.member(f.key, m.*f.member);
+    j[f.key] = m.*f.member;
   for (const auto &f : kDoubles)
-    w.member(f.key, m.*f.member);
-  w.key("tensor_tflops").beginObject(/*oneLine=*/true);
+    j[f.key] = m.*f.member;
+  Value &tensor = j["tensor_tflops"] = Value::object();
   for (const auto &f : kTensor)
-    w.member(f.key, m.*f.member);
-  w.endObject();
+    tensor[f.key] = m.*f.member;
   for (const auto &f : kInt64s)
-    w.member(f.key, m.*f.member);
-  w.endObject();
+    j[f.key] = m.*f.member;
+  return j;
 }
 
 std::string tilec::analyzer::deviceModelJson(const DeviceModel &m) {
-  JsonWriter w;
-  writeDeviceModel(w, m);
-  return w.take();
+  return json::write(deviceModelTree(m));
 }
 
 Occupancy tilec::analyzer::computeOccupancy(const DeviceModel &m,

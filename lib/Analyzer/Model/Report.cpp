@@ -4,8 +4,7 @@
 
 #include "Format.h"
 
-#include "JsonRead.h"
-#include "JsonWriter.h"
+#include "Fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +13,8 @@
 #include <map>
 
 using namespace tilec::analyzer;
-using tilec::runtime::json::Value;
+using tilec::json::Value;
+namespace json = tilec::json;
 
 namespace {
 
@@ -354,69 +354,60 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
 //===----------------------------------------------------------------------===//
 
 std::string tilec::analyzer::profileJson(const ProfileRun &run) {
-  JsonWriter w;
-  w.beginObject();
-  w.member("format", "tilec-profile").member("version", 1);
-  w.member("device", run.device).member("date", run.date);
-  w.key("model");
-  writeDeviceModel(w, run.model);
-  w.key("workloads").beginArray();
+  Value j = {{"format", "tilec-profile"},
+             {"version", 1},
+             {"device", run.device},
+             {"date", run.date}};
+  j["model"] = deviceModelTree(run.model);
+  Value &workloads = j["workloads"] = Value::array();
   for (const WorkloadProfile &p : run.workloads) {
-    w.beginObject();
-    w.key("analysis");
-    writeAnalysis(w, p.analysis);
-    w.key("measured").beginArray();
-    for (const PointMeasurement &m : p.measured) {
-      w.beginObject(/*oneLine=*/true);
-      w.member("device_s", m.deviceSeconds).member("wall_s", m.wallSeconds);
-      w.member("reps", m.reps);
-      w.endObject();
-    }
-    w.endArray();
-    w.key("resources").beginArray();
+    Value w = Value::object();
+    w["analysis"] = analysisTree(p.analysis);
+    Value &measured = w["measured"] = Value::array();
+    for (const PointMeasurement &m : p.measured)
+      measured.push_back({{"device_s", m.deviceSeconds},
+                          {"wall_s", m.wallSeconds},
+                          {"reps", m.reps}});
+    Value &resources = w["resources"] = Value::array();
     for (const Resources &r : p.resources)
-      writeResources(w, r);
-    w.endArray();
-    w.member("error", p.error);
+      resources.push_back(resourcesTree(r));
+    w["error"] = p.error;
     if (!p.measured.empty()) {
       Verdict v = judgeWorkload(p, run.model);
-      w.key("verdict").beginObject();
-      w.member("regime", v.regime).member("pipe", v.pipe);
-      w.member("bandwidth_fraction", v.bandwidthFraction);
-      w.member("compute_fraction", v.computeFraction);
-      w.member("compute_pipe", v.computePipe);
-      w.member("doubling_ratio", v.doublingRatio);
-      w.member("device_share", v.deviceShare);
-      w.member("reason", v.reason);
-      w.endObject();
+      w["verdict"] = {{"regime", v.regime},
+                      {"pipe", v.pipe},
+                      {"bandwidth_fraction", v.bandwidthFraction},
+                      {"compute_fraction", v.computeFraction},
+                      {"compute_pipe", v.computePipe},
+                      {"doubling_ratio", v.doublingRatio},
+                      {"device_share", v.deviceShare},
+                      {"reason", v.reason}};
     }
-    w.endObject();
+    workloads.push_back(std::move(w));
   }
-  w.endArray();
-  w.endObject();
-  return w.take();
+  return json::write(j);
 }
 
 Expected<ProfileRun>
 tilec::analyzer::parseProfileJson(std::string_view text,
                                   const std::string &origin) {
-  auto parsed = runtime::json::parse(text);
+  auto parsed = json::parse(text);
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());
-  JsonObjectReader o(*parsed, origin, "a profile");
+  FieldReader o(*parsed, JsonPlace{origin, ""}, "a profile");
   // The format first: another tilec file gets a message that says so.
   std::string format;
-  if (parsed->isObject())
+  if (parsed->is_object())
     TILEC_RETURN_IF_ERROR(o.string("format", format, true));
-  if (parsed->isObject() && format != "tilec-profile")
-    return o.error(*o.find("format"),
+  if (parsed->is_object() && format != "tilec-profile")
+    return o.error("format",
                    "not a tilec-profile document (format '" + format + "')");
   TILEC_RETURN_IF_ERROR(
       o.check({"format", "version", "device", "date", "model", "workloads"}));
   int64_t version = 0;
   TILEC_RETURN_IF_ERROR(o.integer("version", version, true));
   if (version != 1)
-    return o.error(*o.find("version"),
+    return o.error("version",
                    "profile version " + std::to_string(version) +
                        " is not supported (this tool reads version 1)");
   ProfileRun run;
@@ -425,29 +416,32 @@ tilec::analyzer::parseProfileJson(std::string_view text,
   const Value *model = o.find("model");
   if (!model)
     return o.missing("model");
-  auto m = deviceModelFromJson(*model, origin, *builtinDeviceModel("h200"));
+  auto m = deviceModelFromJson(*model, o.place("model"),
+                               *builtinDeviceModel("h200"));
   if (!m.ok())
     return m.status();
   run.model = *m;
   const Value *workloads = nullptr;
   TILEC_RETURN_IF_ERROR(o.array("workloads", workloads, true));
-  for (const Value &wv : workloads->elements()) {
-    JsonObjectReader wr(wv, origin, "a workload");
+  for (size_t i = 0; i < workloads->size(); ++i) {
+    FieldReader wr((*workloads)[i], o.place("workloads").element(i),
+                   "a workload");
     TILEC_RETURN_IF_ERROR(
         wr.check({"analysis", "measured", "resources", "error", "verdict"}));
     WorkloadProfile p;
     const Value *analysis = wr.find("analysis");
     if (!analysis)
       return wr.missing("analysis");
-    auto a = analysisFromJson(*analysis, origin);
+    auto a = analysisFromJson(*analysis, wr.place("analysis"));
     if (!a.ok())
       return a.status();
     p.analysis = std::move(*a);
     const Value *measured = nullptr;
     TILEC_RETURN_IF_ERROR(wr.array("measured", measured, false));
     if (measured)
-      for (const Value &mv : measured->elements()) {
-        JsonObjectReader mr(mv, origin, "a measurement");
+      for (size_t k = 0; k < measured->size(); ++k) {
+        FieldReader mr((*measured)[k], wr.place("measured").element(k),
+                       "a measurement");
         TILEC_RETURN_IF_ERROR(mr.check({"device_s", "wall_s", "reps"}));
         PointMeasurement pm;
         TILEC_RETURN_IF_ERROR(mr.number("device_s", pm.deviceSeconds, true));
@@ -458,13 +452,14 @@ tilec::analyzer::parseProfileJson(std::string_view text,
         p.measured.push_back(pm);
       }
     if (p.measured.size() > p.analysis.points.size())
-      return wr.error(*measured, "more measurements than analysed points");
+      return wr.error("measured", "more measurements than analysed points");
     const Value *resources = nullptr;
     TILEC_RETURN_IF_ERROR(wr.array("resources", resources, false));
     if (resources)
-      for (const Value &rv : resources->elements()) {
+      for (size_t k = 0; k < resources->size(); ++k) {
         Resources r;
-        TILEC_RETURN_IF_ERROR(readResources(rv, origin, r));
+        TILEC_RETURN_IF_ERROR(readResources(
+            (*resources)[k], wr.place("resources").element(k), r));
         p.resources.push_back(r);
       }
     TILEC_RETURN_IF_ERROR(wr.string("error", p.error, false));

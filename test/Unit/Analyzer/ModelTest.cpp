@@ -96,42 +96,41 @@ TEST(DeviceModel, WrittenModelsReadBack) {
 
 TEST(DeviceModel, EveryError) {
   EXPECT_EQ(modelError("{"),
-            "m.json: not JSON: line 1, column 2: expected a string key in the "
-            "object");
+            "m.json: not JSON: line 1, column 2: syntax error while parsing "
+            "object key - unexpected end of input; expected string literal");
   EXPECT_EQ(modelError("[1]"),
-            "m.json: line 1, column 1: a device model must be an object, "
-            "not an array");
+            "m.json: a device model must be an object, not an array");
   EXPECT_NE(modelError(R"({"bandwith_gbps": 4240})")
-                .find("m.json: line 1, column 19: unknown key "
+                .find("m.json: at bandwith_gbps: unknown key "
                       "'bandwith_gbps' in a device model (known: base, id"),
             std::string::npos);
   EXPECT_EQ(modelError(R"({"bandwidth_gbps": "fast"})"),
-            "m.json: line 1, column 20: 'bandwidth_gbps' must be a number, "
+            "m.json: at bandwidth_gbps: 'bandwidth_gbps' must be a number, "
             "not a string");
   EXPECT_EQ(modelError(R"({"fp32_tflops": -1})"),
-            "m.json: line 1, column 17: 'fp32_tflops' must be positive, got "
+            "m.json: at fp32_tflops: 'fp32_tflops' must be positive, got "
             "-1");
   EXPECT_EQ(modelError(R"({"base": "h300"})"),
-            "m.json: line 1, column 10: unknown device 'h300' (built-in "
+            "m.json: at base: unknown device 'h300' (built-in "
             "models: h200, h100, a100; or give a device model JSON file)");
   EXPECT_EQ(modelError(R"({"base": 3})"),
-            "m.json: line 1, column 10: 'base' must be a string naming a "
+            "m.json: at base: 'base' must be a string naming a "
             "built-in model");
   EXPECT_EQ(modelError(R"({"arch": "sm_70"})"),
-            "m.json: line 1, column 10: 'arch' must be sm_80, sm_90 or "
+            "m.json: at arch: 'arch' must be sm_80, sm_90 or "
             "sm_90a, got 'sm_70'");
   EXPECT_EQ(modelError(R"({"sms": 1.5})"),
-            "m.json: line 1, column 9: 'sms' must be a positive integer");
+            "m.json: at sms: 'sms' must be a positive integer");
   EXPECT_EQ(modelError(R"({"sms": 0})"),
-            "m.json: line 1, column 9: 'sms' must be a positive integer");
+            "m.json: at sms: 'sms' must be a positive integer");
   EXPECT_EQ(modelError(R"({"tensor_tflops": {"bf17": 1}})"),
-            "m.json: line 1, column 28: unknown key 'bf17' in "
+            "m.json: at tensor_tflops.bf17: unknown key 'bf17' in "
             "'tensor_tflops' (known: bf16, f16, tf32, fp8, i8)");
   EXPECT_EQ(modelError(R"({"tensor_tflops": 5})"),
-            "m.json: line 1, column 19: 'tensor_tflops' must be an object, "
+            "m.json: at tensor_tflops: 'tensor_tflops' must be an object, "
             "not a number");
   EXPECT_EQ(modelError(R"({"smem_per_block": 300000})"),
-            "m.json: line 1, column 1: 'smem_per_block' (300000) exceeds "
+            "m.json: 'smem_per_block' (300000) exceeds "
             "'smem_per_sm' (233472)");
   auto missing = loadDeviceModel("/nonexistent/m.json");
   ASSERT_FALSE(missing.ok());
@@ -466,11 +465,13 @@ TEST(AnalysisJson, Errors) {
                 .find("analysis version 2 is not supported"),
             std::string::npos);
   EXPECT_NE(analysisError(text, "\"grid\": [1, 1, 1]", "\"grid\": [1, 1]")
-                .find("'grid' must have 3 entries (x, y, z)"),
+                .find("a.json: at points[0].launches[0].grid: 'grid' must "
+                      "have 3 entries (x, y, z)"),
             std::string::npos);
   EXPECT_NE(analysisError(text, "[\"arith.addf\", \"f32\", 1024]",
                           "[\"arith.addf\", 1024]")
-                .find("each of 'ops' must be [op, type, count]"),
+                .find("a.json: at points[0].launches[0].ops[0]: each of "
+                      "'ops' must be [op, type, count]"),
             std::string::npos);
   EXPECT_NE(analysisError(text, "\"evaluations\"", "\"evaluation\"")
                 .find("unknown key 'evaluation' in a launch"),
@@ -480,7 +481,8 @@ TEST(AnalysisJson, Errors) {
             std::string::npos);
   EXPECT_NE(
       analysisError(text, "\"bandwidth_gbps\": 4800", "\"bandwidth_gbps\": 0")
-          .find("'bandwidth_gbps' must be positive, got 0"),
+          .find("a.json: at device.bandwidth_gbps: 'bandwidth_gbps' must "
+                "be positive, got 0"),
       std::string::npos);
   auto bad = parseAnalysisJson("nope", "a.json");
   ASSERT_FALSE(bad.ok());
@@ -543,7 +545,7 @@ TEST(ProfileJson, RoundTripAndReports) {
   auto bad = parseProfileJson(R"({"format": "tilec-profile", "version": 3})",
                               "p.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.message(), "p.json: line 1, column 40: profile version 3 is "
+  EXPECT_EQ(bad.message(), "p.json: at version: profile version 3 is "
                            "not supported (this tool reads version 1)");
 }
 
