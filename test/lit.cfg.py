@@ -32,6 +32,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-gpu-run",
          "tilec-examples", "tilec-analyze", "tilec-profile", "tilec-gpu-tests",
+         "tilec-bench",
          "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
