@@ -20,11 +20,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuHelpers.h"
 
 #include "tilec/analyzer/Report.h"
 #include "tilec/runtime/Runtime.h"
 #include "tilec/support/CommandLine.h"
+#include "tilec/support/Random.h"
 
 #include <algorithm>
 #include <chrono>
@@ -202,7 +202,7 @@ Status Profiler::fill(DeviceMemory &mem, DType type, uint64_t count) {
   const uint64_t blockCount = uint64_t(1) << 22;
   if (block.empty()) {
     // The GPU tests' generator (SplitMix64, Box-Muller), seeded per type.
-    tilec::gpu::Rng rng(0x7111ec + unsigned(type));
+    tilec::Rng rng(0x7111ec + unsigned(type));
     block.resize(blockCount * bytes);
     for (uint64_t i = 0; i < blockCount; ++i) {
       double v = rng.normal();

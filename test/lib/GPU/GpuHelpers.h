@@ -1,5 +1,4 @@
-//===- GpuHelpers.h - shared by the GPU test and benchmark programs -*- C++
-//-*-===//
+//===- GpuHelpers.h - shared by the GPU tests and the benchmark -*- C++ -*-===//
 //
 // Random inputs, 16-bit float conversions for host references, norm-wise
 // error, command-line and kernel-folder helpers. Header-only: the programs
@@ -7,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_TEST_GPU_GPUHELPERS_H
-#define TILEC_TEST_GPU_GPUHELPERS_H
+#ifndef TILEC_TEST_LIB_GPU_GPUHELPERS_H
+#define TILEC_TEST_LIB_GPU_GPUHELPERS_H
 
 #include "tilec/runtime/Runtime.h"
+#include "tilec/support/Random.h"
 
 #include <cmath>
 #include <cstdint>
@@ -37,28 +37,8 @@ template <typename T> T require(Expected<T> e, const std::string &what) {
   return std::move(*e);
 }
 
-/// SplitMix64: fast, seedable, good enough for test data.
-class Rng {
-public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, 1).
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-  /// Standard normal (Box-Muller).
-  double normal() {
-    double u = uniform(), v = uniform();
-    return std::sqrt(-2.0 * std::log(1.0 - u)) *
-           std::cos(6.283185307179586 * v);
-  }
-
-private:
-  uint64_t state_;
-};
+/// The generator (shared with tilec-profile, which draws its buffers so).
+using tilec::Rng;
 
 inline double toDouble(float v) { return v; }
 inline double toDouble(Half v) { return v.toFloat(); }
@@ -99,4 +79,4 @@ inline Expected<Module> loadExample(const Context &ctx, const std::string &dir,
 
 } // namespace tilec::gpu
 
-#endif // TILEC_TEST_GPU_GPUHELPERS_H
+#endif // TILEC_TEST_LIB_GPU_GPUHELPERS_H

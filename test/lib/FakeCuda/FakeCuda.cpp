@@ -159,7 +159,7 @@ bool parseEntry(const std::string &text, const std::string &name,
 }
 
 /// TILEC_FAKE_CUDA_SIMULATE=1: every launch runs its PTX in the
-/// simulator (test/Unit/Runtime/PtxSim.h); what it reports fails the launch.
+/// simulator (test/lib/PtxSim/PtxSim.h); what it reports fails the launch.
 CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
   if (mode("simulate") || std::getenv("TILEC_FAKE_CUDA_SIMULATE")) {
     gLaunches.push_back(l);
