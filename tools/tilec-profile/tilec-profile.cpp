@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 
-#include "tilec/analyzer/Report.h"
+#include "tilec/perfmodel/Report.h"
 #include "tilec/runtime/Runtime.h"
 #include "tilec/support/CommandLine.h"
 #include "tilec/support/Random.h"
@@ -41,7 +41,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using namespace tilec::runtime;
 
 namespace {

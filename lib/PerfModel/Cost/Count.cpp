@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/Analyzer.h"
+#include "tilec/perfmodel/Analyzer.h"
 
 #include "Evaluator.h"
 
@@ -25,15 +25,15 @@
 #include <map>
 
 using namespace mlir;
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 
-std::string tilec::analyzer::paramName(func::FuncOp func, unsigned i) {
+std::string tilec::perfmodel::paramName(func::FuncOp func, unsigned i) {
   if (auto name = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
     return name.getName().str();
   return "arg" + std::to_string(i);
 }
 
-std::vector<std::string> tilec::analyzer::kernelNames(ModuleOp module) {
+std::vector<std::string> tilec::perfmodel::kernelNames(ModuleOp module) {
   std::vector<std::string> names;
   for (auto func : module.getOps<func::FuncOp>())
     if (tile::isKernel(func))
@@ -95,7 +95,7 @@ std::string countedType(Operation *op) {
 
 } // namespace
 
-FailureOr<LaunchCounts> tilec::analyzer::countLaunch(
+FailureOr<LaunchCounts> tilec::perfmodel::countLaunch(
     ModuleOp module, llvm::StringRef kernelName, std::array<int64_t, 3> grid,
     std::vector<LaunchArg> &args, const CountOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>(kernelName);

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/Analyzer.h"
+#include "tilec/perfmodel/Analyzer.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,7 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using llvm::StringRef;
 
 namespace {
@@ -227,14 +227,14 @@ private:
 
 } // namespace
 
-llvm::Expected<int64_t> tilec::analyzer::evalExpr(StringRef expr,
+llvm::Expected<int64_t> tilec::perfmodel::evalExpr(StringRef expr,
                                                   const Vars &vars) {
   if (expr.trim().empty())
     return fail("empty expression");
   return ExprParser(expr, vars).parse();
 }
 
-llvm::Expected<Vars> tilec::analyzer::evalVars(const WorkloadSpec &spec,
+llvm::Expected<Vars> tilec::perfmodel::evalVars(const WorkloadSpec &spec,
                                                const Vars &overrides) {
   Vars vars = overrides;
   // In dependency order: a variable may use any other; resolve repeatedly.
@@ -264,7 +264,7 @@ llvm::Expected<Vars> tilec::analyzer::evalVars(const WorkloadSpec &spec,
 }
 
 llvm::Expected<std::array<int64_t, 3>>
-tilec::analyzer::evalGrid(const LaunchSpec &spec, const Vars &vars) {
+tilec::perfmodel::evalGrid(const LaunchSpec &spec, const Vars &vars) {
   if (spec.grid.empty() || spec.grid.size() > 3)
     return fail("the grid needs 1 to 3 sizes, got " +
                 llvm::Twine(spec.grid.size()));
@@ -279,7 +279,7 @@ tilec::analyzer::evalGrid(const LaunchSpec &spec, const Vars &vars) {
 }
 
 llvm::Expected<std::vector<LaunchArg>>
-tilec::analyzer::evalArgs(const LaunchSpec &spec, const Vars &vars,
+tilec::perfmodel::evalArgs(const LaunchSpec &spec, const Vars &vars,
                           const std::vector<std::string> &names,
                           const std::vector<bool> &isPointer,
                           const std::vector<bool> &isFloat) {
@@ -395,7 +395,7 @@ llvm::Error stringList(const llvm::json::Object &o, StringRef key,
 } // namespace
 
 llvm::Expected<std::vector<WorkloadSpec>>
-tilec::analyzer::parseWorkloadsFile(StringRef path) {
+tilec::perfmodel::parseWorkloadsFile(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return fail("cannot read workloads file '" + path +

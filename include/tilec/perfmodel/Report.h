@@ -9,16 +9,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_ANALYZER_REPORT_H
-#define TILEC_ANALYZER_REPORT_H
+#ifndef TILEC_PERFMODEL_REPORT_H
+#define TILEC_PERFMODEL_REPORT_H
 
-#include "tilec/analyzer/Analysis.h"
-#include "tilec/analyzer/Verdict.h"
+#include "tilec/perfmodel/Analysis.h"
+#include "tilec/perfmodel/Verdict.h"
 
 #include <string>
 #include <vector>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// One workload of a profiling run.
 struct WorkloadProfile {
@@ -73,6 +73,6 @@ std::string formatBytes(double bytes);
 std::string formatCount(double count);
 std::string formatSeconds(double seconds);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_ANALYZER_REPORT_H
+#endif // TILEC_PERFMODEL_REPORT_H

@@ -1,6 +1,6 @@
 //===- Report.cpp - text reports and the profile JSON ---------------------===//
 
-#include "tilec/analyzer/Report.h"
+#include "tilec/perfmodel/Report.h"
 
 #include "Format.h"
 
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <map>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using tilec::json::Value;
 namespace json = tilec::json;
 
@@ -157,7 +157,7 @@ std::string resourcesText(const Resources &r, const DeviceModel &m,
 
 } // namespace
 
-std::string tilec::analyzer::workloadSlug(const std::string &name) {
+std::string tilec::perfmodel::workloadSlug(const std::string &name) {
   std::string s;
   for (char c : name) {
     if (std::isalnum(static_cast<unsigned char>(c)))
@@ -170,13 +170,13 @@ std::string tilec::analyzer::workloadSlug(const std::string &name) {
   return s.empty() ? "workload" : s;
 }
 
-std::string tilec::analyzer::formatBytes(double bytes) {
+std::string tilec::perfmodel::formatBytes(double bytes) {
   return scaled(bytes, "B");
 }
-std::string tilec::analyzer::formatCount(double count) {
+std::string tilec::perfmodel::formatCount(double count) {
   return scaled(count, "");
 }
-std::string tilec::analyzer::formatSeconds(double s) {
+std::string tilec::perfmodel::formatSeconds(double s) {
   if (!std::isfinite(s))
     return "inf";
   if (s >= 1)
@@ -190,7 +190,7 @@ std::string tilec::analyzer::formatSeconds(double s) {
   return "0";
 }
 
-std::string tilec::analyzer::analysisReport(const WorkloadAnalysis &a) {
+std::string tilec::perfmodel::analysisReport(const WorkloadAnalysis &a) {
   const DeviceModel &m = a.device;
   std::string out = "== " + a.name;
   if (!a.points.empty() && !a.points[0].vars.empty())
@@ -249,7 +249,7 @@ std::string tilec::analyzer::analysisReport(const WorkloadAnalysis &a) {
   return out;
 }
 
-Verdict tilec::analyzer::judgeWorkload(const WorkloadProfile &w,
+Verdict tilec::perfmodel::judgeWorkload(const WorkloadProfile &w,
                                        const DeviceModel &model) {
   if (w.measured.empty() || w.analysis.points.empty())
     return Verdict{"unknown", "", 0, 0, "", 0, 0, "not measured"};
@@ -260,7 +260,7 @@ Verdict tilec::analyzer::judgeWorkload(const WorkloadProfile &w,
   return judge(p, w.measured[0], doubled);
 }
 
-std::string tilec::analyzer::profileReport(const ProfileRun &run) {
+std::string tilec::perfmodel::profileReport(const ProfileRun &run) {
   const DeviceModel &m = run.model;
   std::string out = format(
       "tilec-profile on %s, %s\nceilings (%s): %.0f GB/s, bf16 tensor %.0f "
@@ -353,7 +353,7 @@ std::string tilec::analyzer::profileReport(const ProfileRun &run) {
 // Profile JSON
 //===----------------------------------------------------------------------===//
 
-std::string tilec::analyzer::profileJson(const ProfileRun &run) {
+std::string tilec::perfmodel::profileJson(const ProfileRun &run) {
   Value j = {{"format", "tilec-profile"},
              {"version", 1},
              {"device", run.device},
@@ -389,7 +389,7 @@ std::string tilec::analyzer::profileJson(const ProfileRun &run) {
 }
 
 Expected<ProfileRun>
-tilec::analyzer::parseProfileJson(std::string_view text,
+tilec::perfmodel::parseProfileJson(std::string_view text,
                                   const std::string &origin) {
   auto parsed = json::parse(text);
   if (!parsed.ok())

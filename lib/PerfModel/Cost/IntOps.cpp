@@ -16,7 +16,7 @@
 
 #include <algorithm>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using I128 = __int128;
 using U128 = unsigned __int128;
 
@@ -133,7 +133,7 @@ Iv bitwise(llvm::StringRef name, Iv a, Iv b, unsigned width) {
 
 } // namespace
 
-bool tilec::analyzer::intBinary(llvm::StringRef name, Iv a, Iv b,
+bool tilec::perfmodel::intBinary(llvm::StringRef name, Iv a, Iv b,
                                 unsigned width, Iv &out) {
   if (name == "andi" || name == "ori" || name == "xori") {
     out = bitwise(name, a, b, width);
@@ -265,7 +265,7 @@ bool tilec::analyzer::intBinary(llvm::StringRef name, Iv a, Iv b,
   return false;
 }
 
-Iv tilec::analyzer::intCompare(int pred, Iv a, Iv b, unsigned width) {
+Iv tilec::perfmodel::intCompare(int pred, Iv a, Iv b, unsigned width) {
   // arith::CmpIPredicate: eq ne slt sle sgt sge ult ule ugt uge.
   enum { Eq, Ne, Slt, Sle, Sgt, Sge, Ult, Ule, Ugt, Uge };
   I128 alo, ahi, blo, bhi;
@@ -299,7 +299,7 @@ Iv tilec::analyzer::intCompare(int pred, Iv a, Iv b, unsigned width) {
   return {0, 1};
 }
 
-Iv tilec::analyzer::intCast(llvm::StringRef name, Iv a, unsigned from,
+Iv tilec::perfmodel::intCast(llvm::StringRef name, Iv a, unsigned from,
                             unsigned to) {
   bool isSigned = name == "extsi" || name == "index_cast";
   bool isUnsigned = name == "extui" || name == "index_castui";

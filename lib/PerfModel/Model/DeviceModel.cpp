@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/DeviceModel.h"
+#include "tilec/perfmodel/DeviceModel.h"
 
 #include "Fields.h"
 
@@ -18,7 +18,7 @@
 #include <fstream>
 #include <sstream>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using tilec::json::Value;
 namespace json = tilec::json;
 
@@ -154,12 +154,12 @@ double DeviceModel::tensorRate(std::string_view kind) const {
   return tflops * 1e12;
 }
 
-const std::vector<DeviceModel> &tilec::analyzer::builtinDeviceModels() {
+const std::vector<DeviceModel> &tilec::perfmodel::builtinDeviceModels() {
   static const std::vector<DeviceModel> models = makeBuiltins();
   return models;
 }
 
-Expected<DeviceModel> tilec::analyzer::builtinDeviceModel(std::string_view id) {
+Expected<DeviceModel> tilec::perfmodel::builtinDeviceModel(std::string_view id) {
   std::string ids;
   for (const DeviceModel &m : builtinDeviceModels()) {
     if (m.id == lower(id))
@@ -172,7 +172,7 @@ Expected<DeviceModel> tilec::analyzer::builtinDeviceModel(std::string_view id) {
 }
 
 Expected<DeviceModel>
-tilec::analyzer::parseDeviceModel(std::string_view text,
+tilec::perfmodel::parseDeviceModel(std::string_view text,
                                   const std::string &origin,
                                   const DeviceModel &fallback) {
   auto parsed = json::parse(text);
@@ -182,7 +182,7 @@ tilec::analyzer::parseDeviceModel(std::string_view text,
 }
 
 Expected<DeviceModel>
-tilec::analyzer::deviceModelFromJson(const Value &value,
+tilec::perfmodel::deviceModelFromJson(const Value &value,
                                      const JsonPlace &place,
                                      const DeviceModel &fallback) {
   FieldReader r(value, place, "a device model");
@@ -238,7 +238,7 @@ tilec::analyzer::deviceModelFromJson(const Value &value,
 }
 
 Expected<DeviceModel>
-tilec::analyzer::loadDeviceModel(const std::string &idOrPath) {
+tilec::perfmodel::loadDeviceModel(const std::string &idOrPath) {
   bool looksLikeFile = idOrPath.find('/') != std::string::npos ||
                        idOrPath.find(".json") != std::string::npos;
   if (!looksLikeFile)
@@ -252,7 +252,7 @@ tilec::analyzer::loadDeviceModel(const std::string &idOrPath) {
   return parseDeviceModel(text.str(), idOrPath, *builtinDeviceModel("h200"));
 }
 
-Value tilec::analyzer::deviceModelTree(const DeviceModel &m) {
+Value tilec::perfmodel::deviceModelTree(const DeviceModel &m) {
   Value j = Value::object();
   j["id"] = m.id;
   j["name"] = m.name;
@@ -270,11 +270,11 @@ Value tilec::analyzer::deviceModelTree(const DeviceModel &m) {
   return j;
 }
 
-std::string tilec::analyzer::deviceModelJson(const DeviceModel &m) {
+std::string tilec::perfmodel::deviceModelJson(const DeviceModel &m) {
   return json::write(deviceModelTree(m));
 }
 
-Occupancy tilec::analyzer::computeOccupancy(const DeviceModel &m,
+Occupancy tilec::perfmodel::computeOccupancy(const DeviceModel &m,
                                             const Resources &r) {
   Occupancy o;
   int threads = r.threadsPerProgram;

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/Analyzer.h"
+#include "tilec/perfmodel/Analyzer.h"
 #include "tilec/support/CudaTools.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -22,7 +22,7 @@
 
 #include <cstdlib>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using llvm::StringRef;
 
 namespace {
@@ -49,7 +49,7 @@ int64_t numberBefore(StringRef line, StringRef unit) {
 } // namespace
 
 std::map<std::string, Resources>
-tilec::analyzer::parsePtxasReport(StringRef report) {
+tilec::perfmodel::parsePtxasReport(StringRef report) {
   std::map<std::string, Resources> result;
   Resources *current = nullptr;
   llvm::SmallVector<StringRef> lines;
@@ -84,7 +84,7 @@ tilec::analyzer::parsePtxasReport(StringRef report) {
 }
 
 llvm::Expected<std::map<std::string, Resources>>
-tilec::analyzer::ptxasResources(StringRef ptx, StringRef arch,
+tilec::perfmodel::ptxasResources(StringRef ptx, StringRef arch,
                                 StringRef ptxasPath) {
   std::string why;
   std::string ptxas = cuda::findPtxas(ptxasPath, "TILEC_PTXAS", &why);
@@ -121,12 +121,12 @@ tilec::analyzer::ptxasResources(StringRef ptx, StringRef arch,
   return parsePtxasReport((*text)->getBuffer());
 }
 
-bool tilec::analyzer::hasTensorCoreInstructions(StringRef ptx) {
+bool tilec::perfmodel::hasTensorCoreInstructions(StringRef ptx) {
   // mma.sync (sm_80+) and wgmma.mma_async (sm_90a); ldmatrix alone is not.
   return ptx.contains("mma.sync") || ptx.contains("wgmma.");
 }
 
-void tilec::analyzer::countDotsOnFmaPipe(LaunchCounts &counts,
+void tilec::perfmodel::countDotsOnFmaPipe(LaunchCounts &counts,
                                          StringRef module) {
   bool moved = false;
   for (DotCount &d : counts.dots)

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_ANALYZER_COST_ABSTRACTVALUE_H
-#define TILEC_LIB_ANALYZER_COST_ABSTRACTVALUE_H
+#ifndef TILEC_LIB_PERFMODEL_COST_ABSTRACTVALUE_H
+#define TILEC_LIB_PERFMODEL_COST_ABSTRACTVALUE_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -23,7 +23,7 @@
 #include <memory>
 #include <vector>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// A closed interval of integers of some width (sign-extended, as the
 /// interpreter holds them; i1 is 0 or 1).
@@ -107,6 +107,6 @@ using AVRef = std::shared_ptr<const AV>;
 AV gather(const AV &src, llvm::ArrayRef<int64_t> shape,
           llvm::ArrayRef<int64_t> strides, int64_t offset);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_LIB_ANALYZER_COST_ABSTRACTVALUE_H
+#endif // TILEC_LIB_PERFMODEL_COST_ABSTRACTVALUE_H

@@ -1,11 +1,11 @@
 //===- Verdict.cpp - overhead, bandwidth or compute from measurements -----===//
 
-#include "tilec/analyzer/Verdict.h"
+#include "tilec/perfmodel/Verdict.h"
 
 #include <algorithm>
 #include <cstdio>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 
 namespace {
 
@@ -23,7 +23,7 @@ std::string fixed(double v, int digits) {
 
 } // namespace
 
-Verdict tilec::analyzer::judge(const Prediction &p, const PointMeasurement &n,
+Verdict tilec::perfmodel::judge(const Prediction &p, const PointMeasurement &n,
                                const PointMeasurement *doubled) {
   Verdict v;
   double t = n.deviceSeconds > 0 ? n.deviceSeconds : n.wallSeconds;

@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_ANALYZER_ANALYSIS_H
-#define TILEC_ANALYZER_ANALYSIS_H
+#ifndef TILEC_PERFMODEL_ANALYSIS_H
+#define TILEC_PERFMODEL_ANALYSIS_H
 
-#include "tilec/analyzer/DeviceModel.h"
+#include "tilec/perfmodel/DeviceModel.h"
 
 #include <array>
 #include <cstdint>
@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// Ops executed, summed over programs: `count` elements of `type` went
 /// through op `op` ("arith.addf", "f32"). Tile ops count once per element,
@@ -188,6 +188,6 @@ std::string analysisJson(const WorkloadAnalysis &analysis);
 Expected<WorkloadAnalysis> parseAnalysisJson(std::string_view text,
                                              const std::string &origin);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_ANALYZER_ANALYSIS_H
+#endif // TILEC_PERFMODEL_ANALYSIS_H

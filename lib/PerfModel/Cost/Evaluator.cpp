@@ -21,13 +21,13 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-std::string tilec::analyzer::elementTypeName(Type type) {
+std::string tilec::perfmodel::elementTypeName(Type type) {
   Type e = getElementTypeOrSelf(type);
   if (isa<tile::PointerType>(e))
     return "ptr";
@@ -134,7 +134,7 @@ std::string indexText(int64_t flat, ArrayRef<int64_t> shape) {
 
 } // namespace
 
-AV tilec::analyzer::gather(const AV &src, ArrayRef<int64_t> shape,
+AV tilec::perfmodel::gather(const AV &src, ArrayRef<int64_t> shape,
                            ArrayRef<int64_t> strides, int64_t offset) {
   AV r;
   r.kind = src.kind;

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_ANALYZER_MODEL_FIELDS_H
-#define TILEC_LIB_ANALYZER_MODEL_FIELDS_H
+#ifndef TILEC_LIB_PERFMODEL_MODEL_FIELDS_H
+#define TILEC_LIB_PERFMODEL_MODEL_FIELDS_H
 
-#include "tilec/analyzer/Analysis.h"
-#include "tilec/analyzer/DeviceModel.h"
+#include "tilec/perfmodel/Analysis.h"
+#include "tilec/perfmodel/DeviceModel.h"
 #include "tilec/support/Json.h"
 #include "tilec/support/Status.h"
 
@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// Where a value is: the file and the path to it in the document.
 struct JsonPlace {
@@ -168,6 +168,6 @@ json::Value deviceModelTree(const DeviceModel &model);
 json::Value analysisTree(const WorkloadAnalysis &analysis);
 json::Value resourcesTree(const Resources &resources);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_LIB_ANALYZER_MODEL_FIELDS_H
+#endif // TILEC_LIB_PERFMODEL_MODEL_FIELDS_H

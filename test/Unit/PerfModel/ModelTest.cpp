@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/Analysis.h"
-#include "tilec/analyzer/DeviceModel.h"
-#include "tilec/analyzer/Report.h"
-#include "tilec/analyzer/Verdict.h"
+#include "tilec/perfmodel/Analysis.h"
+#include "tilec/perfmodel/DeviceModel.h"
+#include "tilec/perfmodel/Report.h"
+#include "tilec/perfmodel/Verdict.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include <cstdio>
 #include <fstream>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 
 namespace {
 

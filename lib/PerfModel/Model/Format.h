@@ -7,14 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_ANALYZER_MODEL_FORMAT_H
-#define TILEC_LIB_ANALYZER_MODEL_FORMAT_H
+#ifndef TILEC_LIB_PERFMODEL_MODEL_FORMAT_H
+#define TILEC_LIB_PERFMODEL_MODEL_FORMAT_H
 
 #include <fmt/printf.h>
 
 #include <string>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// `spec` with `args` in printf's notation (std::string args as %s too).
 template <typename... Args>
@@ -22,6 +22,6 @@ std::string format(const char *spec, const Args &...args) {
   return fmt::sprintf(spec, args...);
 }
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_LIB_ANALYZER_MODEL_FORMAT_H
+#endif // TILEC_LIB_PERFMODEL_MODEL_FORMAT_H

@@ -13,14 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_ANALYZER_VERDICT_H
-#define TILEC_ANALYZER_VERDICT_H
+#ifndef TILEC_PERFMODEL_VERDICT_H
+#define TILEC_PERFMODEL_VERDICT_H
 
-#include "tilec/analyzer/Analysis.h"
+#include "tilec/perfmodel/Analysis.h"
 
 #include <string>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// What tilec-profile measured for one point of a workload (all its
 /// launches, in order).
@@ -62,6 +62,6 @@ struct Verdict {
 Verdict judge(const Prediction &prediction, const PointMeasurement &atN,
               const PointMeasurement *doubled);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_ANALYZER_VERDICT_H
+#endif // TILEC_PERFMODEL_VERDICT_H

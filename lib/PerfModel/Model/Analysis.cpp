@@ -1,6 +1,6 @@
 //===- Analysis.cpp - FLOP classes, time floors, the analysis JSON --------===//
 //
-// The counts come from the static analysis (lib/Analyzer/Cost) exactly; the
+// The counts come from the static analysis (lib/PerfModel/Cost) exactly; the
 // classification of ops into pipes and the instruction cost of special
 // functions below are a model. Special functions and f32 division are not
 // single instructions: libdevice expands them into FMA-pipe instructions
@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/Analysis.h"
+#include "tilec/perfmodel/Analysis.h"
 
 #include "Fields.h"
 
@@ -20,7 +20,7 @@
 #include <limits>
 #include <string_view>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using tilec::json::Value;
 namespace json = tilec::json;
 
@@ -170,7 +170,7 @@ double WorkByClass::totalOps() const {
   return tensorTotal() + fp32Flops + fp16Flops + fp64Flops + specialTotal();
 }
 
-WorkByClass tilec::analyzer::classifyWork(const LaunchCounts &counts) {
+WorkByClass tilec::perfmodel::classifyWork(const LaunchCounts &counts) {
   WorkByClass w;
   for (const OpCount &c : counts.ops) {
     const OpInfo *info = findOp(c.op);
@@ -280,7 +280,7 @@ void pickLimit(Prediction &p) {
 
 } // namespace
 
-Prediction tilec::analyzer::predictLaunch(const DeviceModel &model,
+Prediction tilec::perfmodel::predictLaunch(const DeviceModel &model,
                                           const LaunchCounts &counts) {
   Prediction p =
       predictFrom(model, classifyWork(counts), counts.minimalBytes());
@@ -423,7 +423,7 @@ Value launchTree(const LaunchAnalysis &l, const DeviceModel &model) {
 
 } // namespace
 
-Value tilec::analyzer::resourcesTree(const Resources &r) {
+Value tilec::perfmodel::resourcesTree(const Resources &r) {
   return Value{{"threads_per_program", r.threadsPerProgram},
                {"registers", r.registers},
                {"static_shared_bytes", r.staticSharedBytes},
@@ -433,7 +433,7 @@ Value tilec::analyzer::resourcesTree(const Resources &r) {
                {"source", r.source}};
 }
 
-Value tilec::analyzer::analysisTree(const WorkloadAnalysis &a) {
+Value tilec::perfmodel::analysisTree(const WorkloadAnalysis &a) {
   Value j = {{"format", "tilec-analysis"}, {"version", 1},
              {"name", a.name},             {"group", a.group},
              {"label", a.label},           {"batch_var", a.batchVar}};
@@ -454,7 +454,7 @@ Value tilec::analyzer::analysisTree(const WorkloadAnalysis &a) {
   return j;
 }
 
-std::string tilec::analyzer::analysisJson(const WorkloadAnalysis &a) {
+std::string tilec::perfmodel::analysisJson(const WorkloadAnalysis &a) {
   return json::write(analysisTree(a));
 }
 
@@ -582,7 +582,7 @@ Status readLaunch(const Value &v, const JsonPlace &place, LaunchAnalysis &l) {
 
 } // namespace
 
-Status tilec::analyzer::readResources(const Value &v, const JsonPlace &place,
+Status tilec::perfmodel::readResources(const Value &v, const JsonPlace &place,
                                       Resources &r) {
   FieldReader o(v, place, "'resources'");
   TILEC_RETURN_IF_ERROR(o.check({"threads_per_program", "registers",
@@ -616,7 +616,7 @@ Status tilec::analyzer::readResources(const Value &v, const JsonPlace &place,
 }
 
 Expected<WorkloadAnalysis>
-tilec::analyzer::analysisFromJson(const Value &v, const JsonPlace &place) {
+tilec::perfmodel::analysisFromJson(const Value &v, const JsonPlace &place) {
   FieldReader o(v, place, "an analysis");
   // The format first: another tilec file gets a message that says so.
   std::string format;
@@ -682,7 +682,7 @@ tilec::analyzer::analysisFromJson(const Value &v, const JsonPlace &place) {
 }
 
 Expected<WorkloadAnalysis>
-tilec::analyzer::parseAnalysisJson(std::string_view text,
+tilec::perfmodel::parseAnalysisJson(std::string_view text,
                                    const std::string &origin) {
   auto parsed = json::parse(text);
   if (!parsed.ok())

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_ANALYZER_DEVICEMODEL_H
-#define TILEC_ANALYZER_DEVICEMODEL_H
+#ifndef TILEC_PERFMODEL_DEVICEMODEL_H
+#define TILEC_PERFMODEL_DEVICEMODEL_H
 
 #include "tilec/runtime/Status.h"
 
@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 using runtime::Expected;
 using runtime::Status;
@@ -112,6 +112,6 @@ struct Occupancy {
 Occupancy computeOccupancy(const DeviceModel &model,
                            const Resources &resources);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_ANALYZER_DEVICEMODEL_H
+#endif // TILEC_PERFMODEL_DEVICEMODEL_H

@@ -1,6 +1,6 @@
 //===- Analyze.cpp - whole workloads: parse, compile, count every point ---===//
 
-#include "tilec/analyzer/Analyzer.h"
+#include "tilec/perfmodel/Analyzer.h"
 
 #include "Evaluator.h"
 
@@ -20,7 +20,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 
 struct WorkloadAnalyzer::File {
   std::string path, stem;

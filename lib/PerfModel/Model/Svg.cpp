@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/analyzer/Report.h"
+#include "tilec/perfmodel/Report.h"
 
 #include "Format.h"
 
@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <limits>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 
 namespace {
 
@@ -193,7 +193,7 @@ const char *regimeColor(const std::string &regime) {
 
 } // namespace
 
-std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
+std::string tilec::perfmodel::rooflineSvg(const ProfileRun &run) {
   const DeviceModel &m = run.model;
   struct Point {
     int number;
@@ -346,7 +346,7 @@ std::string tilec::analyzer::rooflineSvg(const ProfileRun &run) {
   return c.end();
 }
 
-std::string tilec::analyzer::sweepSvg(const WorkloadProfile &w,
+std::string tilec::perfmodel::sweepSvg(const WorkloadProfile &w,
                                       const DeviceModel &m) {
   const WorkloadAnalysis &a = w.analysis;
   struct Row {

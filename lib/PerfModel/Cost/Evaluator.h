@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_ANALYZER_COST_EVALUATOR_H
-#define TILEC_LIB_ANALYZER_COST_EVALUATOR_H
+#ifndef TILEC_LIB_PERFMODEL_COST_EVALUATOR_H
+#define TILEC_LIB_PERFMODEL_COST_EVALUATOR_H
 
 #include "AbstractValue.h"
 
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 /// Bytes of global memory one buffer parameter saw.
 struct BufferTally {
@@ -133,6 +133,6 @@ Iv intCompare(int pred, Iv a, Iv b, unsigned width);
 /// extsi/extui/trunci/index_cast from `from` bits to `to` bits.
 Iv intCast(llvm::StringRef name, Iv a, unsigned from, unsigned to);
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_LIB_ANALYZER_COST_EVALUATOR_H
+#endif // TILEC_LIB_PERFMODEL_COST_EVALUATOR_H

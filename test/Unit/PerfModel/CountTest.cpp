@@ -11,7 +11,7 @@
 #include "TestUtil.h"
 
 #include "tilec/Pipeline.h"
-#include "tilec/analyzer/Analyzer.h"
+#include "tilec/perfmodel/Analyzer.h"
 
 #include "Evaluator.h" // the interval semantics, tested directly
 
@@ -25,7 +25,7 @@
 #include <fstream>
 
 using namespace tilec;
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using tilec::test::InterpreterTest;
 
 namespace {

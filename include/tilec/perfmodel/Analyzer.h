@@ -16,10 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_ANALYZER_ANALYZER_H
-#define TILEC_ANALYZER_ANALYZER_H
+#ifndef TILEC_PERFMODEL_ANALYZER_H
+#define TILEC_PERFMODEL_ANALYZER_H
 
-#include "tilec/analyzer/Analysis.h"
+#include "tilec/perfmodel/Analysis.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -37,7 +37,7 @@ namespace mlir {
 class MLIRContext;
 } // namespace mlir
 
-namespace tilec::analyzer {
+namespace tilec::perfmodel {
 
 struct CountOptions {
   /// Abstract program evaluations allowed before giving up (a kernel whose
@@ -198,6 +198,6 @@ private:
   std::string error_;
 };
 
-} // namespace tilec::analyzer
+} // namespace tilec::perfmodel
 
-#endif // TILEC_ANALYZER_ANALYZER_H
+#endif // TILEC_PERFMODEL_ANALYZER_H
