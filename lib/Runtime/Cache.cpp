@@ -40,6 +40,8 @@ uint64_t fnv1a64(std::string_view data) {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'C', 'B', '1'};
 constexpr size_t kHeaderBytes = 32;
+/// Entries above this are damaged (the largest cubins are tens of MB).
+constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
 
 void putU64(char *p, uint64_t v) {
   for (int i = 0; i < 8; ++i)
@@ -132,12 +134,18 @@ std::string CubinCache::pathFor(std::string_view key) const {
 }
 
 std::optional<std::string> CubinCache::lookup(std::string_view key) const {
-  int fd = open(pathFor(key).c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO put at the entry's path must not wait for a
+  // writer; anything but a regular file is then refused below.
+  int fd = open(pathFor(key).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return std::nullopt;
   std::string data;
   struct stat st;
-  bool ok = fstat(fd, &st) == 0 && st.st_size >= off_t(kHeaderBytes);
+  // The buffer is sized from the file: a (sparse) file larger than any
+  // cubin is a damaged entry, not an allocation to attempt.
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_size >= off_t(kHeaderBytes) &&
+            uint64_t(st.st_size) <= kMaxEntryBytes;
   if (ok) {
     data.resize(static_cast<size_t>(st.st_size));
     size_t done = 0;

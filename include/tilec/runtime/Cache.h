@@ -51,8 +51,9 @@ public:
   const std::string &dir() const { return dir_; }
   /// The file of `key`.
   std::string pathFor(std::string_view key) const;
-  /// The cubin stored under `key`, or nothing when absent, unreadable or
-  /// damaged.
+  /// The cubin stored under `key`, or nothing when absent, unreadable,
+  /// damaged, over 1 GiB or not a regular file (a FIFO there is not waited
+  /// on).
   std::optional<std::string> lookup(std::string_view key) const;
   /// Stores `cubin` under `key`: creates the folder, writes a temporary file
   /// and renames it over the entry.

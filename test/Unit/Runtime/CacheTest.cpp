@@ -177,6 +177,28 @@ TEST(Cache, DamagedEntriesAreAbsent) {
   EXPECT_TRUE(cache.lookup("k").has_value()) << "restored";
 }
 
+TEST(Cache, HostileEntriesAreAbsentAtOnce) {
+  // Each case failed before: a FIFO blocked lookup forever (the alarm turns
+  // that into a failure), a 1 TiB sparse file threw std::bad_alloc.
+  std::string dir = freshDir("hostile");
+  CubinCache cache(dir);
+  ASSERT_TRUE(cache.store("k", "cubin").ok());
+  std::string path = cache.pathFor("fifo");
+  ASSERT_EQ(mkfifo(path.c_str(), 0644), 0);
+  alarm(20);
+  EXPECT_FALSE(cache.lookup("fifo").has_value());
+  std::string huge = cache.pathFor("huge");
+  {
+    std::ofstream(huge) << "TILECCB1";
+  }
+  ASSERT_EQ(truncate(huge.c_str(), off_t(1) << 40), 0);
+  EXPECT_FALSE(cache.lookup("huge").has_value());
+  ASSERT_EQ(mkdir(cache.pathFor("dir").c_str(), 0755), 0);
+  EXPECT_FALSE(cache.lookup("dir").has_value());
+  alarm(0);
+  EXPECT_EQ(*cache.lookup("k"), "cubin");
+}
+
 TEST(Cache, StoreErrors) {
   std::string base = freshDir("errors");
   ASSERT_EQ(mkdir(base.c_str(), 0755), 0);
