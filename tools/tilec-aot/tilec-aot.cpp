@@ -85,9 +85,11 @@ int main(int argc, char **argv) {
     return fail(json.message());
   options.headerInclude = baseName(output) + ".h";
   options.origin = baseName(input) + " and " + baseName(metadata);
+  options.binaryName = input;
+  options.metadataName = metadata;
   auto generated = aot::generateCppKernels(*binary, *json, options);
   if (!generated.ok())
-    return fail(input + ": " + generated.message());
+    return fail(generated.message());
   std::string error;
   if (!writeFile(output + ".h", generated->header, error) ||
       !writeFile(output + ".cpp", generated->source, error))
