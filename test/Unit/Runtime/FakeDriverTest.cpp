@@ -18,7 +18,9 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
+#include <malloc.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -131,6 +133,29 @@ std::string tempDir(const std::string &name) {
   return dir;
 }
 
+/// Constructed before main, so destroyed after every function-local static
+/// (the driver singleton among them): where an AOT program's generated
+/// global keeps its module.
+std::optional<Module> gModuleAtExit;
+
+/// Set in a child about to exit: operator delete then fills what it frees
+/// with 0x5a and keeps it, so that a use after free reads that garbage
+/// whatever malloc does next (a call through it crashes).
+bool gQuarantineFrees = false;
+
+} // namespace
+
+void operator delete(void *p) noexcept {
+  if (p && gQuarantineFrees) {
+    std::memset(p, 0x5a, malloc_usable_size(p));
+    return;
+  }
+  std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept { operator delete(p); }
+
+namespace {
+
 class FakeDriver : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -154,6 +179,32 @@ protected:
   LoadOptions options;
   Fake fake;
 };
+
+TEST_F(FakeDriver, ModulesMayOutliveTheDriverSingleton) {
+  // Failed before (issue 17; valgrind: invalid read in ~ModuleState): at
+  // exit the driver singleton was destroyed before a global's ~ModuleState,
+  // which then called through the freed driver. The quarantine makes that
+  // call crash the child every time.
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto m = Module::loadPtx(*ctx, kPtx, metadata(), options);
+    if (!m.ok())
+      _exit(3);
+    gModuleAtExit.emplace(std::move(*m));
+    ctx.reset();
+    module.reset();
+    gQuarantineFrees = true;
+    std::exit(0); // runs the static destructors
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status) ? "killed by signal " +
+                                    std::to_string(WTERMSIG(status))
+                              : "exit status " +
+                                    std::to_string(WEXITSTATUS(status)));
+}
 
 TEST_F(FakeDriver, ContextAndDevice) {
   EXPECT_EQ(ctx->deviceName(), "Fake GPU");
