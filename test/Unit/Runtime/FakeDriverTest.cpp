@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -155,6 +156,21 @@ void operator delete(void *p) noexcept {
 void operator delete(void *p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
+
+/// What the fake takes for a cubin: a 64-bit ELF header whose e_shoff (no
+/// sections) ends the image, then the PTX.
+std::string fakeCubin(std::string_view ptx) {
+  std::string elf(64, '\0');
+  std::memcpy(elf.data(), "\x7f"
+                          "ELF\x02\x01\x01",
+              7);
+  uint64_t end = 64 + ptx.size();
+  for (int i = 0; i < 8; ++i)
+    elf[0x28 + i] = char(end >> (8 * i));
+  elf[0x34] = 64; // e_ehsize
+  elf[0x3a] = 64; // e_shentsize
+  return elf + std::string(ptx);
+}
 
 class FakeDriver : public ::testing::Test {
 protected:
@@ -493,10 +509,40 @@ TEST_F(FakeDriver, LoadErrors) {
   auto notCubin = Module::loadCubin(*ctx, kPtx, metadata());
   EXPECT_EQ(notCubin.message(), "the data is not a cubin (no ELF header); "
                                 "load PTX text with Module::loadPtx");
-  auto elf =
-      Module::loadCubin(*ctx, std::string("\x7f") + "ELF" + kPtx, metadata());
+  auto elf = Module::loadCubin(*ctx, fakeCubin(kPtx), metadata());
   ASSERT_TRUE(elf.ok()) << elf.message();
   EXPECT_EQ(elf->loadInfo().source, LoadInfo::Source::Cubin);
+}
+
+TEST_F(FakeDriver, CubinsAreReadToTheEndTheirHeaderGives) {
+  // Failed before (issue 17; ASan: global-buffer-overflow on an AOT
+  // header's embedded cubin): the fake took a cubin's length with strlen.
+  // Here the image ends right before an inaccessible page.
+  std::string image = fakeCubin(kPtx);
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t span = (image.size() + page - 1) / page * page;
+  auto *base = static_cast<char *>(mmap(nullptr, span + page,
+                                        PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(base, MAP_FAILED);
+  ASSERT_EQ(mprotect(base + span, page, PROT_NONE), 0);
+  char *at = base + span - image.size();
+  std::memcpy(at, image.data(), image.size());
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto m = Module::loadCubin(*ctx, std::string_view(at, image.size()),
+                               metadata());
+    _exit(m.ok() && m->kernel("add").ok() ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status) ? "killed by signal " +
+                                    std::to_string(WTERMSIG(status))
+                              : "exit status " +
+                                    std::to_string(WEXITSTATUS(status)));
+  munmap(base, span + page);
 }
 
 TEST_F(FakeDriver, LoadFiles) {
@@ -508,9 +554,7 @@ TEST_F(FakeDriver, LoadFiles) {
   EXPECT_EQ(m->metadata().kernelNames(),
             "add, probe, shared100k, shared300k, heavy");
   {
-    std::ofstream(dir + "/k.cubin", std::ios::binary) << "\x7f"
-                                                         "ELF"
-                                                      << kPtx;
+    std::ofstream(dir + "/k.cubin", std::ios::binary) << fakeCubin(kPtx);
   }
   auto c = Module::loadFiles(*ctx, dir + "/k.cubin", dir + "/k.json");
   ASSERT_TRUE(c.ok()) << c.message();
