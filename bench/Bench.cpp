@@ -418,10 +418,8 @@ int main(int argc, char **argv) {
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu launch (default: all but matmul_bias_gelu).");
   CLI::App &app = cl.app();
-  app.add_option("work", work, "what to time")
-      ->check(CLI::IsMember(known));
-  app.add_option("--kernels", dir, "the compiled kernels' folder")
-      ->required();
+  app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
+  app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
   app.add_option("--system", system, "the name of the rows' system")
       ->default_str(system);
   app.add_option("--out", out, "also write the rows to this JSON file");

@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline.h"
-#include "tilec/support/CudaTools.h"
 #include "tilec/Conversion/Passes.h"
 #include "tilec/InitAll.h"
 #include "tilec/Transforms/Passes.h"
+#include "tilec/support/CudaTools.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"

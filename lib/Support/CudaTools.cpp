@@ -17,8 +17,7 @@ namespace {
 
 bool isFile(const std::string &path) {
   struct stat st;
-  return !path.empty() && ::stat(path.c_str(), &st) == 0 &&
-         S_ISREG(st.st_mode);
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 std::string env(const char *name) {
@@ -91,8 +90,7 @@ std::string findPtxas(std::string_view configured, const char *envVar,
 
 std::string findToolkit(std::string_view root) {
   auto hasLibdevice = [](const std::string &dir) {
-    return !dir.empty() &&
-           isFile(dir + "/" + std::string(kLibdeviceSubpath));
+    return !dir.empty() && isFile(dir + "/" + std::string(kLibdeviceSubpath));
   };
   for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"}) {
     std::string dir = env(var);

@@ -59,8 +59,7 @@ int main(int argc, char **argv) {
   CLI::App &app = cl.app();
   app.add_option("input", input, "the compiled kernels (PTX or cubin)")
       ->required();
-  app.add_option("-o,--output", output,
-                 "the outputs' path without .h/.cpp")
+  app.add_option("-o,--output", output, "the outputs' path without .h/.cpp")
       ->required();
   app.add_option("--metadata", metadata,
                  "the kernels' metadata (default: INPUT with .json)");

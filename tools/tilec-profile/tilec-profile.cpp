@@ -20,7 +20,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-
 #include "tilec/perfmodel/Report.h"
 #include "tilec/runtime/Runtime.h"
 #include "tilec/support/CommandLine.h"
@@ -493,9 +492,10 @@ Status writeOutputs(const ProfileRun &run, const std::string &out,
 
 int main(int argc, char **argv) {
   Options options;
-  tilec::cli::CommandLine cl("tilec-profile", kSynopsis,
-                      "Measures analysed workloads on the GPU and says which "
-                      "bound each is under (docs/analyzer.md).");
+  tilec::cli::CommandLine cl(
+      "tilec-profile", kSynopsis,
+      "Measures analysed workloads on the GPU and says which "
+      "bound each is under (docs/analyzer.md).");
   CLI::App &app = cl.app();
   std::string only;
   app.add_option("inputs", options.inputs,

@@ -302,9 +302,9 @@ struct LoadOptions {
   /// compiles PTX as relocatable code, which costs some kernels registers
   /// (docs/runtime.md). Empty: $TILEC_RUNTIME_PTXAS, else
   /// $CUDA_HOME/bin/ptxas, $CUDA_PATH/bin/ptxas, ptxas in PATH,
-  /// /usr/local/cuda/bin/ptxas (tilec::cuda::findPtxas). "off" (here or in the variable), none found, or a ptxas that
-  /// fails: the driver's linker compiles it (LoadInfo::compilerNote says
-  /// why).
+  /// /usr/local/cuda/bin/ptxas (tilec::cuda::findPtxas). "off" (here or in the
+  /// variable), none found, or a ptxas that fails: the driver's linker compiles
+  /// it (LoadInfo::compilerNote says why).
   std::string ptxas;
 };
 

@@ -90,7 +90,8 @@ public:
   /// Reports a usage error found after parsing (a value of the wrong
   /// form): `message` should name the option. Returns kUsageError.
   int usageError(const std::string &message) const {
-    std::fprintf(stderr, "%s: error: %s\nusage: %s\n(--help lists the "
+    std::fprintf(stderr,
+                 "%s: error: %s\nusage: %s\n(--help lists the "
                  "options)\n",
                  tool_.c_str(), message.c_str(), synopsis_.c_str());
     return kUsageError;

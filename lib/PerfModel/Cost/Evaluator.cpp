@@ -135,7 +135,7 @@ std::string indexText(int64_t flat, ArrayRef<int64_t> shape) {
 } // namespace
 
 AV tilec::perfmodel::gather(const AV &src, ArrayRef<int64_t> shape,
-                           ArrayRef<int64_t> strides, int64_t offset) {
+                            ArrayRef<int64_t> strides, int64_t offset) {
   AV r;
   r.kind = src.kind;
   r.width = src.width;

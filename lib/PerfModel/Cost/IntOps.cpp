@@ -134,7 +134,7 @@ Iv bitwise(llvm::StringRef name, Iv a, Iv b, unsigned width) {
 } // namespace
 
 bool tilec::perfmodel::intBinary(llvm::StringRef name, Iv a, Iv b,
-                                unsigned width, Iv &out) {
+                                 unsigned width, Iv &out) {
   if (name == "andi" || name == "ori" || name == "xori") {
     out = bitwise(name, a, b, width);
     return true;
@@ -300,7 +300,7 @@ Iv tilec::perfmodel::intCompare(int pred, Iv a, Iv b, unsigned width) {
 }
 
 Iv tilec::perfmodel::intCast(llvm::StringRef name, Iv a, unsigned from,
-                            unsigned to) {
+                             unsigned to) {
   bool isSigned = name == "extsi" || name == "index_cast";
   bool isUnsigned = name == "extui" || name == "index_castui";
   if (to >= from) {

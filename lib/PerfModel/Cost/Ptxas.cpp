@@ -85,7 +85,7 @@ tilec::perfmodel::parsePtxasReport(StringRef report) {
 
 llvm::Expected<std::map<std::string, Resources>>
 tilec::perfmodel::ptxasResources(StringRef ptx, StringRef arch,
-                                StringRef ptxasPath) {
+                                 StringRef ptxasPath) {
   std::string why;
   std::string ptxas = cuda::findPtxas(ptxasPath, "TILEC_PTXAS", &why);
   if (ptxas.empty())
@@ -127,7 +127,7 @@ bool tilec::perfmodel::hasTensorCoreInstructions(StringRef ptx) {
 }
 
 void tilec::perfmodel::countDotsOnFmaPipe(LaunchCounts &counts,
-                                         StringRef module) {
+                                          StringRef module) {
   bool moved = false;
   for (DotCount &d : counts.dots)
     if (d.kind != "ieee" && !StringRef(d.kind).starts_with("fma:")) {

@@ -228,14 +228,14 @@ private:
 } // namespace
 
 llvm::Expected<int64_t> tilec::perfmodel::evalExpr(StringRef expr,
-                                                  const Vars &vars) {
+                                                   const Vars &vars) {
   if (expr.trim().empty())
     return fail("empty expression");
   return ExprParser(expr, vars).parse();
 }
 
 llvm::Expected<Vars> tilec::perfmodel::evalVars(const WorkloadSpec &spec,
-                                               const Vars &overrides) {
+                                                const Vars &overrides) {
   Vars vars = overrides;
   // In dependency order: a variable may use any other; resolve repeatedly.
   std::vector<std::pair<std::string, std::string>> pending;
@@ -280,9 +280,9 @@ tilec::perfmodel::evalGrid(const LaunchSpec &spec, const Vars &vars) {
 
 llvm::Expected<std::vector<LaunchArg>>
 tilec::perfmodel::evalArgs(const LaunchSpec &spec, const Vars &vars,
-                          const std::vector<std::string> &names,
-                          const std::vector<bool> &isPointer,
-                          const std::vector<bool> &isFloat) {
+                           const std::vector<std::string> &names,
+                           const std::vector<bool> &isPointer,
+                           const std::vector<bool> &isFloat) {
   std::string signature;
   for (size_t i = 0; i < names.size(); ++i)
     signature += (i ? ", " : "") + names[i];

@@ -281,7 +281,7 @@ void pickLimit(Prediction &p) {
 } // namespace
 
 Prediction tilec::perfmodel::predictLaunch(const DeviceModel &model,
-                                          const LaunchCounts &counts) {
+                                           const LaunchCounts &counts) {
   Prediction p =
       predictFrom(model, classifyWork(counts), counts.minimalBytes());
   pickLimit(p);
@@ -347,30 +347,28 @@ Prediction WorkloadPoint::predict(const DeviceModel &model) const {
 namespace {
 
 Value predictionTree(const Prediction &p) {
-  return Value{{"floor_s", p.floor},   {"limit", p.limit},
-               {"regime", p.regime()}, {"memory_s", p.memory},
-               {"tensor_s", p.tensor}, {"fp32_s", p.fp32},
-               {"fp16_s", p.fp16},     {"fp64_s", p.fp64},
-               {"sfu_s", p.sfu},       {"int_s", p.integer},
-               {"launch_s", p.launch}};
+  return Value{
+      {"floor_s", p.floor},   {"limit", p.limit},     {"regime", p.regime()},
+      {"memory_s", p.memory}, {"tensor_s", p.tensor}, {"fp32_s", p.fp32},
+      {"fp16_s", p.fp16},     {"fp64_s", p.fp64},     {"sfu_s", p.sfu},
+      {"int_s", p.integer},   {"launch_s", p.launch}};
 }
 
 /// The "derived" numbers of a launch or a point (written for readers, not
 /// read back).
 Value derivedTree(const WorkByClass &work, uint64_t minimal, uint64_t issued,
                   const Prediction &prediction) {
-  return Value{
-      {"minimal_bytes", minimal},
-      {"issued_bytes", issued},
-      {"tensor_flops", work.tensorTotal()},
-      {"tensor_useful_flops", work.tensorUseful},
-      {"fp32_flops", work.fp32Flops},
-      {"fp16_flops", work.fp16Flops},
-      {"fp64_flops", work.fp64Flops},
-      {"special_evaluations", work.specialTotal()},
-      {"int_ops", work.intOps},
-      {"intensity", minimal ? work.totalOps() / double(minimal) : 0.0},
-      {"prediction", predictionTree(prediction)}};
+  return Value{{"minimal_bytes", minimal},
+               {"issued_bytes", issued},
+               {"tensor_flops", work.tensorTotal()},
+               {"tensor_useful_flops", work.tensorUseful},
+               {"fp32_flops", work.fp32Flops},
+               {"fp16_flops", work.fp16Flops},
+               {"fp64_flops", work.fp64Flops},
+               {"special_evaluations", work.specialTotal()},
+               {"int_ops", work.intOps},
+               {"intensity", minimal ? work.totalOps() / double(minimal) : 0.0},
+               {"prediction", predictionTree(prediction)}};
 }
 
 Value launchTree(const LaunchAnalysis &l, const DeviceModel &model) {
@@ -400,7 +398,8 @@ Value launchTree(const LaunchAnalysis &l, const DeviceModel &model) {
     ops.push_back(Value::array({op.op, op.type, op.count}));
   Value &dots = j["dots"] = Value::array();
   for (const DotCount &d : c.dots)
-    dots.push_back({{"kind", d.kind}, {"flops", d.flops}, {"useful", d.useful}});
+    dots.push_back(
+        {{"kind", d.kind}, {"flops", d.flops}, {"useful", d.useful}});
   Value &buffers = j["buffers"] = Value::array();
   for (const BufferTraffic &b : c.buffers)
     buffers.push_back({{"name", b.name},
@@ -416,8 +415,8 @@ Value launchTree(const LaunchAnalysis &l, const DeviceModel &model) {
   j["notes"] = Value::array();
   for (const std::string &n : c.notes)
     j["notes"].push_back(n);
-  j["derived"] = derivedTree(classifyWork(c), c.minimalBytes(),
-                             c.issuedBytes(), predictLaunch(model, c));
+  j["derived"] = derivedTree(classifyWork(c), c.minimalBytes(), c.issuedBytes(),
+                             predictLaunch(model, c));
   return j;
 }
 
@@ -434,9 +433,12 @@ Value tilec::perfmodel::resourcesTree(const Resources &r) {
 }
 
 Value tilec::perfmodel::analysisTree(const WorkloadAnalysis &a) {
-  Value j = {{"format", "tilec-analysis"}, {"version", 1},
-             {"name", a.name},             {"group", a.group},
-             {"label", a.label},           {"batch_var", a.batchVar}};
+  Value j = {{"format", "tilec-analysis"},
+             {"version", 1},
+             {"name", a.name},
+             {"group", a.group},
+             {"label", a.label},
+             {"batch_var", a.batchVar}};
   j["device"] = deviceModelTree(a.device);
   Value &points = j["points"] = Value::array();
   for (const WorkloadPoint &p : a.points) {
@@ -447,8 +449,8 @@ Value tilec::perfmodel::analysisTree(const WorkloadAnalysis &a) {
     Value &launches = point["launches"] = Value::array();
     for (const LaunchAnalysis &l : p.launches)
       launches.push_back(launchTree(l, a.device));
-    point["derived"] = derivedTree(p.work(), p.minimalBytes(),
-                                   p.issuedBytes(), p.predict(a.device));
+    point["derived"] = derivedTree(p.work(), p.minimalBytes(), p.issuedBytes(),
+                                   p.predict(a.device));
     points.push_back(std::move(point));
   }
   return j;
@@ -460,8 +462,8 @@ std::string tilec::perfmodel::analysisJson(const WorkloadAnalysis &a) {
 
 namespace {
 
-Status readUnsigned(const FieldReader &r, std::string_view key,
-                    uint64_t &out, bool required) {
+Status readUnsigned(const FieldReader &r, std::string_view key, uint64_t &out,
+                    bool required) {
   int64_t v = 0;
   TILEC_RETURN_IF_ERROR(r.integer(key, v, required));
   out = uint64_t(v);
@@ -583,7 +585,7 @@ Status readLaunch(const Value &v, const JsonPlace &place, LaunchAnalysis &l) {
 } // namespace
 
 Status tilec::perfmodel::readResources(const Value &v, const JsonPlace &place,
-                                      Resources &r) {
+                                       Resources &r) {
   FieldReader o(v, place, "'resources'");
   TILEC_RETURN_IF_ERROR(o.check({"threads_per_program", "registers",
                                  "static_shared_bytes", "dynamic_shared_bytes",
@@ -661,8 +663,8 @@ tilec::perfmodel::analysisFromJson(const Value &v, const JsonPlace &place) {
       for (const auto &[name, value] : vars->items()) {
         std::optional<int64_t> x = json::asInt64(value);
         if (!x)
-          return pr.place("vars").member(name).error(
-              "variable '" + name + "' must be an integer");
+          return pr.place("vars").member(name).error("variable '" + name +
+                                                     "' must be an integer");
         point.vars.push_back({name, *x});
       }
     }
@@ -672,8 +674,8 @@ tilec::perfmodel::analysisFromJson(const Value &v, const JsonPlace &place) {
       return pr.error("launches", "'launches' is empty");
     for (size_t k = 0; k < launches->size(); ++k) {
       LaunchAnalysis launch;
-      TILEC_RETURN_IF_ERROR(readLaunch(
-          (*launches)[k], pr.place("launches").element(k), launch));
+      TILEC_RETURN_IF_ERROR(
+          readLaunch((*launches)[k], pr.place("launches").element(k), launch));
       point.launches.push_back(std::move(launch));
     }
     a.points.push_back(std::move(point));
@@ -683,7 +685,7 @@ tilec::perfmodel::analysisFromJson(const Value &v, const JsonPlace &place) {
 
 Expected<WorkloadAnalysis>
 tilec::perfmodel::parseAnalysisJson(std::string_view text,
-                                   const std::string &origin) {
+                                    const std::string &origin) {
   auto parsed = json::parse(text);
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());

@@ -159,7 +159,8 @@ const std::vector<DeviceModel> &tilec::perfmodel::builtinDeviceModels() {
   return models;
 }
 
-Expected<DeviceModel> tilec::perfmodel::builtinDeviceModel(std::string_view id) {
+Expected<DeviceModel>
+tilec::perfmodel::builtinDeviceModel(std::string_view id) {
   std::string ids;
   for (const DeviceModel &m : builtinDeviceModels()) {
     if (m.id == lower(id))
@@ -173,18 +174,16 @@ Expected<DeviceModel> tilec::perfmodel::builtinDeviceModel(std::string_view id) 
 
 Expected<DeviceModel>
 tilec::perfmodel::parseDeviceModel(std::string_view text,
-                                  const std::string &origin,
-                                  const DeviceModel &fallback) {
+                                   const std::string &origin,
+                                   const DeviceModel &fallback) {
   auto parsed = json::parse(text);
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());
   return deviceModelFromJson(*parsed, JsonPlace{origin, ""}, fallback);
 }
 
-Expected<DeviceModel>
-tilec::perfmodel::deviceModelFromJson(const Value &value,
-                                     const JsonPlace &place,
-                                     const DeviceModel &fallback) {
+Expected<DeviceModel> tilec::perfmodel::deviceModelFromJson(
+    const Value &value, const JsonPlace &place, const DeviceModel &fallback) {
   FieldReader r(value, place, "a device model");
   std::vector<std::string_view> known = {"base", "id",     "name",
                                          "arch", "source", "tensor_tflops"};
@@ -275,7 +274,7 @@ std::string tilec::perfmodel::deviceModelJson(const DeviceModel &m) {
 }
 
 Occupancy tilec::perfmodel::computeOccupancy(const DeviceModel &m,
-                                            const Resources &r) {
+                                             const Resources &r) {
   Occupancy o;
   int threads = r.threadsPerProgram;
   if (threads <= 0 || threads > 1024) {

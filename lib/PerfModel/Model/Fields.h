@@ -31,16 +31,16 @@ struct JsonPlace {
   std::string path;   ///< "" for the document, else "points[0].vars"
 
   JsonPlace member(std::string_view key) const {
-    return {origin, path.empty() ? std::string(key)
-                                 : path + "." + std::string(key)};
+    return {origin,
+            path.empty() ? std::string(key) : path + "." + std::string(key)};
   }
   JsonPlace element(size_t index) const {
     return {origin, path + "[" + std::to_string(index) + "]"};
   }
   /// "ORIGIN: at PATH: MESSAGE" ("ORIGIN: MESSAGE" for the document).
   Status error(const std::string &message) const {
-    return Status::error(origin + ": " + (path.empty() ? "" : "at " + path + ": ") +
-                         message);
+    return Status::error(origin + ": " +
+                         (path.empty() ? "" : "at " + path + ": ") + message);
   }
 };
 

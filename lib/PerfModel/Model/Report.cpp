@@ -250,7 +250,7 @@ std::string tilec::perfmodel::analysisReport(const WorkloadAnalysis &a) {
 }
 
 Verdict tilec::perfmodel::judgeWorkload(const WorkloadProfile &w,
-                                       const DeviceModel &model) {
+                                        const DeviceModel &model) {
   if (w.measured.empty() || w.analysis.points.empty())
     return Verdict{"unknown", "", 0, 0, "", 0, 0, "not measured"};
   Prediction p = w.analysis.points[0].predict(model);
@@ -390,7 +390,7 @@ std::string tilec::perfmodel::profileJson(const ProfileRun &run) {
 
 Expected<ProfileRun>
 tilec::perfmodel::parseProfileJson(std::string_view text,
-                                  const std::string &origin) {
+                                   const std::string &origin) {
   auto parsed = json::parse(text);
   if (!parsed.ok())
     return Status::error(origin + ": not JSON: " + parsed.message());

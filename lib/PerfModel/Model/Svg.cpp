@@ -347,7 +347,7 @@ std::string tilec::perfmodel::rooflineSvg(const ProfileRun &run) {
 }
 
 std::string tilec::perfmodel::sweepSvg(const WorkloadProfile &w,
-                                      const DeviceModel &m) {
+                                       const DeviceModel &m) {
   const WorkloadAnalysis &a = w.analysis;
   struct Row {
     double n, predicted, device, wall;

@@ -24,7 +24,7 @@ std::string fixed(double v, int digits) {
 } // namespace
 
 Verdict tilec::perfmodel::judge(const Prediction &p, const PointMeasurement &n,
-                               const PointMeasurement *doubled) {
+                                const PointMeasurement *doubled) {
   Verdict v;
   double t = n.deviceSeconds > 0 ? n.deviceSeconds : n.wallSeconds;
   if (t <= 0) {

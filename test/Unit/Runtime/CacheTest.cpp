@@ -188,9 +188,7 @@ TEST(Cache, HostileEntriesAreAbsentAtOnce) {
   alarm(20);
   EXPECT_FALSE(cache.lookup("fifo").has_value());
   std::string huge = cache.pathFor("huge");
-  {
-    std::ofstream(huge) << "TILECCB1";
-  }
+  { std::ofstream(huge) << "TILECCB1"; }
   ASSERT_EQ(truncate(huge.c_str(), off_t(1) << 40), 0);
   EXPECT_FALSE(cache.lookup("huge").has_value());
   ASSERT_EQ(mkdir(cache.pathFor("dir").c_str(), 0755), 0);

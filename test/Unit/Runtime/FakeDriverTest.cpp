@@ -161,8 +161,9 @@ namespace {
 /// sections) ends the image, then the PTX.
 std::string fakeCubin(std::string_view ptx) {
   std::string elf(64, '\0');
-  std::memcpy(elf.data(), "\x7f"
-                          "ELF\x02\x01\x01",
+  std::memcpy(elf.data(),
+              "\x7f"
+              "ELF\x02\x01\x01",
               7);
   uint64_t end = 64 + ptx.size();
   for (int i = 0; i < 8; ++i)
@@ -216,10 +217,9 @@ TEST_F(FakeDriver, ModulesMayOutliveTheDriverSingleton) {
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << (WIFSIGNALED(status) ? "killed by signal " +
-                                    std::to_string(WTERMSIG(status))
-                              : "exit status " +
-                                    std::to_string(WEXITSTATUS(status)));
+      << (WIFSIGNALED(status)
+              ? "killed by signal " + std::to_string(WTERMSIG(status))
+              : "exit status " + std::to_string(WEXITSTATUS(status)));
 }
 
 TEST_F(FakeDriver, ContextAndDevice) {
@@ -521,9 +521,9 @@ TEST_F(FakeDriver, CubinsAreReadToTheEndTheirHeaderGives) {
   std::string image = fakeCubin(kPtx);
   size_t page = size_t(sysconf(_SC_PAGESIZE));
   size_t span = (image.size() + page - 1) / page * page;
-  auto *base = static_cast<char *>(mmap(nullptr, span + page,
-                                        PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  auto *base =
+      static_cast<char *>(mmap(nullptr, span + page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(base, MAP_FAILED);
   ASSERT_EQ(mprotect(base + span, page, PROT_NONE), 0);
   char *at = base + span - image.size();
@@ -531,17 +531,16 @@ TEST_F(FakeDriver, CubinsAreReadToTheEndTheirHeaderGives) {
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    auto m = Module::loadCubin(*ctx, std::string_view(at, image.size()),
-                               metadata());
+    auto m =
+        Module::loadCubin(*ctx, std::string_view(at, image.size()), metadata());
     _exit(m.ok() && m->kernel("add").ok() ? 0 : 3);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << (WIFSIGNALED(status) ? "killed by signal " +
-                                    std::to_string(WTERMSIG(status))
-                              : "exit status " +
-                                    std::to_string(WEXITSTATUS(status)));
+      << (WIFSIGNALED(status)
+              ? "killed by signal " + std::to_string(WTERMSIG(status))
+              : "exit status " + std::to_string(WEXITSTATUS(status)));
   munmap(base, span + page);
 }
 
@@ -553,9 +552,7 @@ TEST_F(FakeDriver, LoadFiles) {
   ASSERT_TRUE(m.ok()) << m.message();
   EXPECT_EQ(m->metadata().kernelNames(),
             "add, probe, shared100k, shared300k, heavy");
-  {
-    std::ofstream(dir + "/k.cubin", std::ios::binary) << fakeCubin(kPtx);
-  }
+  { std::ofstream(dir + "/k.cubin", std::ios::binary) << fakeCubin(kPtx); }
   auto c = Module::loadFiles(*ctx, dir + "/k.cubin", dir + "/k.json");
   ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->loadInfo().source, LoadInfo::Source::Cubin);

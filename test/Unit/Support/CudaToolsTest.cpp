@@ -25,8 +25,7 @@ namespace {
 std::string freshDir(const std::string &name) {
   const char *tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") +
-                    "/tilec-cudatools-" + std::to_string(getpid()) + "-" +
-                    name;
+                    "/tilec-cudatools-" + std::to_string(getpid()) + "-" + name;
   std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return dir;

@@ -45,8 +45,7 @@ TEST(Json, Scalars) {
 }
 
 TEST(Json, StringsAndShow) {
-  EXPECT_EQ(parseOk(R"("a\"b\\c\/d\n\t")").get<std::string>(),
-            "a\"b\\c/d\n\t");
+  EXPECT_EQ(parseOk(R"("a\"b\\c\/d\n\t")").get<std::string>(), "a\"b\\c/d\n\t");
   EXPECT_EQ(parseOk(R"("\ud83d\ude00")").get<std::string>(),
             "\xf0\x9f\x98\x80");
   EXPECT_EQ(json::quote("a\"b\\\n\x01"), R"("a\"b\\\n\u0001")");
@@ -101,23 +100,23 @@ TEST(Json, DuplicateCheckIsLinear) {
     text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
   auto start = std::chrono::steady_clock::now();
   json::Value v = parseOk(text + "}");
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(v.size(), 200000u);
   EXPECT_LT(seconds, 10.0);
   EXPECT_EQ(parseError(text + ",\"k7\":2}"), "duplicate key \"k7\"");
 }
 
 TEST(Json, NestingIsLimited) {
-  EXPECT_EQ(parseError(std::string(200, '[')),
-            "JSON nested deeper than 128 levels at " +
-                [] {
-                  std::string path;
-                  for (int i = 0; i < 127; ++i)
-                    path += "[0]";
-                  return path;
-                }());
+  EXPECT_EQ(
+      parseError(std::string(200, '[')),
+      "JSON nested deeper than 128 levels at " + [] {
+        std::string path;
+        for (int i = 0; i < 127; ++i)
+          path += "[0]";
+        return path;
+      }());
   std::string deep(json::kMaxDepth, '[');
   parseOk(deep + std::string(json::kMaxDepth, ']'));
 }

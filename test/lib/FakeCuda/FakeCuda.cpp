@@ -30,8 +30,8 @@
 
 #include <cuda.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -44,7 +44,7 @@ namespace {
 
 struct FakeFunction {
   std::string name;
-  std::string ptx; // its module's PTX, for the simulator
+  std::string ptx;             // its module's PTX, for the simulator
   CUcontext context = nullptr; // its module's
   std::vector<unsigned> paramBytes;
   int maxDynamicShared = 48 * 1024;
