@@ -25,7 +25,8 @@
 
 #include "GpuHelpers.h"
 
-#include "tilec/runtime/Json.h"
+#include "tilec/support/CommandLine.h"
+#include "tilec/support/Json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -55,10 +56,10 @@ std::string jsonRow(const Row &r) {
     std::snprintf(tf, sizeof tf, "%.1f", r.tflops);
   else
     std::snprintf(tf, sizeof tf, "null");
-  return "{\"work\": " + json::quote(r.work) +
-         ", \"system\": " + json::quote(r.system) + ", \"ms\": " + ms +
+  return "{\"work\": " + tilec::json::quote(r.work) +
+         ", \"system\": " + tilec::json::quote(r.system) + ", \"ms\": " + ms +
          ", \"GBps\": " + gb + ", \"TFLOPs\": " + tf +
-         ", \"note\": " + json::quote(r.note) + "}";
+         ", \"note\": " + tilec::json::quote(r.note) + "}";
 }
 
 void emit(Row r) {
@@ -408,32 +409,27 @@ int main(int argc, char **argv) {
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "launch"};
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--kernels" || a == "--system" || a == "--out") && i + 1 < argc)
-      (a == "--kernels" ? dir : a == "--system" ? system : out) = argv[++i];
-    else if (a == "--matmul-tile" && i + 1 < argc) {
-      if (std::sscanf(argv[++i], "%ld,%ld", &gTileM, &gTileN) != 2 ||
-          gTileM <= 0 || gTileN <= 0) {
-        std::fprintf(stderr, "tilec-bench: --matmul-tile takes M,N\n");
-        return 2;
-      }
-    } else if (known.count(a))
-      work.push_back(a);
-    else {
-      std::fprintf(stderr,
-                   "tilec-bench: unknown argument '%s'\nusage: tilec-bench "
-                   "--kernels DIR [--system NAME] [--out FILE] "
-                   "[--matmul-tile M,N] [add coscos bias_gelu softmax "
-                   "layernorm rmsnorm matmul matmul_bias_gelu launch]\n",
-                   a.c_str());
-      return 2;
-    }
-  }
-  if (dir.empty()) {
-    std::fprintf(stderr, "tilec-bench: --kernels DIR is required\n");
-    return 2;
-  }
+  std::string tile;
+  tilec::cli::CommandLine cl(
+      "tilec-bench",
+      "tilec-bench --kernels DIR [--system NAME] [--out FILE] "
+      "[--matmul-tile M,N] [WORK...]",
+      "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
+      "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
+      "matmul matmul_bias_gelu launch (default: all but matmul_bias_gelu).");
+  CLI::App &app = cl.app();
+  app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
+  app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
+  app.add_option("--system", system, "the name of the rows' system")
+      ->default_str(system);
+  app.add_option("--out", out, "also write the rows to this JSON file");
+  app.add_option("--matmul-tile", tile, "the matmul's tile (M,N)");
+  if (int status = cl.parse(argc, argv); status >= 0)
+    return status;
+  if (!tile.empty() &&
+      (std::sscanf(tile.c_str(), "%ld,%ld", &gTileM, &gTileN) != 2 ||
+       gTileM <= 0 || gTileN <= 0))
+    return cl.usageError("--matmul-tile takes M,N, got '" + tile + "'");
   if (work.empty())
     work = {"add",       "coscos",  "bias_gelu", "softmax",
             "layernorm", "rmsnorm", "matmul",    "launch"};

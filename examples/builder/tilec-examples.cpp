@@ -13,6 +13,7 @@
 #include "Kernels.h"
 
 #include "tilec/Pipeline.h"
+#include "tilec/support/CommandLine.h"
 
 #include <cstdio>
 #include <cstring>
@@ -31,41 +32,37 @@ static bool writeFile(const std::string &path, const std::string &text) {
   return true;
 }
 
-static int usage() {
-  std::cerr << "usage: tilec-examples [--list] [--compiled] [-o DIR] "
-               "[--matmul-block M,N,K] NAME...\n";
-  return 2;
-}
-
 int main(int argc, char **argv) {
-  std::string outDir;
-  bool compiled = false;
+  std::string outDir, block;
+  bool compiled = false, list = false;
   int blockM = 0, blockN = 0, blockK = 0;
   std::vector<std::string> names;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--list")) {
-      for (const examples::Example &e : examples::allExamples())
-        std::cout << e.name << "\n";
-      return 0;
-    }
-    if (!std::strcmp(argv[i], "--compiled")) {
-      compiled = true;
-    } else if (!std::strcmp(argv[i], "--matmul-block")) {
-      if (++i == argc ||
-          std::sscanf(argv[i], "%d,%d,%d", &blockM, &blockN, &blockK) != 3) {
-        std::cerr << "tilec-examples: error: --matmul-block takes M,N,K\n";
-        return 2;
-      }
-    } else if (!std::strcmp(argv[i], "-o")) {
-      if (++i == argc)
-        return usage();
-      outDir = argv[i];
-    } else {
-      names.push_back(argv[i]);
-    }
+  cli::CommandLine cl(
+      "tilec-examples",
+      "tilec-examples [--list] [--compiled] [-o DIR] [--matmul-block M,N,K] "
+      "NAME...",
+      "Builds the C++ builder's example kernels: their tile IR on stdout, or "
+      "with -o DIR the files DIR/NAME.tile, .ptx and .json.");
+  CLI::App &app = cl.app();
+  app.add_option("names", names, "the examples to build (see --list)");
+  app.add_flag("--list", list, "list the examples and exit");
+  app.add_flag("--compiled", compiled,
+               "print the pipeline's tile-level output instead");
+  app.add_option("-o", outDir, "write files into this folder");
+  app.add_option("--matmul-block", block,
+                 "another tile of matmul_bias_gelu (M,N,K)");
+  if (int status = cl.parse(argc, argv); status >= 0)
+    return status;
+  if (list) {
+    for (const examples::Example &e : examples::allExamples())
+      std::cout << e.name << "\n";
+    return 0;
   }
+  if (!block.empty() &&
+      std::sscanf(block.c_str(), "%d,%d,%d", &blockM, &blockN, &blockK) != 3)
+    return cl.usageError("--matmul-block takes M,N,K, got '" + block + "'");
   if (names.empty())
-    return usage();
+    return cl.usageError("no example named (see --list)");
 
   for (const std::string &name : names) {
     const examples::Example *example = nullptr;

@@ -43,8 +43,7 @@ struct PipelineOptions {
   /// Every kernel as if marked tile.approx_math (f32 erf in ten
   /// instructions, absolute error under 5e-7; support/ApproxErf.h).
   bool approxMath = false;
-  /// ptxas for EmitLevel::Cubin; empty: $TILEC_PTXAS, else ptxas in PATH,
-  /// else /usr/local/cuda/bin/ptxas.
+  /// ptxas for EmitLevel::Cubin; empty: findPtxasPath's search.
   std::string ptxasPath;
   /// Apply MLIR's pass-manager command-line options (IR printing, timing):
   /// set by tools that registered them (tilec), not by library users.
@@ -65,8 +64,8 @@ struct CompileResult {
 };
 
 /// The ptxas that EmitLevel::Cubin would run: `configured` if not empty,
-/// else $TILEC_PTXAS, else ptxas in PATH, else /usr/local/cuda/bin/ptxas;
-/// empty if that one is not an executable.
+/// else $TILEC_PTXAS, else the search of tilec::cuda::findPtxas; empty if
+/// that one is not an executable.
 std::string findPtxasPath(const std::string &configured);
 
 /// Runs the pipeline on `module` (in place) up to `options.emit`. Errors are

@@ -16,6 +16,7 @@
 #include "tilec/aot/CppKernels.h"
 #include "tilec/runtime/Metadata.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -244,6 +245,32 @@ std::string byteArray(std::string_view data) {
   return out;
 }
 
+/// The names of the PTX's `.entry` functions, in order.
+std::vector<std::string> ptxEntries(std::string_view ptx) {
+  std::vector<std::string> names;
+  for (size_t at = ptx.find(".entry"); at != std::string_view::npos;
+       at = ptx.find(".entry", at + 6)) {
+    size_t start = at + 6;
+    // ".entry" is a whole directive, followed by space and the name.
+    if (start >= ptx.size() || (ptx[start] != ' ' && ptx[start] != '\t'))
+      continue;
+    while (start < ptx.size() && (ptx[start] == ' ' || ptx[start] == '\t'))
+      ++start;
+    size_t end = start;
+    while (end < ptx.size() && ptx[end] != '(' && ptx[end] != ' ' &&
+           ptx[end] != '\t' && ptx[end] != '\n')
+      ++end;
+    if (end > start)
+      names.emplace_back(ptx.substr(start, end - start));
+  }
+  return names;
+}
+
+/// `s` with "FILE: " in front when the file is named.
+Status inFile(const std::string &file, const Status &s) {
+  return file.empty() ? s : s.withContext(file);
+}
+
 } // namespace
 
 Expected<CppKernels> generateCppKernels(std::string_view binary,
@@ -251,7 +278,7 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
                                         const CppKernelsOptions &options) {
   auto metadata = runtime::parseMetadata(metadataJson);
   if (!metadata.ok())
-    return metadata.status();
+    return inFile(options.metadataName, metadata.status());
 
   // The namespace: identifiers separated by ::.
   std::vector<std::string> nsParts;
@@ -274,20 +301,25 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
   }
   for (const KernelMetadata &k : metadata->kernels) {
     if (!isIdentifier(k.name))
-      return Status::error("kernel '" + k.name +
-                           "' cannot be a C++ function name (rename the "
-                           "kernel, or load it with tilec::runtime::Module)");
+      return inFile(options.metadataName,
+                    Status::error("kernel '" + k.name +
+                                  "' cannot be a C++ function name (rename "
+                                  "the kernel, or load it with "
+                                  "tilec::runtime::Module)"));
     if (kGeneratedNames.count(k.name))
-      return Status::error("kernel '" + k.name +
-                           "' would clash with the generated '" + k.name +
-                           "' (rename the kernel)");
+      return inFile(options.metadataName,
+                    Status::error("kernel '" + k.name +
+                                  "' would clash with the generated '" +
+                                  k.name + "' (rename the kernel)"));
     // Each kernel also names a member `<name>_` and an accessor
     // `<name>Kernel`.
     for (const KernelMetadata &other : metadata->kernels)
       if (other.name == k.name + "_" || other.name == k.name + "Kernel")
-        return Status::error(
-            "kernel '" + other.name + "' would clash with the generated '" +
-            other.name + "' of kernel '" + k.name + "' (rename one of them)");
+        return inFile(options.metadataName,
+                      Status::error("kernel '" + other.name +
+                                    "' would clash with the generated '" +
+                                    other.name + "' of kernel '" + k.name +
+                                    "' (rename one of them)"));
   }
   // Parameters never take a name the generated code uses.
   std::set<std::string> reserved = {"stream", "grid",     "kernels", "k",
@@ -302,8 +334,26 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
                               4) == 0 ||
                   std::memcmp(binary.data(), "\x50\xed\x55\xba", 4) == 0);
   if (!isCubin && binary.find(".target") == std::string_view::npos)
-    return Status::error("the kernels are neither PTX (no .target directive) "
-                         "nor a cubin");
+    return inFile(options.binaryName,
+                  Status::error("the kernels are neither PTX (no .target "
+                                "directive) nor a cubin"));
+  // A kernel the metadata names but the PTX lacks would only fail at load.
+  // (A cubin's symbols are not read here; the runtime checks at load.)
+  if (!isCubin) {
+    std::vector<std::string> entries = ptxEntries(binary);
+    for (const KernelMetadata &k : metadata->kernels) {
+      if (std::find(entries.begin(), entries.end(), k.name) != entries.end())
+        continue;
+      std::string list;
+      for (const std::string &e : entries)
+        list += (list.empty() ? "" : ", ") + e;
+      return inFile(options.binaryName,
+                    Status::error("kernel '" + k.name +
+                                  "' of the metadata is not an .entry of the "
+                                  "PTX (its entries: " +
+                                  (list.empty() ? "none" : list) + ")"));
+    }
+  }
 
   std::string ns = options.namespaceName;
   std::string guard = "TILEC_AOT_";

@@ -10,6 +10,7 @@
 
 #include "tilec/Target/Target.h"
 #include "tilec/Pipeline.h"
+#include "tilec/support/CudaTools.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
@@ -201,7 +202,8 @@ FailureOr<std::string> findPtxas(ModuleOp module, StringRef configured) {
   if (!asked.empty())
     return module.emitError("ptxas not found at '")
            << asked << "'; --emit=cubin needs CUDA's ptxas";
-  return module.emitError("ptxas not found in PATH or /usr/local/cuda/bin; "
+  return module.emitError("ptxas not found ($CUDA_HOME/bin, $CUDA_PATH/bin, "
+                          "PATH, /usr/local/cuda/bin); "
                           "--emit=cubin needs CUDA's ptxas (or use "
                           "--emit=ptx)");
 }
@@ -246,17 +248,7 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
 } // namespace
 
 std::string tilec::findPtxasPath(const std::string &configured) {
-  std::string path = configured;
-  if (path.empty())
-    if (const char *env = std::getenv("TILEC_PTXAS"))
-      path = env;
-  if (!path.empty())
-    return llvm::sys::fs::can_execute(path) ? path : std::string();
-  if (auto found = llvm::sys::findProgramByName("ptxas"))
-    return *found;
-  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
-    return "/usr/local/cuda/bin/ptxas";
-  return "";
+  return cuda::findPtxas(configured, "TILEC_PTXAS");
 }
 
 FailureOr<tilec::CompileResult>

@@ -10,6 +10,7 @@
 #include "tilec/InitAll.h"
 #include "tilec/Target/Target.h"
 #include "tilec/Transforms/Passes.h"
+#include "tilec/support/CudaTools.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -31,25 +32,7 @@
 
 using namespace mlir;
 
-std::string tilec::findCudaToolkit() {
-  auto hasLibdevice = [](StringRef root) {
-    SmallString<128> path(root);
-    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
-    return llvm::sys::fs::exists(path);
-  };
-  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(var))
-      return hasLibdevice(root) ? std::string(root) : std::string();
-  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
-    StringRef root = llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(*ptxas));
-    if (hasLibdevice(root))
-      return root.str();
-  }
-  if (hasLibdevice("/usr/local/cuda"))
-    return "/usr/local/cuda";
-  return "";
-}
+std::string tilec::findCudaToolkit() { return cuda::findToolkit(); }
 
 void tilec::buildTilecPipeline(OpPassManager &pm,
                                const PipelineOptions &options) {

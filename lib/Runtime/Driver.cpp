@@ -116,15 +116,18 @@ Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
 
 Expected<const Driver *> Driver::get() {
   static std::mutex mutex;
-  static std::unique_ptr<Driver> driver;
+  // Never destroyed: contexts and modules held by globals (an AOT program's
+  // generated one) are destroyed at exit after any static made here, and
+  // still call the driver then. The library stays loaded anyway.
+  static Driver *driver = nullptr;
   std::lock_guard<std::mutex> lock(mutex);
   if (!driver) {
     auto loaded = load(defaultLibraryPath());
     if (!loaded.ok())
       return loaded.status();
-    driver = std::move(*loaded);
+    driver = loaded->release();
   }
-  return static_cast<const Driver *>(driver.get());
+  return static_cast<const Driver *>(driver);
 }
 
 // The library stays loaded: unloading libcuda while the process may still

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/runtime/Metadata.h"
-#include "tilec/runtime/Json.h"
 #include "tilec/runtime/TensorDesc.h"
+#include "tilec/support/Json.h"
 
 #include <cstdio>
 
@@ -95,23 +95,33 @@ Expected<TargetArch> parseTarget(std::string_view target) {
 
 namespace {
 
-/// A value as it appears in a message: "\"abc\"", "12", "1.5", "an array".
-std::string show(const Value &v) {
-  switch (v.kind()) {
-  case Value::Kind::String:
-    return json::quote(v.asString());
-  case Value::Kind::Number: {
-    if (v.isInteger())
-      return std::to_string(v.asInt());
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v.asDouble());
-    return buf;
+using json::show;
+
+/// The kind of JSON value a field must be.
+enum class Kind { String, Number, Array };
+
+const char *kindName(Kind kind) {
+  switch (kind) {
+  case Kind::String:
+    return "a string";
+  case Kind::Number:
+    return "a number";
+  case Kind::Array:
+    return "an array";
   }
-  case Value::Kind::Bool:
-    return v.asBool() ? "true" : "false";
-  default:
-    return Value::kindName(v.kind());
+  return "a value";
+}
+
+bool isKind(const Value &v, Kind kind) {
+  switch (kind) {
+  case Kind::String:
+    return v.is_string();
+  case Kind::Number:
+    return v.is_number();
+  case Kind::Array:
+    return v.is_array();
   }
+  return false;
 }
 
 /// Reads fields of one JSON object, prefixing errors with where it is.
@@ -124,35 +134,43 @@ public:
     return Status::error("invalid kernel metadata: " + where_ + what);
   }
 
-  Expected<const Value *> get(const char *key, Value::Kind kind) const {
-    const Value *v = object_.find(key);
+  /// The member `key`, or null.
+  const Value *find(const char *key) const {
+    auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
+  }
+
+  Expected<const Value *> get(const char *key, Kind kind) const {
+    const Value *v = find(key);
     if (!v)
       return error("missing \"" + std::string(key) + "\"");
-    if (v->kind() != kind)
+    if (!isKind(*v, kind))
       return error("\"" + std::string(key) + "\" is " + show(*v) + ", not " +
-                   Value::kindName(kind));
+                   kindName(kind));
     return v;
   }
 
   Expected<std::string> string(const char *key) const {
-    auto v = get(key, Value::Kind::String);
+    auto v = get(key, Kind::String);
     if (!v.ok())
       return v.status();
-    if ((*v)->asString().empty())
+    const std::string &text = (*v)->get_ref<const std::string &>();
+    if (text.empty())
       return error("\"" + std::string(key) + "\" is empty");
-    return (*v)->asString();
+    return text;
   }
 
   /// An integer field in [lo, hi]; `expected` describes the range.
   Expected<int64_t> integer(const char *key, int64_t lo, int64_t hi,
                             const char *expected) const {
-    auto v = get(key, Value::Kind::Number);
+    auto v = get(key, Kind::Number);
     if (!v.ok())
       return v.status();
-    if (!(*v)->isInteger() || (*v)->asInt() < lo || (*v)->asInt() > hi)
+    std::optional<int64_t> i = json::asInt64(**v);
+    if (!i || *i < lo || *i > hi)
       return error("\"" + std::string(key) + "\" is " + show(**v) + ", not " +
                    expected);
-    return (*v)->asInt();
+    return *i;
   }
 
   const Value &object() const { return object_; }
@@ -168,9 +186,61 @@ bool isScalarAbiType(DType t) {
          t == DType::F16 || t == DType::BF16 || t == DType::F32;
 }
 
-/// The fields of a `"kind": "tensor_desc"` parameter (name, kind and type
-/// read): rank, block, swizzle, fill, checked against what the TMA can do.
-Expected<ParamInfo> parseTensorDesc(const Fields &f, ParamInfo p) {
+/// The element type of a pointer, the type of a scalar: `"type"`.
+Status readType(const Fields &f, ParamInfo &p) {
+  auto typeText = f.string("type");
+  if (!typeText.ok())
+    return typeText.status();
+  std::optional<DType> type = parseDType(*typeText);
+  if (!type)
+    return f.error("\"type\" is " + json::quote(*typeText) + ", not one of " +
+                   std::string(allDTypeNames()));
+  p.type = *type;
+  return Status();
+}
+
+/// The optional `"divisibility"` of an integer or a pointer.
+Status readDivisibility(const Fields &f, ParamInfo &p) {
+  if (!f.find("divisibility"))
+    return Status();
+  auto div = f.integer("divisibility", 1, int64_t(1) << 40,
+                       "a whole number of 1 or more");
+  if (!div.ok())
+    return div.status();
+  p.divisibility = *div;
+  bool integral = p.kind == ParamInfo::Kind::Pointer ||
+                  (isInteger(p.type) && p.type != DType::I1);
+  if (p.divisibility != 1 && !integral)
+    return f.error("\"divisibility\" " + std::to_string(p.divisibility) +
+                   " applies to integers and pointers, not to " +
+                   std::string(dtypeName(p.type)) + " scalars");
+  return Status();
+}
+
+/// `"kind": "ptr"`: a global pointer to elements of `"type"`.
+Status readPointer(const Fields &f, ParamInfo &p) {
+  p.kind = ParamInfo::Kind::Pointer;
+  TILEC_RETURN_IF_ERROR(readType(f, p));
+  return readDivisibility(f, p);
+}
+
+/// `"kind": "scalar"`: a value of `"type"` passed by value.
+Status readScalar(const Fields &f, ParamInfo &p) {
+  p.kind = ParamInfo::Kind::Scalar;
+  TILEC_RETURN_IF_ERROR(readType(f, p));
+  if (!isScalarAbiType(p.type))
+    return f.error("a scalar of type " + std::string(dtypeName(p.type)) +
+                   " is not in the kernel ABI (scalars are i1 i32 i64 f16 "
+                   "bf16 f32)");
+  return readDivisibility(f, p);
+}
+
+/// `"kind": "tensor_desc"`: a TMA descriptor of `"type"` elements, passed
+/// by value; rank, block, swizzle and fill checked against what the TMA
+/// can do.
+Status readTensorDesc(const Fields &f, ParamInfo &p) {
+  p.kind = ParamInfo::Kind::TensorDesc;
+  TILEC_RETURN_IF_ERROR(readType(f, p));
   std::string type(dtypeName(p.type));
   if (tensorMapDataType(p.type) < 0)
     return f.error("a tensor descriptor of " + type +
@@ -181,20 +251,21 @@ Expected<ParamInfo> parseTensorDesc(const Fields &f, ParamInfo p) {
     return rank.status();
   TensorDescInfo &d = p.desc;
   d.rank = static_cast<int>(*rank);
-  auto block = f.get("block", Value::Kind::Array);
+  auto block = f.get("block", Kind::Array);
   if (!block.ok())
     return block.status();
-  const auto &dims = (*block)->elements();
+  const Value &dims = **block;
   if (dims.size() != size_t(d.rank))
     return f.error("\"block\" has " + std::to_string(dims.size()) +
                    " dimensions but \"rank\" is " + std::to_string(d.rank));
   for (int i = 0; i < d.rank; ++i) {
-    const Value &e = dims[i];
-    if (!e.isNumber() || !e.isInteger() || e.asInt() < 1 || e.asInt() > 256)
-      return f.error("\"block\"[" + std::to_string(i) + "] is " + show(e) +
+    std::optional<int64_t> e = json::asInt64(dims[i]);
+    if (!e || *e < 1 || *e > 256)
+      return f.error("\"block\"[" + std::to_string(i) + "] is " +
+                     show(dims[i]) +
                      ", not a whole number from 1 to 256 (the TMA's box "
                      "limit)");
-    d.block[i] = e.asInt();
+    d.block[i] = *e;
   }
   int64_t innerBytes = d.block[d.rank - 1] * dtypeSize(p.type);
   if (innerBytes % 16 != 0)
@@ -202,7 +273,7 @@ Expected<ParamInfo> parseTensorDesc(const Fields &f, ParamInfo p) {
                    std::to_string(innerBytes) + " bytes (" +
                    std::to_string(d.block[d.rank - 1]) + " x " + type +
                    "), not a multiple of 16");
-  if (f.object().find("swizzle")) {
+  if (f.find("swizzle")) {
     auto swizzle = f.integer("swizzle", 0, 128, "0, 32, 64 or 128");
     if (!swizzle.ok())
       return swizzle.status();
@@ -217,7 +288,7 @@ Expected<ParamInfo> parseTensorDesc(const Fields &f, ParamInfo p) {
                    std::to_string(d.block[d.rank - 1]) + " x " + type +
                    "), more than the " + std::to_string(d.swizzle) +
                    "-byte swizzle span");
-  if (f.object().find("fill")) {
+  if (f.find("fill")) {
     auto fill = f.string("fill");
     if (!fill.ok())
       return fill.status();
@@ -229,16 +300,30 @@ Expected<ParamInfo> parseTensorDesc(const Fields &f, ParamInfo p) {
       return f.error("\"fill\" \"nan\" needs floating-point elements, not " +
                      type);
   }
-  if (const Value *div = f.object().find("divisibility");
-      div && !(div->isNumber() && div->isInteger() && div->asInt() == 1))
-    return f.error("\"divisibility\" applies to integers and pointers, not to "
-                   "tensor descriptors (the TMA needs 16-byte alignment "
-                   "anyway)");
-  return p;
+  if (const Value *div = f.find("divisibility")) {
+    std::optional<int64_t> v = json::asInt64(*div);
+    if (!v || *v != 1)
+      return f.error("\"divisibility\" applies to integers and pointers, not "
+                     "to tensor descriptors (the TMA needs 16-byte alignment "
+                     "anyway)");
+  }
+  return Status();
 }
 
+/// The parameter kinds and their readers: a new kind is one entry and one
+/// function reading its fields.
+struct ParamKindReader {
+  const char *name;
+  Status (*read)(const Fields &, ParamInfo &);
+};
+constexpr ParamKindReader kParamKinds[] = {
+    {"ptr", readPointer},
+    {"scalar", readScalar},
+    {"tensor_desc", readTensorDesc},
+};
+
 Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
-  if (!v.isObject())
+  if (!v.is_object())
     return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
                          ", not an object");
   ParamInfo p;
@@ -253,49 +338,19 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
   auto kind = f.string("kind");
   if (!kind.ok())
     return kind.status();
-  if (*kind == "ptr")
-    p.kind = ParamInfo::Kind::Pointer;
-  else if (*kind == "scalar")
-    p.kind = ParamInfo::Kind::Scalar;
-  else if (*kind == "tensor_desc")
-    p.kind = ParamInfo::Kind::TensorDesc;
-  else
-    return f.error("\"kind\" is " + json::quote(*kind) +
-                   ", not \"ptr\", \"scalar\" or \"tensor_desc\"");
-
-  auto typeText = f.string("type");
-  if (!typeText.ok())
-    return typeText.status();
-  std::optional<DType> type = parseDType(*typeText);
-  if (!type)
-    return f.error("\"type\" is " + json::quote(*typeText) + ", not one of " +
-                   std::string(allDTypeNames()));
-  p.type = *type;
-  if (p.kind == ParamInfo::Kind::TensorDesc)
-    return parseTensorDesc(f, std::move(p));
-  if (p.kind == ParamInfo::Kind::Scalar && !isScalarAbiType(p.type))
-    return f.error("a scalar of type " + *typeText +
-                   " is not in the kernel ABI (scalars are i1 i32 i64 f16 "
-                   "bf16 f32)");
-
-  if (f.object().find("divisibility")) {
-    auto div = f.integer("divisibility", 1, int64_t(1) << 40,
-                         "a whole number of 1 or more");
-    if (!div.ok())
-      return div.status();
-    p.divisibility = *div;
-    bool integral = p.kind == ParamInfo::Kind::Pointer ||
-                    (isInteger(p.type) && p.type != DType::I1);
-    if (p.divisibility != 1 && !integral)
-      return f.error("\"divisibility\" " + std::to_string(p.divisibility) +
-                     " applies to integers and pointers, not to " +
-                     std::string(dtypeName(p.type)) + " scalars");
+  std::string known;
+  for (const ParamKindReader &k : kParamKinds) {
+    if (*kind == k.name) {
+      TILEC_RETURN_IF_ERROR(k.read(f, p));
+      return p;
+    }
+    known += std::string(known.empty() ? "" : " or ") + "\"" + k.name + "\"";
   }
-  return p;
+  return f.error("\"kind\" is " + json::quote(*kind) + ", not " + known);
 }
 
 Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
-  if (!v.isObject())
+  if (!v.is_object())
     return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
                          ", not an object");
   KernelMetadata k;
@@ -329,10 +384,10 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
     return shared.status();
   k.sharedBytes = *shared;
 
-  auto params = f.get("params", Value::Kind::Array);
+  auto params = f.get("params", Kind::Array);
   if (!params.ok())
     return params.status();
-  const auto &list = (*params)->elements();
+  const Value &list = **params;
   for (size_t i = 0; i < list.size(); ++i) {
     auto p = parseParam(list[i], here + "params[" + std::to_string(i) + "]: ");
     if (!p.ok())
@@ -353,7 +408,7 @@ Expected<ModuleMetadata> parseMetadata(std::string_view text) {
   auto doc = json::parse(text);
   if (!doc.ok())
     return doc.status().withContext("invalid kernel metadata: not JSON");
-  if (!doc->isObject())
+  if (!doc->is_object())
     return Status::error("invalid kernel metadata: the document is " +
                          show(*doc) + ", not an object");
   Fields f(*doc, "");
@@ -382,10 +437,10 @@ Expected<ModuleMetadata> parseMetadata(std::string_view text) {
     return f.error("\"target\" " + arch.message());
   m.target = *target;
 
-  auto kernels = f.get("kernels", Value::Kind::Array);
+  auto kernels = f.get("kernels", Kind::Array);
   if (!kernels.ok())
     return kernels.status();
-  const auto &list = (*kernels)->elements();
+  const Value &list = **kernels;
   for (size_t i = 0; i < list.size(); ++i) {
     auto k = parseKernel(list[i], "kernels[" + std::to_string(i) + "]: ");
     if (!k.ok())

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "tilec/support/CudaTools.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -29,12 +30,6 @@ extern char **environ;
 namespace tilec::runtime {
 
 namespace {
-
-bool isExecutable(const std::string &path) {
-  struct stat st;
-  return !path.empty() && ::stat(path.c_str(), &st) == 0 &&
-         S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
 
 std::string readAll(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -78,34 +73,8 @@ std::string findRuntimePtxas(const std::string &configured, std::string &note) {
     note = "ptxas is off (LoadOptions::ptxas or TILEC_RUNTIME_PTXAS)";
     return "";
   }
-  if (!asked.empty()) {
-    if (isExecutable(asked))
-      return asked;
-    note = "no ptxas at '" + asked + "'";
-    return "";
-  }
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(var))
-      if (isExecutable(std::string(root) + "/bin/ptxas"))
-        return std::string(root) + "/bin/ptxas";
-  if (isExecutable("/usr/local/cuda/bin/ptxas"))
-    return "/usr/local/cuda/bin/ptxas";
-  if (const char *path = std::getenv("PATH")) {
-    std::string dirs = path;
-    size_t start = 0;
-    while (start <= dirs.size()) {
-      size_t end = dirs.find(':', start);
-      if (end == std::string::npos)
-        end = dirs.size();
-      std::string candidate = dirs.substr(start, end - start) + "/ptxas";
-      if (end > start && isExecutable(candidate))
-        return candidate;
-      start = end + 1;
-    }
-  }
-  note = "no ptxas found ($TILEC_RUNTIME_PTXAS, $CUDA_HOME/bin, "
-         "/usr/local/cuda/bin, PATH)";
-  return "";
+  // The search (tilec/support/CudaTools.h) is the compiler's too.
+  return cuda::findPtxas(asked, "TILEC_RUNTIME_PTXAS", &note);
 }
 
 std::string ptxasIdentity(const std::string &ptxas) {

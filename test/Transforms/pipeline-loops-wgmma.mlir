@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --split-input-file --tile-assign-layouts=arch=sm_90a | FileCheck %s --check-prefix=LAYOUT
+// RUN: tile-opt %s --split-input-file --tile-assign-layouts=chip=sm_90a | FileCheck %s --check-prefix=LAYOUT
 // RUN: tile-opt %s --split-input-file --tile-assign-layouts | FileCheck %s --check-prefix=SM90
-// RUN: tile-opt %s --split-input-file --tile-assign-layouts=arch=sm_90a --tile-pipeline-loops=num-stages=3 --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-assign-layouts=chip=sm_90a --tile-pipeline-loops=num-stages=3 --canonicalize | FileCheck %s
 
 // On sm_90a the f16 dot with an f32 accumulator gets the warpgroup (wgmma)
 // accumulator: all 4 warps along M, one instruction of N = 64. Its operand

@@ -5,7 +5,7 @@
 // device model. One launch from the command line, or every workload of a
 // workloads file; -o DIR also writes what tilec-profile needs to measure
 // them on the GPU (PTX, metadata, one analysis JSON per workload). The
-// work is in lib/Analyzer; this file handles options, files and errors.
+// work is in lib/PerfModel; this file handles options, files and errors.
 //
 //   tilec-analyze examples/add.tile --set N=2^28 --grid 'cdiv(N,1024)' \
 //     --arg n=N --arg n=N --arg n=N --arg N --batch N
@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/InitAll.h"
-#include "tilec/analyzer/Analyzer.h"
-#include "tilec/analyzer/Report.h"
+#include "tilec/perfmodel/Analyzer.h"
+#include "tilec/perfmodel/Report.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -32,7 +32,7 @@
 #include <set>
 
 using namespace mlir;
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("tilec-analyze options");

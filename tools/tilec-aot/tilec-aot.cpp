@@ -11,6 +11,7 @@
 
 #include "tilec/aot/CppKernels.h"
 #include "tilec/runtime/Runtime.h"
+#include "tilec/support/CommandLine.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -25,12 +26,6 @@ int fail(const std::string &message) {
   std::fprintf(stderr, "tilec-aot: error: %s\n", message.c_str());
   return 1;
 }
-
-const char *kUsage =
-    "usage: tilec-aot INPUT.ptx|INPUT.cubin -o OUTPUT_BASE [--metadata "
-    "INPUT.json] [--namespace NAME]\n"
-    "  writes OUTPUT_BASE.h and OUTPUT_BASE.cpp: the kernels embedded, one\n"
-    "  typed C++ function per kernel (default namespace tilec_kernels)\n";
 
 bool writeFile(const std::string &path, const std::string &text,
                std::string &error) {
@@ -56,35 +51,23 @@ std::string baseName(const std::string &path) {
 int main(int argc, char **argv) {
   std::string input, output, metadata;
   aot::CppKernelsOptions options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> const char * {
-      return i + 1 < argc ? argv[++i] : nullptr;
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg == "-o" || arg == "--metadata" || arg == "--namespace") {
-      const char *v = value();
-      if (!v)
-        return fail("option " + arg + " needs a value\n" + kUsage);
-      (arg == "-o"           ? output
-       : arg == "--metadata" ? metadata
-                             : options.namespaceName) = v;
-      continue;
-    }
-    if (!arg.empty() && arg[0] == '-')
-      return fail("unknown option '" + arg + "'\n" + kUsage);
-    if (!input.empty())
-      return fail("more than one input ('" + input + "', '" + arg + "')\n" +
-                  kUsage);
-    input = arg;
-  }
-  if (input.empty())
-    return fail(std::string("no input file\n") + kUsage);
-  if (output.empty())
-    return fail(std::string("no output (-o OUTPUT_BASE)\n") + kUsage);
+  cli::CommandLine cl("tilec-aot",
+                      "tilec-aot INPUT.ptx|INPUT.cubin -o OUTPUT_BASE "
+                      "[--metadata INPUT.json] [--namespace NAME]",
+                      "Writes OUTPUT_BASE.h and OUTPUT_BASE.cpp: the kernels "
+                      "embedded, one typed C++ function per kernel.");
+  CLI::App &app = cl.app();
+  app.add_option("input", input, "the compiled kernels (PTX or cubin)")
+      ->required();
+  app.add_option("-o,--output", output, "the outputs' path without .h/.cpp")
+      ->required();
+  app.add_option("--metadata", metadata,
+                 "the kernels' metadata (default: INPUT with .json)");
+  app.add_option("--namespace", options.namespaceName,
+                 "the C++ namespace of the functions")
+      ->default_str(options.namespaceName);
+  if (int status = cl.parse(argc, argv); status >= 0)
+    return status;
   if (metadata.empty()) {
     size_t slash = input.find_last_of('/');
     size_t dot = input.find_last_of('.');
@@ -101,9 +84,11 @@ int main(int argc, char **argv) {
     return fail(json.message());
   options.headerInclude = baseName(output) + ".h";
   options.origin = baseName(input) + " and " + baseName(metadata);
+  options.binaryName = input;
+  options.metadataName = metadata;
   auto generated = aot::generateCppKernels(*binary, *json, options);
   if (!generated.ok())
-    return fail(input + ": " + generated.message());
+    return fail(generated.message());
   std::string error;
   if (!writeFile(output + ".h", generated->header, error) ||
       !writeFile(output + ".cpp", generated->source, error))

@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/runtime/Runtime.h"
+#include "tilec/support/CommandLine.h"
 #include "tilec/support/HostArgs.h"
 
 #include <cmath>
@@ -39,11 +40,11 @@ using namespace tilec::runtime;
 
 namespace {
 
-const char *kUsage =
-    "usage: tilec-gpu-run KERNEL.ptx|KERNEL.cubin [--metadata FILE.json]\n"
+const char *kSynopsis =
+    "tilec-gpu-run KERNEL.ptx|KERNEL.cubin [--metadata FILE.json]\n"
     "         [--kernel NAME] --grid X[,Y[,Z]] --arg SPEC... [--device N]\n"
-    "         [--no-guard] [--max-report N]\n"
-    "\n"
+    "         [--no-guard] [--max-report N]";
+const char *kDescription =
     "Runs one kernel on the GPU with one --arg per parameter, in order:\n"
     "a scalar value, or a buffer spec as tilec-run takes them (n=, in=,\n"
     "rand=, min=, max=, fill=, iota, save=, out=, print, expect=, atol=,\n"
@@ -51,13 +52,7 @@ const char *kUsage =
     "A tensor descriptor parameter takes a buffer spec plus shape=D0xD1..\n"
     "and optionally strides=S0xS1.. (elements, outermost first; default\n"
     "contiguous; n= defaults to the elements the shape spans).\n"
-    "  --metadata   the kernels' metadata (default: KERNEL with .json)\n"
-    "  --kernel     the kernel to run (default: the only one)\n"
-    "  --grid       programs along x, y, z\n"
-    "  --device     the CUDA device (default 0)\n"
-    "  --no-guard   allocate buffers exactly (for compute-sanitizer)\n"
-    "  --max-report mismatching elements listed per buffer (default 10)\n"
-    "Exit status: 0 passed, 1 results differ, 2 the run failed.\n";
+    "Exit status: 0 passed, 1 results differ, 2 the run failed.";
 
 /// Bytes of poison before and after each buffer: a multiple of 256 keeps
 /// the buffer as aligned as cuMemAlloc's own allocations.
@@ -66,7 +61,6 @@ constexpr size_t kGuardBytes = 4096;
 struct Options {
   std::string binary, metadata, kernel;
   Grid grid;
-  bool gridGiven = false;
   std::vector<std::string> specs;
   int device = 0;
   bool guard = true;
@@ -106,68 +100,45 @@ bool parseGrid(const std::string &text, Grid &grid) {
   }
 }
 
-/// Parses the command line into `o`; an error message, or empty.
-std::string parseOptions(int argc, char **argv, Options &o, bool &help) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      help = true;
-      return "";
-    }
-    if (arg.rfind("--", 0) != 0) {
-      if (!o.binary.empty())
-        return "more than one kernel file given ('" + o.binary + "' and '" +
-               arg + "')";
-      o.binary = arg;
-      continue;
-    }
-    std::string name = arg, value;
-    bool hasValue = false;
-    if (size_t eq = arg.find('='); eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      hasValue = true;
-    }
-    if (name == "--no-guard" && !hasValue) {
-      o.guard = false;
-      continue;
-    }
-    bool takesValue = name == "--metadata" || name == "--kernel" ||
-                      name == "--grid" || name == "--arg" ||
-                      name == "--device" || name == "--max-report";
-    if (!takesValue)
-      return "unknown option '" + arg + "' (see --help)";
-    if (!hasValue) {
-      if (i + 1 == argc)
-        return name + " needs a value";
-      value = argv[++i];
-    }
-    int64_t number = 0;
-    if (name == "--metadata") {
-      o.metadata = value;
-    } else if (name == "--kernel") {
-      o.kernel = value;
-    } else if (name == "--grid") {
-      if (!parseGrid(value, o.grid))
-        return "--grid expects X[,Y[,Z]] (integers), got '" + value + "'";
-      o.gridGiven = true;
-    } else if (name == "--arg") {
-      o.specs.push_back(value);
-    } else if (name == "--device") {
-      if (!parseCount(value, number) || number > 1024)
-        return "--device expects a device number, got '" + value + "'";
-      o.device = int(number);
-    } else if (!parseCount(value, number)) {
-      return "--max-report expects a count, got '" + value + "'";
-    } else {
-      o.maxReport = size_t(number);
-    }
+/// Parses the command line into `o`: -1 to go on, else the exit status.
+int parseOptions(int argc, char **argv, Options &o) {
+  tilec::cli::CommandLine cl("tilec-gpu-run", kSynopsis, kDescription);
+  CLI::App &app = cl.app();
+  std::string grid, device, maxReport;
+  bool noGuard = false;
+  app.add_option("kernel-file", o.binary, "the compiled kernels")->required();
+  app.add_option("--metadata", o.metadata,
+                 "the kernels' metadata (default: KERNEL with .json)");
+  app.add_option("--kernel", o.kernel,
+                 "the kernel to run (default: the only one)");
+  app.add_option("--grid", grid, "programs along x, y, z")->required();
+  app.add_option("--arg", o.specs, "one parameter's value or buffer spec")
+      ->allow_extra_args(false);
+  app.add_option("--device", device, "the CUDA device (default 0)");
+  app.add_flag("--no-guard", noGuard,
+               "allocate buffers exactly (for compute-sanitizer)");
+  app.add_option("--max-report", maxReport,
+                 "mismatching elements listed per buffer (default 10)");
+  if (int status = cl.parse(argc, argv); status >= 0)
+    return status;
+  o.guard = !noGuard;
+  if (!parseGrid(grid, o.grid))
+    return cl.usageError("--grid expects X[,Y[,Z]] (integers), got '" + grid +
+                         "'");
+  int64_t number = 0;
+  if (!device.empty()) {
+    if (!parseCount(device, number) || number > 1024)
+      return cl.usageError("--device expects a device number, got '" + device +
+                           "'");
+    o.device = int(number);
   }
-  if (o.binary.empty())
-    return "no kernel file given (see --help)";
-  if (!o.gridGiven)
-    return "no --grid given";
-  return "";
+  if (!maxReport.empty()) {
+    if (!parseCount(maxReport, number))
+      return cl.usageError("--max-report expects a count, got '" + maxReport +
+                           "'");
+    o.maxReport = size_t(number);
+  }
+  return -1;
 }
 
 /// The metadata's default path: the binary's, with .json for its extension.
@@ -563,13 +534,7 @@ int run(const Options &o) {
 
 int main(int argc, char **argv) {
   Options options;
-  bool help = false;
-  std::string error = parseOptions(argc, argv, options, help);
-  if (help) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (!error.empty())
-    return fail(error);
+  if (int status = parseOptions(argc, argv, options); status >= 0)
+    return status;
   return run(options);
 }

@@ -20,10 +20,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuHelpers.h"
-
-#include "tilec/analyzer/Report.h"
+#include "tilec/perfmodel/Report.h"
 #include "tilec/runtime/Runtime.h"
+#include "tilec/support/CommandLine.h"
+#include "tilec/support/Random.h"
 
 #include <algorithm>
 #include <chrono>
@@ -40,7 +40,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
-using namespace tilec::analyzer;
+using namespace tilec::perfmodel;
 using namespace tilec::runtime;
 
 namespace {
@@ -54,16 +54,11 @@ struct Options {
   bool quick = false;
 };
 
-int usage(const std::string &message) {
-  std::fprintf(stderr,
-               "tilec-profile: error: %s\n"
-               "usage: tilec-profile DIR|FILE.analysis.json... [--out DIR] "
-               "[--device-model FILE] [--only NAME,...] [--quick]\n"
-               "       tilec-profile --render profile.json... [--out DIR] "
-               "[--device-model FILE]\n",
-               message.c_str());
-  return 1;
-}
+const char *kSynopsis =
+    "tilec-profile DIR|FILE.analysis.json... [--out DIR] "
+    "[--device-model FILE] [--only NAME,...] [--quick]\n"
+    "       tilec-profile --render profile.json... [--out DIR] "
+    "[--device-model FILE]";
 
 /// An error that is not about the command line.
 int fail(const std::string &message) {
@@ -206,7 +201,7 @@ Status Profiler::fill(DeviceMemory &mem, DType type, uint64_t count) {
   const uint64_t blockCount = uint64_t(1) << 22;
   if (block.empty()) {
     // The GPU tests' generator (SplitMix64, Box-Muller), seeded per type.
-    tilec::gpu::Rng rng(0x7111ec + unsigned(type));
+    tilec::Rng rng(0x7111ec + unsigned(type));
     block.resize(blockCount * bytes);
     for (uint64_t i = 0; i < blockCount; ++i) {
       double v = rng.normal();
@@ -497,42 +492,29 @@ Status writeOutputs(const ProfileRun &run, const std::string &out,
 
 int main(int argc, char **argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc)
-        return false;
-      into = argv[++i];
-      return true;
-    };
-    if (a == "--out" || a == "-o") {
-      if (!value(options.out))
-        return usage(a + " needs a folder");
-    } else if (a == "--device-model") {
-      if (!value(options.deviceModel))
-        return usage(a + " needs a JSON file");
-    } else if (a == "--render") {
-      if (!value(options.render))
-        return usage(a + " needs a profile.json");
-    } else if (a == "--only") {
-      std::string list;
-      if (!value(list))
-        return usage(a + " needs workload names");
-      std::stringstream ss(list);
-      for (std::string name; std::getline(ss, name, ',');)
-        options.only.insert(name);
-    } else if (a == "--quick") {
-      options.quick = true;
-    } else if (a == "--help" || a == "-h") {
-      std::printf("tilec-profile: measure analysed workloads on the GPU "
-                  "(see docs/analyzer.md)\n");
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      return usage("unknown option '" + a + "'");
-    } else {
-      options.inputs.push_back(a);
-    }
-  }
+  tilec::cli::CommandLine cl(
+      "tilec-profile", kSynopsis,
+      "Measures analysed workloads on the GPU and says which "
+      "bound each is under (docs/analyzer.md).");
+  CLI::App &app = cl.app();
+  std::string only;
+  app.add_option("inputs", options.inputs,
+                 "folders from tilec-analyze -o, *.analysis.json files, or "
+                 "with --render more profile.json files");
+  app.add_option("-o,--out", options.out, "the output folder")
+      ->default_str(options.out);
+  app.add_option("--device-model", options.deviceModel,
+                 "a device model JSON file for the verdicts");
+  app.add_option("--render", options.render,
+                 "draw the report and charts of a profile.json again");
+  app.add_option("--only", only, "the workloads to measure, by name");
+  app.add_flag("--quick", options.quick,
+               "measure only the first two points of each workload");
+  if (int status = cl.parse(argc, argv); status >= 0)
+    return status;
+  std::stringstream onlyList(only);
+  for (std::string name; std::getline(onlyList, name, ',');)
+    options.only.insert(name);
 
   std::optional<DeviceModel> model;
   if (!options.deviceModel.empty()) {
@@ -548,7 +530,8 @@ int main(int argc, char **argv) {
     std::vector<std::string> files = {options.render};
     for (const std::string &input : options.inputs) {
       if (!input.ends_with("profile.json"))
-        return usage("--render takes profile.json files, not '" + input + "'");
+        return cl.usageError("--render takes profile.json files, not '" +
+                             input + "'");
       files.push_back(input);
     }
     std::optional<ProfileRun> run;
@@ -575,8 +558,8 @@ int main(int argc, char **argv) {
   }
 
   if (options.inputs.empty())
-    return usage("no analyses given (a folder from tilec-analyze -o, or "
-                 "*.analysis.json files)");
+    return cl.usageError("no analyses given (a folder from tilec-analyze -o, "
+                         "or *.analysis.json files)");
   // Read everything first: a typo fails before the GPU is touched.
   std::vector<std::pair<WorkloadAnalysis, std::string>> analyses;
   for (const std::string &input : options.inputs) {

@@ -97,8 +97,8 @@ static cl::opt<bool> approxMath(
     cl::init(false), cl::cat(tilecCategory));
 static cl::opt<std::string> ptxasPath(
     "ptxas",
-    cl::desc("ptxas for --emit=cubin (default: $TILEC_PTXAS, PATH, "
-             "/usr/local/cuda/bin/ptxas)"),
+    cl::desc("ptxas for --emit=cubin (default: $TILEC_PTXAS, "
+             "$CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)"),
     cl::value_desc("path"), cl::init(""), cl::cat(tilecCategory));
 
 enum class CppEmbed { Auto, PTX, Cubin };

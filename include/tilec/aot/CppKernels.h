@@ -29,6 +29,9 @@ struct CppKernelsOptions {
   std::string headerInclude = "kernels.h";
   /// Where the kernels came from, for the generated files' comments.
   std::string origin;
+  /// The files of the binary and of the metadata, put in front of the
+  /// errors about each (empty: none).
+  std::string binaryName, metadataName;
 };
 
 struct CppKernels {
@@ -37,7 +40,8 @@ struct CppKernels {
 };
 
 /// Generates the header and source. `binary` is PTX text or a cubin/fatbin
-/// (told apart by content). Fails on invalid metadata, and on kernel or
+/// (told apart by content). Fails on invalid metadata, on kernels of the
+/// metadata that are not `.entry` functions of the PTX, and on kernel or
 /// namespace names that cannot be C++ identifiers; a parameter whose name
 /// cannot be one is called argN (its position) instead.
 runtime::Expected<CppKernels>

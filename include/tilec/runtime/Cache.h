@@ -2,8 +2,10 @@
 //
 // Compiling PTX in the driver takes ~100 ms per module (measured on the
 // H200), so the runtime keeps the cubins it compiled on disk, keyed by a
-// SHA-256 of the PTX, the device architecture, the driver build and the JIT
-// options. Entries are written to a temporary file and renamed into place, so
+// 128-bit XXH3 hash of the PTX, the device architecture, the driver build and
+// the JIT options (a key, not a security boundary: whoever can write the
+// folder can write any cubin, so a cryptographic hash would add nothing).
+// Entries are written to a temporary file and renamed into place, so
 // processes that fill the cache at once never see half a file; each entry
 // carries its length and a checksum, and an entry that fails them is treated
 // as absent.
@@ -21,8 +23,8 @@
 
 namespace tilec::runtime {
 
-/// SHA-256 of `data`, as 64 lowercase hex digits.
-std::string sha256Hex(std::string_view data);
+/// XXH3-128 of `data`, as 32 lowercase hex digits (high 64 bits first).
+std::string hash128Hex(std::string_view data);
 
 /// What a cached cubin depends on.
 struct CubinCacheKeyParts {
@@ -31,7 +33,7 @@ struct CubinCacheKeyParts {
   std::string_view driverIdentity; ///< Driver::identity()
   std::string_view jitOptions;     ///< the JIT options, spelt out
 };
-/// The cache key (64 hex digits) of a cubin.
+/// The cache key (32 hex digits) of a cubin.
 std::string cubinCacheKey(const CubinCacheKeyParts &parts);
 
 /// The cache folder used when a load names none: the one set by
@@ -49,8 +51,9 @@ public:
   const std::string &dir() const { return dir_; }
   /// The file of `key`.
   std::string pathFor(std::string_view key) const;
-  /// The cubin stored under `key`, or nothing when absent, unreadable or
-  /// damaged.
+  /// The cubin stored under `key`, or nothing when absent, unreadable,
+  /// damaged, over 1 GiB or not a regular file (a FIFO there is not waited
+  /// on).
   std::optional<std::string> lookup(std::string_view key) const;
   /// Stores `cubin` under `key`: creates the folder, writes a temporary file
   /// and renames it over the entry.

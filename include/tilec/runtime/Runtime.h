@@ -322,10 +322,10 @@ struct LoadOptions {
   /// The ptxas that compiles PTX, as whole-program code: the driver's linker
   /// compiles PTX as relocatable code, which costs some kernels registers
   /// (docs/runtime.md). Empty: $TILEC_RUNTIME_PTXAS, else
-  /// $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas, else ptxas in
-  /// PATH. "off" (here or in the variable), none found, or a ptxas that
-  /// fails: the driver's linker compiles it (LoadInfo::compilerNote says
-  /// why).
+  /// $CUDA_HOME/bin/ptxas, $CUDA_PATH/bin/ptxas, ptxas in PATH,
+  /// /usr/local/cuda/bin/ptxas (tilec::cuda::findPtxas). "off" (here or in the
+  /// variable), none found, or a ptxas that fails: the driver's linker compiles
+  /// it (LoadInfo::compilerNote says why).
   std::string ptxas;
 };
 

@@ -13,7 +13,11 @@ using namespace tilec;
 
 namespace {
 
-const char *kPtx = ".version 8.0\n.target sm_90\n.address_size 64\n";
+// The entries of every kernel the tests name.
+const char *kPtx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                   ".visible .entry softmax(\n.visible .entry k1(\n"
+                   ".visible .entry add(\n.visible .entry all(\n"
+                   ".visible .entry load(\n";
 
 std::string metadataWith(const std::string &kernels) {
   return R"({"format": "tilec-kernels", "version": 1, "target": "sm_90",
@@ -78,7 +82,8 @@ TEST(CppKernels, TypedFunctionPerKernel) {
   EXPECT_TRUE(contains(g.source, "const char kBinary[] =\n"
                                  "    \".version 8.0\\n\"\n"
                                  "    \".target sm_90\\n\"\n"
-                                 "    \".address_size 64\\n\"\n;\n"));
+                                 "    \".address_size 64\\n\"\n"
+                                 "    \".visible .entry softmax(\\n\"\n"));
   EXPECT_TRUE(contains(g.source, "Module::loadPtx(context, binary(), "
                                  "metadataJson(), options);\n"));
   EXPECT_TRUE(contains(g.source, ".withContext(\"the kernels of softmax.ptx "
@@ -155,6 +160,25 @@ TEST(CppKernels, LiteralsEscapeEverything) {
                                  "\\\\ ?\\077= \\001\\303\\251\\ttab\\n\"\n"
                                  "    \"9\"\n;"))
       << g.source;
+}
+
+TEST(CppKernels, KernelsMustBeEntriesOfThePtx) {
+  // Failed before: the header was written, and the load failed at run time.
+  aot::CppKernelsOptions o;
+  o.binaryName = "k.ptx";
+  o.metadataName = "k.json";
+  std::string ptx = ".target sm_90\n.visible .entry add (\n.func helper(\n"
+                    "// .entry commented(\n";
+  EXPECT_EQ(error(ptx, metadataWith(kernel("softmax", kSoftmaxParams)), o),
+            "k.ptx: kernel 'softmax' of the metadata is not an .entry of the "
+            "PTX (its entries: add, commented)");
+  generate(ptx, metadataWith(kernel("add", "")), o);
+  // Errors about the metadata name the metadata file (they named the PTX).
+  EXPECT_EQ(error(ptx, "{}", o),
+            "k.json: invalid kernel metadata: missing \"format\"");
+  EXPECT_EQ(error("hello", metadataWith(""), o),
+            "k.ptx: the kernels are neither PTX (no .target directive) nor a "
+            "cubin");
 }
 
 TEST(CppKernels, Namespaces) {

@@ -56,34 +56,28 @@ std::vector<std::string> listDir(const std::string &dir) {
   return names;
 }
 
-TEST(Cache, Sha256KnownAnswers) {
-  EXPECT_EQ(sha256Hex(""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256Hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(
-      sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256Hex(std::string(1000000, 'a')),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-  // Lengths around the padding's block boundaries (from Python's hashlib).
-  const std::pair<size_t, const char *> lengths[] = {
-      {55, "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072"},
-      {56, "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e"},
-      {63, "75220b47218278e656f2013bb8f0c455a25eaf01e86c64924e9d48d89776d6f2"},
-      {64, "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c"},
-      {119, "000b48d4edf0fa7bee3c6236ecd2785baa5db4eeb8bb54341b029e0d9fa5fb0c"},
-      {120, "13f05a0b594787f5ecd315edc96141bd3243203d1b7d4f0836f37308b276ba98"},
-  };
-  for (auto [n, hex] : lengths)
-    EXPECT_EQ(sha256Hex(std::string(n, 'x')), hex) << n;
+TEST(Cache, Hash128) {
+  // XXH3-128's published answer for no input (xxhash.h's self-test).
+  EXPECT_EQ(hash128Hex(""), "99aa06d3014798d86001c324468d497f");
+  // Same input, same hash; inputs that differ in one byte or in length
+  // (across XXH3's 16/128/240-byte code paths), distinct hashes.
+  std::set<std::string> hashes;
+  for (size_t n : {1, 15, 16, 17, 128, 129, 240, 241, 100000}) {
+    std::string text(n, 'x');
+    EXPECT_EQ(hash128Hex(text), hash128Hex(std::string(n, 'x'))) << n;
+    EXPECT_EQ(hash128Hex(text).size(), 32u);
+    hashes.insert(hash128Hex(text));
+    text[n / 2] = 'y';
+    hashes.insert(hash128Hex(text));
+  }
+  EXPECT_EQ(hashes.size(), 18u);
 }
 
 TEST(Cache, KeyDependsOnEveryPart) {
   CubinCacheKeyParts base{".version 8.0\n.target sm_90\n", "sm_90",
                           "13000 /usr/lib/libcuda.so.580.1 123", "O4"};
   std::string key = cubinCacheKey(base);
-  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key.size(), 32u);
   EXPECT_EQ(cubinCacheKey(base), key); // stable
   std::set<std::string> keys{key};
   CubinCacheKeyParts p = base;
@@ -181,6 +175,26 @@ TEST(Cache, DamagedEntriesAreAbsent) {
   EXPECT_FALSE(cache.lookup("k").has_value()) << "magic";
   write(whole);
   EXPECT_TRUE(cache.lookup("k").has_value()) << "restored";
+}
+
+TEST(Cache, HostileEntriesAreAbsentAtOnce) {
+  // Each case failed before: a FIFO blocked lookup forever (the alarm turns
+  // that into a failure), a 1 TiB sparse file threw std::bad_alloc.
+  std::string dir = freshDir("hostile");
+  CubinCache cache(dir);
+  ASSERT_TRUE(cache.store("k", "cubin").ok());
+  std::string path = cache.pathFor("fifo");
+  ASSERT_EQ(mkfifo(path.c_str(), 0644), 0);
+  alarm(20);
+  EXPECT_FALSE(cache.lookup("fifo").has_value());
+  std::string huge = cache.pathFor("huge");
+  { std::ofstream(huge) << "TILECCB1"; }
+  ASSERT_EQ(truncate(huge.c_str(), off_t(1) << 40), 0);
+  EXPECT_FALSE(cache.lookup("huge").has_value());
+  ASSERT_EQ(mkdir(cache.pathFor("dir").c_str(), 0755), 0);
+  EXPECT_FALSE(cache.lookup("dir").has_value());
+  alarm(0);
+  EXPECT_EQ(*cache.lookup("k"), "cubin");
 }
 
 TEST(Cache, StoreErrors) {

@@ -18,7 +18,10 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
+#include <malloc.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -131,6 +134,45 @@ std::string tempDir(const std::string &name) {
   return dir;
 }
 
+/// Constructed before main, so destroyed after every function-local static
+/// (the driver singleton among them): where an AOT program's generated
+/// global keeps its module.
+std::optional<Module> gModuleAtExit;
+
+/// Set in a child about to exit: operator delete then fills what it frees
+/// with 0x5a and keeps it, so that a use after free reads that garbage
+/// whatever malloc does next (a call through it crashes).
+bool gQuarantineFrees = false;
+
+} // namespace
+
+void operator delete(void *p) noexcept {
+  if (p && gQuarantineFrees) {
+    std::memset(p, 0x5a, malloc_usable_size(p));
+    return;
+  }
+  std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept { operator delete(p); }
+
+namespace {
+
+/// What the fake takes for a cubin: a 64-bit ELF header whose e_shoff (no
+/// sections) ends the image, then the PTX.
+std::string fakeCubin(std::string_view ptx) {
+  std::string elf(64, '\0');
+  std::memcpy(elf.data(),
+              "\x7f"
+              "ELF\x02\x01\x01",
+              7);
+  uint64_t end = 64 + ptx.size();
+  for (int i = 0; i < 8; ++i)
+    elf[0x28 + i] = char(end >> (8 * i));
+  elf[0x34] = 64; // e_ehsize
+  elf[0x3a] = 64; // e_shentsize
+  return elf + std::string(ptx);
+}
+
 class FakeDriver : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -154,6 +196,31 @@ protected:
   LoadOptions options;
   Fake fake;
 };
+
+TEST_F(FakeDriver, ModulesMayOutliveTheDriverSingleton) {
+  // Failed before (issue 17; valgrind: invalid read in ~ModuleState): at
+  // exit the driver singleton was destroyed before a global's ~ModuleState,
+  // which then called through the freed driver. The quarantine makes that
+  // call crash the child every time.
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto m = Module::loadPtx(*ctx, kPtx, metadata(), options);
+    if (!m.ok())
+      _exit(3);
+    gModuleAtExit.emplace(std::move(*m));
+    ctx.reset();
+    module.reset();
+    gQuarantineFrees = true;
+    std::exit(0); // runs the static destructors
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status)
+              ? "killed by signal " + std::to_string(WTERMSIG(status))
+              : "exit status " + std::to_string(WEXITSTATUS(status)));
+}
 
 TEST_F(FakeDriver, ContextAndDevice) {
   EXPECT_EQ(ctx->deviceName(), "Fake GPU");
@@ -265,7 +332,8 @@ TEST_F(FakeDriver, PtxLoadsGoThroughTheCache) {
   EXPECT_EQ(uncached->loadInfo().cacheFile, "");
 
   // An entry the driver refuses is rebuilt and replaced.
-  std::string key = file.substr(file.rfind('/') + 1, 64);
+  std::string name = file.substr(file.rfind('/') + 1);
+  std::string key = name.substr(0, name.size() - std::string(".cubin").size());
   ASSERT_TRUE(CubinCache(options.cacheDir).store(key, "not a cubin").ok());
   auto rebuilt = Module::loadPtx(*ctx, kPtx, metadata(), options);
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.message();
@@ -441,10 +509,39 @@ TEST_F(FakeDriver, LoadErrors) {
   auto notCubin = Module::loadCubin(*ctx, kPtx, metadata());
   EXPECT_EQ(notCubin.message(), "the data is not a cubin (no ELF header); "
                                 "load PTX text with Module::loadPtx");
-  auto elf =
-      Module::loadCubin(*ctx, std::string("\x7f") + "ELF" + kPtx, metadata());
+  auto elf = Module::loadCubin(*ctx, fakeCubin(kPtx), metadata());
   ASSERT_TRUE(elf.ok()) << elf.message();
   EXPECT_EQ(elf->loadInfo().source, LoadInfo::Source::Cubin);
+}
+
+TEST_F(FakeDriver, CubinsAreReadToTheEndTheirHeaderGives) {
+  // Failed before (issue 17; ASan: global-buffer-overflow on an AOT
+  // header's embedded cubin): the fake took a cubin's length with strlen.
+  // Here the image ends right before an inaccessible page.
+  std::string image = fakeCubin(kPtx);
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t span = (image.size() + page - 1) / page * page;
+  auto *base =
+      static_cast<char *>(mmap(nullptr, span + page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(base, MAP_FAILED);
+  ASSERT_EQ(mprotect(base + span, page, PROT_NONE), 0);
+  char *at = base + span - image.size();
+  std::memcpy(at, image.data(), image.size());
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto m =
+        Module::loadCubin(*ctx, std::string_view(at, image.size()), metadata());
+    _exit(m.ok() && m->kernel("add").ok() ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << (WIFSIGNALED(status)
+              ? "killed by signal " + std::to_string(WTERMSIG(status))
+              : "exit status " + std::to_string(WEXITSTATUS(status)));
+  munmap(base, span + page);
 }
 
 TEST_F(FakeDriver, LoadFiles) {
@@ -455,11 +552,7 @@ TEST_F(FakeDriver, LoadFiles) {
   ASSERT_TRUE(m.ok()) << m.message();
   EXPECT_EQ(m->metadata().kernelNames(),
             "add, probe, shared100k, shared300k, heavy");
-  {
-    std::ofstream(dir + "/k.cubin", std::ios::binary) << "\x7f"
-                                                         "ELF"
-                                                      << kPtx;
-  }
+  { std::ofstream(dir + "/k.cubin", std::ios::binary) << fakeCubin(kPtx); }
   auto c = Module::loadFiles(*ctx, dir + "/k.cubin", dir + "/k.json");
   ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->loadInfo().source, LoadInfo::Source::Cubin);

@@ -117,8 +117,14 @@ TEST(Metadata, Targets) {
 
 TEST(Metadata, DocumentErrors) {
   EXPECT_EQ(error("{"),
-            "invalid kernel metadata: not JSON: line 1, column 2: expected a "
-            "string key in the object");
+            "invalid kernel metadata: not JSON: line 1, column 2: syntax "
+            "error while parsing object key - unexpected end of input; "
+            "expected string literal");
+  // A key twice: which one would count is not for the reader to guess.
+  EXPECT_EQ(
+      error(edit("\"num_warps\": 16,", "\"num_warps\": 16, \"num_warps\": 8,")),
+      "invalid kernel metadata: not JSON: duplicate key \"num_warps\" in "
+      "kernels[0]");
   EXPECT_EQ(error("[1]"), "invalid kernel metadata: the document is an "
                           "array, not an object");
   EXPECT_EQ(error(edit("\"format\": \"tilec-kernels\",", "")),
