@@ -344,7 +344,10 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
       TILEC_RETURN_IF_ERROR(k.read(f, p));
       return p;
     }
-    known += std::string(known.empty() ? "" : " or ") + "\"" + k.name + "\"";
+    // "a", "b" or "c"
+    bool last = &k == std::end(kParamKinds) - 1;
+    known += std::string(known.empty() ? "" : last ? " or " : ", ") + "\"" +
+             k.name + "\"";
   }
   return f.error("\"kind\" is " + json::quote(*kind) + ", not " + known);
 }
