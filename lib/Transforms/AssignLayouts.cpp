@@ -37,8 +37,8 @@
 
 #include "tilec/Transforms/Passes.h"
 
-#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -355,8 +355,7 @@ private:
     edges.push_back({d, d.getC(), d.getA(), Derivation::DotA, 0, k, kw});
     edges.push_back({d, d.getC(), d.getB(), Derivation::DotB, 0, k, kw});
   }
-  void memoryAccess(Value ptr, ValueRange addresses,
-                    ValueRange data) override {
+  void memoryAccess(Value ptr, ValueRange addresses, ValueRange data) override {
     // While the mma groups are found, data is not tied to its addresses.
     SmallVector<Value> tiles(addresses);
     if (!splitData)
@@ -405,11 +404,10 @@ private:
           order = ord;
         }
         vecs.push_back({d0, vec});
-        LLVM_DEBUG(llvm::dbgs()
-                   << "  access " << ptr << ": contiguity "
-                   << info.getContiguity(d0) << ", divisibility "
-                   << info.getDivisibility(d0) << " along dim " << d0
-                   << " -> vector of " << vec << "\n");
+        LLVM_DEBUG(llvm::dbgs() << "  access " << ptr << ": contiguity "
+                                << info.getContiguity(d0) << ", divisibility "
+                                << info.getDivisibility(d0) << " along dim "
+                                << d0 << " -> vector of " << vec << "\n");
       }
     }
     int64_t spt = 1;
@@ -420,14 +418,14 @@ private:
     spt = std::min<int64_t>(spt,
                             std::max<int64_t>(1, type.getNumElements() /
                                                      threads));
-    BlockedLayoutAttr chosen = getDefaultBlockedLayout(
-        func.getContext(), shape, order, spt, numWarps);
-    LLVM_DEBUG(llvm::dbgs() << "group of " << values[group] << ": "
-                            << vecs.size() << " accesses, " << spt
-                            << " elements per thread along dim " << order[0]
-                            << " (capped by " << type.getNumElements()
-                            << " elements / " << threads << " threads) -> "
-                            << chosen << "\n");
+    BlockedLayoutAttr chosen =
+        getDefaultBlockedLayout(func.getContext(), shape, order, spt, numWarps);
+    LLVM_DEBUG(llvm::dbgs()
+               << "group of " << values[group] << ": " << vecs.size()
+               << " accesses, " << spt << " elements per thread along dim "
+               << order[0] << " (capped by " << type.getNumElements()
+               << " elements / " << threads << " threads) -> " << chosen
+               << "\n");
     return chosen;
   }
 
@@ -438,8 +436,8 @@ private:
         unsigned g = find(index[d.getC()]);
         if (!layouts.count(g)) {
           layouts[g] = mma;
-          LLVM_DEBUG(llvm::dbgs() << "mma accumulator of " << d << " -> "
-                                  << mma << "\n");
+          LLVM_DEBUG(llvm::dbgs()
+                     << "mma accumulator of " << d << " -> " << mma << "\n");
         }
       }
     });

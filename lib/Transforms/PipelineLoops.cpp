@@ -28,8 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Transforms/Passes.h"
 #include "tilec/Target/Target.h"
+#include "tilec/Transforms/Passes.h"
 
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
@@ -255,10 +255,9 @@ void pipelineLoop(scf::ForOp loop, int stages) {
                                "arithmetic and carried pointers; left alone\n");
     return;
   }
-  LLVM_DEBUG(llvm::dbgs() << "loop at " << loop.getLoc() << ": "
-                          << cands.size() << " loads pipelined over "
-                          << stages << " stages, " << sliceSet.size()
-                          << " address ops cloned ahead\n");
+  LLVM_DEBUG(llvm::dbgs() << "loop at " << loop.getLoc() << ": " << cands.size()
+                          << " loads pipelined over " << stages << " stages, "
+                          << sliceSet.size() << " address ops cloned ahead\n");
   SmallVector<Operation *> slice(sliceSet.begin(), sliceSet.end());
   llvm::sort(slice, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);

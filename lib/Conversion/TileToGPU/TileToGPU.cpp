@@ -134,7 +134,7 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
                    dot.getType().getEncoding()))
         checkMmaDot(dot, mma, fail);
     } else if (!isa<TileDialect, TileGPUDialect, scf::SCFDialect,
-                   func::FuncDialect>(op->getDialect()) &&
+                    func::FuncDialect>(op->getDialect()) &&
                hasTile(op)) {
       fail(op) << "on tiles is not supported by the GPU lowering";
     }
@@ -286,9 +286,9 @@ struct ConvertTileToGPU
     b.setInsertionPointToEnd(module.getBody());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
-    auto nvvmTarget = NVVM::NVVMTargetAttr::get(
-        ctx, optLevel, "nvptx64-nvidia-cuda", target->getChip(),
-        target->getPtxFeatures());
+    auto nvvmTarget =
+        NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda",
+                                  target->getChip(), target->getPtxFeatures());
     auto gpuModule = gpu::GPUModuleOp::create(
         b, module.getLoc(), "tilec_kernels", b.getArrayAttr({nvvmTarget}));
     if (libdeviceFtz) {

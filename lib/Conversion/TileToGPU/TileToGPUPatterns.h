@@ -10,8 +10,8 @@
 #ifndef TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 #define TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 
-#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
