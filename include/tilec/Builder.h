@@ -6,11 +6,12 @@
 // block sizes, dtypes and variants are ordinary C++ values.
 //
 //   tilec::Kernel k("coscos");
-//   auto x = k.pointer("x", tilec::f32, 16), y = k.pointer("y", tilec::f32,
-//   16); auto n = k.scalar("n", tilec::i32); auto offs = k.programId(0) * 1024
-//   + k.range(1024); k.store(y + offs, cos(cos(k.load(x + offs, offs < n))),
-//   offs < n); tilec::CompileResult r = k.compile();   // needs
-//   "tilec/Pipeline.h"
+//   auto x = k.pointer("x", tilec::f32, 16);
+//   auto y = k.pointer("y", tilec::f32, 16);
+//   auto n = k.scalar("n", tilec::i32);
+//   auto offs = k.programId(0) * 1024 + k.range(1024);
+//   k.store(y + offs, cos(cos(k.load(x + offs, offs < n))), offs < n);
+//   tilec::CompileResult r = k.compile(); // needs "tilec/Pipeline.h"
 //
 // Errors: every misuse throws tilec::BuildError carrying the user's call site
 // (std::source_location, also the MLIR location of the ops built there), the

@@ -1,4 +1,4 @@
-//===- Races.cpp - races between programs and within a store -------------===//
+//===- Races.cpp - races between programs and within a store --------------===//
 //
 // A store stamps the bytes it writes with its program; a later load or
 // store of another program that meets a foreign stamp races with it. A store

@@ -1,4 +1,4 @@
-//===- Races.h - races between programs and within a store ----*- C++ -*-===//
+//===- Races.h - races between programs and within a store ------*- C++ -*-===//
 //
 // Programs of a launch run in no particular order on the GPU, and the
 // elements of one store in no particular order either. The interpreter runs

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Target/Target.h"
 #include "tilec/Pipeline.h"
 #include "tilec/support/CudaTools.h"
+#include "tilec/Target/Target.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
@@ -301,7 +301,8 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
     return failure();
   result.ptx = *ptx;
   if (options.emit == EmitLevel::Cubin) {
-    FailureOr<std::string> cubin = assemble(module, result.ptx, *target, options);
+    FailureOr<std::string> cubin =
+        assemble(module, result.ptx, *target, options);
     if (failed(cubin))
       return failure();
     result.cubin = *cubin;

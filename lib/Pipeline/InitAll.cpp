@@ -2,10 +2,10 @@
 
 #include "tilec/InitAll.h"
 
-#include "tilec/Dialect/Tile/IR/TileDialect.h"
-#include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilec/Analysis/Passes.h"
 #include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilec/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -36,11 +36,11 @@
 
 void tilec::registerTilecDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::tile::TileDialect, mlir::tilegpu::TileGPUDialect,
-                  mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
-                  mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect,
-                  mlir::LLVM::LLVMDialect, mlir::vector::VectorDialect>();
+                  mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::cf::ControlFlowDialect, mlir::gpu::GPUDialect,
+                  mlir::NVVM::NVVMDialect, mlir::LLVM::LLVMDialect,
+                  mlir::vector::VectorDialect>();
   mlir::func::registerInlinerExtension(registry);
   // What convert-gpu-to-nvvm lowers besides the gpu ops.
   registry.insert<mlir::ub::UBDialect>();

@@ -120,12 +120,24 @@ struct EmitLevelParser : public llvm::cl::parser<tilec::EmitLevel> {
   /// How tile-opt prints the pipeline back (--dump-pass-pipeline).
   static void print(raw_ostream &os, tilec::EmitLevel level) {
     switch (level) {
-    case tilec::EmitLevel::Tile: os << "tile"; return;
-    case tilec::EmitLevel::Layout: os << "layout"; return;
-    case tilec::EmitLevel::GPU: os << "gpu"; return;
-    case tilec::EmitLevel::LLVM: os << "llvm"; return;
-    case tilec::EmitLevel::PTX: os << "ptx"; return;
-    case tilec::EmitLevel::Cubin: os << "cubin"; return;
+    case tilec::EmitLevel::Tile:
+      os << "tile";
+      return;
+    case tilec::EmitLevel::Layout:
+      os << "layout";
+      return;
+    case tilec::EmitLevel::GPU:
+      os << "gpu";
+      return;
+    case tilec::EmitLevel::LLVM:
+      os << "llvm";
+      return;
+    case tilec::EmitLevel::PTX:
+      os << "ptx";
+      return;
+    case tilec::EmitLevel::Cubin:
+      os << "cubin";
+      return;
     }
   }
 };
@@ -138,9 +150,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
       *this, "emit", llvm::cl::desc("How far (default ptx)"),
       llvm::cl::init(tilec::EmitLevel::PTX),
       llvm::cl::values(
-          clEnumValN(tilec::EmitLevel::Tile, "tile", "inlined, canonical tile IR"),
+          clEnumValN(tilec::EmitLevel::Tile, "tile",
+                     "inlined, canonical tile IR"),
           clEnumValN(tilec::EmitLevel::Layout, "layout", "tiles carry layouts"),
-          clEnumValN(tilec::EmitLevel::GPU, "gpu", "gpu.module, per-thread code"),
+          clEnumValN(tilec::EmitLevel::GPU, "gpu",
+                     "gpu.module, per-thread code"),
           clEnumValN(tilec::EmitLevel::LLVM, "llvm", "LLVM and NVVM dialects"),
           clEnumValN(tilec::EmitLevel::PTX, "ptx", "PTX in a gpu.binary"))};
   // Validated by the passes, which reject unknown chips (tilec::Target).

@@ -53,8 +53,8 @@ std::string Target::getKnownChipList() {
 }
 
 llvm::Expected<Target> Target::get(llvm::StringRef chip) {
-  const ChipInfo *info = llvm::find_if(
-      kChips, [&](const ChipInfo &c) { return c.chip == chip; });
+  const ChipInfo *info =
+      llvm::find_if(kChips, [&](const ChipInfo &c) { return c.chip == chip; });
   if (info == std::end(kChips))
     return llvm::createStringError("unknown GPU target '" + chip.str() +
                                    "' (known: " + getKnownChipList() + ")");

@@ -38,8 +38,8 @@
 
 #include "tilec/Transforms/Passes.h"
 
-#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,11 +47,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
 
 namespace tilec {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
 #include "tilec/Transforms/Passes.h.inc"
 } // namespace tilec
+
+#define DEBUG_TYPE "tile-assign-layouts"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -355,8 +358,7 @@ private:
     edges.push_back({d, d.getC(), d.getA(), Derivation::DotA, 0, k, kw});
     edges.push_back({d, d.getC(), d.getB(), Derivation::DotB, 0, k, kw});
   }
-  void memoryAccess(Value ptr, ValueRange addresses,
-                    ValueRange data) override {
+  void memoryAccess(Value ptr, ValueRange addresses, ValueRange data) override {
     // While the mma groups are found, data is not tied to its addresses.
     SmallVector<Value> tiles(addresses);
     if (!splitData)
@@ -405,6 +407,10 @@ private:
           order = ord;
         }
         vecs.push_back({d0, vec});
+        LLVM_DEBUG(llvm::dbgs() << "  access " << ptr << ": contiguity "
+                                << info.getContiguity(d0) << ", divisibility "
+                                << info.getDivisibility(d0) << " along dim "
+                                << d0 << " -> vector of " << vec << "\n");
       }
     }
     int64_t spt = 1;
@@ -415,8 +421,15 @@ private:
     spt = std::min<int64_t>(spt,
                             std::max<int64_t>(1, type.getNumElements() /
                                                      threads));
-    return getDefaultBlockedLayout(func.getContext(), shape, order, spt,
-                                   numWarps);
+    BlockedLayoutAttr chosen =
+        getDefaultBlockedLayout(func.getContext(), shape, order, spt, numWarps);
+    LLVM_DEBUG(llvm::dbgs()
+               << "group of " << values[group] << ": " << vecs.size()
+               << " accesses, " << spt << " elements per thread along dim "
+               << order[0] << " (capped by " << type.getNumElements()
+               << " elements / " << threads << " threads) -> " << chosen
+               << "\n");
+    return chosen;
   }
 
   void assign() {
@@ -424,8 +437,11 @@ private:
     func.walk([&](DotOp d) {
       if (MmaLayoutAttr mma = mmaLayout(d)) {
         unsigned g = find(index[d.getC()]);
-        if (!layouts.count(g))
+        if (!layouts.count(g)) {
           layouts[g] = mma;
+          LLVM_DEBUG(llvm::dbgs()
+                     << "mma accumulator of " << d << " -> " << mma << "\n");
+        }
       }
     });
     DenseSet<unsigned> derived;
@@ -445,6 +461,8 @@ private:
           if (Attribute l = derive(e, layouts[s])) {
             layouts[r] = l;
             changed = true;
+            LLVM_DEBUG(llvm::dbgs() << "derived along " << *e.op << ": "
+                                    << e.receiver << " -> " << l << "\n");
           }
         }
       }

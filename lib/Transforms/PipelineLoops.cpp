@@ -56,8 +56,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Transforms/Passes.h"
 #include "tilec/Target/Target.h"
+#include "tilec/Transforms/Passes.h"
 
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
@@ -68,11 +68,14 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 namespace tilec {
 #define GEN_PASS_DEF_TILEPIPELINELOOPS
 #include "tilec/Transforms/Passes.h.inc"
 } // namespace tilec
+
+#define DEBUG_TYPE "tile-pipeline-loops"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -324,8 +327,11 @@ void pipelineLoop(scf::ForOp loop, int stages) {
     if (auto load = dyn_cast<LoadOp>(op))
       if (std::optional<Candidate> c = asCandidate(load))
         cands.push_back(*c);
-  if (cands.empty())
+  if (cands.empty()) {
+    LLVM_DEBUG(llvm::dbgs() << "loop at " << loop.getLoc()
+                            << ": no load feeds a dot operand conversion\n");
     return;
+  }
   // A wgmma dot needs both operands staged for it; else both go through
   // ldmatrix (the dot then runs as mma.sync, the same thread map).
   for (Candidate &c : cands) {
@@ -365,8 +371,15 @@ void pipelineLoop(scf::ForOp loop, int stages) {
       asyncDot ? cast<BlockArgument>(asyncDot.getC()).getArgNumber() - 1 : -1;
   SetVector<Operation *> sliceSet;
   SetVector<unsigned> carried;
-  if (failed(computeAddressSlice(loop, cands, sliceSet, carried)))
+  if (failed(computeAddressSlice(loop, cands, sliceSet, carried))) {
+    LLVM_DEBUG(llvm::dbgs() << "loop at " << loop.getLoc()
+                            << ": load addresses depend on more than index "
+                               "arithmetic and carried pointers; left alone\n");
     return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "loop at " << loop.getLoc() << ": " << cands.size()
+                          << " loads pipelined over " << stages << " stages, "
+                          << sliceSet.size() << " address ops cloned ahead\n");
   SmallVector<Operation *> slice(sliceSet.begin(), sliceSet.end());
   llvm::sort(slice, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);

@@ -1,4 +1,4 @@
-//===- Target.h - what tilec knows about each GPU it compiles for -*- C++ -*-===//
+//===- Target.h - what tilec knows about each GPU it targets ----*- C++ -*-===//
 //
 // One description per known chip (sm_80, sm_89, sm_90, sm_90a, sm_100a):
 // its SM version, arch-specific features, memory and register limits, the

@@ -106,12 +106,9 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
     }
 
     // 3. Across warps through shared memory: slot (out, warp, operand).
-    int64_t warps = layout->getDistinctWarps(axis);
+    ReduceScratchLayout scratch = getReduceScratchLayout(op, *layout);
+    int64_t warps = scratch.warps;
     if (warps > 1) {
-      int64_t outElems = scalar ? 1
-                                : cast<RankedTensorType>(
-                                      op.getResult(0).getType())
-                                      .getNumElements();
       ThreadCoords coords = getThreadCoords(rewriter, loc, *layout);
       SmallVector<Value> outLinear(numOut, i32Val(rewriter, loc, 0));
       if (!scalar) {
@@ -124,24 +121,18 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
       ReduceScratch plan;
       if (auto it = lc.reduceScratch.find(op); it != lc.reduceScratch.end())
         plan = it->second;
-      // Operand k's slots: a 16-byte aligned array of (out, warp) elements
-      // of its own size, so a warp's partials of one output are adjacent
-      // and the reads below become 16-byte ld.shared.v4 for 4-byte types.
-      SmallVector<int64_t> base;
-      int64_t next = plan.offset;
-      for (unsigned k = 0; k < numOps; ++k) {
-        base.push_back(next);
-        next += llvm::alignTo(
-            outElems * warps * getStorageBytes(acc[0][k].getType()), 16);
-      }
+      // Operand k's slots (getReduceScratchLayout): a warp's partials of
+      // one output are adjacent, so the reads below become 16-byte
+      // ld.shared.v4 for 4-byte types.
       auto slot = [&](OpBuilder &b, Value out, Value warp, unsigned k) {
-        // base[k] + (out * warps + warp) * bytes
+        // base + offset[k] + (out * warps + warp) * bytes
         Value v = arith::MulIOp::create(b, loc, out, i32Val(b, loc, warps));
         v = arith::AddIOp::create(b, loc, v, warp);
-        v = arith::MulIOp::create(
-            b, loc, v,
-            i32Val(b, loc, getStorageBytes(acc[0][k].getType())));
-        return arith::AddIOp::create(b, loc, v, i32Val(b, loc, base[k]))
+        v = arith::MulIOp::create(b, loc, v,
+                                  i32Val(b, loc, scratch.slotBytes[k]));
+        return arith::AddIOp::create(
+                   b, loc, v,
+                   i32Val(b, loc, plan.offset + scratch.operandOffsets[k]))
             .getResult();
       };
       // Lane 0 along the dim of each distinct warp writes its partials.

@@ -297,9 +297,9 @@ struct ConvertTileToGPU
     b.setInsertionPointToEnd(module.getBody());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
-    auto nvvmTarget = NVVM::NVVMTargetAttr::get(
-        ctx, optLevel, "nvptx64-nvidia-cuda", target->getChip(),
-        target->getPtxFeatures());
+    auto nvvmTarget =
+        NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda",
+                                  target->getChip(), target->getPtxFeatures());
     auto gpuModule = gpu::GPUModuleOp::create(
         b, module.getLoc(), "tilec_kernels", b.getArrayAttr({nvvmTarget}));
     if (libdeviceFtz) {

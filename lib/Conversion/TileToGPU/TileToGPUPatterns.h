@@ -10,8 +10,8 @@
 #ifndef TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 #define TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 
-#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Target/Target.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -162,6 +162,21 @@ Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> indices,
 
 /// Shared memory bytes `op` needs while it runs (0 if none).
 int64_t getScratchBytes(Operation *op);
+
+/// How a cross-warp reduction lays out its partials in its scratch: per
+/// operand a 16-byte aligned array of (output element, warp) slots of the
+/// element's size, so that a warp's partials of one output are adjacent. The
+/// one definition for the allocation (its size, getScratchBytes) and
+/// ReduceOpLowering (its addresses).
+struct ReduceScratchLayout {
+  int64_t warps = 1;    ///< distinct warps along the axis (1: no scratch)
+  int64_t outElems = 1; ///< elements of each result (1 for a scalar)
+  SmallVector<int64_t> operandOffsets; ///< from the reduction's base
+  SmallVector<int64_t> slotBytes;      ///< per operand
+  int64_t bytes = 0;                   ///< 0 when warps == 1
+};
+ReduceScratchLayout getReduceScratchLayout(ReduceOp op,
+                                           const DistributedLayout &src);
 
 //===----------------------------------------------------------------------===//
 // Swizzled shared tiles and ldmatrix (SharedMemoryToGPU.cpp)

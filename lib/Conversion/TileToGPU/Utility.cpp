@@ -357,24 +357,29 @@ static int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
 }
 
+ReduceScratchLayout
+mlir::tile::gpu_lowering::getReduceScratchLayout(ReduceOp op,
+                                                 const DistributedLayout &src) {
+  ReduceScratchLayout s;
+  s.warps = src.getDistinctWarps(src.getBlockedDim(op.getAxis()));
+  if (s.warps <= 1)
+    return s;
+  s.outElems = numElements(op.getResult(0).getType());
+  for (Value v : op.getSrcs()) {
+    s.operandOffsets.push_back(s.bytes);
+    s.slotBytes.push_back(elementBytes(v.getType()));
+    s.bytes += llvm::alignTo(s.outElems * s.warps * s.slotBytes.back(), 16);
+  }
+  return s;
+}
+
 int64_t mlir::tile::gpu_lowering::getScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
     FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
     if (failed(layout))
       return 0;
-    unsigned d = layout->getBlockedDim(reduce.getAxis());
-    int64_t warps = layout->getDistinctWarps(d);
-    if (warps <= 1)
-      return 0;
-    // Per operand a 16-byte aligned array of (output element, warp) slots
-    // of the element's size (see ReduceOpLowering).
-    int64_t bytes = 0;
-    for (Value src : reduce.getSrcs())
-      bytes += llvm::alignTo(numElements(reduce.getResult(0).getType()) *
-                                 warps * elementBytes(src.getType()),
-                             16);
-    return bytes;
+    return getReduceScratchLayout(reduce, *layout).bytes;
   }
   if (auto scan = dyn_cast<ScanOp>(op)) {
     // Two buffers of every element of every operand, 8-byte slots (see

@@ -1,4 +1,4 @@
-//===- DialectTest.cpp - the tile dialect's C++ helpers --------------------===//
+//===- DialectTest.cpp - the tile dialect's C++ helpers -------------------===//
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/InitAll.h"

@@ -61,13 +61,12 @@ void TileDialect::initialize() {
 
 /// Folded tiles and scalars become arith.constant ops.
 Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
-                                           Type type, Location loc) {
+                                            Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }
 
-LogicalResult
-PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
-                    Type pointeeType) {
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Type pointeeType) {
   if (isa<IntegerType, FloatType, PointerType>(pointeeType))
     return success();
   return emitError() << "!tile.ptr must point to an integer, float or "
@@ -107,8 +106,8 @@ bool mlir::tile::isKernel(Operation *func) {
 }
 
 int mlir::tile::getNumWarps(Operation *func, int dflt) {
-  if (auto attr = func->getAttrOfType<IntegerAttr>(
-          TileDialect::getNumWarpsAttrName()))
+  if (auto attr =
+          func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName()))
     return attr.getInt();
   return dflt;
 }

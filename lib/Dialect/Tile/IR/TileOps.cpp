@@ -32,7 +32,6 @@ static bool sameShapeAndElement(Type a, Type b) {
   return sameShape(a, b) && getElementTypeOrSelf(a) == getElementTypeOrSelf(b);
 }
 
-
 static LogicalResult verifyAxis(Operation *op, int32_t axis) {
   if (axis < 0 || axis > 2)
     return op->emitOpError("axis must be 0, 1 or 2, got ") << axis;
@@ -134,8 +133,8 @@ LogicalResult NumProgramsOp::verify() { return verifyAxis(*this, getAxis()); }
 LogicalResult RangeOp::verify() {
   int64_t start = getStart(), end = getEnd();
   if (end <= start)
-    return emitOpError("end (") << end << ") must be greater than start ("
-                                << start << ")";
+    return emitOpError("end (")
+           << end << ") must be greater than start (" << start << ")";
   RankedTensorType type = getType();
   if (type.getRank() != 1 || type.getDimSize(0) != end - start)
     return emitOpError("result type ")
@@ -180,9 +179,9 @@ LogicalResult ExpandDimsOp::verify() {
   auto dst = getType();
   int64_t axis = getAxis();
   if (axis < 0 || axis > src.getRank())
-    return emitOpError("axis ") << axis << " is out of range for a tile of rank "
-                                << src.getRank() << " (0.." << src.getRank()
-                                << ")";
+    return emitOpError("axis ")
+           << axis << " is out of range for a tile of rank " << src.getRank()
+           << " (0.." << src.getRank() << ")";
   SmallVector<int64_t> shape(src.getShape());
   shape.insert(shape.begin() + axis, 1);
   if (dst.getShape() != ArrayRef<int64_t>(shape) ||
@@ -236,9 +235,8 @@ LogicalResult JoinOp::verify() {
   shape.push_back(2);
   if (getType().getShape() != ArrayRef<int64_t>(shape) ||
       getType().getElementType() != lhs.getElementType())
-    return emitOpError("result ")
-           << getType() << " is not " << lhs
-           << " with a new minor dimension of size 2";
+    return emitOpError("result ") << getType() << " is not " << lhs
+                                  << " with a new minor dimension of size 2";
   return success();
 }
 
@@ -271,8 +269,7 @@ LogicalResult AddPtrOp::verify() {
   Type ptr = getPtr().getType();
   if (!sameShape(ptr, getOffset().getType()))
     return emitOpError("offset type ")
-           << getOffset().getType() << " does not match the shape of "
-           << ptr;
+           << getOffset().getType() << " does not match the shape of " << ptr;
   return success();
 }
 
@@ -358,9 +355,8 @@ void LoadOp::print(OpAsmPrinter &p) {
     p << " evict = " << stringifyEvictionPolicy(getEvict());
   if (getIsVolatile())
     p << " volatile";
-  printOperandsAndKeywords(p, *this,
-                           {"cache", "evict", "isVolatile",
-                            "operandSegmentSizes"});
+  printOperandsAndKeywords(
+      p, *this, {"cache", "evict", "isVolatile", "operandSegmentSizes"});
   p << " : " << getPtr().getType();
 }
 
@@ -644,9 +640,8 @@ LogicalResult ReduceOp::verifyRegions() {
       ok &= isa<RankedTensorType>(res.getType()) &&
             getShapeOrEmpty(res.getType()) == ArrayRef<int64_t>(shape);
     if (!ok)
-      return emitOpError("reducing ")
-             << srcType << " along axis " << getAxis() << " cannot give "
-             << res.getType();
+      return emitOpError("reducing ") << srcType << " along axis " << getAxis()
+                                      << " cannot give " << res.getType();
   }
   return success();
 }
@@ -687,8 +682,7 @@ LogicalResult DotOp::verify() {
   Type ea = a.getElementType(), eb = b.getElementType(),
        ec = c.getElementType();
   if (ea != eb)
-    return emitOpError("operand element types differ: ")
-           << ea << " and " << eb;
+    return emitOpError("operand element types differ: ") << ea << " and " << eb;
   bool okIn = ea.isF16() || ea.isBF16() || ea.isF32() || ea.isInteger(8) ||
               isa<Float8E4M3FNType, Float8E5M2Type>(ea);
   if (!okIn)

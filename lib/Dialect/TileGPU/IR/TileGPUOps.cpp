@@ -26,16 +26,15 @@ LogicalResult AsyncCopyOp::verify() {
   if (ptr.getShape() != buf.getSlotShape())
     return emitOpError("pointer tile ")
            << ptr << " does not have the shape of a slot of " << buf;
-  Type pointee =
-      cast<tile::PointerType>(ptr.getElementType()).getPointeeType();
+  Type pointee = cast<tile::PointerType>(ptr.getElementType()).getPointeeType();
   if (pointee != buf.getElementType())
-    return emitOpError("copies ") << pointee << " into a buffer of "
-                                  << buf.getElementType();
+    return emitOpError("copies ")
+           << pointee << " into a buffer of " << buf.getElementType();
   if (auto mask = getMask()) {
     auto maskType = cast<RankedTensorType>(mask.getType());
     if (maskType.getShape() != ptr.getShape())
-      return emitOpError("mask ") << maskType
-                                  << " does not match the pointers " << ptr;
+      return emitOpError("mask ")
+             << maskType << " does not match the pointers " << ptr;
   }
   return success();
 }

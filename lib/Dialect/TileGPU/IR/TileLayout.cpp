@@ -26,34 +26,35 @@ unsigned BlockedLayoutAttr::getNumWarps() const {
   return n;
 }
 
-LogicalResult
-BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<unsigned> sizePerThread,
-                          ArrayRef<unsigned> threadsPerWarp,
-                          ArrayRef<unsigned> warpsPerCTA,
-                          ArrayRef<unsigned> order) {
+LogicalResult BlockedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = order.size();
   if (rank == 0 || sizePerThread.size() != rank ||
       threadsPerWarp.size() != rank || warpsPerCTA.size() != rank)
-    return emitError() << "#tilegpu.blocked needs sizePerThread, threadsPerWarp, "
-                          "warpsPerCTA and order of one non-zero rank";
+    return emitError()
+           << "#tilegpu.blocked needs sizePerThread, threadsPerWarp, "
+              "warpsPerCTA and order of one non-zero rank";
   unsigned threads = 1;
   for (auto list : {sizePerThread, threadsPerWarp, warpsPerCTA})
     for (unsigned v : list)
       if (v == 0 || !llvm::isPowerOf2_32(v))
-        return emitError() << "#tilegpu.blocked sizes must be powers of two, got "
-                           << v;
+        return emitError()
+               << "#tilegpu.blocked sizes must be powers of two, got " << v;
   for (unsigned t : threadsPerWarp)
     threads *= t;
   if (threads != 32)
-    return emitError() << "#tilegpu.blocked threadsPerWarp must multiply to 32, "
-                          "got "
-                       << threads;
+    return emitError()
+           << "#tilegpu.blocked threadsPerWarp must multiply to 32, "
+              "got "
+           << threads;
   SmallVector<bool> seen(rank, false);
   for (unsigned d : order) {
     if (d >= rank || seen[d])
-      return emitError() << "#tilegpu.blocked order must be a permutation of 0.."
-                         << rank - 1;
+      return emitError()
+             << "#tilegpu.blocked order must be a permutation of 0.."
+             << rank - 1;
     seen[d] = true;
   }
   return success();
@@ -91,10 +92,11 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned dim, Attribute parent) {
   unsigned parentRank = getLayoutRank(parent);
   if (parentRank == 0)
-    return emitError() << "#tilegpu.slice parent must be a #tilegpu.blocked, "
-                          "#tilegpu.mma, #tilegpu.dot_operand or #tilegpu.slice "
-                          "layout, got "
-                       << parent;
+    return emitError()
+           << "#tilegpu.slice parent must be a #tilegpu.blocked, "
+              "#tilegpu.mma, #tilegpu.dot_operand or #tilegpu.slice "
+              "layout, got "
+           << parent;
   if (parentRank < 2)
     return emitError() << "#tilegpu.slice of a rank-1 layout has rank 0; a "
                           "reduction to a scalar needs no layout";
@@ -174,11 +176,12 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<unsigned> order) {
   for (unsigned v : {vec, perPhase, maxPhase})
     if (v == 0 || !llvm::isPowerOf2_32(v))
-      return emitError() << "#tilegpu.shared vec, perPhase and maxPhase must be "
-                            "powers of two, got "
-                         << v;
-  if (order.size() != 2 || !((order[0] == 0 && order[1] == 1) ||
-                             (order[0] == 1 && order[1] == 0)))
+      return emitError()
+             << "#tilegpu.shared vec, perPhase and maxPhase must be "
+                "powers of two, got "
+             << v;
+  if (order.size() != 2 ||
+      !((order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0)))
     return emitError() << "#tilegpu.shared order must be [0, 1] or [1, 0]";
   return success();
 }
@@ -188,8 +191,8 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 bool mlir::tilegpu::hasPowerOfTwoShape(ArrayRef<int64_t> shape) {
-  return llvm::all_of(shape,
-                      [](int64_t s) { return s > 0 && llvm::isPowerOf2_64(s); });
+  return llvm::all_of(
+      shape, [](int64_t s) { return s > 0 && llvm::isPowerOf2_64(s); });
 }
 
 namespace {
@@ -354,8 +357,8 @@ int64_t DistributedLayout::getSubOffset(unsigned d, int64_t sub) const {
 
 int64_t DistributedLayout::getIndex(unsigned d, int64_t sub, int64_t laneCoord,
                                     int64_t warpCoord) const {
-  int64_t idx = getSubOffset(d, sub) + laneCoord * laneMul[d] +
-                warpCoord * warpMul[d];
+  int64_t idx =
+      getSubOffset(d, sub) + laneCoord * laneMul[d] + warpCoord * warpMul[d];
   return idx % shape[d];
 }
 
@@ -384,15 +387,13 @@ bool DistributedLayout::isReplicated() const {
   return false;
 }
 
-BlockedLayoutAttr mlir::tilegpu::getDefaultBlockedLayout(MLIRContext *ctx,
-                                                      ArrayRef<int64_t> shape,
-                                                      ArrayRef<unsigned> order,
-                                                      unsigned sptFast,
-                                                      unsigned numWarps) {
+BlockedLayoutAttr mlir::tilegpu::getDefaultBlockedLayout(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
+    unsigned sptFast, unsigned numWarps) {
   unsigned rank = shape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
-  spt[order[0]] = std::max<int64_t>(
-      1, std::min<int64_t>(sptFast, shape[order[0]]));
+  spt[order[0]] =
+      std::max<int64_t>(1, std::min<int64_t>(sptFast, shape[order[0]]));
   SmallVector<int64_t> left(rank);
   for (unsigned d = 0; d < rank; ++d)
     left[d] = std::max<int64_t>(1, shape[d] / spt[d]);
@@ -417,12 +418,11 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type ea = a.getElementType(), ec = c.getElementType();
-  bool types = (ea.isBF16() && ec.isF32()) ||
-               (ea.isF16() && (ec.isF32() || ec.isF16()));
+  bool types =
+      (ea.isBF16() && ec.isF32()) || (ea.isF16() && (ec.isF32() || ec.isF16()));
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  if (!types || m < 16 || n < 8 || k < 16 ||
-      !hasPowerOfTwoShape({m, n, k}) || numWarps == 0 ||
-      !llvm::isPowerOf2_32(numWarps))
+  if (!types || m < 16 || n < 8 || k < 16 || !hasPowerOfTwoShape({m, n, k}) ||
+      numWarps == 0 || !llvm::isPowerOf2_32(numWarps))
     return {};
   if (wgmma && ec.isF32() && numWarps % 4 == 0 && m % (16 * numWarps) == 0 &&
       k % 16 == 0) {
@@ -444,10 +444,9 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
   return MmaLayoutAttr::get(dot.getContext(), 2, {wm, wn}, {16, 8});
 }
 
-SharedLayoutAttr mlir::tilegpu::getSwizzledSharedLayout(MLIRContext *ctx,
-                                                     ArrayRef<int64_t> shape,
-                                                     ArrayRef<unsigned> order,
-                                                     unsigned elemBits) {
+SharedLayoutAttr mlir::tilegpu::getSwizzledSharedLayout(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
+    unsigned elemBits) {
   int64_t rowLen = shape[order[0]];
   int64_t vec = std::max<int64_t>(1, std::min<int64_t>(128 / elemBits, rowLen));
   int64_t rowBytes = rowLen * elemBits / 8;
@@ -474,7 +473,7 @@ mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 }
 
 int64_t mlir::tilegpu::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,
-                                    int64_t row, int64_t col) {
+                                       int64_t row, int64_t col) {
   int64_t vec = layout.getVec();
   int64_t phase = (row / layout.getPerPhase()) % layout.getMaxPhase();
   int64_t chunk = (col / vec) ^ phase;

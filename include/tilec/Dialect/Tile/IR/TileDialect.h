@@ -19,8 +19,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h.inc"
-#include "tilec/Dialect/Tile/IR/TileInterfaces.h"
 #include "tilec/Dialect/Tile/IR/TileEnums.h.inc"
+#include "tilec/Dialect/Tile/IR/TileInterfaces.h"
 
 #define GET_TYPEDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileTypes.h.inc"

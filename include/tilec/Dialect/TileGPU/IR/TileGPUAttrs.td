@@ -121,7 +121,8 @@ def TileGPU_MmaLayoutAttr : TileGPU_Attr<"MmaLayout", "mma"> {
   }];
 }
 
-def TileGPU_DotOperandLayoutAttr : TileGPU_Attr<"DotOperandLayout", "dot_operand"> {
+def TileGPU_DotOperandLayoutAttr
+    : TileGPU_Attr<"DotOperandLayout", "dot_operand"> {
   let summary = "layout of an mma.sync operand (A or B) in registers";
   let description = [{
     Operand `opIdx` (0: A, MxK; 1: B, KxN) of a dot whose accumulator has

@@ -1,8 +1,8 @@
 //===- TileLayout.h - what a layout means for each thread -------*- C++ -*-===//
 //
 // The arithmetic of the distributed layouts (#tilegpu.blocked, #tilegpu.mma,
-// #tilegpu.dot_operand and #tilegpu.slice of them) shared by the layout pass and
-// the GPU lowering: how many elements a thread holds, in which order, and
+// #tilegpu.dot_operand and #tilegpu.slice of them) shared by the layout pass
+// and the GPU lowering: how many elements a thread holds, in which order, and
 // which tile index each of them is; and of the shared memory layout
 // (#tilegpu.shared) of staged dot operands.
 //
