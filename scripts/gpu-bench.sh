@@ -17,6 +17,7 @@
 # $BUILD/logs): tilec.json, peers.json, table.md.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/gpu-env.sh"
 build=${BUILD:-$root/build-gpu}
 out=${LOGS:-$build/logs}
 mkdir -p "$out"

@@ -18,6 +18,7 @@
 # sanitizer reported an error.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/gpu-env.sh"
 build=${BUILD:-$root/build-gpu}
 logs=${LOGS:-$build/logs/diff}
 jobs=${JOBS:-4}

@@ -23,6 +23,7 @@
 # Exits 1 if the build failed, DIR is incomplete, or a workload failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/gpu-env.sh"
 mode=run
 if (($#)) && { [ "$1" = prepare ] || [ "$1" = run ]; }; then
   mode=$1

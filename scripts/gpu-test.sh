@@ -19,6 +19,7 @@
 # Logs go to $LOGS (default $BUILD/logs). Exits 1 if any step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/gpu-env.sh"
 build=${BUILD:-$root/build-gpu}
 logs=${LOGS:-$build/logs}
 tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}
