@@ -6,12 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/InlineAnywhere.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -27,21 +27,6 @@ using namespace mlir::tile;
 #define GET_ATTRDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileAttrs.cpp.inc"
 
-namespace {
-/// Every tile op may be inlined: none depends on the function it sits in.
-struct TileInlinerInterface : public DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Operation *, bool) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
 
 void TileDialect::initialize() {
   addTypes<
@@ -56,7 +41,7 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
-  addInterfaces<TileInlinerInterface>();
+  addInterfaces<mlir::tile::InlineAnywhereInterface>();
 }
 
 /// Folded tiles and scalars become arith.constant ops.

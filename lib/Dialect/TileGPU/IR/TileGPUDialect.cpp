@@ -6,11 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "tilec/Dialect/InlineAnywhere.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
-#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -56,21 +56,6 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
     return AliasResult::NoAlias;
   }
 };
-/// Every tilegpu op may be inlined, as every tile op may: none depends on the
-/// function it sits in (the inliner runs before layouts, but a later run
-/// must not be refused).
-struct TileGPUInlinerInterface : public DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Operation *, bool) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
 } // namespace
 
 void TileGPUDialect::initialize() {
@@ -86,7 +71,7 @@ void TileGPUDialect::initialize() {
 #define GET_OP_LIST
 #include "tilec/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
       >();
-  addInterfaces<TileGPUOpAsmInterface, TileGPUInlinerInterface>();
+  addInterfaces<TileGPUOpAsmInterface, mlir::tile::InlineAnywhereInterface>();
 }
 
 //===----------------------------------------------------------------------===//
