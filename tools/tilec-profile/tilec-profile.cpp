@@ -589,6 +589,10 @@ int main(int argc, char **argv) {
     return fail("no workload named '" + *options.only.begin() + "'");
   if (analyses.empty())
     return fail("no workloads to profile");
+  // The output folder before the measurements, so that a path that cannot
+  // be written fails before the GPU is touched.
+  if (std::string error; !tilec::support::createFolders(options.out, error))
+    return fail(error);
 
   auto ctx = Context::create(0);
   if (!ctx.ok())
