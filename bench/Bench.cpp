@@ -26,6 +26,7 @@
 #include "GpuHelpers.h"
 
 #include "tilec/support/CommandLine.h"
+#include "tilec/support/Files.h"
 #include "tilec/support/Json.h"
 
 #include <algorithm>
@@ -430,6 +431,13 @@ int main(int argc, char **argv) {
       (std::sscanf(tile.c_str(), "%ld,%ld", &gTileM, &gTileN) != 2 ||
        gTileM <= 0 || gTileN <= 0))
     return cl.usageError("--matmul-tile takes M,N, got '" + tile + "'");
+  // The folder of --out, made before the run so that a path that cannot be
+  // written fails at once rather than after the timings.
+  if (std::string error;
+      !out.empty() && !tilec::support::createParentFolders(out, error)) {
+    std::fprintf(stderr, "tilec-bench: error: %s\n", error.c_str());
+    return 1;
+  }
   if (work.empty())
     work = {"add",       "coscos",  "bias_gelu", "softmax",
             "layernorm", "rmsnorm", "matmul",    "launch"};

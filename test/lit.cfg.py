@@ -51,6 +51,13 @@ if os.path.exists(ptxas):
 else:
     lit_config.note("ptxas not found: tests that assemble PTX are unsupported")
 
+# pkg-config is optional: the test that builds against the installed
+# runtime with it says REQUIRES: pkg-config.
+if shutil.which("pkg-config"):
+    config.available_features.add("pkg-config")
+else:
+    lit_config.note("pkg-config not found: the install test is unsupported")
+
 # libdevice is optional too: kernels calling CUDA math functions (cos, erf)
 # need it; tilec finds it in /usr/local/cuda when CUDA_HOME is unset.
 libdevice = os.path.join(config.cuda_root, "nvvm", "libdevice",

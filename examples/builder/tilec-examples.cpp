@@ -14,6 +14,7 @@
 
 #include "tilec/Pipeline.h"
 #include "tilec/support/CommandLine.h"
+#include "tilec/support/Files.h"
 
 #include <cstdio>
 #include <cstring>
@@ -88,6 +89,11 @@ int main(int argc, char **argv) {
       }
       // Files: the text, and the PTX + metadata the runtime loads.
       CompileResult result = k.compile();
+      std::string error;
+      if (!support::createFolders(outDir, error)) {
+        std::cerr << "tilec-examples: error: " << error << "\n";
+        return 1;
+      }
       std::string base = outDir + "/" + name;
       if (!writeFile(base + ".tile", k.str()) ||
           !writeFile(base + ".ptx", result.ptx) ||

@@ -11,21 +11,15 @@ Half Half::fromFloat(float value) {
   std::memcpy(&x, &value, 4);
   uint16_t sign = (x >> 16) & 0x8000;
   uint32_t abs = x & 0x7fffffff;
-  Half h;
-  if (abs >= 0x7f800000) { // inf stays inf; NaN stays a quiet NaN
-    h.bits =
-        sign | (abs > 0x7f800000 ? 0x7e00 | ((abs >> 13) & 0x3ff) : 0x7c00);
-    return h;
-  }
-  if (abs >= 0x477ff000) { // rounds to above 65504
-    h.bits = sign | 0x7c00;
-    return h;
-  }
+  if (abs >= 0x7f800000) // inf stays inf; NaN stays a quiet NaN
+    return fromBits(sign | (abs > 0x7f800000 ? 0x7e00 | ((abs >> 13) & 0x3ff)
+                                             : 0x7c00));
+  if (abs >= 0x477ff000) // rounds to above 65504
+    return fromBits(sign | 0x7c00);
   if (abs < 0x38800000) { // below 2^-14: a subnormal (or zero) half
     // Multiplying by 2^24 is exact; nearbyint rounds half to even.
     float units = std::nearbyint(std::fabs(value) * 16777216.0f);
-    h.bits = sign | static_cast<uint16_t>(units);
-    return h;
+    return fromBits(sign | static_cast<uint16_t>(units));
   }
   uint32_t exponent = (abs >> 23) - 127 + 15;
   uint32_t mantissa = abs & 0x7fffff;
@@ -34,8 +28,7 @@ Half Half::fromFloat(float value) {
   // A carry out of the mantissa correctly bumps the exponent.
   if (rest > 0x1000 || (rest == 0x1000 && (bits & 1)))
     ++bits;
-  h.bits = sign | static_cast<uint16_t>(bits);
-  return h;
+  return fromBits(sign | static_cast<uint16_t>(bits));
 }
 
 float Half::toFloat() const {
@@ -57,14 +50,10 @@ float Half::toFloat() const {
 BFloat16 BFloat16::fromFloat(float value) {
   uint32_t u;
   std::memcpy(&u, &value, 4);
-  BFloat16 b;
-  if ((u & 0x7fffffff) > 0x7f800000) { // NaN: keep it a quiet NaN
-    b.bits = static_cast<uint16_t>((u >> 16) | 0x40);
-    return b;
-  }
+  if ((u & 0x7fffffff) > 0x7f800000) // NaN: keep it a quiet NaN
+    return fromBits(static_cast<uint16_t>((u >> 16) | 0x40));
   u += 0x7fff + ((u >> 16) & 1);
-  b.bits = static_cast<uint16_t>(u >> 16);
-  return b;
+  return fromBits(static_cast<uint16_t>(u >> 16));
 }
 
 } // namespace tilec::runtime

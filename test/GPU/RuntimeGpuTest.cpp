@@ -382,7 +382,7 @@ void testTensorDescriptors(const Context &ctx, const std::string &dir,
                         std::to_string(firstAt / 64) + "][" +
                         std::to_string(firstAt % 64) +
                         "] = " + fixed(got[firstAt].toFloat(), 4) + ", want " +
-                        fixed(BFloat16{want[firstAt]}.toFloat(), 4)
+                        fixed(BFloat16::fromBits(want[firstAt]).toFloat(), 4)
                   : s.message());
     }
   }

@@ -12,6 +12,7 @@
 #include "tilec/aot/CppKernels.h"
 #include "tilec/runtime/Runtime.h"
 #include "tilec/support/CommandLine.h"
+#include "tilec/support/Files.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -90,7 +91,8 @@ int main(int argc, char **argv) {
   if (!generated.ok())
     return fail(generated.message());
   std::string error;
-  if (!writeFile(output + ".h", generated->header, error) ||
+  if (!support::createParentFolders(output + ".h", error) ||
+      !writeFile(output + ".h", generated->header, error) ||
       !writeFile(output + ".cpp", generated->source, error))
     return fail(error);
   return 0;

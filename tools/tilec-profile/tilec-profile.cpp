@@ -23,6 +23,7 @@
 #include "tilec/perfmodel/Report.h"
 #include "tilec/runtime/Runtime.h"
 #include "tilec/support/CommandLine.h"
+#include "tilec/support/Files.h"
 #include "tilec/support/Random.h"
 
 #include <algorithm>
@@ -472,8 +473,9 @@ void Profiler::profile(WorkloadProfile &w, const std::string &dir) {
 
 Status writeOutputs(const ProfileRun &run, const std::string &out,
                     bool writeProfile) {
-  if (!isDirectory(out) && mkdir(out.c_str(), 0755) != 0)
-    return Status::error("cannot create folder '" + out + "'");
+  std::string error;
+  if (!tilec::support::createFolders(out, error))
+    return Status::error(error);
   if (writeProfile)
     TILEC_RETURN_IF_ERROR(writeFile(out + "/profile.json", profileJson(run)));
   std::string report = profileReport(run);
@@ -587,6 +589,10 @@ int main(int argc, char **argv) {
     return fail("no workload named '" + *options.only.begin() + "'");
   if (analyses.empty())
     return fail("no workloads to profile");
+  // The output folder before the measurements, so that a path that cannot
+  // be written fails before the GPU is touched.
+  if (std::string error; !tilec::support::createFolders(options.out, error))
+    return fail(error);
 
   auto ctx = Context::create(0);
   if (!ctx.ok())

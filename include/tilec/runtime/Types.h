@@ -16,6 +16,7 @@
 #include <cstring>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace tilec::runtime {
 
@@ -30,17 +31,49 @@ using ::tilec::isFloat;
 using ::tilec::isInteger;
 using ::tilec::parseDType;
 
-/// IEEE binary16, as bits.
+/// IEEE binary16, as bits. `Half(x)` rounds the float x to nearest even
+/// (as fromFloat does) and `float(h)` converts back; both are explicit, so
+/// that a Half never appears or vanishes silently in arithmetic. Building
+/// from raw bits has its own name, fromBits: an integer argument to the
+/// constructor does not compile (it would be ambiguous between "the value
+/// 3" and "the bits 3", which the aggregate `Half{3}` once meant).
 struct Half {
   uint16_t bits = 0;
+
+  Half() = default;
+  explicit Half(float value) : bits(fromFloat(value).bits) {}
+  template <typename T>
+    requires std::is_integral_v<T>
+  Half(T) = delete;
+  explicit operator float() const { return toFloat(); }
+
   static Half fromFloat(float value);
+  static constexpr Half fromBits(uint16_t raw) {
+    Half h;
+    h.bits = raw;
+    return h;
+  }
   float toFloat() const;
 };
 
-/// bfloat16 (the upper half of a binary32), as bits.
+/// bfloat16 (the upper half of a binary32), as bits; constructed and
+/// converted as Half is.
 struct BFloat16 {
   uint16_t bits = 0;
+
+  BFloat16() = default;
+  explicit BFloat16(float value) : bits(fromFloat(value).bits) {}
+  template <typename T>
+    requires std::is_integral_v<T>
+  BFloat16(T) = delete;
+  explicit operator float() const { return toFloat(); }
+
   static BFloat16 fromFloat(float value);
+  static constexpr BFloat16 fromBits(uint16_t raw) {
+    BFloat16 b;
+    b.bits = raw;
+    return b;
+  }
   float toFloat() const {
     uint32_t u = uint32_t(bits) << 16;
     float f;

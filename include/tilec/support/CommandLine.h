@@ -4,7 +4,8 @@
 // parse their options with CLI11 through this class, so that they agree
 // with each other and with tilec (LLVM's cl::opt): `--opt=value` and
 // `--opt value`, `--help` (usage, description and the options on stdout,
-// exit 0), and a usage error is "TOOL: error: MESSAGE" naming the option,
+// exit 0), `--version` ("TOOL (tilec VERSION, commit C)" on stdout, exit
+// 0), and a usage error is "TOOL: error: MESSAGE" naming the option,
 // then the usage line, on stderr with exit status 2.
 //
 // Header-only, as CLI11 is: only the tools include it.
@@ -13,6 +14,8 @@
 
 #ifndef TILEC_SUPPORT_COMMANDLINE_H
 #define TILEC_SUPPORT_COMMANDLINE_H
+
+#include "tilec/Version.h"
 
 #include <CLI/CLI.hpp>
 
@@ -25,6 +28,15 @@ namespace tilec::cli {
 
 /// The exit status of every usage error.
 inline constexpr int kUsageError = 2;
+
+/// What --version prints for `tool`: "TOOL (tilec 0.3.0, commit abc)", the
+/// commit left out when the build was not configured from a git checkout.
+inline std::string versionLine(const std::string &tool) {
+  std::string line = tool + " (tilec " TILEC_VERSION;
+  if (*TILEC_GIT_COMMIT)
+    line += std::string(", commit ") + TILEC_GIT_COMMIT;
+  return line + ")";
+}
 
 /// --help as tilec's tools print it: "usage: SYNOPSIS", the description,
 /// then CLI11's list of arguments and options.
@@ -58,6 +70,8 @@ public:
     app_.formatter(std::make_shared<HelpFormatter>(synopsis_));
     app_.get_formatter()->column_width(26);
     app_.set_help_flag("-h,--help", "print this help and exit");
+    app_.set_version_flag("--version", versionLine(tool_),
+                          "print tilec's version and exit");
     // Extra arguments are collected and reported by parse(), which says
     // "unknown option" (CLI11: "The following argument was not expected").
     app_.allow_extras();
@@ -74,6 +88,9 @@ public:
       app_.parse(argc, argv);
     } catch (const CLI::CallForHelp &) {
       std::fputs(app_.help().c_str(), stdout);
+      return 0;
+    } catch (const CLI::CallForVersion &v) {
+      std::printf("%s\n", v.what());
       return 0;
     } catch (const CLI::ParseError &e) {
       return usageError(e.what());

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 using namespace tilec::runtime;
 
@@ -38,6 +39,42 @@ TEST(Types, NamesRoundTrip) {
   static_assert(DTypeOf<const Half>::value == DType::F16);
 }
 
+// The constructors from float round (they once were aggregates, and
+// `BFloat16(3.0f)` set the bits to 3); raw bits need fromBits.
+static_assert(std::is_constructible_v<Half, float>);
+static_assert(std::is_constructible_v<BFloat16, float>);
+static_assert(!std::is_convertible_v<float, Half>, "explicit from float");
+static_assert(!std::is_convertible_v<float, BFloat16>, "explicit from float");
+static_assert(!std::is_convertible_v<Half, float>, "explicit to float");
+static_assert(!std::is_convertible_v<BFloat16, float>, "explicit to float");
+static_assert(std::is_constructible_v<float, Half>);
+static_assert(std::is_constructible_v<float, BFloat16>);
+static_assert(!std::is_constructible_v<Half, uint16_t>, "bits: fromBits");
+static_assert(!std::is_constructible_v<BFloat16, uint16_t>, "bits: fromBits");
+static_assert(!std::is_constructible_v<Half, int>, "bits: fromBits");
+static_assert(!std::is_constructible_v<BFloat16, int>, "bits: fromBits");
+static_assert(BFloat16::fromBits(0x4040).bits == 0x4040);
+static_assert(std::is_trivially_copyable_v<Half> &&
+              std::is_trivially_copyable_v<BFloat16> && sizeof(Half) == 2 &&
+              sizeof(BFloat16) == 2);
+
+TEST(Types, ConstructorsRoundFromFloat) {
+  EXPECT_EQ(Half(3.0f).bits, 0x4200);
+  EXPECT_EQ(BFloat16(3.0f).bits, 0x4040);
+  EXPECT_EQ(float(Half(3.0f)), 3.0f);
+  EXPECT_EQ(float(BFloat16(-0.5f)), -0.5f);
+  // Ties to even, as fromFloat: 1 + 2^-11 (half) and 1 + 2^-8 (bf16) are
+  // halfway and round down to 1; 1 + 3 * 2^-11 and 1 + 3 * 2^-8 round up.
+  EXPECT_EQ(Half(1.00048828125f).bits, 0x3c00);
+  EXPECT_EQ(Half(1.00146484375f).bits, 0x3c02);
+  EXPECT_EQ(BFloat16(1.00390625f).bits, 0x3f80);
+  EXPECT_EQ(BFloat16(1.01171875f).bits, 0x3f82);
+  EXPECT_EQ(Half(65520.0f).bits, 0x7c00); // rounds past the largest half
+  EXPECT_EQ(Half().bits, 0);
+  EXPECT_EQ(BFloat16().bits, 0);
+  EXPECT_EQ(Half::fromBits(0x3c00).toFloat(), 1.0f);
+}
+
 TEST(Types, HalfConversions) {
   struct Case {
     float value;
@@ -57,17 +94,14 @@ TEST(Types, HalfConversions) {
   for (const Case &c : cases) {
     EXPECT_EQ(Half::fromFloat(c.value).bits, c.bits) << c.value;
     if ((c.bits & 0x7fff) != 0x7c00 || std::isinf(c.value)) {
-      Half h;
-      h.bits = c.bits;
-      float back = h.toFloat();
+      float back = Half::fromBits(c.bits).toFloat();
       EXPECT_EQ(Half::fromFloat(back).bits, c.bits) << c.value;
     }
   }
   EXPECT_TRUE(std::isnan(Half::fromFloat(NAN).toFloat()));
   // Every finite half converts to float and back unchanged.
   for (uint32_t b = 0; b < 0x10000; ++b) {
-    Half h;
-    h.bits = static_cast<uint16_t>(b);
+    Half h = Half::fromBits(static_cast<uint16_t>(b));
     if ((b & 0x7c00) == 0x7c00 && (b & 0x3ff))
       continue; // NaN payloads need not survive
     ASSERT_EQ(Half::fromFloat(h.toFloat()).bits, b) << b;
@@ -85,8 +119,7 @@ TEST(Types, BFloat16Conversions) {
   EXPECT_EQ(BFloat16::fromFloat(3.0e38f).bits, 0x7f62);
   EXPECT_EQ(BFloat16::fromFloat(3.4e38f).bits, 0x7f80); // rounds past max
   for (uint32_t b = 0; b < 0x10000; ++b) {
-    BFloat16 v;
-    v.bits = static_cast<uint16_t>(b);
+    BFloat16 v = BFloat16::fromBits(static_cast<uint16_t>(b));
     if ((b & 0x7f80) == 0x7f80 && (b & 0x7f))
       continue;
     ASSERT_EQ(BFloat16::fromFloat(v.toFloat()).bits, b) << b;
