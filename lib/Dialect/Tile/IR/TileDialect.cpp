@@ -137,8 +137,8 @@ static bool isKernelScalarType(Type type) {
 /// into metadata that lib/Runtime/Metadata.cpp then refuses.
 static bool isRuntimePointeeType(Type type) {
   if (auto i = dyn_cast<IntegerType>(type))
-    return i.isSignless() && llvm::is_contained({1u, 8u, 16u, 32u, 64u},
-                                                i.getWidth());
+    return i.isSignless() &&
+           llvm::is_contained({1u, 8u, 16u, 32u, 64u}, i.getWidth());
   return type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
          isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
