@@ -43,6 +43,11 @@ struct PipelineOptions {
   /// Every kernel as if marked tile.approx_math (f32 erf in ten
   /// instructions, absolute error under 5e-7; support/ApproxErf.h).
   bool approxMath = false;
+  /// The most elements one tile (a value of tensor type) may have; checked
+  /// before any lowering, so a huge tile is a located error instead of an
+  /// out-of-memory abort or an hour of code generation. 2^20 is Triton's
+  /// limit too, and 16x the largest tile of examples/ (128 x 128).
+  int64_t maxTileElements = int64_t(1) << 20;
   /// ptxas for EmitLevel::Cubin; empty: findPtxasPath's search.
   std::string ptxasPath;
   /// Apply MLIR's pass-manager command-line options (IR printing, timing):

@@ -135,6 +135,18 @@ static std::string argName(const Arg &arg, unsigned index) {
   return "argument " + std::to_string(index);
 }
 
+/// A parameter's name as the kernel metadata gives it (lib/Pipeline's
+/// collectKernels): the source's SSA name (the name the caller gave the
+/// argument, or the argument's NameLoc), else "argN".
+static std::string paramName(func::FuncOp kernel, const Arg &arg,
+                             unsigned index) {
+  if (!arg.name().empty())
+    return arg.name();
+  if (auto name = dyn_cast<NameLoc>(kernel.getArgument(index).getLoc()))
+    return name.getName().str();
+  return "arg" + std::to_string(index);
+}
+
 /// Turns the arguments into tiles (buffers into pointers to them), checking
 /// them against the kernel's parameter types.
 static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
@@ -187,6 +199,18 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
       return kernel.emitError()
              << name << " of @" << kernel.getSymName() << " is " << param
              << ", but the scalar passed is " << dtypeName(arg.dtype());
+    // The GPU runtime refuses an integer that breaks the kernel's
+    // divisibility hint (lib/Runtime/Args.cpp): the oracle refuses it too,
+    // in the runtime's words, so a differential test never compares a run
+    // the GPU would not make.
+    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(
+            index, tile::TileDialect::getDivisibilityAttrName());
+        div && isInteger(arg.dtype()) && arg.intValue() % div.getInt() != 0)
+      return kernel.emitError()
+             << "kernel '" << kernel.getSymName() << "', parameter '"
+             << paramName(kernel, arg, index) << "' (#" << index << "): value "
+             << arg.intValue() << " is not a multiple of " << div.getInt()
+             << " (the divisibility the kernel was compiled for)";
     tiles.push_back(isFloat(arg.dtype())
                         ? makeFloatScalar(param, arg.floatValue())
                         : makeIntScalar(param, arg.intValue()));

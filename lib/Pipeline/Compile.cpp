@@ -14,19 +14,21 @@
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/CommandLine.h"
 
 #include <array>
 #include <mutex>
@@ -208,21 +210,109 @@ FailureOr<std::string> findPtxas(ModuleOp module, StringRef configured) {
                           "--emit=ptx)");
 }
 
+/// Refuses a tile of more than `limit` elements at the op that makes it
+/// (or the block argument that takes it), before any pass sizes anything by
+/// it: 65536x65536 constants ran the store lowering out of memory, and a
+/// 4096x4096 dot accumulator did not finish.
+LogicalResult checkTileBudget(ModuleOp module, int64_t limit) {
+  auto check = [&](Type type, Location loc, StringRef what) -> LogicalResult {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile || !tile.hasStaticShape() || tile.getNumElements() <= limit)
+      return success();
+    return emitError(loc) << what << " is a tile " << type << " of "
+                          << tile.getNumElements()
+                          << " elements, over the budget of " << limit
+                          << " elements per tile (tilec "
+                             "--max-tile-elements=N raises it)";
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg.getType(), arg.getLoc(),
+                           "block argument #" +
+                               std::to_string(arg.getArgNumber()))))
+            return WalkResult::interrupt();
+    for (Value v : op->getResults())
+      if (failed(check(v.getType(), op->getLoc(),
+                       "the result of '" + op->getName().getStringRef().str() +
+                           "'")))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// A private directory (mode 0700) under the system's temporary directory
+/// for ptxas's input, output and log. The destructor removes the files and
+/// the directory on every return, error or not; the files are also
+/// registered with llvm::sys::RemoveFileOnSignal, so SIGINT or SIGTERM
+/// removes them (LLVM's handler unlinks files, not directories: the empty
+/// directory stays). A SIGKILL runs nothing: the directory and what was
+/// written into it stay.
+class ScratchDir {
+public:
+  ScratchDir() = default;
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+  ~ScratchDir() {
+    for (const std::string &f : files_) {
+      llvm::sys::fs::remove(f);
+      llvm::sys::DontRemoveFileOnSignal(f);
+    }
+    if (!dir_.empty())
+      llvm::sys::fs::remove(dir_);
+  }
+
+  std::error_code create() {
+    SmallString<128> prefix;
+    llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, prefix);
+    llvm::sys::path::append(prefix, "tilec");
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory(prefix, dir_)) {
+      dir_.clear();
+      return ec;
+    }
+    return llvm::sys::fs::setPermissions(dir_, llvm::sys::fs::owner_all);
+  }
+
+  /// The path of `name` in the directory, removed with it.
+  std::string file(StringRef name) {
+    SmallString<128> path(dir_);
+    llvm::sys::path::append(path, name);
+    files_.push_back(path.str().str());
+    llvm::sys::RemoveFileOnSignal(path);
+    return files_.back();
+  }
+
+private:
+  SmallString<128> dir_;
+  std::vector<std::string> files_;
+};
+
 FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
                                 const tilec::Target &target,
                                 const tilec::PipelineOptions &options) {
   FailureOr<std::string> ptxas = findPtxas(module, options.ptxasPath);
   if (failed(ptxas))
     return failure();
-  SmallString<128> in, out, err;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("tilec", "ptx", fd, in) ||
-      llvm::sys::fs::createTemporaryFile("tilec", "cubin", out) ||
-      llvm::sys::fs::createTemporaryFile("tilec", "log", err))
-    return module.emitError("cannot create temporary files for ptxas");
+  ScratchDir scratch;
+  if (std::error_code ec = scratch.create())
+    return module.emitError("cannot create a temporary directory for ptxas: ")
+           << ec.message();
+  std::string in = scratch.file("kernel.ptx");
+  std::string out = scratch.file("kernel.cubin");
+  std::string err = scratch.file("ptxas.log");
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << ptx;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (!ec) {
+      os << ptx;
+      os.close();
+    }
+    if (ec || os.has_error())
+      return module.emitError("cannot write '")
+             << in << "' for ptxas: " << (ec ? ec : os.error()).message();
   }
   std::string arch = target.getPtxasArch();
   std::string opt = "-O" + std::to_string(options.optLevel);
@@ -233,9 +323,6 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
                                      0, &execError);
   auto log = llvm::MemoryBuffer::getFile(err);
   auto cubin = llvm::MemoryBuffer::getFile(out);
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(err);
   if (rc != 0 || !cubin) {
     std::string message = execError;
     if (log && !(*log)->getBuffer().empty())
@@ -258,6 +345,8 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   llvm::Expected<Target> target = Target::get(options.arch);
   if (!target)
     return module.emitError(llvm::toString(target.takeError()));
+  if (failed(checkTileBudget(module, options.maxTileElements)))
+    return failure();
   std::vector<KernelInfo> kernels =
       collectKernels(module, options.numWarps);
   // MLIR's own search for libdevice complains about a CUDA_HOME without

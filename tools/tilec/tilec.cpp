@@ -85,6 +85,11 @@ static cl::opt<int> numStages(
     cl::desc("Software pipelining depth of dot operand loads in loops, for "
              "kernels without tile.num_stages (1..8; 1: none)"),
     cl::init(3), cl::cat(tilecCategory));
+static cl::opt<int64_t> maxTileElements(
+    "max-tile-elements",
+    cl::desc("The most elements one tile may have (default 2^20 = 1048576); "
+             "a larger tile is an error before any lowering"),
+    cl::init(int64_t(1) << 20), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
 static cl::opt<bool> approxMath(
@@ -128,6 +133,12 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: --num-warps must be a power of two in "
                     "[1, 32], got "
                  << numWarps << "\n";
+    return failure();
+  }
+  if (maxTileElements < 1) {
+    llvm::errs() << "tilec: error: --max-tile-elements must be at least 1, "
+                    "got "
+                 << maxTileElements << "\n";
     return failure();
   }
   if (numStages < 1 || numStages > 8) {
@@ -265,6 +276,7 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.numStages = numStages;
+  options.maxTileElements = maxTileElements;
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;

@@ -684,3 +684,31 @@ func.func @volatile_cache(%x: !tile.ptr<f32>) attributes {tile.kernel} {
   %v = tile.load %x cache = cg volatile : !tile.ptr<f32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{kernel name "a.b" is not a valid PTX entry name}}
+func.func @"a.b"() attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel parameter #0 has type '!tile.ptr<!tile.ptr<f32>>'; a kernel's pointers point to i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN or f8E5M2}}
+func.func @kernel_ptr_ptr(%p: !tile.ptr<!tile.ptr<f32>>) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' of parameter #0 is 2199023255552, above the largest the runtime accepts (2^40 = 1099511627776)}}
+func.func @huge_divisibility(%n: i64 {tile.divisibility = 2199023255552 : i64}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' of parameter #0 is 2, but an i1 parameter is 0 or 1}}
+func.func @i1_divisibility(%b: i1 {tile.divisibility = 2 : i32}) attributes {tile.kernel} {
+  return
+}

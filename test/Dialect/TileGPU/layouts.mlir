@@ -50,6 +50,24 @@ func.func @pow2(%x: tensor<8xf32, #tilegpu.blocked<{sizePerThread = [3], threads
 
 // -----
 
+// Warp counts past a program's 32 are refused before anything is sized by
+// them (2^29 x 2 used to run the conversion out of memory).
+// expected-error @below {{#tilegpu.mma warpsPerCTA [2, 536870912] asks for more than 32 warps (the most a program has)}}
+func.func @mma_warps(%x: tensor<64x64xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [2, 536870912], instrShape = [16, 8]}>>)
+
+// -----
+
+// The product is taken in 64 bits: 2^16 x 2^16 does not wrap to 0.
+// expected-error @below {{#tilegpu.blocked warpsPerCTA [65536, 65536] asks for more than 32 warps (the most a program has)}}
+func.func @blocked_warps(%x: tensor<8x8xf32, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [65536, 65536], order = [1, 0]}>>)
+
+// -----
+
+// expected-error @below {{#tilegpu.blocked warpsPerCTA [8, 8] asks for more than 32 warps (the most a program has)}}
+func.func @blocked_64_warps(%x: tensor<8x8xf32, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [8, 8], order = [1, 0]}>>)
+
+// -----
+
 // expected-error @below {{#tilegpu.blocked order must be a permutation of 0..1}}
 func.func @order(%x: tensor<8x8xf32, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 1]}>>)
 

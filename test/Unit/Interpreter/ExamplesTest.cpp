@@ -222,9 +222,12 @@ TEST_F(ExamplesTest, Matmul) {
     int32_t m, n, k;
   };
   for (Size s : {Size{1, 1, 1}, Size{130, 77, 45}, Size{200, 260, 70}}) {
-    auto af = randomFloats(size_t(s.m) * s.k, 13),
-         bf = randomFloats(size_t(s.k) * s.n, 14);
-    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(s.m) * s.n);
+    // Ragged sizes, row strides padded to the kernel's divisibility of 16
+    // (which the interpreter checks, as the GPU runtime does).
+    int32_t sa = (s.k + 15) / 16 * 16, sb = (s.n + 15) / 16 * 16, sc = sb;
+    auto af = randomFloats(size_t(s.m) * sa, 13),
+         bf = randomFloats(size_t(s.k) * sb, 14);
+    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(s.m) * sc);
     for (size_t i = 0; i < a.size(); ++i)
       a[i] = toBF16(af[i]);
     for (size_t i = 0; i < b.size(); ++i)
@@ -235,16 +238,16 @@ TEST_F(ExamplesTest, Matmul) {
                    Arg::buffer(b.data(), b.size(), DType::BF16),
                    Arg::output(c.data(), c.size(), DType::BF16),
                    Arg::scalar(s.m), Arg::scalar(s.n), Arg::scalar(s.k),
-                   Arg::scalar(s.k), Arg::scalar(s.n), Arg::scalar(s.n)})))
+                   Arg::scalar(sa), Arg::scalar(sb), Arg::scalar(sc)})))
         << errors;
-    std::vector<float> got(c.size()), want(c.size());
+    std::vector<float> got(size_t(s.m) * s.n), want(got.size());
     for (int32_t i = 0; i < s.m; ++i)
       for (int32_t j = 0; j < s.n; ++j) {
         double sum = 0;
         for (int32_t kk = 0; kk < s.k; ++kk)
-          sum += double(fromBF16(a[i * s.k + kk])) * fromBF16(b[kk * s.n + j]);
+          sum += double(fromBF16(a[i * sa + kk])) * fromBF16(b[kk * sb + j]);
         want[i * s.n + j] = fromBF16(toBF16(float(sum)));
-        got[i * s.n + j] = fromBF16(c[i * s.n + j]);
+        got[i * s.n + j] = fromBF16(c[i * sc + j]);
       }
     expectClose(got, want, 1e-2, 8e-3,
                 "matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) +

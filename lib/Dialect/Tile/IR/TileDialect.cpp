@@ -12,7 +12,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -101,6 +104,12 @@ int mlir::tile::getNumWarps(Operation *func, int dflt) {
 // Kernel attributes
 //===----------------------------------------------------------------------===//
 
+/// The kernel parameter space of PTX (4 KiB); more fails in ptxas without
+/// a location.
+static constexpr uint64_t kMaxKernelParamBytes = 4096;
+/// The largest `tile.divisibility` the runtime's metadata reader takes.
+static constexpr int64_t kMaxDivisibility = int64_t(1) << 40;
+
 /// Scalar kernel parameters the runtime can pass by value.
 static bool isKernelScalarType(Type type) {
   if (type.isInteger(1) || type.isInteger(32) || type.isInteger(64))
@@ -108,20 +117,81 @@ static bool isKernelScalarType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32();
 }
 
+/// Element types the runtime's metadata names (tilec::DType): what a kernel's
+/// pointer may point to. Pointers to pointers, i128 or si32 would be written
+/// into metadata that lib/Runtime/Metadata.cpp then refuses.
+static bool isRuntimePointeeType(Type type) {
+  if (auto i = dyn_cast<IntegerType>(type))
+    return i.isSignless() &&
+           llvm::is_contained({1u, 8u, 16u, 32u, 64u}, i.getWidth());
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// A kernel's name becomes a PTX `.entry` name, a cubin symbol and a C++
+/// identifier in the AOT headers: the PTX identifier rule without `$` and `%`
+/// (a letter then letters, digits and underscores, or an underscore then at
+/// least one of those). The NVPTX printer aborts on other characters, and
+/// ptxas refuses `_`, `1abc` or `a.b`.
+static bool isValidKernelName(StringRef name) {
+  auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  if (name.empty() || !llvm::all_of(name, isWordChar))
+    return false;
+  if (name[0] == '_')
+    return name.size() > 1;
+  return llvm::isAlpha(name[0]);
+}
+
+/// Bytes a kernel parameter takes in the PTX parameter space (the runtime's
+/// ParamInfo::abiBytes: pointers 8, i1 as 4, scalars their size).
+static unsigned paramBytes(Type type) {
+  if (isa<PointerType>(type))
+    return 8;
+  if (type.isInteger(1))
+    return 4;
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
 static LogicalResult verifyKernelSignature(func::FuncOp func) {
+  if (!isValidKernelName(func.getSymName())) {
+    // Escaped, so that a quote or a byte of UTF-8 reads unambiguously.
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    llvm::printEscapedString(func.getSymName(), os);
+    return func.emitOpError("kernel name \"")
+           << shown
+           << "\" is not a valid PTX entry name: it must be a letter followed "
+              "by letters, digits or '_', or '_' followed by at least one of "
+              "those";
+  }
   FunctionType type = func.getFunctionType();
   if (type.getNumResults() != 0)
     return func.emitOpError("is a tile.kernel and must not return values, "
                             "but returns ")
            << type.getResults();
+  uint64_t bytes = 0;
   for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
-    if (isa<PointerType>(argType) || isKernelScalarType(argType))
-      continue;
-    return func.emitOpError("kernel parameter #")
-           << i << " has type " << argType
-           << "; kernel parameters are i1, i32, i64, f16, bf16, f32 or "
-              "!tile.ptr (pass tiles through memory)";
+    if (auto ptr = dyn_cast<PointerType>(argType)) {
+      if (!isRuntimePointeeType(ptr.getPointeeType()))
+        return func.emitOpError("kernel parameter #")
+               << i << " has type " << argType
+               << "; a kernel's pointers point to i1, i8, i16, i32, i64, "
+                  "f16, bf16, f32, f64, f8E4M3FN or f8E5M2 (the runtime's "
+                  "element types)";
+    } else if (!isKernelScalarType(argType)) {
+      return func.emitOpError("kernel parameter #")
+             << i << " has type " << argType
+             << "; kernel parameters are i1, i32, i64, f16, bf16, f32 or "
+                "!tile.ptr (pass tiles through memory)";
+    }
+    unsigned size = paramBytes(argType);
+    bytes = llvm::alignTo(bytes, size) + size;
   }
+  if (bytes > kMaxKernelParamBytes)
+    return func.emitOpError("has ")
+           << type.getNumInputs() << " parameters of " << bytes
+           << " bytes; the PTX parameter space holds " << kMaxKernelParamBytes
+           << " bytes";
   return success();
 }
 
@@ -188,6 +258,12 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
   if (n < 1 || !llvm::isPowerOf2_64(n))
     return op->emitError("'tile.divisibility' of parameter #")
            << argIndex << " must be a positive power of two, got " << n;
+  // The runtime's metadata reader (lib/Runtime/Metadata.cpp) takes at most
+  // 2^40, so a larger hint would be written into metadata it refuses.
+  if (n > kMaxDivisibility)
+    return op->emitError("'tile.divisibility' of parameter #")
+           << argIndex << " is " << n << ", above the largest the runtime "
+           << "accepts (2^40 = " << kMaxDivisibility << ")";
   Type argType;
   if (auto fn = dyn_cast<FunctionOpInterface>(op))
     argType = fn.getArgumentTypes()[argIndex];
@@ -197,5 +273,10 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError("'tile.divisibility' applies to integer and pointer "
                          "parameters, not parameter #")
            << argIndex << " of type " << argType;
+  // An i1 is never a multiple of more than 1, and the runtime refuses the
+  // hint on one.
+  if (argType.isInteger(1) && n != 1)
+    return op->emitError("'tile.divisibility' of parameter #")
+           << argIndex << " is " << n << ", but an i1 parameter is 0 or 1";
   return success();
 }

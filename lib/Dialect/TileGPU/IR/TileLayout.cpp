@@ -15,6 +15,9 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
+/// The most warps a program has (`tile.num_warps` is at most 32).
+static constexpr uint64_t kMaxLayoutWarps = 32;
+
 //===----------------------------------------------------------------------===//
 // Attribute verifiers
 //===----------------------------------------------------------------------===//
@@ -24,6 +27,24 @@ unsigned BlockedLayoutAttr::getNumWarps() const {
   for (unsigned w : getWarpsPerCTA())
     n *= w;
   return n;
+}
+
+/// A program has at most 32 warps (`tile.num_warps`); a layout asking for
+/// more is refused here, in 64 bits, before a check or a lowering builds
+/// anything per warp (an mma layout of 2 x 2^29 warps used to exhaust the
+/// memory of the conversion's layout check).
+static LogicalResult
+verifyWarpCount(function_ref<InFlightDiagnostic()> emitError, StringRef what,
+                ArrayRef<unsigned> warpsPerCTA) {
+  uint64_t warps = 1;
+  for (unsigned w : warpsPerCTA) {
+    warps *= w;
+    if (warps > kMaxLayoutWarps)
+      return emitError() << what << " warpsPerCTA [" << warpsPerCTA
+                         << "] asks for more than " << kMaxLayoutWarps
+                         << " warps (the most a program has)";
+  }
+  return success();
 }
 
 LogicalResult BlockedLayoutAttr::verify(
@@ -42,6 +63,8 @@ LogicalResult BlockedLayoutAttr::verify(
       if (v == 0 || !llvm::isPowerOf2_32(v))
         return emitError()
                << "#tilegpu.blocked sizes must be powers of two, got " << v;
+  if (failed(verifyWarpCount(emitError, "#tilegpu.blocked", warpsPerCTA)))
+    return failure();
   for (unsigned t : threadsPerWarp)
     threads *= t;
   if (threads != 32)
@@ -121,6 +144,8 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (w == 0 || !llvm::isPowerOf2_32(w))
       return emitError() << "#tilegpu.mma warpsPerCTA must be powers of two, got "
                          << w;
+  if (failed(verifyWarpCount(emitError, "#tilegpu.mma", warpsPerCTA)))
+    return failure();
   if (versionMajor == 3) {
     if (warpsPerCTA[0] % 4 || warpsPerCTA[1] != 1)
       return emitError() << "#tilegpu.mma version 3 (wgmma) needs warpsPerCTA "
