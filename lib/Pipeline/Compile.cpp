@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline.h"
+#include "tilec/Frontend.h"
 #include "tilec/support/CudaTools.h"
 #include "tilec/Target/Target.h"
 
@@ -18,7 +19,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/FileSystem.h"
@@ -105,12 +105,10 @@ std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
     KernelInfo k;
     k.name = func.getName().str();
     k.numWarps = tile::getNumWarps(func, defaultWarps);
+    SmallVector<std::string> names = tilec::parameterNames(func);
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       ParamInfo p;
-      if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
-        p.name = name.getName().str();
-      else
-        p.name = "arg" + std::to_string(i);
+      p.name = names[i];
       if (auto ptr = dyn_cast<tile::PointerType>(arg.getType())) {
         p.kind = "ptr";
         p.type = isa<tile::PointerType>(ptr.getPointeeType())
@@ -311,25 +309,4 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   llvm::raw_string_ostream os(result.ir);
   module.print(os);
   return result;
-}
-
-void tilec::attachSourceNames(ModuleOp module, const AsmParserState &state) {
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    const AsmParserState::BlockDefinition *def =
-        state.getBlockDef(&func.getBody().front());
-    if (!def)
-      continue;
-    for (auto [arg, argDef] :
-         llvm::zip(func.getArguments(), def->arguments)) {
-      SMRange range = argDef.loc;
-      StringRef text(range.Start.getPointer(),
-                     range.End.getPointer() - range.Start.getPointer());
-      text.consume_front("%");
-      if (!text.empty())
-        arg.setLoc(NameLoc::get(StringAttr::get(module.getContext(), text),
-                                arg.getLoc()));
-    }
-  }
 }

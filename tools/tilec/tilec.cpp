@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Frontend.h"
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
 #include "tilec/Target/Target.h"
@@ -236,28 +237,17 @@ int main(int argc, char **argv) {
            ->getNumOccurrences())
     context.printOpOnDiagnostic(false);
 
-  std::string error;
-  auto input = openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "tilec: error: " << error << "\n";
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::string readError;
+  OwningOpRef<ModuleOp> module =
+      tilec::parseTileFile(inputFilename, sourceMgr, context, readError);
+  if (!readError.empty()) {
+    llvm::errs() << "tilec: error: " << readError << "\n";
     return 1;
   }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  // The parser state remembers where each `%name` was defined.
-  AsmParserState parserState;
-  ParserConfig config(&context);
-  Block parsed;
-  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &parserState)))
-    return 1;
-  OwningOpRef<ModuleOp> module =
-      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
-          &parsed, &context,
-          FileLineColLoc::get(&context, inputFilename, 0, 0));
   if (!module)
     return 1;
-  tilec::attachSourceNames(*module, parserState);
 
   tilec::PipelineOptions options;
   options.emit = pipelineLevel(emit);
