@@ -9,6 +9,7 @@
 #define TILEC_PIPELINE_H
 
 #include "mlir/Support/LLVM.h"
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -67,7 +68,12 @@ struct CompileResult {
 /// that one is not an executable.
 std::string findPtxasPath(const std::string &configured);
 
-/// Runs the pipeline on `module` (in place) up to `options.emit`. Errors are
+/// The chip a module names in its `tile.target` string attribute (validated
+/// by Target::get; an error at the module otherwise), or none.
+mlir::FailureOr<std::optional<std::string>> moduleTarget(mlir::ModuleOp module);
+
+/// Runs the pipeline on `module` (in place) up to `options.emit`. A module
+/// with `tile.target` must name `options.arch` (else an error). Errors are
 /// reported through the module's context diagnostics and give failure().
 /// Kernel parameter names in the metadata come from the parameters' NameLoc
 /// locations (tilec/Frontend.h's parseTileFile sets them), else `argN`.

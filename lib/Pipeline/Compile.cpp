@@ -245,6 +245,20 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
 
 } // namespace
 
+FailureOr<std::optional<std::string>> tilec::moduleTarget(ModuleOp module) {
+  Attribute attr = module->getAttr("tile.target");
+  if (!attr)
+    return std::optional<std::string>();
+  auto name = dyn_cast<StringAttr>(attr);
+  if (!name)
+    return module.emitError("'tile.target' must be a string naming a chip");
+  llvm::Expected<Target> target = Target::get(name.getValue());
+  if (!target)
+    return module.emitError("'tile.target': ")
+           << llvm::toString(target.takeError());
+  return std::optional<std::string>(name.getValue().str());
+}
+
 std::string tilec::findPtxasPath(const std::string &configured) {
   return cuda::findPtxas(configured, "TILEC_PTXAS");
 }
@@ -256,6 +270,16 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   llvm::Expected<Target> target = Target::get(options.arch);
   if (!target)
     return module.emitError(llvm::toString(target.takeError()));
+  // A module may name its chip; the options must then agree (tilec takes the
+  // module's when --arch is not given, see moduleTarget).
+  FailureOr<std::optional<std::string>> own = moduleTarget(module);
+  if (failed(own))
+    return failure();
+  if (*own && **own != options.arch)
+    return module.emitError()
+           << "the module's tile.target is \"" << **own
+           << "\" but the chip compiled for is \"" << options.arch
+           << "\" (--arch): they must agree";
   std::vector<KernelInfo> kernels =
       collectKernels(module, options.numWarps);
   // MLIR's own search for libdevice complains about a CUDA_HOME without

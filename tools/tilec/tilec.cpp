@@ -75,7 +75,8 @@ static cl::opt<std::string> cppNamespace(
 static cl::opt<std::string>
     arch("arch",
          cl::desc("GPU target: sm_80, sm_89, sm_90 (default), sm_90a, "
-                  "sm_100a"),
+                  "sm_100a; a module's tile.target attribute is the "
+                  "default instead, and --arch must then equal it"),
          cl::init(tilec::Target::kDefaultChip.str()), cl::cat(tilecCategory));
 static cl::opt<int> numWarps(
     "num-warps", cl::desc("Warps per program for kernels without "
@@ -251,7 +252,16 @@ int main(int argc, char **argv) {
 
   tilec::PipelineOptions options;
   options.emit = pipelineLevel(emit);
+  // The module's tile.target is the chip unless --arch is given; an --arch
+  // that differs from it is an error (compileModule).
   options.arch = arch;
+  if (!arch.getNumOccurrences()) {
+    FailureOr<std::optional<std::string>> own = tilec::moduleTarget(*module);
+    if (failed(own))
+      return 1;
+    if (*own)
+      options.arch = **own;
+  }
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.numStages = numStages;
