@@ -160,22 +160,6 @@ mlir::FailureOr<RunStats> runKernel(mlir::ModuleOp module,
                                     llvm::ArrayRef<Arg> args,
                                     const RunOptions &options = {});
 
-/// A parsed tile file and the source names of each kernel's parameters.
-struct ParsedTileFile {
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  /// Parameter names without '%', per function name.
-  llvm::StringMap<llvm::SmallVector<std::string>> paramNames;
-};
-
-/// Parses a tile program (MLIR text) held by `sourceMgr`'s main buffer into
-/// `context`, loading the dialects tilec uses. Errors are diagnostics.
-mlir::FailureOr<ParsedTileFile> parseTileSource(llvm::SourceMgr &sourceMgr,
-                                                mlir::MLIRContext &context);
-
-/// Parses the tile file at `path` (see parseTileSource).
-mlir::FailureOr<ParsedTileFile> parseTileFile(llvm::StringRef path,
-                                              mlir::MLIRContext &context);
-
 } // namespace tilec
 
 #endif // TILEC_INTERPRETER_H

@@ -1,5 +1,8 @@
 //===- Ops.h - PyTorch's operators on tiles, fused --------------*- C++ -*-===//
 //
+// The op library (lib/OpLibrary, CMake target TilecOpLibrary), not dialect
+// ops: the `tile` and `tilegpu` ops are in include/tilec/Dialect.
+//
 // PyTorch's operators with their names and semantics, as functions of tile
 // Values: composing them (`gelu(x + bias)`, `softmax(x * scale + mask)`,
 // `rms_norm(x + residual, w)`) builds ONE kernel whose intermediates stay in

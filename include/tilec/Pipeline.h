@@ -9,10 +9,10 @@
 #define TILEC_PIPELINE_H
 
 #include "mlir/Support/LLVM.h"
+#include <optional>
 #include <string>
 
 namespace mlir {
-class AsmParserState;
 class ModuleOp;
 class OpPassManager;
 } // namespace mlir
@@ -73,11 +73,17 @@ struct CompileResult {
 /// that one is not an executable.
 std::string findPtxasPath(const std::string &configured);
 
-/// Runs the pipeline on `module` (in place) up to `options.emit`. Errors are
+/// The chip a module names in its `tile.target` string attribute (validated
+/// by Target::get; an error at the module otherwise), or none.
+mlir::FailureOr<std::optional<std::string>> moduleTarget(mlir::ModuleOp module);
+
+/// Runs the pipeline on `module` (in place) up to `options.emit`. A module
+/// with `tile.target` must name `options.arch` (else an error). Errors are
 /// reported through the module's context diagnostics and give failure().
 /// Kernel parameter names in the metadata come from the parameters' NameLoc
-/// locations (see attachSourceNames), else `argN`. MLIR's pass-manager
-/// command-line options apply when `options.applyCommandLineOptions`.
+/// locations (tilec/Frontend.h's parseTileFile sets them), else `argN`.
+/// MLIR's pass-manager command-line options apply when
+/// `options.applyCommandLineOptions`.
 mlir::FailureOr<CompileResult> compileModule(mlir::ModuleOp module,
                                              const PipelineOptions &options);
 
@@ -86,11 +92,6 @@ mlir::FailureOr<CompileResult> compileModule(mlir::ModuleOp module,
 /// first set is used, valid or not), else the folder above `ptxas` in PATH,
 /// else /usr/local/cuda; empty when that has no nvvm/libdevice.
 std::string findCudaToolkit();
-
-/// Gives each kernel parameter the location NameLoc("x", loc) of its name
-/// `%x` in the parsed source, so that the metadata can name it.
-void attachSourceNames(mlir::ModuleOp module,
-                       const mlir::AsmParserState &state);
 
 } // namespace tilec
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline.h"
+#include "tilec/Frontend.h"
 #include "tilec/support/CudaTools.h"
 #include "tilec/Target/Target.h"
 
@@ -107,12 +108,10 @@ std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
     KernelInfo k;
     k.name = func.getName().str();
     k.numWarps = tile::getNumWarps(func, defaultWarps);
+    SmallVector<std::string> names = tilec::parameterNames(func);
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       ParamInfo p;
-      if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
-        p.name = name.getName().str();
-      else
-        p.name = "arg" + std::to_string(i);
+      p.name = names[i];
       if (auto ptr = dyn_cast<tile::PointerType>(arg.getType())) {
         p.kind = "ptr";
         p.type = isa<tile::PointerType>(ptr.getPointeeType())
@@ -334,6 +333,20 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
 
 } // namespace
 
+FailureOr<std::optional<std::string>> tilec::moduleTarget(ModuleOp module) {
+  Attribute attr = module->getAttr("tile.target");
+  if (!attr)
+    return std::optional<std::string>();
+  auto name = dyn_cast<StringAttr>(attr);
+  if (!name)
+    return module.emitError("'tile.target' must be a string naming a chip");
+  llvm::Expected<Target> target = Target::get(name.getValue());
+  if (!target)
+    return module.emitError("'tile.target': ")
+           << llvm::toString(target.takeError());
+  return std::optional<std::string>(name.getValue().str());
+}
+
 std::string tilec::findPtxasPath(const std::string &configured) {
   return cuda::findPtxas(configured, "TILEC_PTXAS");
 }
@@ -345,6 +358,16 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   llvm::Expected<Target> target = Target::get(options.arch);
   if (!target)
     return module.emitError(llvm::toString(target.takeError()));
+  // A module may name its chip; the options must then agree (tilec takes the
+  // module's when --arch is not given, see moduleTarget).
+  FailureOr<std::optional<std::string>> own = moduleTarget(module);
+  if (failed(own))
+    return failure();
+  if (*own && **own != options.arch)
+    return module.emitError()
+           << "the module's tile.target is \"" << **own
+           << "\" but the chip compiled for is \"" << options.arch
+           << "\" (--arch): they must agree";
   if (failed(checkTileBudget(module, options.maxTileElements)))
     return failure();
   std::vector<KernelInfo> kernels =
@@ -400,25 +423,4 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   llvm::raw_string_ostream os(result.ir);
   module.print(os);
   return result;
-}
-
-void tilec::attachSourceNames(ModuleOp module, const AsmParserState &state) {
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    const AsmParserState::BlockDefinition *def =
-        state.getBlockDef(&func.getBody().front());
-    if (!def)
-      continue;
-    for (auto [arg, argDef] :
-         llvm::zip(func.getArguments(), def->arguments)) {
-      SMRange range = argDef.loc;
-      StringRef text(range.Start.getPointer(),
-                     range.End.getPointer() - range.Start.getPointer());
-      text.consume_front("%");
-      if (!text.empty())
-        arg.setLoc(NameLoc::get(StringAttr::get(module.getContext(), text),
-                                arg.getLoc()));
-    }
-  }
 }

@@ -24,7 +24,8 @@
 // accumulator is only carried from one iteration's dot to the next, it
 // keeps one wgmma group in flight (pending = 1): S + 1 slots, copies
 // still S - 1 iterations ahead (D = S - 1), or, when S + 1 slots do not
-// fit in shared memory, S slots and D = S - 2. With N = D + 2 slots:
+// fit in the target's shared memory (tilec::smem), S slots and D = S - 2.
+// With N = D + 2 slots:
 //
 //   copies for iterations 0 .. D-1 (slots 0 .. D-1), one group each
 //   for i (read slot r = i % N, write slot w = (i + D) % N = (i - 2) % N):
@@ -56,6 +57,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/SharedMemory.h"
 #include "tilec/Target/Target.h"
 #include "tilec/Transforms/Passes.h"
 
@@ -267,10 +269,6 @@ DotOp inFlightDot(scf::ForOp loop, ArrayRef<Candidate> cands) {
   return dot;
 }
 
-/// Shared memory one program may have on sm_90 (227 KB), the only target
-/// with wgmma.
-constexpr int64_t kMaxSharedBytes = 227 * 1024;
-
 /// (slot + 1) mod stages.
 Value nextSlot(OpBuilder &b, Location loc, Value slot, int stages) {
   Type i32 = b.getI32Type();
@@ -321,7 +319,7 @@ void dropSelfFeedingCarry(scf::ForOp loop, unsigned i) {
   yield->setOperand(i, arg);
 }
 
-void pipelineLoop(scf::ForOp loop, int stages) {
+void pipelineLoop(scf::ForOp loop, int stages, const tilec::Target &target) {
   SmallVector<Candidate> cands;
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto load = dyn_cast<LoadOp>(op))
@@ -350,14 +348,14 @@ void pipelineLoop(scf::ForOp loop, int stages) {
   int slots = stages, dist = stages - 1;
   DotOp asyncDot = anyWgmma ? inFlightDot(loop, cands) : DotOp();
   if (asyncDot) {
+    // The buffers' sizes as the conversion will place them (tilec::smem),
+    // against what one program of the target may have.
     int64_t stageBytes = 0;
-    for (Candidate &c : cands) {
-      auto type = cast<RankedTensorType>(c.load.getType());
+    for (Candidate &c : cands)
       stageBytes +=
-          type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    }
+          tilec::smem::slotBytes(cast<RankedTensorType>(c.load.getType()));
     slots = stages + 1;
-    if (slots * stageBytes > kMaxSharedBytes) {
+    if (!tilec::smem::fits(slots * stageBytes, target)) {
       slots = stages;
       dist = stages - 2;
     }
@@ -541,7 +539,7 @@ struct TilePipelineLoops
       SmallVector<scf::ForOp> loops;
       func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
-        pipelineLoop(loop, stages);
+        pipelineLoop(loop, stages, *target);
     }
   }
 };

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Frontend.h"
 #include "tilec/InitAll.h"
 #include "tilec/Interpreter.h"
 #include "tilec/Pipeline.h"
@@ -127,18 +128,16 @@ int main(int argc, char **argv) {
     return fail("--grid expects X[,Y[,Z]] (integers), got '" + gridText + "'");
 
   MLIRContext context;
-  auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFilename);
-  if (!input)
-    return fail("cannot read '" + inputFilename +
-                "': " + input.getError().message());
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  FailureOr<tilec::ParsedTileFile> parsed =
-      tilec::parseTileSource(sourceMgr, context);
-  if (failed(parsed))
+  std::string readError;
+  OwningOpRef<ModuleOp> parsed =
+      tilec::parseTileFile(inputFilename, sourceMgr, context, readError);
+  if (!readError.empty())
+    return fail(readError);
+  if (!parsed)
     return 1;
-  ModuleOp module = *parsed->module;
+  ModuleOp module = *parsed;
 
   FailureOr<func::FuncOp> kernel = findKernel(module);
   if (failed(kernel))
@@ -151,12 +150,10 @@ int main(int argc, char **argv) {
                 " --arg were given");
 
   std::vector<tilec::HostArg> hostArgs;
-  const auto &names = parsed->paramNames.lookup(name);
+  SmallVector<std::string> names = tilec::parameterNames(*kernel);
   for (auto [i, spec] : llvm::enumerate(argSpecs)) {
-    std::string argName =
-        i < names.size() ? names[i] : "arg" + std::to_string(i);
     llvm::Expected<tilec::HostArg> arg =
-        tilec::parseHostArg(spec, params[i], argName);
+        tilec::parseHostArg(spec, params[i], names[i]);
     if (!arg)
       return fail(llvm::toString(arg.takeError()));
     hostArgs.push_back(std::move(*arg));

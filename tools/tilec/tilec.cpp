@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Frontend.h"
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
 #include "tilec/Target/Target.h"
@@ -74,7 +75,8 @@ static cl::opt<std::string> cppNamespace(
 static cl::opt<std::string>
     arch("arch",
          cl::desc("GPU target: sm_80, sm_89, sm_90 (default), sm_90a, "
-                  "sm_100a"),
+                  "sm_100a; a module's tile.target attribute is the "
+                  "default instead, and --arch must then equal it"),
          cl::init(tilec::Target::kDefaultChip.str()), cl::cat(tilecCategory));
 static cl::opt<int> numWarps(
     "num-warps", cl::desc("Warps per program for kernels without "
@@ -247,32 +249,30 @@ int main(int argc, char **argv) {
            ->getNumOccurrences())
     context.printOpOnDiagnostic(false);
 
-  std::string error;
-  auto input = openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "tilec: error: " << error << "\n";
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::string readError;
+  OwningOpRef<ModuleOp> module =
+      tilec::parseTileFile(inputFilename, sourceMgr, context, readError);
+  if (!readError.empty()) {
+    llvm::errs() << "tilec: error: " << readError << "\n";
     return 1;
   }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  // The parser state remembers where each `%name` was defined.
-  AsmParserState parserState;
-  ParserConfig config(&context);
-  Block parsed;
-  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &parserState)))
-    return 1;
-  OwningOpRef<ModuleOp> module =
-      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
-          &parsed, &context,
-          FileLineColLoc::get(&context, inputFilename, 0, 0));
   if (!module)
     return 1;
-  tilec::attachSourceNames(*module, parserState);
 
   tilec::PipelineOptions options;
   options.emit = pipelineLevel(emit);
+  // The module's tile.target is the chip unless --arch is given; an --arch
+  // that differs from it is an error (compileModule).
   options.arch = arch;
+  if (!arch.getNumOccurrences()) {
+    FailureOr<std::optional<std::string>> own = tilec::moduleTarget(*module);
+    if (failed(own))
+      return 1;
+    if (*own)
+      options.arch = **own;
+  }
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.numStages = numStages;

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileToGPUPatterns.h"
+#include "tilec/Analysis/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -345,7 +346,7 @@ struct LocalAllocOpLowering : public OpConversionPattern<LocalAllocOp> {
   LogicalResult
   matchAndRewrite(LocalAllocOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto offset = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
+    auto offset = op->getAttrOfType<IntegerAttr>(tilec::smem::kOffsetAttr);
     if (!offset)
       return op.emitOpError("has no shared memory offset (the lowering "
                             "assigns one)");

@@ -15,6 +15,7 @@
 #include "tilec/Conversion/Passes.h"
 
 #include "TileToGPUPatterns.h"
+#include "tilec/Analysis/SharedMemory.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -163,78 +164,23 @@ void widenBoolParams(func::FuncOp kernel) {
       FunctionType::get(kernel.getContext(), inputs, {}));
 }
 
-/// The top-level op of `kernel`'s body that contains `op`.
-Operation *topLevel(func::FuncOp kernel, Operation *op) {
-  while (op->getParentOp() != kernel)
-    op = op->getParentOp();
-  return op;
-}
-
 /// Shared memory of a kernel: the scratch of ops that exchange data (from
 /// offset 0, between barriers; reductions as planReductionScratch places
-/// them) and the tilegpu.local_alloc buffers, which
-/// live from their allocation to their last use (to the tilegpu.async_wait
-/// {pending = 0} after it when copies go there). Buffers go at offset 0,
-/// overlapping the scratch, unless a scratch user runs while one lives;
-/// then after the scratch. Records each buffer's offset on it.
+/// them) and the tilegpu.local_alloc buffers, which tilec::smem places
+/// around it (allocateBuffers records each buffer's offset on it).
 int64_t computeSharedBytes(func::FuncOp kernel, LoweringContext &lc) {
   int64_t scratch = planReductionScratch(kernel, lc.reduceScratch);
-  SmallVector<LocalAllocOp> allocs;
-  kernel.walk([&](LocalAllocOp op) { allocs.push_back(op); });
-  if (allocs.empty())
-    return llvm::alignTo(scratch, 16);
+  bool anyAlloc = false;
+  kernel.walk([&](LocalAllocOp) { anyAlloc = true; });
   // A buffer may sit at offset 0 and be read by slower warps until they
   // leave its loop: no reduction may skip the barrier before its writes.
-  for (auto &entry : lc.reduceScratch)
-    if (entry.first->getParentOfType<func::FuncOp>() == kernel)
-      entry.second.leadingBarrier = true;
-
-  bool overlap = false;
-  for (LocalAllocOp alloc : allocs) {
-    Operation *begin = topLevel(kernel, alloc), *end = begin;
-    bool copies = false;
-    for (Operation *user : alloc->getUsers()) {
-      Operation *top = topLevel(kernel, user);
-      if (end->isBeforeInBlock(top))
-        end = top;
-      copies |= isa<AsyncCopyOp>(user);
-    }
-    if (copies) {
-      Operation *wait = end->getNextNode();
-      while (wait && !(isa<AsyncWaitOp>(wait) &&
-                       cast<AsyncWaitOp>(wait).getPending() == 0))
-        wait = wait->getNextNode();
-      end = wait ? wait : &kernel.getBody().front().back();
-    }
-    for (Operation *op = begin; op; op = op->getNextNode()) {
-      op->walk([&](Operation *inner) {
-        overlap |= getScratchBytes(inner) > 0;
-      });
-      if (op == end)
-        break;
-    }
-  }
-  // wgmma's swizzle is a function of the address: #tilegpu.nvmma_shared
-  // slots start on 1024-byte boundaries (slots are multiples of 1024).
-  auto alignOf = [](LocalAllocOp alloc) -> int64_t {
-    return isa<NvmmaSharedLayoutAttr>(
-               cast<SharedMemType>(alloc.getType()).getLayout())
-               ? 1024
-               : 128;
-  };
-  int64_t offset = overlap ? llvm::alignTo(scratch, 128) : 0;
-  for (LocalAllocOp alloc : allocs) {
-    auto type = cast<SharedMemType>(alloc.getType());
-    offset = llvm::alignTo(offset, alignOf(alloc));
-    int64_t bytes =
-        type.getShape()[0] * type.getSlotElements() *
-        std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
-    alloc->setAttr(kSmemOffsetAttr,
-                   IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
-                                    offset));
-    offset = llvm::alignTo(offset + bytes, 128);
-  }
-  return llvm::alignTo(std::max(scratch, offset), 16);
+  if (anyAlloc)
+    for (auto &entry : lc.reduceScratch)
+      if (entry.first->getParentOfType<func::FuncOp>() == kernel)
+        entry.second.leadingBarrier = true;
+  return tilec::smem::allocateBuffers(kernel, scratch, [](Operation *op) {
+    return getScratchBytes(op) > 0;
+  });
 }
 
 struct ConvertTileToGPU

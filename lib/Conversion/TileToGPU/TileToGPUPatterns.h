@@ -68,8 +68,6 @@ int64_t planReductionScratch(Operation *kernel,
 
 /// The name of the dynamic shared memory array of a gpu.module.
 constexpr llvm::StringLiteral kSmemName = "global_smem";
-/// Byte offset of a tilegpu.local_alloc's buffer, set before the conversion.
-constexpr llvm::StringLiteral kSmemOffsetAttr = "tile.smem_offset";
 
 void populateFuncPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                           const LoweringContext &ctx);

@@ -5,17 +5,13 @@
 #include "Evaluator.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Frontend.h"
 #include "tilec/Pipeline.h"
 #include "tilec/runtime/Metadata.h"
 
-#include "mlir/AsmParser/AsmParser.h"
-#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -38,11 +34,18 @@ WorkloadAnalyzer::load(const std::string &path) {
   auto it = files_.find(path);
   if (it != files_.end())
     return it->second.get();
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    error_ = "cannot read '" + path + "': " + buffer.getError().message();
+  // The parser reads a SourceMgr's main buffer: one SourceMgr per file.
+  // Its locations name the file, so diagnostic handlers find the source.
+  llvm::SourceMgr sourceMgr;
+  std::string readError;
+  OwningOpRef<ModuleOp> source =
+      tilec::parseTileFile(path, sourceMgr, context_, readError);
+  if (!readError.empty()) {
+    error_ = readError;
     return failure();
   }
+  if (!source)
+    return failure();
   auto file = std::make_unique<File>();
   file->path = path;
   file->stem = llvm::sys::path::stem(path).str();
@@ -52,20 +55,7 @@ WorkloadAnalyzer::load(const std::string &path) {
                "' have one name; the profiler finds modules by file name";
       return failure();
     }
-  // The parser reads a SourceMgr's main buffer: one SourceMgr per file.
-  // Its locations name the file, so diagnostic handlers find the source.
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
-  AsmParserState state;
-  ParserConfig config(&context_);
-  Block parsed;
-  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &state)))
-    return failure();
-  file->source = detail::constructContainerOpForParserIfNecessary<ModuleOp>(
-      &parsed, &context_, FileLineColLoc::get(&context_, path, 0, 0));
-  if (!file->source)
-    return failure();
-  tilec::attachSourceNames(*file->source, state);
+  file->source = std::move(source);
 
   // What the compiler keeps after inlining and folding is what runs.
   file->tile = cast<ModuleOp>((*file->source)->clone());

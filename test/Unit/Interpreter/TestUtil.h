@@ -9,6 +9,7 @@
 #ifndef TILEC_TEST_UNIT_INTERPRETER_TESTUTIL_H
 #define TILEC_TEST_UNIT_INTERPRETER_TESTUTIL_H
 
+#include "tilec/Frontend.h"
 #include "tilec/InitAll.h"
 #include "tilec/Interpreter.h"
 
@@ -18,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -53,10 +55,13 @@ protected:
 
   /// Parses an examples/ file.
   mlir::OwningOpRef<mlir::ModuleOp> parseExample(llvm::StringRef name) {
-    auto parsed = parseTileFile(
-        std::string(TILEC_EXAMPLES_DIR) + "/" + name.str(), context);
-    EXPECT_TRUE(mlir::succeeded(parsed)) << errors;
-    return mlir::succeeded(parsed) ? std::move(parsed->module) : nullptr;
+    llvm::SourceMgr sourceMgr;
+    std::string readError;
+    auto module =
+        parseTileFile(std::string(TILEC_EXAMPLES_DIR) + "/" + name.str(),
+                      sourceMgr, context, readError);
+    EXPECT_TRUE(module) << readError << errors;
+    return module;
   }
 
   mlir::MLIRContext context;

@@ -10,14 +10,12 @@
 
 #include "TestUtil.h"
 
+#include "tilec/Frontend.h"
 #include "tilec/Pipeline.h"
 #include "tilec/perfmodel/Analyzer.h"
 
 #include "Evaluator.h" // the interval semantics, tested directly
 
-#include "mlir/AsmParser/AsmParser.h"
-#include "mlir/AsmParser/AsmParserState.h"
-#include "mlir/IR/AsmState.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -38,17 +36,9 @@ protected:
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(text, file), llvm::SMLoc());
-    mlir::AsmParserState state;
-    mlir::ParserConfig config(&context);
-    mlir::Block block;
-    if (failed(mlir::parseAsmSourceFile(sourceMgr, &block, config, &state))) {
+    auto module = parseTileSource(sourceMgr, context);
+    if (!module)
       ADD_FAILURE() << errors;
-      return nullptr;
-    }
-    auto module =
-        mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
-            &block, &context, mlir::FileLineColLoc::get(&context, file, 0, 0));
-    attachSourceNames(*module, state);
     return module;
   }
   std::string example(llvm::StringRef name) {

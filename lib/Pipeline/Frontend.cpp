@@ -1,0 +1,98 @@
+//===- Frontend.cpp - reading .tile files ---------------------------------===//
+//
+// Parameter names ("%x") are not kept in the IR; the parser's state knows
+// where each block argument was defined, so the front end reads the names
+// back from the source text and keeps them as NameLoc locations, which the
+// metadata, the interpreter's argument messages and the analyzer use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend.h"
+#include "tilec/InitAll.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+OwningOpRef<ModuleOp> tilec::parseTileSource(llvm::SourceMgr &sourceMgr,
+                                             MLIRContext &context) {
+  DialectRegistry registry;
+  registerTilecDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+
+  AsmParserState state;
+  ParserConfig config(&context);
+  Block parsed;
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &state)))
+    return nullptr;
+  StringRef file =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsed, &context, FileLineColLoc::get(&context, file, 0, 0));
+  if (module)
+    attachSourceNames(*module, state);
+  return module;
+}
+
+OwningOpRef<ModuleOp> tilec::parseTileFile(StringRef path,
+                                           llvm::SourceMgr &sourceMgr,
+                                           MLIRContext &context,
+                                           std::string &readError) {
+  readError.clear();
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!file) {
+    readError =
+        "cannot read '" + path.str() + "': " + file.getError().message();
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
+  return parseTileSource(sourceMgr, context);
+}
+
+void tilec::attachSourceNames(ModuleOp module, const AsmParserState &state) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    const AsmParserState::BlockDefinition *def =
+        state.getBlockDef(&func.getBody().front());
+    if (!def)
+      continue;
+    for (auto [arg, argDef] :
+         llvm::zip(func.getArguments(), def->arguments)) {
+      SMRange range = argDef.loc;
+      StringRef text(range.Start.getPointer(),
+                     range.End.getPointer() - range.Start.getPointer());
+      text.consume_front("%");
+      if (!text.empty())
+        arg.setLoc(NameLoc::get(StringAttr::get(module.getContext(), text),
+                                arg.getLoc()));
+    }
+  }
+}
+
+SmallVector<std::string> tilec::parameterNames(func::FuncOp func) {
+  SmallVector<std::string> names;
+  if (func.isExternal()) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      names.push_back("arg" + std::to_string(i));
+    return names;
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+      names.push_back(name.getName().str());
+    else
+      names.push_back("arg" + std::to_string(arg.getArgNumber()));
+  }
+  return names;
+}
