@@ -11,10 +11,12 @@
 #include "tilec/Frontend.h"
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Target/Target.h"
 #include "tilec/aot/CppKernels.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -40,7 +42,6 @@ static cl::OptionCategory mlirCategory(
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<input .tile file>"),
-                                          cl::init("-"),
                                           cl::cat(tilecCategory));
 static cl::opt<std::string> outputFilename(
     "o",
@@ -239,6 +240,14 @@ int main(int argc, char **argv) {
       "  tilec kernel.tile --emit=layout     (see the layouts chosen)\n");
   if (failed(checkOptions()))
     return 1;
+  // Reading standard input silently would look like a hang.
+  if (inputFilename.empty()) {
+    llvm::errs() << "tilec: error: no input file (give a .tile file, or - "
+                    "for standard input)\n"
+                 << "USAGE: tilec [options] <input .tile file>; tilec --help "
+                    "lists the options\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   tilec::registerTilecDialects(registry);
@@ -260,6 +269,17 @@ int main(int argc, char **argv) {
   }
   if (!module)
     return 1;
+  // Without a kernel there is no PTX to make: say what to do.
+  bool wantsBinary = emit == Emit::PTX || emit == Emit::Cubin ||
+                     emit == Emit::CppHeader;
+  if (wantsBinary && llvm::none_of(module->getOps<func::FuncOp>(),
+                                   [](func::FuncOp f) {
+                                     return mlir::tile::isKernel(f);
+                                   })) {
+    llvm::errs() << "tilec: error: no kernel in " << inputFilename
+                 << " (mark one with tile.kernel)\n";
+    return 1;
+  }
 
   tilec::PipelineOptions options;
   options.emit = pipelineLevel(emit);
