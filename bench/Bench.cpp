@@ -25,9 +25,9 @@
 
 #include "GpuHelpers.h"
 
-#include "tilec/support/CommandLine.h"
-#include "tilec/support/Files.h"
-#include "tilec/support/Json.h"
+#include "tilec/Support/CommandLine.h"
+#include "tilec/Support/Files.h"
+#include "tilec/Support/Json.h"
 
 #include <algorithm>
 #include <chrono>

@@ -13,8 +13,8 @@
 #include "Kernels.h"
 
 #include "tilec/Pipeline.h"
-#include "tilec/support/CommandLine.h"
-#include "tilec/support/Files.h"
+#include "tilec/Support/CommandLine.h"
+#include "tilec/Support/Files.h"
 
 #include <cstdio>
 #include <cstring>

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/aot/CppKernels.h"
-#include "tilec/runtime/Metadata.h"
+#include "tilec/AOT/CppKernels.h"
+#include "tilec/Runtime/Metadata.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -370,7 +370,7 @@ Expected<CppKernels> generateCppKernels(std::string_view binary,
   h += "// Kernels for " + metadata->target +
        " (or newer), embedded with their metadata; link the tilec runtime.\n";
   h += "#ifndef " + guard + "\n#define " + guard + "\n\n";
-  h += "#include \"tilec/runtime/Runtime.h\"\n\n#include <cstdint>\n"
+  h += "#include \"tilec/Runtime/Runtime.h\"\n\n#include <cstdint>\n"
        "#include <string_view>\n#include <utility>\n\n";
   h += "namespace " + ns + " {\n\n";
   h += "/// The kernels, loaded into one context.\nclass Kernels {\npublic:\n";

@@ -11,7 +11,7 @@
 #define TILEC_LIB_INTERPRETER_FLOATFORMATS_H
 
 #include "tilec/Interpreter.h"
-#include "tilec/support/FloatFormats.h"
+#include "tilec/Support/FloatFormats.h"
 
 namespace tilec::interp {
 using tilec::decodeFloat;

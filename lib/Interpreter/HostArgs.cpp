@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/interp/HostArgs.h"
+#include "tilec/Interpreter/HostArgs.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 

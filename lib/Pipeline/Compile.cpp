@@ -10,7 +10,7 @@
 
 #include "tilec/Pipeline.h"
 #include "tilec/Frontend.h"
-#include "tilec/support/CudaTools.h"
+#include "tilec/Support/CudaTools.h"
 #include "tilec/Target/Target.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"

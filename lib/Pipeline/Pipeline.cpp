@@ -10,7 +10,7 @@
 #include "tilec/InitAll.h"
 #include "tilec/Target/Target.h"
 #include "tilec/Transforms/Passes.h"
-#include "tilec/support/CudaTools.h"
+#include "tilec/Support/CudaTools.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"

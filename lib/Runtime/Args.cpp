@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Args.h"
+#include "tilec/Runtime/Args.h"
 
 #include <cmath>
 #include <cstdio>

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Cache.h"
+#include "tilec/Runtime/Cache.h"
 
 #include <atomic>
 #include <cerrno>

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Driver.h"
+#include "tilec/Runtime/Driver.h"
 
 #include <dlfcn.h>
 #include <link.h>

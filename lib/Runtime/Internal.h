@@ -8,7 +8,7 @@
 #ifndef TILEC_LIB_RUNTIME_INTERNAL_H
 #define TILEC_LIB_RUNTIME_INTERNAL_H
 
-#include "tilec/runtime/Runtime.h"
+#include "tilec/Runtime/Runtime.h"
 
 #include <mutex>
 #include <unordered_map>

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Metadata.h"
-#include "tilec/runtime/TensorDesc.h"
-#include "tilec/support/Json.h"
+#include "tilec/Runtime/Metadata.h"
+#include "tilec/Runtime/TensorDesc.h"
+#include "tilec/Support/Json.h"
 
 #include <cstdio>
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
-#include "tilec/runtime/Cache.h"
+#include "tilec/Runtime/Cache.h"
 
 #include <chrono>
 #include <cstring>

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
-#include "tilec/support/CudaTools.h"
+#include "tilec/Support/CudaTools.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -73,7 +73,7 @@ std::string findRuntimePtxas(const std::string &configured, std::string &note) {
     note = "ptxas is off (LoadOptions::ptxas or TILEC_RUNTIME_PTXAS)";
     return "";
   }
-  // The search (tilec/support/CudaTools.h) is the compiler's too.
+  // The search (tilec/Support/CudaTools.h) is the compiler's too.
   return cuda::findPtxas(asked, "TILEC_RUNTIME_PTXAS", &note);
 }
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/TensorDesc.h"
+#include "tilec/Runtime/TensorDesc.h"
 
 #include <cuda.h>
 

@@ -1,6 +1,6 @@
 //===- Types.cpp - element types and 16-bit float conversions -------------===//
 
-#include "tilec/runtime/Types.h"
+#include "tilec/Runtime/Types.h"
 
 #include <cmath>
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/CudaTools.h"
+#include "tilec/Support/CudaTools.h"
 
 #include <cstdlib>
 #include <sys/stat.h>

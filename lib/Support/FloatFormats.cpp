@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/FloatFormats.h"
+#include "tilec/Support/FloatFormats.h"
 
 #include <array>
 #include <cmath>

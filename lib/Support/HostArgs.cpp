@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/HostArgs.h"
-#include "tilec/support/FloatFormats.h"
-#include "tilec/support/Npy.h"
+#include "tilec/Support/HostArgs.h"
+#include "tilec/Support/FloatFormats.h"
+#include "tilec/Support/Npy.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/Json.h"
+#include "tilec/Support/Json.h"
 
 #include <cmath>
 #include <cstdio>

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/Npy.h"
+#include "tilec/Support/Npy.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -30,7 +30,7 @@
 
 #include "GpuHelpers.h"
 
-#include "tilec/runtime/Cache.h"
+#include "tilec/Runtime/Cache.h"
 
 #include <algorithm>
 #include <chrono>

@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/InitAll.h"
-#include "tilec/perfmodel/Analyzer.h"
-#include "tilec/perfmodel/Report.h"
+#include "tilec/PerfModel/Analyzer.h"
+#include "tilec/PerfModel/Report.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/aot/CppKernels.h"
-#include "tilec/runtime/Runtime.h"
-#include "tilec/support/CommandLine.h"
-#include "tilec/support/Files.h"
+#include "tilec/AOT/CppKernels.h"
+#include "tilec/Runtime/Runtime.h"
+#include "tilec/Support/CommandLine.h"
+#include "tilec/Support/Files.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -24,9 +24,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Runtime.h"
-#include "tilec/support/CommandLine.h"
-#include "tilec/support/HostArgs.h"
+#include "tilec/Runtime/Runtime.h"
+#include "tilec/Support/CommandLine.h"
+#include "tilec/Support/HostArgs.h"
 
 #include <cmath>
 #include <cstdio>

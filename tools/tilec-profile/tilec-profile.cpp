@@ -20,11 +20,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/Report.h"
-#include "tilec/runtime/Runtime.h"
-#include "tilec/support/CommandLine.h"
-#include "tilec/support/Files.h"
-#include "tilec/support/Random.h"
+#include "tilec/PerfModel/Report.h"
+#include "tilec/Runtime/Runtime.h"
+#include "tilec/Support/CommandLine.h"
+#include "tilec/Support/Files.h"
+#include "tilec/Support/Random.h"
 
 #include <algorithm>
 #include <chrono>

@@ -14,7 +14,7 @@
 #include "tilec/InitAll.h"
 #include "tilec/Interpreter.h"
 #include "tilec/Pipeline.h"
-#include "tilec/interp/HostArgs.h"
+#include "tilec/Interpreter/HostArgs.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

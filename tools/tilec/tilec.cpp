@@ -13,7 +13,7 @@
 #include "tilec/Pipeline.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Target/Target.h"
-#include "tilec/aot/CppKernels.h"
+#include "tilec/AOT/CppKernels.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

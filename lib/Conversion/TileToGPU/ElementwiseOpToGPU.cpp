@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileToGPUPatterns.h"
-#include "tilec/support/ApproxErf.h"
+#include "tilec/Support/ApproxErf.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -1,13 +1,13 @@
 //===- Analyze.cpp - whole workloads: parse, compile, count every point ---===//
 
-#include "tilec/perfmodel/Analyzer.h"
+#include "tilec/PerfModel/Analyzer.h"
 
 #include "Evaluator.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Frontend.h"
 #include "tilec/Pipeline.h"
-#include "tilec/runtime/Metadata.h"
+#include "tilec/Runtime/Metadata.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/Analyzer.h"
+#include "tilec/PerfModel/Analyzer.h"
 
 #include "Evaluator.h"
 

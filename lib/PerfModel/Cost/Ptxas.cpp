@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/Analyzer.h"
-#include "tilec/support/CudaTools.h"
+#include "tilec/PerfModel/Analyzer.h"
+#include "tilec/Support/CudaTools.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

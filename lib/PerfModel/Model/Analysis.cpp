@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/Analysis.h"
+#include "tilec/PerfModel/Analysis.h"
 
 #include "Fields.h"
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/DeviceModel.h"
+#include "tilec/PerfModel/DeviceModel.h"
 
 #include "Fields.h"
 

@@ -11,10 +11,10 @@
 #ifndef TILEC_LIB_PERFMODEL_MODEL_FIELDS_H
 #define TILEC_LIB_PERFMODEL_MODEL_FIELDS_H
 
-#include "tilec/perfmodel/Analysis.h"
-#include "tilec/perfmodel/DeviceModel.h"
-#include "tilec/support/Json.h"
-#include "tilec/support/Status.h"
+#include "tilec/PerfModel/Analysis.h"
+#include "tilec/PerfModel/DeviceModel.h"
+#include "tilec/Support/Json.h"
+#include "tilec/Support/Status.h"
 
 #include <fmt/format.h>
 

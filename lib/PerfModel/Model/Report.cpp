@@ -1,6 +1,6 @@
 //===- Report.cpp - text reports and the profile JSON ---------------------===//
 
-#include "tilec/perfmodel/Report.h"
+#include "tilec/PerfModel/Report.h"
 
 #include "Format.h"
 

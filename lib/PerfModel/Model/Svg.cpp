@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/Report.h"
+#include "tilec/PerfModel/Report.h"
 
 #include "Format.h"
 

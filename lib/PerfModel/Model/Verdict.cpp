@@ -1,6 +1,6 @@
 //===- Verdict.cpp - overhead, bandwidth or compute from measurements -----===//
 
-#include "tilec/perfmodel/Verdict.h"
+#include "tilec/PerfModel/Verdict.h"
 
 #include <algorithm>
 #include <cstdio>

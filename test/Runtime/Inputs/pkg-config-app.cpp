@@ -1,7 +1,7 @@
 // A program outside the tree, built against the installed runtime with
 // pkg-config alone (test/Runtime/install-pkg-config.test): it opens a
 // context (with no driver, the error says so) and rounds a float to bf16.
-#include "tilec/runtime/Runtime.h"
+#include "tilec/Runtime/Runtime.h"
 
 #include <cstdio>
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/aot/CppKernels.h"
+#include "tilec/AOT/CppKernels.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 
 #include "Kernels.h"
 #include "tilec/Pipeline.h"
-#include "tilec/runtime/Runtime.h"
+#include "tilec/Runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 

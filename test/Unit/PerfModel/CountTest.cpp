@@ -12,7 +12,7 @@
 
 #include "tilec/Frontend.h"
 #include "tilec/Pipeline.h"
-#include "tilec/perfmodel/Analyzer.h"
+#include "tilec/PerfModel/Analyzer.h"
 
 #include "Evaluator.h" // the interval semantics, tested directly
 

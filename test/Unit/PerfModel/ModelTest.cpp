@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/perfmodel/Analysis.h"
-#include "tilec/perfmodel/DeviceModel.h"
-#include "tilec/perfmodel/Report.h"
-#include "tilec/perfmodel/Verdict.h"
+#include "tilec/PerfModel/Analysis.h"
+#include "tilec/PerfModel/DeviceModel.h"
+#include "tilec/PerfModel/Report.h"
+#include "tilec/PerfModel/Verdict.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- ArgsTest.cpp - argument checks and packing -------------------------===//
 
-#include "tilec/runtime/Args.h"
+#include "tilec/Runtime/Args.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- CacheTest.cpp - cache keys and the cubin cache's files -------------===//
 
-#include "tilec/runtime/Cache.h"
+#include "tilec/Runtime/Cache.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Cache.h"
-#include "tilec/runtime/Runtime.h"
+#include "tilec/Runtime/Cache.h"
+#include "tilec/Runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 

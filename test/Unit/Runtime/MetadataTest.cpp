@@ -1,6 +1,6 @@
 //===- MetadataTest.cpp - parsing docs/metadata.md documents --------------===//
 
-#include "tilec/runtime/Metadata.h"
+#include "tilec/Runtime/Metadata.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/runtime/Args.h"
+#include "tilec/Runtime/Args.h"
 
 #include <cuda.h>
 

@@ -1,6 +1,6 @@
 //===- TypesTest.cpp - type names and 16-bit float conversions ------------===//
 
-#include "tilec/runtime/Types.h"
+#include "tilec/Runtime/Types.h"
 
 #include <gtest/gtest.h>
 

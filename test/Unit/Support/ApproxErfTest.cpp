@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/ApproxErf.h"
+#include "tilec/Support/ApproxErf.h"
 
 #include <gtest/gtest.h>
 

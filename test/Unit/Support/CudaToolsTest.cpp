@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/CudaTools.h"
+#include "tilec/Support/CudaTools.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/support/Npy.h"
+#include "tilec/Support/Npy.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #ifndef TILEC_TEST_LIB_GPU_GPUHELPERS_H
 #define TILEC_TEST_LIB_GPU_GPUHELPERS_H
 
-#include "tilec/runtime/Runtime.h"
-#include "tilec/support/Random.h"
+#include "tilec/Runtime/Runtime.h"
+#include "tilec/Support/Random.h"
 
 #include <cmath>
 #include <cstdint>

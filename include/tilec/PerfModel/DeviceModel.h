@@ -12,7 +12,7 @@
 #ifndef TILEC_PERFMODEL_DEVICEMODEL_H
 #define TILEC_PERFMODEL_DEVICEMODEL_H
 
-#include "tilec/runtime/Status.h"
+#include "tilec/Runtime/Status.h"
 
 #include <cstdint>
 #include <string>

@@ -16,7 +16,7 @@
 #ifndef TILEC_PERFMODEL_ANALYSIS_H
 #define TILEC_PERFMODEL_ANALYSIS_H
 
-#include "tilec/perfmodel/DeviceModel.h"
+#include "tilec/PerfModel/DeviceModel.h"
 
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // What `tilec-run` (and `tilec --run-cpu`) use to turn one text spec per
 // kernel parameter into host buffers and scalars for the interpreter. The
 // specs themselves, .npy files, writing and comparing the results are
-// MLIR-free and shared with tilec-gpu-run (tilec/support/HostArgs.h); this
+// MLIR-free and shared with tilec-gpu-run (tilec/Support/HostArgs.h); this
 // adds what needs MLIR: parameter types, and the interpreter's Arg.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +12,7 @@
 #define TILEC_INTERP_HOSTARGS_H
 
 #include "tilec/Interpreter.h"
-#include "tilec/support/HostArgs.h"
+#include "tilec/Support/HostArgs.h"
 
 #include "llvm/Support/Error.h"
 

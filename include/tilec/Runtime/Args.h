@@ -16,10 +16,10 @@
 #ifndef TILEC_RUNTIME_ARGS_H
 #define TILEC_RUNTIME_ARGS_H
 
-#include "tilec/runtime/Metadata.h"
-#include "tilec/runtime/Status.h"
-#include "tilec/runtime/TensorDesc.h"
-#include "tilec/runtime/Types.h"
+#include "tilec/Runtime/Metadata.h"
+#include "tilec/Runtime/Status.h"
+#include "tilec/Runtime/TensorDesc.h"
+#include "tilec/Runtime/Types.h"
 
 #include <concepts>
 #include <cstddef>

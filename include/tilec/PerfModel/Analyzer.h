@@ -19,7 +19,7 @@
 #ifndef TILEC_PERFMODEL_ANALYZER_H
 #define TILEC_PERFMODEL_ANALYZER_H
 
-#include "tilec/perfmodel/Analysis.h"
+#include "tilec/PerfModel/Analysis.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

@@ -20,10 +20,10 @@
 #ifndef TILEC_RUNTIME_RUNTIME_H
 #define TILEC_RUNTIME_RUNTIME_H
 
-#include "tilec/runtime/Args.h"
-#include "tilec/runtime/Driver.h"
-#include "tilec/runtime/Metadata.h"
-#include "tilec/runtime/Status.h"
+#include "tilec/Runtime/Args.h"
+#include "tilec/Runtime/Driver.h"
+#include "tilec/Runtime/Metadata.h"
+#include "tilec/Runtime/Status.h"
 
 #include <cuda.h>
 

@@ -19,7 +19,7 @@
 #define TILEC_SUPPORT_HOSTARGS_H
 
 #include "tilec/DType.h"
-#include "tilec/support/Status.h"
+#include "tilec/Support/Status.h"
 
 #include <cstdint>
 #include <optional>

@@ -12,7 +12,7 @@
 #ifndef TILEC_RUNTIME_DRIVER_H
 #define TILEC_RUNTIME_DRIVER_H
 
-#include "tilec/runtime/Status.h"
+#include "tilec/Runtime/Status.h"
 
 #include <cuda.h>
 

@@ -18,9 +18,9 @@
 #ifndef TILEC_RUNTIME_TENSORDESC_H
 #define TILEC_RUNTIME_TENSORDESC_H
 
-#include "tilec/runtime/Metadata.h"
-#include "tilec/runtime/Status.h"
-#include "tilec/runtime/Types.h"
+#include "tilec/Runtime/Metadata.h"
+#include "tilec/Runtime/Status.h"
+#include "tilec/Runtime/Types.h"
 
 #include <cstddef>
 #include <cstdint>

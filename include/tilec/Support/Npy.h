@@ -10,7 +10,7 @@
 #define TILEC_SUPPORT_NPY_H
 
 #include "tilec/DType.h"
-#include "tilec/support/Status.h"
+#include "tilec/Support/Status.h"
 
 #include <cstdint>
 #include <span>

@@ -15,7 +15,7 @@
 #ifndef TILEC_AOT_CPPKERNELS_H
 #define TILEC_AOT_CPPKERNELS_H
 
-#include "tilec/runtime/Status.h"
+#include "tilec/Runtime/Status.h"
 
 #include <string>
 #include <string_view>

@@ -15,7 +15,7 @@
 #ifndef TILEC_RUNTIME_CACHE_H
 #define TILEC_RUNTIME_CACHE_H
 
-#include "tilec/runtime/Status.h"
+#include "tilec/Runtime/Status.h"
 
 #include <optional>
 #include <string>

@@ -12,7 +12,7 @@
 #ifndef TILEC_SUPPORT_JSON_H
 #define TILEC_SUPPORT_JSON_H
 
-#include "tilec/support/Status.h"
+#include "tilec/Support/Status.h"
 
 #include <nlohmann/json.hpp>
 

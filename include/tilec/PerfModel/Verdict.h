@@ -16,7 +16,7 @@
 #ifndef TILEC_PERFMODEL_VERDICT_H
 #define TILEC_PERFMODEL_VERDICT_H
 
-#include "tilec/perfmodel/Analysis.h"
+#include "tilec/PerfModel/Analysis.h"
 
 #include <string>
 

@@ -12,8 +12,8 @@
 #ifndef TILEC_PERFMODEL_REPORT_H
 #define TILEC_PERFMODEL_REPORT_H
 
-#include "tilec/perfmodel/Analysis.h"
-#include "tilec/perfmodel/Verdict.h"
+#include "tilec/PerfModel/Analysis.h"
+#include "tilec/PerfModel/Verdict.h"
 
 #include <string>
 #include <vector>

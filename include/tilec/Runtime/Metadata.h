@@ -10,8 +10,8 @@
 #ifndef TILEC_RUNTIME_METADATA_H
 #define TILEC_RUNTIME_METADATA_H
 
-#include "tilec/runtime/Status.h"
-#include "tilec/runtime/Types.h"
+#include "tilec/Runtime/Status.h"
+#include "tilec/Runtime/Types.h"
 
 #include <cstdint>
 #include <string>
