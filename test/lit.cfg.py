@@ -42,6 +42,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%fakecuda", os.path.join(
     config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))
 config.substitutions.append(("%{obj_root}", config.tilec_obj_root))
+config.substitutions.append(("%{src_root}", config.tilec_src_root))
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
 ptxas = shutil.which("ptxas") or os.path.join(config.cuda_root, "bin", "ptxas")

@@ -128,6 +128,11 @@ int main(int argc, char **argv) {
     return fail("--grid expects X[,Y[,Z]] (integers), got '" + gridText + "'");
 
   MLIRContext context;
+  // Errors are one line with a location (the interpreter's and the
+  // verifiers'), not followed by a dump of the kernel, unless asked for.
+  if (!cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")
+           ->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   std::string readError;
