@@ -59,6 +59,11 @@ if shutil.which("pkg-config"):
 else:
     lit_config.note("pkg-config not found: the install test is unsupported")
 
+# script(1) (util-linux) gives a command a terminal, for the test that tilec
+# refuses to write a cubin to one.
+if shutil.which("script"):
+    config.available_features.add("script")
+
 # libdevice is optional too: kernels calling CUDA math functions (cos, erf)
 # need it; tilec finds it in /usr/local/cuda when CUDA_HOME is unset.
 libdevice = os.path.join(config.cuda_root, "nvvm", "libdevice",

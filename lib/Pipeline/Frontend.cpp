@@ -15,13 +15,55 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstring>
+
 using namespace mlir;
+
+/// The commonest slip in the text form is a scalar used where a tile is
+/// expected (`arith.mulf %tile, %scale : tensor<128xf32>` with `%scale:
+/// f32`). MLIR's parser says "use of value '%scale' expects different type
+/// than prior uses: 'tensor<128xf32>' vs 'f32'"; this adds the fix.
+static void addSplatHint(Diagnostic &diag) {
+  std::string message = diag.str();
+  llvm::StringRef text(message);
+  if (!text.consume_front("use of value '"))
+    return;
+  auto [name, rest] = text.split('\'');
+  if (!rest.consume_front(" expects different type than prior uses: '"))
+    return;
+  auto [expected, prior] = rest.split("' vs '");
+  prior.consume_back("'");
+  // The types as the parser printed them; a tile type is `tensor<...>`.
+  if (!expected.starts_with("tensor<") || prior.starts_with("tensor<") ||
+      prior.starts_with("vector<"))
+    return;
+  // tensor<128x64xf32> or tensor<128x!tile.ptr<f32>>, perhaps with a layout
+  // after a comma.
+  llvm::StringRef shape = expected.drop_front(strlen("tensor<")).drop_back();
+  llvm::StringRef element = shape.split(", ").first;
+  while (!element.empty() && (llvm::isDigit(element.front()) ||
+                              element.front() == 'x' || element.front() == '?'))
+    element = element.drop_front();
+  std::string hint;
+  llvm::raw_string_ostream os(hint);
+  if (element == prior)
+    os << "'" << name << "' is a scalar (" << prior
+       << ") and this op takes a tile; make one with `%t = tile.splat "
+       << name << " : " << prior << " -> " << expected << "` and use %t";
+  else
+    os << "'" << name << "' is a scalar of " << prior << " but a tile of "
+       << element << " is expected; convert it, then tile.splat it to "
+       << expected;
+  diag.attachNote() << hint;
+}
 
 OwningOpRef<ModuleOp> tilec::parseTileSource(llvm::SourceMgr &sourceMgr,
                                              MLIRContext &context) {
@@ -29,6 +71,13 @@ OwningOpRef<ModuleOp> tilec::parseTileSource(llvm::SourceMgr &sourceMgr,
   registerTilecDialects(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
+  // Runs before the tool's handler (handlers run newest first) and passes
+  // the diagnostic on with the hint attached.
+  ScopedDiagnosticHandler hints(&context, [](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      addSplatHint(diag);
+    return failure();
+  });
 
   AsmParserState state;
   ParserConfig config(&context);

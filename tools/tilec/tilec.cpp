@@ -14,6 +14,10 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Target/Target.h"
 #include "tilec/AOT/CppKernels.h"
+#include "tilec/PerfModel/Analyzer.h"
+#include "tilec/PerfModel/DeviceModel.h"
+#include "tilec/Runtime/Metadata.h"
+#include "tilec/Version.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,16 +31,22 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::OptionCategory tilecCategory("tilec options");
+// --help lists categories by name: "Compile ..." and "Emit ..." come before
+// LLVM's "Generic Options"; MLIR's are hidden (--help-hidden lists them).
+static cl::OptionCategory tilecCategory("Compile (what, and for which GPU)");
+static cl::OptionCategory emitCategory("Emit (what tilec writes, and where)");
 static cl::OptionCategory mlirCategory(
     "MLIR options (IR printing, pass timing, diagnostics)");
 
@@ -45,9 +55,10 @@ static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::cat(tilecCategory));
 static cl::opt<std::string> outputFilename(
     "o",
-    cl::desc("Output file (- for stdout). With --emit=ptx|cubin the kernel "
-             "metadata goes beside it, extension .json"),
-    cl::value_desc("file"), cl::init("-"), cl::cat(tilecCategory));
+    cl::desc("Output file (- for stdout). Default: PTX, cubin and C++ "
+             "beside the input (k.tile -> k.ptx), IR levels to stdout. With "
+             "--emit=ptx|cubin the kernel metadata goes beside it, .json"),
+    cl::value_desc("file"), cl::init(""), cl::cat(emitCategory));
 /// What tilec writes: a pipeline level, or C++ built on the PTX.
 enum class Emit { Tile, Layout, GPU, LLVM, PTX, Cubin, CppHeader };
 static cl::opt<Emit> emit(
@@ -67,12 +78,12 @@ static cl::opt<Emit> emit(
                    "a C++ header (-o k.h) and source (k.cpp beside it) that "
                    "embed the PTX and give each kernel a typed launch "
                    "function; link the runtime")),
-    cl::cat(tilecCategory));
+    cl::cat(emitCategory));
 static cl::opt<std::string> cppNamespace(
     "cpp-namespace",
     cl::desc("C++ namespace of --emit=cpp-header's functions (default "
              "tilec_kernels)"),
-    cl::init("tilec_kernels"), cl::cat(tilecCategory));
+    cl::init("tilec_kernels"), cl::cat(emitCategory));
 static cl::opt<std::string>
     arch("arch",
          cl::desc("GPU target: sm_80, sm_89, sm_90 (default), sm_90a, "
@@ -107,7 +118,7 @@ static cl::opt<std::string> ptxasPath(
     "ptxas",
     cl::desc("ptxas for --emit=cubin (default: $TILEC_PTXAS, "
              "$CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)"),
-    cl::value_desc("path"), cl::init(""), cl::cat(tilecCategory));
+    cl::value_desc("path"), cl::init(""), cl::cat(emitCategory));
 
 enum class CppEmbed { Auto, PTX, Cubin };
 static cl::opt<CppEmbed> cppEmbed(
@@ -122,7 +133,16 @@ static cl::opt<CppEmbed> cppEmbed(
         clEnumValN(CppEmbed::Cubin, "cubin",
                    "the cubin from ptxas (whole-program code: fewer "
                    "registers than the driver's linker gives some kernels)")),
-    cl::init(CppEmbed::Auto), cl::cat(tilecCategory));
+    cl::init(CppEmbed::Auto), cl::cat(emitCategory));
+static cl::opt<bool> resourceUsage(
+    "resource-usage",
+    cl::desc("Print each kernel's registers, spills, shared memory, threads "
+             "and occupancy on the target, from ptxas -v (as nvcc -Xptxas "
+             "-v); a kernel that spills gets a warning"),
+    cl::init(false), cl::cat(emitCategory));
+static cl::alias resourceUsageShort("v", cl::desc("Alias for --resource-usage"),
+                                    cl::aliasopt(resourceUsage),
+                                    cl::cat(emitCategory));
 
 /// Checks option values; reports the first bad one.
 static LogicalResult checkOptions() {
@@ -156,6 +176,12 @@ static LogicalResult checkOptions() {
   if (cppEmbed.getNumOccurrences() && emit != Emit::CppHeader) {
     llvm::errs() << "tilec: error: --cpp-embed applies to --emit=cpp-header "
                     "only\n";
+    return failure();
+  }
+  if (resourceUsage && emit != Emit::PTX && emit != Emit::Cubin &&
+      emit != Emit::CppHeader) {
+    llvm::errs() << "tilec: error: --resource-usage needs PTX: "
+                    "--emit=ptx, cubin or cpp-header\n";
     return failure();
   }
   if (emit == Emit::CppHeader && outputFilename == "-") {
@@ -219,6 +245,98 @@ static LogicalResult writeCppKernels(const tilec::CompileResult &result) {
   return writeFile(source, generated->source);
 }
 
+/// Where the output goes when -o is not given: PTX, cubin and the C++
+/// header beside the input (k.tile -> k.ptx, as nvcc and clang name their
+/// outputs), IR levels to stdout. Standard input has no name to go beside.
+static LogicalResult resolveOutput() {
+  if (!outputFilename.empty())
+    return success();
+  StringRef extension;
+  switch (emit) {
+  case Emit::PTX:
+    extension = "ptx";
+    break;
+  case Emit::Cubin:
+    extension = "cubin";
+    break;
+  case Emit::CppHeader:
+    extension = "h";
+    break;
+  default:
+    outputFilename = "-";
+    return success();
+  }
+  if (inputFilename == "-") {
+    llvm::errs() << "tilec: error: the input is standard input: give the "
+                    "output's path with -o (-o - writes it to stdout)\n";
+    return failure();
+  }
+  SmallString<128> path(inputFilename);
+  llvm::sys::path::replace_extension(path, extension);
+  outputFilename = std::string(path);
+  return success();
+}
+
+/// --version: tilec, its commit and the MLIR/LLVM it was built with.
+static void printVersion(llvm::raw_ostream &os) {
+  os << "tilec " TILEC_VERSION;
+  if (*TILEC_GIT_COMMIT)
+    os << " (commit " TILEC_GIT_COMMIT ")";
+  os << "\n  built with MLIR/LLVM " LLVM_VERSION_STRING "\n  targets: "
+     << tilec::Target::getKnownChipList() << "\n";
+}
+
+/// --resource-usage: ptxas -v's report for each kernel, and the occupancy
+/// CUDA's rules give it on the target. Returns failure if ptxas fails.
+static LogicalResult reportResources(const tilec::CompileResult &result,
+                                     const tilec::Target &target) {
+  auto resources =
+      tilec::perfmodel::ptxasResources(result.ptx, target.getChip(), ptxasPath);
+  if (!resources) {
+    llvm::errs() << "tilec: error: --resource-usage: "
+                 << llvm::toString(resources.takeError()) << "\n";
+    return failure();
+  }
+  auto metadata = tilec::runtime::parseMetadata(result.metadataJson);
+  // The occupancy rules of the target's SM, on a model that has them.
+  auto model = tilec::perfmodel::builtinDeviceModel(
+      target.getSmVersion() >= 90 ? "h100" : "a100");
+  model->smemPerSM = target.sharedMemoryPerSM();
+  model->smemPerBlock = target.maxSharedMemoryPerBlock();
+  model->maxThreadsPerSM = target.getMaxThreadsPerSM();
+  model->maxBlocksPerSM = target.getMaxProgramsPerSM();
+  model->regsPerSM = target.getRegistersPerSM();
+  for (auto &[name, r] : *resources) {
+    tilec::perfmodel::Resources use = r;
+    if (metadata.ok())
+      if (const auto *k = metadata->find(name)) {
+        use.threadsPerProgram = k->threadsPerProgram;
+        use.dynamicSharedBytes = k->sharedBytes;
+      }
+    llvm::outs() << "tilec: " << name << " on " << target.getChip() << ": "
+                 << use.registers << " registers, " << use.spillBytes
+                 << " bytes spilled, " << use.stackBytes << " bytes stack, "
+                 << use.sharedBytes() << " bytes shared, "
+                 << use.threadsPerProgram << " threads";
+    tilec::perfmodel::Occupancy occ =
+        tilec::perfmodel::computeOccupancy(*model, use);
+    if (!occ.error.empty())
+      llvm::outs() << "; " << occ.error << "\n";
+    else
+      llvm::outs() << "; occupancy " << llvm::format("%.0f", occ.fraction * 100)
+                   << "% (" << occ.programsPerSM
+                   << (occ.programsPerSM == 1 ? " program" : " programs")
+                   << "/SM, limit: " << occ.limiter << ")\n";
+    if (use.spillBytes > 0)
+      llvm::errs() << "tilec: warning: kernel '" << name << "' spills "
+                   << use.spillBytes << " bytes to local memory on "
+                   << target.getChip()
+                   << " (smaller tiles or fewer stages need fewer "
+                      "registers)\n";
+  }
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   // Pass names, for --mlir-print-ir-after=<pass> and the like.
@@ -231,13 +349,20 @@ int main(int argc, char **argv) {
   for (auto &entry : cl::getRegisteredOptions())
     if (entry.first.starts_with("mlir-"))
       entry.second->addCategory(mlirCategory);
-  cl::HideUnrelatedOptions({&tilecCategory, &mlirCategory});
+  cl::HideUnrelatedOptions({&tilecCategory, &emitCategory, &mlirCategory});
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("mlir-"))
+      entry.second->setHiddenFlag(cl::Hidden);
+  cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
       argc, argv,
       "tilec: compile tile programs to PTX\n\n"
-      "  tilec kernel.tile -o kernel.ptx     (writes kernel.json beside)\n"
-      "  tilec kernel.tile --emit=cubin -o kernel.cubin\n"
-      "  tilec kernel.tile --emit=layout     (see the layouts chosen)\n");
+      "  tilec kernel.tile                   (writes kernel.ptx and "
+      "kernel.json beside it)\n"
+      "  tilec kernel.tile --emit=cubin -v   (kernel.cubin; registers, "
+      "spills, occupancy)\n"
+      "  tilec kernel.tile --emit=layout     (see the layouts chosen)\n"
+      "  --help-hidden also lists MLIR's options (IR printing, timing)\n");
   if (failed(checkOptions()))
     return 1;
   // Reading standard input silently would look like a hang.
@@ -246,6 +371,15 @@ int main(int argc, char **argv) {
                     "for standard input)\n"
                  << "USAGE: tilec [options] <input .tile file>; tilec --help "
                     "lists the options\n";
+    return 1;
+  }
+  if (failed(resolveOutput()))
+    return 1;
+  // A cubin is binary: on a terminal it would only garble the screen.
+  if (emit == Emit::Cubin && outputFilename == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed()) {
+    llvm::errs() << "tilec: error: refusing to write a cubin to the "
+                    "terminal; give a file with -o\n";
     return 1;
   }
 
@@ -317,6 +451,16 @@ int main(int argc, char **argv) {
   if (failed(result))
     return 1;
 
+  if (resourceUsage) {
+    llvm::Expected<tilec::Target> target = tilec::Target::get(options.arch);
+    if (!target) {
+      llvm::errs() << "tilec: error: " << llvm::toString(target.takeError())
+                   << "\n";
+      return 1;
+    }
+    if (failed(reportResources(*result, *target)))
+      return 1;
+  }
   if (emit == Emit::CppHeader)
     return failed(writeCppKernels(*result));
   if (options.emit < tilec::EmitLevel::PTX)

@@ -65,6 +65,10 @@ public:
   int64_t maxSharedMemoryPerBlock() const { return smemPerBlockOptIn; }
   /// Shared memory of one SM (bytes).
   int64_t sharedMemoryPerSM() const { return smemPerSM; }
+  /// Resident threads and programs (CTAs) of one SM: 1536 and 24 on
+  /// sm_89 (Ada), 2048 and 32 on the others.
+  int getMaxThreadsPerSM() const { return smVersion == 89 ? 1536 : 2048; }
+  int getMaxProgramsPerSM() const { return smVersion == 89 ? 24 : 32; }
   int getMaxRegistersPerThread() const { return 255; }
   int getRegistersPerSM() const { return 65536; }
   int getWarpSize() const { return 32; }
