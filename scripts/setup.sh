@@ -8,7 +8,8 @@ build=${1:-$root/build}
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libfmt-dev
           libxxhash-dev nlohmann-json3-dev libcli11-dev
-          ninja-build cmake g++ libgtest-dev python3 pkgconf)
+          ninja-build cmake g++ libgtest-dev python3 pkgconf
+          clang-19 libclang-rt-19-dev)   # the last two: scripts/fuzz.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".tile", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
-config.excludes = ["Inputs", "Unit", "GPU", "lib", "CMakeLists.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "Unit", "GPU", "lib", "Fuzz", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "README.md"]
 
 # FileCheck variables are local to a CHECK-LABEL block unless $-prefixed.

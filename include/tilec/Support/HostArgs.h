@@ -68,9 +68,10 @@ inline constexpr uint8_t kPoisonByte = 0xff;
 inline constexpr uint64_t kMaxBufferBytes = uint64_t(16) << 30;
 
 /// Builds the argument of `param` from its spec. Errors read
-/// "argument %x ('SPEC'): why".
-Expected<HostArg> parseHostArg(std::string_view spec,
-                                      const HostParam &param);
+/// "argument %x ('SPEC'): why". A buffer may take at most `maxBufferBytes`
+/// (the fuzzer asks for less than the tools' kMaxBufferBytes).
+Expected<HostArg> parseHostArg(std::string_view spec, const HostParam &param,
+                               uint64_t maxBufferBytes = kMaxBufferBytes);
 
 /// Writes the buffers that asked for it with save= (their contents before
 /// the run: the inputs a run on another device needs).

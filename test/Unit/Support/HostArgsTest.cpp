@@ -422,3 +422,24 @@ TEST(HostArgs, CheckExpectations) {
 }
 
 } // namespace
+
+// A NUL byte is not a blank: "n=\0 7" once read as n=7 (found by
+// tilec-fuzz-argspec; the input is in test/Fuzz/corpus/argspec).
+TEST(HostArgs, NulIsNotBlank) {
+  using namespace std::string_literals;
+  std::string count = parseError("n=\0 7"s, buffer(DType::F32));
+  EXPECT_NE(count.find("argument %x"), std::string::npos) << count;
+  parseError("\0"s "7", scalar(DType::I32));
+  parseError("2.5\0"s, scalar(DType::F32));
+  EXPECT_EQ(parseOk(" 7\t", scalar(DType::I32)).intValue, 7);
+}
+
+// The buffer limit is the caller's (the fuzzer asks for 64 MiB); the tools'
+// 16 GiB is the default.
+TEST(HostArgs, BufferLimit) {
+  Expected<HostArg> big = parseHostArg("n=20000000", buffer(DType::F32), 64 << 20);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.message(), "argument %x ('n=20000000'): n=20000000 is too "
+                           "large (at most 67108864 bytes per buffer)");
+  EXPECT_EQ(parseOk("n=16", buffer(DType::F32)).count(), 16u);
+}
