@@ -32,7 +32,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-gpu-run",
          "tilec-examples", "tilec-analyze", "tilec-profile", "tilec-gpu-tests",
-         "tilec-bench",
+         "tilec-bench", "tilec-tune",
          "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -43,6 +43,8 @@ config.substitutions.append(("%fakecuda", os.path.join(
     config.tilec_obj_root, "lib", "libtilec_fake_cuda.so")))
 config.substitutions.append(("%{obj_root}", config.tilec_obj_root))
 config.substitutions.append(("%{src_root}", config.tilec_src_root))
+# cuda.h's folder, for programs a test compiles against the runtime.
+config.substitutions.append(("%{cuda_include}", config.tilec_cuda_include))
 
 # ptxas is optional: tests that assemble PTX say REQUIRES: ptxas.
 ptxas = shutil.which("ptxas") or os.path.join(config.cuda_root, "bin", "ptxas")

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Frontend.h"
+#include "tilec/Params.h"
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
@@ -39,6 +40,9 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+#include <tuple>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -119,6 +123,13 @@ static cl::opt<std::string> ptxasPath(
     cl::desc("ptxas for --emit=cubin (default: $TILEC_PTXAS, "
              "$CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)"),
     cl::value_desc("path"), cl::init(""), cl::cat(emitCategory));
+
+static cl::list<std::string> paramAssignments(
+    "param",
+    cl::desc("The value of a parameter the file declares in tile.params "
+             "(repeatable; undeclared names and undeclared values are "
+             "errors; a parameter not given takes its first value)"),
+    cl::value_desc("NAME=VALUE"), cl::cat(tilecCategory));
 
 enum class CppEmbed { Auto, PTX, Cubin };
 static cl::opt<CppEmbed> cppEmbed(
@@ -394,9 +405,18 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::map<std::string, int64_t> assign;
+  for (const std::string &a : paramAssignments) {
+    std::string error;
+    if (!tilec::parseParamAssignment(a, assign, error)) {
+      llvm::errs() << "tilec: error: " << error << "\n";
+      return 1;
+    }
+  }
   std::string readError;
-  OwningOpRef<ModuleOp> module =
-      tilec::parseTileFile(inputFilename, sourceMgr, context, readError);
+  tilec::TileParams params;
+  OwningOpRef<ModuleOp> module = tilec::parseTileFileWithParams(
+      inputFilename, sourceMgr, context, assign, params, readError);
   if (!readError.empty()) {
     llvm::errs() << "tilec: error: " << readError << "\n";
     return 1;
@@ -430,6 +450,23 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.numStages = numStages;
+  // A declared num_warps / num_stages that the text does not use is the
+  // option's value; the command line must then not give the option too.
+  for (auto [name, option, field] :
+       {std::tuple{"num_warps", &numWarps, &options.numWarps},
+        std::tuple{"num_stages", &numStages, &options.numStages}}) {
+    const tilec::TileParam *p = params.find(name);
+    if (!p || p->used)
+      continue;
+    if (option->getNumOccurrences()) {
+      llvm::errs() << "tilec: error: --" << option->ArgStr << " and "
+                   << inputFilename << "'s tile.params parameter '" << name
+                   << "' both set it: give --param " << name
+                   << "=N instead\n";
+      return 1;
+    }
+    *field = static_cast<int>(params.chosen.at(name));
+  }
   options.maxTileElements = maxTileElements;
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
@@ -446,6 +483,10 @@ int main(int argc, char **argv) {
     if (embedCubin)
       options.emit = tilec::EmitLevel::Cubin;
   }
+  tilec::ParamsDiagnosticNote paramsNote(
+      context, params,
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+          ->getBufferIdentifier());
   FailureOr<tilec::CompileResult> result =
       tilec::compileModule(*module, options);
   if (failed(result))

@@ -1,0 +1,543 @@
+//===- Compile.cpp - the tuning space, pruned and compiled ----------------===//
+//
+// Pruning happens where the information is: the accumulator's size before
+// anything is compiled (the GEMM's tile shape), the pipeline's own errors
+// (shared memory over the target's limit, shapes the lowering refuses),
+// then ptxas -v (registers, spills). A pruned candidate keeps its reason in
+// the manifest, so the table shows why the space is smaller than asked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Tune/Compile.h"
+#include "tilec/Builder.h"
+#include "tilec/InitAll.h"
+#include "tilec/Ops.h"
+#include "tilec/Params.h"
+#include "tilec/Pipeline.h"
+#include "tilec/Runtime/Cache.h"
+#include "tilec/Support/Files.h"
+#include "tilec/Support/Json.h"
+#include "tilec/Target/Target.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+using namespace tilec;
+using namespace tilec::tune;
+
+namespace {
+
+/// The first error diagnostic of a context, as "file:line:col: message".
+class FirstError {
+public:
+  explicit FirstError(mlir::MLIRContext &context)
+      : handler_(&context, [this](mlir::Diagnostic &d) {
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Error &&
+              text_.empty()) {
+            std::string where;
+            if (auto loc = mlir::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+              where = loc.getFilename().str() + ":" +
+                      std::to_string(loc.getLine()) + ":" +
+                      std::to_string(loc.getColumn()) + ": ";
+            text_ = where + d.str();
+          }
+          return mlir::success();
+        }) {}
+  std::string text() const {
+    return text_.empty() ? "the compilation failed without a diagnostic"
+                         : text_;
+  }
+
+private:
+  std::string text_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+bool writeFile(const std::string &path, const std::string &data,
+               std::string &error) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+  out.close();
+  if (!out) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+/// What compiling one candidate gave.
+struct Compiled {
+  std::string ptx, metadataJson, error;
+};
+
+/// Runs ptxas -v on `ptx`; fills the candidate's binary, registers and
+/// spills, or prunes it.
+void assemble(Candidate &c, const Compiled &compiled, const std::string &dir,
+              const std::string &ptxas, const Target &target, int threads) {
+  std::string base = "c" + std::to_string(c.id);
+  std::string ptxPath = dir + "/" + base + ".ptx";
+  std::string error;
+  if (!writeFile(ptxPath, compiled.ptx, error)) {
+    c.pruned = true;
+    c.reason = error;
+    return;
+  }
+  if (ptxas.empty()) { // PTX only: the driver compiles it at load
+    c.binary = base + ".ptx";
+    return;
+  }
+  std::string cubin = dir + "/" + base + ".cubin";
+  std::string log = dir + "/" + base + ".ptxas.log";
+  std::string arch = target.getPtxasArch();
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", "-v",
+                                             ptxPath, "-o", cubin};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
+                                     0, &execError);
+  auto text = llvm::MemoryBuffer::getFile(log);
+  std::string output = text ? (*text)->getBuffer().str() : "";
+  llvm::sys::fs::remove(log);
+  llvm::sys::fs::remove(ptxPath);
+  if (rc != 0) {
+    c.pruned = true;
+    c.reason = "ptxas failed: " +
+               (output.empty() ? execError
+                               : llvm::StringRef(output).trim().split('\n')
+                                     .first.str());
+    llvm::sys::fs::remove(cubin);
+    return;
+  }
+  // "ptxas info    : Used 168 registers, used 1 barriers, ..." and
+  // "    0 bytes stack frame, 24 bytes spill stores, 24 bytes spill loads".
+  auto numberBefore = [&](llvm::StringRef word) -> int64_t {
+    size_t at = output.find(word.str());
+    if (at == std::string::npos)
+      return -1;
+    llvm::StringRef head = llvm::StringRef(output).take_front(at).rtrim();
+    size_t start = head.find_last_not_of("0123456789");
+    int64_t v = -1;
+    if (head.drop_front(start + 1).getAsInteger(10, v))
+      return -1;
+    return v;
+  };
+  c.registers = static_cast<int>(numberBefore(" registers"));
+  int64_t stores = numberBefore(" bytes spill stores");
+  int64_t loads = numberBefore(" bytes spill loads");
+  c.spillBytes = std::max<int64_t>(stores, 0) + std::max<int64_t>(loads, 0);
+  c.binary = base + ".cubin";
+  if (c.spillBytes > 0) {
+    c.pruned = true;
+    c.reason = "ptxas spills " + std::to_string(stores) + " bytes to local "
+               "memory (" + std::to_string(c.registers) + " registers)";
+  } else if (c.registers > 0 &&
+             int64_t(c.registers) * threads > target.getRegistersPerSM()) {
+    c.pruned = true;
+    c.reason = std::to_string(c.registers) + " registers x " +
+               std::to_string(threads) + " threads = " +
+               std::to_string(int64_t(c.registers) * threads) +
+               ", over the " + std::to_string(target.getRegistersPerSM()) +
+               " registers of an SM";
+  }
+  if (c.pruned) {
+    llvm::sys::fs::remove(cubin);
+    c.binary.clear();
+  }
+}
+
+/// Writes a compiled candidate's files; prunes by the metadata's shared
+/// memory and ptxas.
+void finish(Candidate &c, const Compiled &compiled, const std::string &dir,
+            const std::string &ptxas, const Target &target) {
+  if (!compiled.error.empty()) {
+    c.pruned = true;
+    c.reason = compiled.error;
+    return;
+  }
+  int threads = 0;
+  Expected<json::Value> meta = json::parse(compiled.metadataJson);
+  if (meta.ok() && (*meta)["kernels"].is_array() &&
+      !(*meta)["kernels"].empty()) {
+    const json::Value &k = (*meta)["kernels"][0];
+    c.sharedBytes = json::asInt64(k["shared_bytes"]).value_or(0);
+    threads = static_cast<int>(
+        json::asInt64(k["threads_per_program"]).value_or(0));
+  }
+  if (c.sharedBytes > target.maxSharedMemoryPerBlock()) {
+    c.pruned = true;
+    c.reason = std::to_string(c.sharedBytes) +
+               " bytes of shared memory, over the " +
+               std::to_string(target.maxSharedMemoryPerBlock()) + " of " +
+               target.getChip().str();
+    return;
+  }
+  assemble(c, compiled, dir, ptxas, target, threads);
+  if (c.pruned)
+    return;
+  std::string error;
+  c.metadata = "c" + std::to_string(c.id) + ".json";
+  if (!writeFile(dir + "/" + c.metadata, compiled.metadataJson, error)) {
+    c.pruned = true;
+    c.reason = error;
+  }
+}
+
+/// Every combination of the space's values, the last dimension fastest.
+std::vector<ParamValues> enumerate(const std::vector<SpaceDim> &space) {
+  std::vector<ParamValues> out(1);
+  for (const SpaceDim &d : space) {
+    std::vector<ParamValues> next;
+    for (const ParamValues &p : out)
+      for (int64_t v : d.values) {
+        ParamValues q = p;
+        q.emplace_back(d.name, v);
+        next.push_back(std::move(q));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+/// Runs `work(i)` for i in [0, n) on `jobs` threads.
+void parallelFor(int n, int jobs, const std::function<void(int)> &work) {
+  if (jobs <= 0)
+    jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<int> next{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::min(jobs, n); ++t)
+    threads.emplace_back([&] {
+      for (int i = next++; i < n; i = next++)
+        work(i);
+    });
+  for (std::thread &t : threads)
+    t.join();
+}
+
+/// Applies the overrides to `space`; errors name the bad one.
+Status applyOverrides(std::vector<SpaceDim> &space,
+                      const std::vector<SpaceDim> &overrides,
+                      bool restrictToDeclared) {
+  for (const SpaceDim &o : overrides) {
+    auto it = std::find_if(space.begin(), space.end(),
+                           [&](const SpaceDim &d) { return d.name == o.name; });
+    if (it == space.end()) {
+      std::string names;
+      for (const SpaceDim &d : space)
+        names += (names.empty() ? "" : ", ") + d.name;
+      return Status::error("--space " + o.name + ": not a dimension of the "
+                           "space (" + names + ")");
+    }
+    for (int64_t v : o.values) {
+      if (o.name == "num_warps" && (v < 1 || v > 32 || (v & (v - 1))))
+        return Status::error("--space num_warps: " + std::to_string(v) +
+                             " is not a power of two in [1, 32]");
+      if (o.name == "num_stages" && (v < 1 || v > 8))
+        return Status::error("--space num_stages: " + std::to_string(v) +
+                             " is not in [1, 8]");
+      if (restrictToDeclared &&
+          std::find(it->values.begin(), it->values.end(), v) ==
+              it->values.end())
+        return Status::error("--space " + o.name + ": " + std::to_string(v) +
+                             " is not one of the values the file declares");
+    }
+    it->values = o.values;
+  }
+  return Status();
+}
+
+std::string progressLine(int done, int n, const Candidate &c) {
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(n) +
+                     "] candidate " + std::to_string(c.id) + " (" +
+                     describe(c.params) + "): ";
+  if (c.pruned)
+    return line + "pruned: " + c.reason;
+  line += "ok";
+  if (c.registers >= 0)
+    line += ", " + std::to_string(c.registers) + " registers";
+  return line + ", " + std::to_string(c.sharedBytes) + " bytes shared";
+}
+
+/// The ptxas to run, "" for none.
+std::string choosePtxas(const CompileOptions &options) {
+  if (options.ptxasPath == "off")
+    return "";
+  return findPtxasPath(options.ptxasPath);
+}
+
+/// Compiles the candidates with `compileOne` in parallel and writes the
+/// folder.
+Expected<Manifest> compileAll(
+    Manifest m, const std::string &outDir, const CompileOptions &options,
+    const std::function<Compiled(const Candidate &)> &compileOne,
+    const std::function<std::string(const Candidate &)> &prePrune) {
+  std::string error;
+  if (!support::createFolders(outDir, error))
+    return Status::error(error);
+  llvm::Expected<Target> target = Target::get(options.arch);
+  if (!target)
+    return Status::error("--arch: " + llvm::toString(target.takeError()));
+  std::string ptxas = choosePtxas(options);
+  if (!options.ptxasPath.empty() && options.ptxasPath != "off" &&
+      ptxas.empty())
+    return Status::error("ptxas not found at '" + options.ptxasPath + "'");
+  int id = 0;
+  for (ParamValues &p : enumerate(m.space)) {
+    Candidate c;
+    c.id = id++;
+    c.params = std::move(p);
+    m.candidates.push_back(std::move(c));
+  }
+  std::mutex mutex;
+  int done = 0;
+  const int n = static_cast<int>(m.candidates.size());
+  parallelFor(n, options.jobs, [&](int i) {
+    Candidate &c = m.candidates[i];
+    auto start = std::chrono::steady_clock::now();
+    std::string reason = prePrune ? prePrune(c) : "";
+    if (!reason.empty()) {
+      c.pruned = true;
+      c.reason = reason;
+    } else {
+      finish(c, compileOne(c), outDir, ptxas, *target);
+    }
+    c.compileMs = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+    std::lock_guard<std::mutex> lock(mutex);
+    ++done;
+    if (options.progress)
+      options.progress(progressLine(done, n, c));
+  });
+  if (!writeFile(outDir + "/manifest.json", writeManifest(m), error))
+    return Status::error(error);
+  return m;
+}
+
+} // namespace
+
+Expected<SpaceDim> tune::parseSpaceDim(const std::string &text) {
+  size_t eq = text.find('=');
+  SpaceDim d;
+  if (eq == std::string::npos || eq == 0)
+    return Status::error("--space expects NAME=V,V,... (integers), got '" +
+                         text + "'");
+  d.name = text.substr(0, eq);
+  std::stringstream values(text.substr(eq + 1));
+  std::string item;
+  while (std::getline(values, item, ',')) {
+    int64_t v = 0;
+    if (llvm::StringRef(item).getAsInteger(10, v) || v < 1)
+      return Status::error("--space " + d.name + ": '" + item +
+                           "' is not a positive integer");
+    if (std::find(d.values.begin(), d.values.end(), v) != d.values.end())
+      return Status::error("--space " + d.name + ": " + item +
+                           " is listed twice");
+    d.values.push_back(v);
+  }
+  if (d.values.empty())
+    return Status::error("--space " + d.name + ": no values");
+  return d;
+}
+
+std::vector<SpaceDim> tune::defaultGemmSpace() {
+  return {{"BLOCK_M", {64, 128}},   {"BLOCK_N", {64, 128, 256}},
+          {"BLOCK_K", {32, 64}},    {"num_warps", {4, 8}},
+          {"num_stages", {3, 4}},   {"GROUP_M", {8}}};
+}
+
+Expected<Manifest> tune::compileTextCandidates(const std::string &path,
+                                               const std::string &outDir,
+                                               const CompileOptions &options) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return Status::error("cannot read '" + path +
+                         "': " + file.getError().message());
+  const std::string text = (*file)->getBuffer().str();
+  Manifest m;
+  m.source = path;
+  m.kernelHash = runtime::hash128Hex(text);
+  m.compiler = compilerIdentity();
+  m.target = options.arch;
+  m.problem = "gemm";
+  // Parse once at the defaults: the space, the kernel's name and whether
+  // it fixes num_warps / num_stages itself.
+  TileParams params;
+  bool fixesWarps = false, fixesStages = false;
+  {
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    FirstError first(context);
+    llvm::SourceMgr sourceMgr;
+    mlir::OwningOpRef<mlir::ModuleOp> module = parseTileSourceWithParams(
+        text, path, sourceMgr, context, {}, params);
+    if (!module)
+      return Status::error(first.text());
+    int kernels = 0;
+    for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      if (!mlir::tile::isKernel(func))
+        continue;
+      ++kernels;
+      m.kernel = func.getName().str();
+      fixesWarps = func->hasAttr(mlir::tile::TileDialect::getNumWarpsAttrName());
+      fixesStages =
+          func->hasAttr(mlir::tile::TileDialect::getNumStagesAttrName());
+    }
+    if (kernels != 1)
+      return Status::error(path + ": tilec-tune tunes one kernel, the file "
+                                  "has " + std::to_string(kernels) +
+                           " (marked tile.kernel)");
+  }
+  for (const TileParam &p : params.declared)
+    m.space.push_back({p.name, p.values});
+  if (!params.find("num_warps") && !fixesWarps)
+    m.space.push_back({"num_warps", {4, 8}});
+  if (!params.find("num_stages") && !fixesStages)
+    m.space.push_back({"num_stages", {2, 3, 4}});
+  for (const SpaceDim &o : options.overrides)
+    if (const TileParam *p = params.find(o.name))
+      if (Status s = applyOverrides(m.space, {o}, true); !s.ok())
+        return s;
+  {
+    std::vector<SpaceDim> rest;
+    for (const SpaceDim &o : options.overrides)
+      if (!params.find(o.name))
+        rest.push_back(o);
+    if (Status s = applyOverrides(m.space, rest, false); !s.ok())
+      return s;
+  }
+  return compileAll(
+      m, outDir, options,
+      [&](const Candidate &c) {
+        Compiled out;
+        mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+        context.printOpOnDiagnostic(false);
+        FirstError first(context);
+        PipelineOptions po;
+        po.arch = options.arch;
+        po.emit = EmitLevel::PTX;
+        std::map<std::string, int64_t> assign;
+        for (const auto &[name, value] : c.params) {
+          if (params.find(name))
+            assign[name] = value;
+          else if (name == "num_warps")
+            po.numWarps = static_cast<int>(value);
+          else if (name == "num_stages")
+            po.numStages = static_cast<int>(value);
+        }
+        llvm::SourceMgr sourceMgr;
+        TileParams chosen;
+        mlir::OwningOpRef<mlir::ModuleOp> module = parseTileSourceWithParams(
+            text, path, sourceMgr, context, assign, chosen);
+        if (!module) {
+          out.error = first.text();
+          return out;
+        }
+        for (const TileParam &p : chosen.declared)
+          if (!p.used && p.name == "num_warps")
+            po.numWarps = static_cast<int>(chosen.chosen.at(p.name));
+          else if (!p.used && p.name == "num_stages")
+            po.numStages = static_cast<int>(chosen.chosen.at(p.name));
+        // A tile.target of the module must agree with --arch.
+        mlir::FailureOr<CompileResult> r = compileModule(*module, po);
+        if (mlir::failed(r)) {
+          out.error = first.text();
+          return out;
+        }
+        out.ptx = r->ptx;
+        out.metadataJson = r->metadataJson;
+        return out;
+      },
+      nullptr);
+}
+
+namespace {
+
+ops::MatmulConfig gemmConfig(const ParamValues &p) {
+  ops::MatmulConfig cfg;
+  cfg.aType = cfg.bType = cfg.cType = DType::BF16;
+  cfg.blockM = static_cast<int>(valueOf(p, "BLOCK_M"));
+  cfg.blockN = static_cast<int>(valueOf(p, "BLOCK_N"));
+  cfg.blockK = static_cast<int>(valueOf(p, "BLOCK_K"));
+  cfg.numWarps = static_cast<int>(valueOf(p, "num_warps"));
+  cfg.groupM = static_cast<int>(valueOf(p, "GROUP_M"));
+  return cfg;
+}
+
+Kernel buildGemm(const ops::MatmulConfig &cfg) {
+  return ops::matmulKernel("matmul", cfg, {},
+                           [](Value acc, ops::Block &) { return acc; });
+}
+
+} // namespace
+
+Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
+                                               const CompileOptions &options) {
+  Manifest m;
+  m.kernel = "matmul";
+  m.source = "builder:matmul";
+  m.compiler = compilerIdentity();
+  m.target = options.arch;
+  m.problem = "gemm";
+  m.space = defaultGemmSpace();
+  if (Status s = applyOverrides(m.space, options.overrides, false); !s.ok())
+    return s;
+  // The generator's IR at its default configuration stands for the
+  // kernel: a change to matmulKernel changes it.
+  try {
+    m.kernelHash = runtime::hash128Hex(
+        "builder:matmul\n" + buildGemm(gemmConfig({{"BLOCK_M", 128},
+                                                   {"BLOCK_N", 128},
+                                                   {"BLOCK_K", 32},
+                                                   {"num_warps", 8},
+                                                   {"GROUP_M", 8}}))
+                                 .str());
+  } catch (const BuildError &e) {
+    return Status::error(std::string("the GEMM generator failed: ") +
+                         e.what());
+  }
+  return compileAll(
+      m, outDir, options,
+      [&](const Candidate &c) {
+        Compiled out;
+        try {
+          Kernel k = buildGemm(gemmConfig(c.params));
+          PipelineOptions po;
+          po.arch = options.arch;
+          po.emit = EmitLevel::PTX;
+          po.numStages = static_cast<int>(valueOf(c.params, "num_stages"));
+          CompileResult r = k.compile(po);
+          out.ptx = r.ptx;
+          out.metadataJson = r.metadataJson;
+        } catch (const BuildError &e) {
+          out.error = e.message();
+        }
+        return out;
+      },
+      [](const Candidate &c) -> std::string {
+        // The f32 accumulator is spread over the program's threads; past
+        // the 255 registers a thread has it can only spill.
+        int64_t m = valueOf(c.params, "BLOCK_M"), n = valueOf(c.params, "BLOCK_N");
+        int64_t threads = 32 * valueOf(c.params, "num_warps");
+        int64_t perThread = m * n / threads;
+        if (perThread > 255 - 16)
+          return "the " + std::to_string(m) + " x " + std::to_string(n) +
+                 " f32 accumulator alone takes " + std::to_string(perThread) +
+                 " registers per thread (" + std::to_string(threads) +
+                 " threads), more than the 239 a thread can give it (255 "
+                 "less 16 for addresses and indices)";
+        return "";
+      });
+}

@@ -1,0 +1,430 @@
+//===- tilec-tune.cpp - tune kernels: compile candidates, measure them ----===//
+//
+// Two subcommands, because the GPU machine has no MLIR:
+//   tilec-tune compile  (here, with the compiler): the tuning space, pruned,
+//                       compiled into a candidate folder with manifest.json;
+//   tilec-tune measure  (there, runtime only): times the candidates on the
+//                       problems given, keeps the winners in the cache.
+// The runtime-only build (TILEC_RUNTIME_ONLY) has `measure` only.
+// docs/tuning.md describes both.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Runtime/Cache.h"
+#include "tilec/Support/CommandLine.h"
+#include "tilec/Support/Files.h"
+#include "tilec/Support/Json.h"
+#include "tilec/Tune/Dispatch.h"
+#include "tilec/Tune/Manifest.h"
+#include "tilec/Tune/Measure.h"
+#include "tilec/Tune/TuneCache.h"
+#ifdef TILEC_TUNE_HAS_COMPILER
+#include "tilec/Tune/Compile.h"
+#endif
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace tilec;
+using namespace tilec::tune;
+
+namespace {
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "tilec-tune: error: %s\n", message.c_str());
+  return 1;
+}
+
+bool writeText(const std::string &path, const std::string &text,
+               std::string &error) {
+  if (!support::createParentFolders(path, error))
+    return false;
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out)
+    error = "cannot write '" + path + "'";
+  return static_cast<bool>(out);
+}
+
+json::Value paramsJson(const ParamValues &params) {
+  json::Value o = json::Value::object();
+  for (const auto &[n, v] : params)
+    o[n] = v;
+  return o;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// The width of the parameters column.
+int paramsWidth(const Manifest &m) {
+  size_t w = 10;
+  for (const Candidate &c : m.candidates)
+    w = std::max(w, describe(c.params).size());
+  return static_cast<int>(w);
+}
+
+/// The candidates of a manifest as compile prints them.
+void printCompileTable(const Manifest &m) {
+  const int w = paramsWidth(m);
+  int ok = 0;
+  for (const Candidate &c : m.candidates)
+    ok += !c.pruned;
+  std::printf("%s (%s, %s): %zu candidates, %d compiled, %zu pruned\n",
+              m.kernel.c_str(), m.source.c_str(), m.target.c_str(),
+              m.candidates.size(), ok, m.candidates.size() - ok);
+  std::printf("%4s  %-*s  %-7s %5s %8s  %s\n", "id", w, "parameters",
+              "status", "regs", "shared", "reason");
+  for (const Candidate &c : m.candidates)
+    std::printf("%4d  %-*s  %-7s %5s %8s  %s\n", c.id, w,
+                describe(c.params).c_str(), c.pruned ? "pruned" : "ok",
+                c.pruned || c.registers < 0 ? "-"
+                                            : std::to_string(c.registers).c_str(),
+                c.pruned ? "-" : std::to_string(c.sharedBytes).c_str(),
+                c.reason.c_str());
+}
+
+int measure(const std::string &dir, const std::vector<std::string> &shapes,
+            int device, MeasureOptions options, const std::string &jsonOut) {
+  Expected<Manifest> m = readManifest(dir);
+  if (!m.ok())
+    return fail(m.message());
+  std::vector<GemmShape> gemms;
+  for (const std::string &s : shapes) {
+    Expected<GemmShape> g = parseGemmShape(s);
+    if (!g.ok())
+      return fail("--gemm: " + g.message());
+    gemms.push_back(*g);
+  }
+  Expected<runtime::Context> ctx = runtime::Context::create(device);
+  if (!ctx.ok())
+    return fail(ctx.message());
+  options.progress = [](const std::string &line) {
+    std::printf("  %s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  json::Value rows = json::Value::array();
+  bool allOk = true;
+  std::printf("%s on %s: %zu candidates in %s\n", m->kernel.c_str(),
+              deviceIdentity(*ctx).c_str(), m->candidates.size(), dir.c_str());
+  for (const GemmShape &g : gemms) {
+    double flop = 2.0 * g.m * g.n * g.k;
+    std::printf("gemm M=%lld N=%lld K=%lld (bucket %s)\n", (long long)g.m,
+                (long long)g.n, (long long)g.k, gemmBucket(g).c_str());
+    Expected<GemmResult> r = tuneGemm(*ctx, *m, dir, g, options);
+    if (!r.ok())
+      return fail(r.message());
+    if (!r->cacheNote.empty())
+      std::printf("  cache: %s\n", r->cacheNote.c_str());
+    json::Value row = json::Value::object();
+    row["m"] = g.m;
+    row["n"] = g.n;
+    row["k"] = g.k;
+    row["bucket"] = r->bucket;
+    row["from_cache"] = r->fromCache;
+    row["cache_file"] = r->cacheFile;
+    row["cache_note"] = r->cacheNote;
+    row["rotating_sets"] = r->rotatingSets;
+    json::Value cands = json::Value::array();
+    const int w = paramsWidth(*m);
+    if (!r->fromCache)
+      std::printf("  %d rotating buffer sets\n  %4s  %-*s %10s %10s %8s  "
+                  "%s\n",
+                  r->rotatingSets, "id", w, "parameters", "median ms",
+                  "min ms", "TFLOP/s", "note");
+    for (const Candidate &c : m->candidates) {
+      json::Value o = json::Value::object();
+      o["id"] = c.id;
+      o["params"] = paramsJson(c.params);
+      const CandidateTime *t = nullptr;
+      for (const CandidateTime &x : r->times)
+        if (x.id == c.id)
+          t = &x;
+      if (c.pruned) {
+        o["status"] = "pruned";
+        o["reason"] = c.reason;
+      } else if (t && t->measured) {
+        o["status"] = "ok";
+        o["median_ms"] = t->medianMs;
+        o["min_ms"] = t->minMs;
+        o["tflops"] = flop / (t->medianMs * 1e-3) / 1e12;
+      } else if (t) {
+        o["status"] = "failed";
+        o["reason"] = t->error;
+      } else {
+        o["status"] = "not measured";
+      }
+      if (!r->fromCache) {
+        std::string note = o.contains("reason") ? o["reason"].get<std::string>()
+                                                : "";
+        if (c.id == r->winner.id)
+          note = "winner";
+        bool timed = t && t->measured;
+        std::printf("  %4d  %-*s %10s %10s %8s  %s\n", c.id, w,
+                    describe(c.params).c_str(),
+                    timed ? fixed(t->medianMs, 4).c_str()
+                          : o["status"].get<std::string>().c_str(),
+                    timed ? fixed(t->minMs, 4).c_str() : "",
+                    timed ? fixed(flop / (t->medianMs * 1e-3) / 1e12, 1).c_str()
+                          : "",
+                    note.c_str());
+      }
+      cands.push_back(o);
+    }
+    row["candidates"] = cands;
+    if (r->winner.id < 0) {
+      allOk = false;
+      std::printf("  no candidate ran correctly\n");
+      row["winner"] = nullptr;
+    } else {
+      json::Value w = json::Value::object();
+      w["id"] = r->winner.id;
+      w["params"] = paramsJson(r->winner.params);
+      w["median_ms"] = r->winner.medianMs;
+      w["tflops"] = flop / (r->winner.medianMs * 1e-3) / 1e12;
+      w["measured_shape"] = {r->winner.measuredShape.m,
+                             r->winner.measuredShape.n,
+                             r->winner.measuredShape.k};
+      row["winner"] = w;
+      if (r->fromCache)
+        std::printf("  cache hit (%s): candidate %d (%s), %.4f ms when "
+                    "measured on %lldx%lldx%lld; 0 measurements\n",
+                    r->cacheFile.c_str(), r->winner.id,
+                    describe(r->winner.params).c_str(), r->winner.medianMs,
+                    (long long)r->winner.measuredShape.m,
+                    (long long)r->winner.measuredShape.n,
+                    (long long)r->winner.measuredShape.k);
+      else
+        std::printf("  winner: candidate %d (%s), %.4f ms, %.1f TFLOP/s, "
+                    "%d measured%s%s\n",
+                    r->winner.id, describe(r->winner.params).c_str(),
+                    r->winner.medianMs,
+                    flop / (r->winner.medianMs * 1e-3) / 1e12,
+                    r->winner.measured,
+                    r->cacheFile.empty() ? "" : "; stored in ",
+                    r->cacheFile.c_str());
+    }
+    rows.push_back(row);
+  }
+  if (!jsonOut.empty()) {
+    json::Value doc = json::Value::object();
+    doc["format"] = "tilec-tune-results";
+    doc["kernel"] = m->kernel;
+    doc["device"] = deviceIdentity(*ctx);
+    doc["shapes"] = rows;
+    std::string error;
+    if (!writeText(jsonOut, json::write(doc), error))
+      return fail(error);
+  }
+  return allOk ? 0 : 1;
+}
+
+/// `aot`: the cached winners of `shapes` as a dispatch table in C++.
+int aotTable(const std::string &dir, const std::vector<std::string> &shapes,
+             int device, const std::string &cacheDir,
+             const std::string &outDir, const DispatchOptions &options) {
+  Expected<Manifest> m = readManifest(dir);
+  if (!m.ok())
+    return fail(m.message());
+  Expected<runtime::Context> ctx = runtime::Context::create(device);
+  if (!ctx.ok())
+    return fail(ctx.message());
+  std::string folder = cacheDir;
+  if (folder.empty()) {
+    Expected<std::string> d = runtime::defaultCacheDir();
+    if (!d.ok())
+      return fail(d.message());
+    folder = *d;
+  }
+  TuneCache cache(folder);
+  std::vector<std::pair<GemmShape, Winner>> winners;
+  for (const std::string &text : shapes) {
+    Expected<GemmShape> g = parseGemmShape(text);
+    if (!g.ok())
+      return fail("--gemm: " + g.message());
+    std::string bucket = gemmBucket(*g);
+    CacheLookup hit =
+        cache.lookup(keyParts(*m, bucket, deviceIdentity(*ctx)), *m);
+    if (!hit.winner)
+      return fail("no cached winner for " + text + " (bucket " + bucket +
+                  ", " + deviceIdentity(*ctx) + (hit.ignored.empty() ? "" : "; ignored " + hit.ignored) +
+                  "): run tilec-tune measure on it first");
+    winners.emplace_back(*g, *hit.winner);
+  }
+  Expected<std::vector<GeneratedFile>> files =
+      generateGemmDispatch(*m, dir, winners, options);
+  if (!files.ok())
+    return fail(files.message());
+  for (const GeneratedFile &f : *files) {
+    std::string error;
+    if (!writeText(outDir + "/" + f.name, f.text, error))
+      return fail(error);
+  }
+  std::printf("wrote %zu files to %s: %s.h declares %s::%s (%zu buckets)\n",
+              files->size(), outDir.c_str(), options.baseName.c_str(),
+              options.namespaceName.c_str(), m->kernel.c_str(),
+              winners.size());
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cli::CommandLine cl(
+      "tilec-tune",
+      "tilec-tune compile (FILE.tile | --builder matmul) -o DIR [options]\n"
+      "       tilec-tune measure DIR --gemm MxNxK... [options]\n"
+      "       tilec-tune aot DIR --gemm MxNxK... -o OUT [options]",
+      "Tunes a kernel: `compile` enumerates its tuning space, prunes what "
+      "cannot work on the target (with the reason) and compiles the rest "
+      "into DIR; `measure` (runtime only: the GPU machine) times them on "
+      "each problem, prints the table and keeps each winner in the cache, "
+      "which later runs reuse with no measurement; `aot` writes C++ that "
+      "embeds the cached winners behind one dispatch function "
+      "(docs/tuning.md).");
+  CLI::App &app = cl.app();
+  app.require_subcommand(1);
+
+  CLI::App *compile =
+      app.add_subcommand("compile", "compile the candidates into a folder");
+  std::string input, builder, outDir, arch = "sm_90a", ptxas, compileJson;
+  std::vector<std::string> spaces;
+  int jobs = 0;
+  compile->add_option("input", input, "the .tile file (its tile.params)");
+  compile->add_option("--builder", builder,
+                      "a builder generator instead of a file: matmul");
+  compile->add_option("-o,--output", outDir, "the candidate folder")
+      ->required();
+  compile->add_option("--space", spaces,
+                      "NAME=V,V,...: the values of one dimension (repeatable)");
+  compile->add_option("--arch", arch, "the chip")->default_str(arch);
+  compile->add_option("--jobs", jobs, "compile threads (default: one per core)");
+  compile->add_option("--ptxas", ptxas,
+                      "ptxas to assemble and check registers with; off: "
+                      "PTX only (default: the search of tilec --emit=cubin)");
+  compile->add_option("--json", compileJson,
+                      "also write the manifest (the table) there");
+
+  CLI::App *measureCmd = app.add_subcommand(
+      "measure", "time the candidates of a folder on the GPU");
+  std::string dir, cacheDir, measureJson;
+  std::vector<std::string> gemms;
+  int device = 0;
+  bool noCache = false;
+  MeasureOptions options;
+  measureCmd->add_option("dir", dir, "the folder `compile` wrote")->required();
+  measureCmd->add_option("--gemm", gemms, "a GEMM problem MxNxK (repeatable)")
+      ->required();
+  measureCmd->add_option("--device", device, "the GPU")->default_str("0");
+  measureCmd->add_option("--warmup", options.warmup, "launches before timing")
+      ->default_str(std::to_string(options.warmup));
+  measureCmd->add_option("--reps", options.reps,
+                         "timed launches (the median counts)")
+      ->default_str(std::to_string(options.reps));
+  measureCmd->add_option("--check-samples", options.checkSamples,
+                         "elements of C checked against the host (0: none)")
+      ->default_str(std::to_string(options.checkSamples));
+  measureCmd->add_option("--cache-dir", cacheDir,
+                         "the cache folder (default: the runtime's)");
+  measureCmd->add_flag("--no-cache", noCache,
+                       "measure even with a winner cached, store nothing");
+  measureCmd->add_option("--json", measureJson, "write the results there");
+
+  CLI::App *aot = app.add_subcommand(
+      "aot", "write C++ that embeds the cached winners with a dispatch table");
+  std::string aotDir, aotOut, aotCache;
+  std::vector<std::string> aotGemms;
+  int aotDevice = 0;
+  DispatchOptions dispatch;
+  aot->add_option("dir", aotDir, "the folder `compile` wrote")->required();
+  aot->add_option("--gemm", aotGemms,
+                  "a shape whose bucket's winner goes in the table "
+                  "(repeatable)")
+      ->required();
+  aot->add_option("-o,--output", aotOut, "the folder of the C++ files")
+      ->required();
+  aot->add_option("--base", dispatch.baseName,
+                  "the files' base name (BASE.h, BASE.cpp, BASE_cN.*)")
+      ->default_str(dispatch.baseName);
+  aot->add_option("--namespace", dispatch.namespaceName,
+                  "the C++ namespace")
+      ->default_str(dispatch.namespaceName);
+  aot->add_option("--cache-dir", aotCache,
+                  "the cache folder (default: the runtime's)");
+  aot->add_option("--device", aotDevice, "the GPU the winners were tuned on")
+      ->default_str("0");
+
+  if (int status = cl.parse(argc, argv); status >= 0)
+    return status;
+  for (CLI::App *sub : {compile, measureCmd, aot})
+    if (sub->parsed() && !sub->remaining().empty()) {
+      const std::string first = sub->remaining().front();
+      return cl.usageError(first.size() > 1 && first[0] == '-'
+                               ? "unknown option '" + first + "'"
+                               : "unexpected argument '" + first + "'");
+    }
+
+  if (measureCmd->parsed()) {
+    if (options.reps < 1 || options.warmup < 1)
+      return cl.usageError("--reps and --warmup must be at least 1");
+    if (options.checkSamples < 0)
+      return cl.usageError("--check-samples must be at least 0");
+    options.useCache = !noCache;
+    options.cacheDir = cacheDir;
+    return measure(dir, gemms, device, options, measureJson);
+  }
+
+  if (aot->parsed())
+    return aotTable(aotDir, aotGemms, aotDevice, aotCache, aotOut, dispatch);
+
+#ifdef TILEC_TUNE_HAS_COMPILER
+  if (input.empty() == builder.empty())
+    return cl.usageError("compile takes a .tile file or --builder, one of "
+                         "them");
+  if (!builder.empty() && builder != "matmul")
+    return cl.usageError("--builder: unknown generator '" + builder +
+                         "' (known: matmul)");
+  CompileOptions co;
+  co.arch = arch;
+  co.jobs = jobs;
+  co.ptxasPath = ptxas;
+  for (const std::string &s : spaces) {
+    Expected<SpaceDim> d = parseSpaceDim(s);
+    if (!d.ok())
+      return cl.usageError(d.message());
+    co.overrides.push_back(*d);
+  }
+  co.progress = [](const std::string &line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  };
+  Expected<Manifest> m = builder.empty()
+                             ? compileTextCandidates(input, outDir, co)
+                             : compileGemmCandidates(outDir, co);
+  if (!m.ok())
+    return fail(m.message());
+  printCompileTable(*m);
+  if (!compileJson.empty()) {
+    std::string error;
+    if (!writeText(compileJson, writeManifest(*m), error))
+      return fail(error);
+  }
+  bool any = false;
+  for (const Candidate &c : m->candidates)
+    any |= !c.pruned;
+  if (!any)
+    return fail("every candidate was pruned");
+  return 0;
+#else
+  (void)jobs;
+  return fail("this tilec-tune was built without the compiler "
+              "(TILEC_RUNTIME_ONLY): run `tilec-tune compile` where tilec "
+              "is built, and `measure` here");
+#endif
+}
