@@ -4,8 +4,9 @@
 //               [--matmul-tile M,N] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu launch (default: all but matmul_bias_gelu, which is the
-// builder's example, `tilec-examples -o DIR matmul_bias_gelu`). The matmul
+// matmul_bias_gelu launch (default: all but matmul_bias_gelu, from
+// examples/matmul_bias_gelu.tile or the builder's `tilec-examples -o DIR
+// matmul_bias_gelu`). The matmul
 // grid takes 128x128 tiles unless --matmul-tile says otherwise. Each times DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
@@ -303,8 +304,9 @@ void benchNorm(Bencher &b, Rng &rng, const std::string &dir, bool rms,
 /// The matmul kernels' tile (their grid): 128x128 unless --matmul-tile.
 int64_t gTileM = 128, gTileN = 128;
 
-/// matmul bf16 8192^3, or with the bias + GELU epilogue (the builder's
-/// matmul_bias_gelu; peers.py's "gelu(A@B+b)" row).
+/// matmul bf16 8192^3, or with the bias + GELU epilogue (matmul_bias_gelu:
+/// examples/matmul_bias_gelu.tile or the builder's; peers.py's
+/// "gelu(A@B+b)" row).
 void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
                  std::vector<Module> &keep, bool biasGelu) {
   const Context &ctx = b.ctx();

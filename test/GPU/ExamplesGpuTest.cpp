@@ -4,8 +4,9 @@
 //                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile (and the builder's matmul_bias_gelu, when DIR has it:
-// `tilec-examples -o DIR matmul_bias_gelu`) and runs it on fresh random inputs at several sizes,
+// examples/*.tile (matmul_bias_gelu when DIR has it: from
+// examples/matmul_bias_gelu.tile, or the builder's `tilec-examples -o DIR
+// matmul_bias_gelu`, same parameters) and runs it on fresh random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -452,8 +453,7 @@ void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
-  /// Built by tilec-examples, not from examples/*.tile: skipped when DIR
-  /// lacks it (the nvcc fixtures do).
+  /// Skipped when DIR lacks it (the nvcc fixtures do).
   bool optional = false;
 };
 const Example kExamples[] = {

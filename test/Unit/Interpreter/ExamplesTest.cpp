@@ -16,7 +16,10 @@ using namespace tilec::test;
 
 namespace {
 
-class ExamplesTest : public InterpreterTest {};
+class ExamplesTest : public InterpreterTest {
+protected:
+  void checkMatmul(const char *file, const char *kernel, bool biasGelu);
+};
 
 TEST_F(ExamplesTest, Add) {
   auto module = parseExample("add.tile");
@@ -215,8 +218,12 @@ TEST_F(ExamplesTest, RmsNorm) {
   }
 }
 
-TEST_F(ExamplesTest, Matmul) {
-  auto module = parseExample("matmul.tile");
+/// examples/matmul.tile, or matmul_bias_gelu.tile (a bias argument after c,
+/// gelu(A * B + bias) in f32 before the rounding), on ragged sizes against
+/// a double-precision reference.
+void ExamplesTest::checkMatmul(const char *file, const char *kernel,
+                               bool biasGelu) {
+  auto module = parseExample(file);
   ASSERT_TRUE(module);
   struct Size {
     int32_t m, n, k;
@@ -226,19 +233,25 @@ TEST_F(ExamplesTest, Matmul) {
     // (which the interpreter checks, as the GPU runtime does).
     int32_t sa = (s.k + 15) / 16 * 16, sb = (s.n + 15) / 16 * 16, sc = sb;
     auto af = randomFloats(size_t(s.m) * sa, 13),
-         bf = randomFloats(size_t(s.k) * sb, 14);
-    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(s.m) * sc);
+         bf = randomFloats(size_t(s.k) * sb, 14),
+         biasf = randomFloats(size_t(s.n), 15);
+    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(s.m) * sc),
+        bias(biasf.size());
     for (size_t i = 0; i < a.size(); ++i)
       a[i] = toBF16(af[i]);
     for (size_t i = 0; i < b.size(); ++i)
       b[i] = toBF16(bf[i]);
-    ASSERT_TRUE(mlir::succeeded(
-        runKernel(*module, "matmul", {ceilDiv(s.m, 128), ceilDiv(s.n, 128)},
-                  {Arg::buffer(a.data(), a.size(), DType::BF16),
-                   Arg::buffer(b.data(), b.size(), DType::BF16),
-                   Arg::output(c.data(), c.size(), DType::BF16),
-                   Arg::scalar(s.m), Arg::scalar(s.n), Arg::scalar(s.k),
-                   Arg::scalar(sa), Arg::scalar(sb), Arg::scalar(sc)})))
+    for (size_t i = 0; i < bias.size(); ++i)
+      bias[i] = toBF16(biasf[i]);
+    std::vector<Arg> args = {Arg::buffer(a.data(), a.size(), DType::BF16),
+                             Arg::buffer(b.data(), b.size(), DType::BF16),
+                             Arg::output(c.data(), c.size(), DType::BF16)};
+    if (biasGelu)
+      args.push_back(Arg::buffer(bias.data(), bias.size(), DType::BF16));
+    for (int32_t v : {s.m, s.n, s.k, sa, sb, sc})
+      args.push_back(Arg::scalar(v));
+    ASSERT_TRUE(mlir::succeeded(runKernel(
+        *module, kernel, {ceilDiv(s.m, 128), ceilDiv(s.n, 128)}, args)))
         << errors;
     std::vector<float> got(size_t(s.m) * s.n), want(got.size());
     for (int32_t i = 0; i < s.m; ++i)
@@ -246,13 +259,27 @@ TEST_F(ExamplesTest, Matmul) {
         double sum = 0;
         for (int32_t kk = 0; kk < s.k; ++kk)
           sum += double(fromBF16(a[i * sa + kk])) * fromBF16(b[kk * sb + j]);
+        if (biasGelu) {
+          sum += fromBF16(bias[j]);
+          sum = 0.5 * sum * (1 + std::erf(sum / std::sqrt(2.0)));
+        }
         want[i * s.n + j] = fromBF16(toBF16(float(sum)));
         got[i * s.n + j] = fromBF16(c[i * sc + j]);
       }
     expectClose(got, want, 1e-2, 8e-3,
-                "matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) +
-                    "x" + std::to_string(s.k));
+                std::string(kernel) + " " + std::to_string(s.m) + "x" +
+                    std::to_string(s.n) + "x" + std::to_string(s.k));
   }
+}
+
+TEST_F(ExamplesTest, Matmul) {
+  checkMatmul("matmul.tile", "matmul", /*biasGelu=*/false);
+}
+
+// The fused epilogue: bias row and GELU on the accumulator, one store.
+TEST_F(ExamplesTest, MatmulBiasGelu) {
+  checkMatmul("matmul_bias_gelu.tile", "matmul_bias_gelu",
+              /*biasGelu=*/true);
 }
 
 } // namespace
