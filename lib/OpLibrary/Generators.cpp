@@ -11,6 +11,8 @@
 
 #include "Common.h"
 
+#include "tilec/Target/Target.h"
+
 namespace tilec::ops {
 
 namespace {
@@ -322,7 +324,29 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
   return k;
 }
 
-Kernel matmulKernel(std::string name, const MatmulConfig &config,
+/// defaultMatmulTile's choice; errors name `gen`, the caller's generator.
+static MatmulTile matmulTileFor(std::string_view target,
+                                std::string_view gen) {
+  llvm::Expected<Target> t =
+      Target::get(target.empty() ? Target::kDefaultChip : target);
+  if (!t)
+    buildError(gen, "target: " + llvm::toString(t.takeError()));
+  // wgmma keeps the accumulator in registers with no operand copies there:
+  // 128 f32 per thread for 128x256 leaves room for the cp.async staging at
+  // K step 32 (at 64 its pointer tiles spill). mma.sync's operand
+  // fragments take registers too: 128x256 spills there, and K step 64
+  // gave 3% over 32 (docs/performance.md).
+  if (t->hasWgmma())
+    return {128, 256, 32};
+  return {128, 128, 64};
+}
+
+MatmulTile defaultMatmulTile(std::string_view target, SourceLoc loc) {
+  CallSite site("defaultMatmulTile", loc);
+  return matmulTileFor(target, "defaultMatmulTile");
+}
+
+Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,
                     SourceLoc loc) {
@@ -330,6 +354,14 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkArgs(epilogueArgs, "matmulKernel",
             {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::ColumnInput,
              Arg::Kind::Scalar});
+  // Zeros take the target's default tile (each dimension on its own).
+  MatmulConfig config = configIn;
+  if (!config.blockM || !config.blockN || !config.blockK) {
+    MatmulTile tile = matmulTileFor(config.target, "matmulKernel");
+    config.blockM = config.blockM ? config.blockM : tile.m;
+    config.blockN = config.blockN ? config.blockN : tile.n;
+    config.blockK = config.blockK ? config.blockK : tile.k;
+  }
   checkPositive(config.blockM, "matmulKernel", "blockM");
   checkPositive(config.blockN, "matmulKernel", "blockN");
   checkPositive(config.blockK, "matmulKernel", "blockK");

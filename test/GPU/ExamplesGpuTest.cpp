@@ -4,9 +4,9 @@
 //                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile (matmul_bias_gelu when DIR has it: from
-// examples/matmul_bias_gelu.tile, or the builder's `tilec-examples -o DIR
-// matmul_bias_gelu`, same parameters) and runs it on fresh random inputs at several sizes,
+// examples/*.tile (matmul_bias_gelu and matmul_fp16 when DIR has them; the
+// first may also be the builder's `tilec-examples -o DIR matmul_bias_gelu`,
+// same parameters) and runs it on fresh random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -25,6 +25,7 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <type_traits>
 
 using namespace tilec::gpu;
 
@@ -396,7 +397,9 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     shapes.push_back({512, 512, 512});
     shapes.push_back({1000, 1030, 1111});
   }
-  const char *name = biasGelu ? "matmul_bias_gelu " : "matmul ";
+  const char *name = biasGelu                      ? "matmul_bias_gelu "
+                     : std::is_same_v<T, Half> ? "matmul f16 "
+                                               : "matmul ";
   for (auto [m, n, kk] : shapes) {
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
@@ -450,6 +453,11 @@ void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true);
 }
 
+void testMatmulFp16(const Context &ctx, const Kernel &k, Rng &rng,
+                    bool small) {
+  testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false);
+}
+
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
@@ -465,6 +473,7 @@ const Example kExamples[] = {
     {"rmsnorm", testRmsnorm},
     {"matmul", testMatmul},
     {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
+    {"matmul_fp16", testMatmulFp16, /*optional=*/true},
 };
 
 int usage(const char *why) {
