@@ -1,7 +1,7 @@
 //===- Bench.cpp - timing the example kernels against peers.py's rows -----===//
 //
 //   tilec-bench --kernels DIR [--system NAME] [--out FILE]
-//               [--matmul-tile M,N] [WORKLOAD...]
+//               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
 // matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: all but
@@ -9,7 +9,8 @@
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
 // examples/matmul_fp16.tile, and matmul_ragged: DIR/matmul on bf16
 // 4000x4096x4096). The matmul grids take 128x128 tiles unless
-// --matmul-tile says otherwise. Each times DIR/<name>.ptx|cubin on the
+// --matmul-tile says otherwise, or one program per SM with
+// --matmul-persistent (the builder's `persistent` matmuls). Each times DIR/<name>.ptx|cubin on the
 // workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
@@ -306,6 +307,9 @@ void benchNorm(Bencher &b, Rng &rng, const std::string &dir, bool rms,
 
 /// The matmul kernels' tile (their grid): 128x128 unless --matmul-tile.
 int64_t gTileM = 128, gTileN = 128;
+/// --matmul-persistent: the matmuls are persistent (grid: one program per
+/// SM, each looping over the tiles).
+bool gPersistent = false;
 
 /// One matmul row: kernel DIR/<name> on M x K by K x N, T data (bf16 or
 /// f16). The work strings are peers.py's (and bench/peers_gemm.py's).
@@ -330,6 +334,17 @@ void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
   auto bias = randomBuffer<T>(ctx, rng, w.n);
   auto c = outputBuffer<T>(ctx, w.m * w.n);
   Grid grid(ceilDiv(w.m, gTileM), ceilDiv(w.n, gTileN));
+  if (gPersistent) {
+    int sms = 0;
+    if (ctx.driver().cuDeviceGetAttribute(
+            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx.device()) !=
+            CUDA_SUCCESS ||
+        sms < 1) {
+      std::fprintf(stderr, "FATAL %s: no SM count\n", w.name);
+      std::exit(1);
+    }
+    grid = Grid(sms);
+  }
   const int32_t m = int32_t(w.m), n = int32_t(w.n), kk = int32_t(w.k);
   double ms = b.time(
       [&](size_t) {
@@ -342,6 +357,9 @@ void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
   std::string note;
   if (gTileM != 128 || gTileN != 128)
     note = std::to_string(gTileM) + "x" + std::to_string(gTileN) + " tiles";
+  if (gPersistent)
+    note += std::string(note.empty() ? "" : ", ") + "persistent, grid " +
+            std::to_string(grid.x);
   b.row(w.work, ms, 0, 2.0 * w.m * w.n * w.k, note);
 }
 
@@ -426,7 +444,7 @@ int main(int argc, char **argv) {
   tilec::cli::CommandLine cl(
       "tilec-bench",
       "tilec-bench --kernels DIR [--system NAME] [--out FILE] "
-      "[--matmul-tile M,N] [WORK...]",
+      "[--matmul-tile M,N] [--matmul-persistent] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: "
@@ -438,6 +456,8 @@ int main(int argc, char **argv) {
       ->default_str(system);
   app.add_option("--out", out, "also write the rows to this JSON file");
   app.add_option("--matmul-tile", tile, "the matmul's tile (M,N)");
+  app.add_flag("--matmul-persistent", gPersistent,
+               "the matmuls are persistent: launch one program per SM");
   if (int status = cl.parse(argc, argv); status >= 0)
     return status;
   if (!tile.empty() &&

@@ -20,7 +20,8 @@ Kernel examples::buildMatmulBiasGelu(int blockM, int blockN, int blockK) {
       [](Value acc, ops::Block &b) { return ops::gelu(acc + b["bias"]); });
 }
 
-Kernel examples::buildMatmul(const std::string &target) {
-  return ops::matmulKernel("matmul", {.target = target}, {},
+Kernel examples::buildMatmul(const std::string &target, bool persistent) {
+  return ops::matmulKernel("matmul",
+                           {.target = target, .persistent = persistent}, {},
                            [](Value acc, ops::Block &) { return acc; });
 }

@@ -10,6 +10,7 @@
 //   tilec-examples --arch sm_90a -o DIR matmul
 //                                          for that chip: the matmul takes
 //                                          its tile, the PTX its target
+//   tilec-examples --persistent matmul     persistent programs (grid: SMs)
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,13 +40,13 @@ static bool writeFile(const std::string &path, const std::string &text) {
 
 int main(int argc, char **argv) {
   std::string outDir, block, arch;
-  bool compiled = false, list = false;
+  bool compiled = false, list = false, persistent = false;
   int blockM = 0, blockN = 0, blockK = 0;
   std::vector<std::string> names;
   cli::CommandLine cl(
       "tilec-examples",
       "tilec-examples [--list] [--compiled] [-o DIR] [--matmul-block M,N,K] "
-      "[--arch CHIP] NAME...",
+      "[--arch CHIP] [--persistent] NAME...",
       "Builds the C++ builder's example kernels: their tile IR on stdout, or "
       "with -o DIR the files DIR/NAME.tile, .ptx and .json.");
   CLI::App &app = cl.app();
@@ -60,6 +61,9 @@ int main(int argc, char **argv) {
                  "the chip to build for (" + Target::getKnownChipList() +
                      "; default " + std::string(Target::kDefaultChip) +
                      "): the matmul's default tile and the PTX's target");
+  app.add_flag("--persistent", persistent,
+               "matmul: persistent programs (launch one per SM; each loops "
+               "over the output tiles)");
   if (int status = cl.parse(argc, argv); status >= 0)
     return status;
   if (list) {
@@ -90,7 +94,7 @@ int main(int argc, char **argv) {
       // The builder checks the sizes (a BuildError at this call).
       Kernel k = blockM && name == "matmul_bias_gelu"
                      ? examples::buildMatmulBiasGelu(blockM, blockN, blockK)
-                 : name == "matmul" ? examples::buildMatmul(arch)
+                 : name == "matmul" ? examples::buildMatmul(arch, persistent)
                                     : example->build();
       if (outDir.empty()) {
         // The text tilec reads, or (--compiled) what its front end makes of it.

@@ -284,6 +284,10 @@ struct MatmulConfig {
   /// default, sm_90): it picks the default tile. The kernel itself does not
   /// record it (compile with the same chip).
   std::string target;
+  /// Persistent programs: launch a 1-D grid of P programs (the SM count:
+  /// cuDeviceGetAttribute's MULTIPROCESSOR_COUNT); program p computes
+  /// tiles p, p + P, ... of the groupM order, looping inside the kernel.
+  bool persistent = false;
 };
 
 /// A matmul tile: C's rows and columns per program, the K step.
@@ -305,7 +309,8 @@ MatmulTile defaultMatmulTile(std::string_view target,
 /// `epilogueArgs`, M, N, K, stride_am, stride_bk, stride_cm.
 /// Grid: (cdiv(M, blockM), cdiv(N, blockN)) with the config's tile or
 /// defaultMatmulTile(config.target); which program takes which tile
-/// follows `groupM`.
+/// follows `groupM`. With `persistent`: any 1-D grid (P programs loop over
+/// the tiles in that order).
 Kernel matmulKernel(std::string name, const MatmulConfig &config,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,
