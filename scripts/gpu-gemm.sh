@@ -35,7 +35,7 @@ logs=${LOGS:-$build/logs/gemm}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$logs"
 if (($# < 1)) || [ ! -d "$1" ]; then
-  echo "usage: scripts/gpu-gemm.sh K90A [K256]" >&2
+  echo "usage: scripts/gpu-gemm.sh K90A [K256 [KPERSIST]]" >&2
   exit 2
 fi
 k90a=$1
