@@ -1,12 +1,17 @@
 //===- Bench.cpp - timing the example kernels against peers.py's rows -----===//
 //
 //   tilec-bench --kernels DIR [--system NAME] [--out FILE]
-//               [--matmul-tile M,N] [WORKLOAD...]
+//               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu launch (default: all but matmul_bias_gelu, which is the
-// builder's example, `tilec-examples -o DIR matmul_bias_gelu`). The matmul
-// grid takes 128x128 tiles unless --matmul-tile says otherwise. Each times DIR/<name>.ptx|cubin on the workload, shape and
+// matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: all but
+// matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
+// `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
+// examples/matmul_fp16.tile, and matmul_ragged: DIR/matmul on bf16
+// 4000x4096x4096). The matmul grids take 128x128 tiles unless
+// --matmul-tile says otherwise, or one program per SM with
+// --matmul-persistent (the builder's `persistent` matmuls). Each times DIR/<name>.ptx|cubin on the
+// workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
 //   {"work": "softmax fp32 32768x4096", "system": "tilec", "ms": 0.2599,
@@ -302,36 +307,60 @@ void benchNorm(Bencher &b, Rng &rng, const std::string &dir, bool rms,
 
 /// The matmul kernels' tile (their grid): 128x128 unless --matmul-tile.
 int64_t gTileM = 128, gTileN = 128;
+/// --matmul-persistent: the matmuls are persistent (grid: one program per
+/// SM, each looping over the tiles).
+bool gPersistent = false;
 
-/// matmul bf16 8192^3, or with the bias + GELU epilogue (the builder's
-/// matmul_bias_gelu; peers.py's "gelu(A@B+b)" row).
+/// One matmul row: kernel DIR/<name> on M x K by K x N, T data (bf16 or
+/// f16). The work strings are peers.py's (and bench/peers_gemm.py's).
+struct MatmulWork {
+  const char *name; ///< the kernel
+  const char *work; ///< the row
+  int64_t m, n, k;
+  bool biasGelu; ///< matmul_bias_gelu: a bias argument after c
+};
+
+/// matmul bf16 8192^3; with the bias + GELU epilogue (matmul_bias_gelu:
+/// examples/matmul_bias_gelu.tile or the builder's; peers.py's
+/// "gelu(A@B+b)" row); f16 (matmul_fp16, peers.py matmul_fp16); the ragged
+/// 4000x4096x4096 of issue 12 (matmul_ragged, bench/peers_gemm.py).
+template <typename T>
 void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
-                 std::vector<Module> &keep, bool biasGelu) {
+                 std::vector<Module> &keep, const MatmulWork &w) {
   const Context &ctx = b.ctx();
-  const int64_t n = 8192;
-  const char *name = biasGelu ? "matmul_bias_gelu" : "matmul";
-  Kernel k = kernelOf(ctx, dir, name, keep);
-  auto a = randomBuffer<BFloat16>(ctx, rng, n * n);
-  auto bm = randomBuffer<BFloat16>(ctx, rng, n * n);
-  auto bias = randomBuffer<BFloat16>(ctx, rng, n);
-  auto c = outputBuffer<BFloat16>(ctx, n * n);
-  Grid grid(ceilDiv(n, gTileM), ceilDiv(n, gTileN));
+  Kernel k = kernelOf(ctx, dir, w.name, keep);
+  auto a = randomBuffer<T>(ctx, rng, w.m * w.k);
+  auto bm = randomBuffer<T>(ctx, rng, w.k * w.n);
+  auto bias = randomBuffer<T>(ctx, rng, w.n);
+  auto c = outputBuffer<T>(ctx, w.m * w.n);
+  Grid grid(ceilDiv(w.m, gTileM), ceilDiv(w.n, gTileN));
+  if (gPersistent) {
+    int sms = 0;
+    if (ctx.driver().cuDeviceGetAttribute(
+            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx.device()) !=
+            CUDA_SUCCESS ||
+        sms < 1) {
+      std::fprintf(stderr, "FATAL %s: no SM count\n", w.name);
+      std::exit(1);
+    }
+    grid = Grid(sms);
+  }
+  const int32_t m = int32_t(w.m), n = int32_t(w.n), kk = int32_t(w.k);
   double ms = b.time(
       [&](size_t) {
-        if (biasGelu)
-          return k.launch(nullptr, grid, a, bm, c, bias, int32_t(n),
-                          int32_t(n), int32_t(n), int32_t(n), int32_t(n),
-                          int32_t(n));
-        return k.launch(nullptr, grid, a, bm, c, int32_t(n), int32_t(n),
-                        int32_t(n), int32_t(n), int32_t(n), int32_t(n));
+        if (w.biasGelu)
+          return k.launch(nullptr, grid, a, bm, c, bias, m, n, kk, kk, n, n);
+        return k.launch(nullptr, grid, a, bm, c, m, n, kk, kk, n, n);
       },
       1);
-  requireWritten(c, name);
+  requireWritten(c, w.name);
   std::string note;
   if (gTileM != 128 || gTileN != 128)
     note = std::to_string(gTileM) + "x" + std::to_string(gTileN) + " tiles";
-  b.row(biasGelu ? "gelu(A@B+b) bf16 8192^3" : "matmul bf16 8192^3", ms, 0,
-        2.0 * n * n * n, note);
+  if (gPersistent)
+    note += std::string(note.empty() ? "" : ", ") + "persistent, grid " +
+            std::to_string(grid.x);
+  b.row(w.work, ms, 0, 2.0 * w.m * w.n * w.k, note);
 }
 
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
@@ -409,15 +438,17 @@ int main(int argc, char **argv) {
   std::vector<std::string> work;
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
-      "rmsnorm", "matmul", "matmul_bias_gelu", "launch"};
+      "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
+      "matmul_ragged", "launch"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
       "tilec-bench --kernels DIR [--system NAME] [--out FILE] "
-      "[--matmul-tile M,N] [WORK...]",
+      "[--matmul-tile M,N] [--matmul-persistent] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu launch (default: all but matmul_bias_gelu).");
+      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: "
+      "all but matmul_bias_gelu, matmul_fp16 and matmul_ragged).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -425,6 +456,8 @@ int main(int argc, char **argv) {
       ->default_str(system);
   app.add_option("--out", out, "also write the rows to this JSON file");
   app.add_option("--matmul-tile", tile, "the matmul's tile (M,N)");
+  app.add_flag("--matmul-persistent", gPersistent,
+               "the matmuls are persistent: launch one program per SM");
   if (int status = cl.parse(argc, argv); status >= 0)
     return status;
   if (!tile.empty() &&
@@ -456,8 +489,22 @@ int main(int argc, char **argv) {
       benchSoftmax(b, rng, dir, keep);
     else if (w == "layernorm" || w == "rmsnorm")
       benchNorm(b, rng, dir, w == "rmsnorm", keep);
-    else if (w == "matmul" || w == "matmul_bias_gelu")
-      benchMatmul(b, rng, dir, keep, w == "matmul_bias_gelu");
+    else if (w == "matmul")
+      benchMatmul<BFloat16>(
+          b, rng, dir, keep,
+          {"matmul", "matmul bf16 8192^3", 8192, 8192, 8192, false});
+    else if (w == "matmul_bias_gelu")
+      benchMatmul<BFloat16>(b, rng, dir, keep,
+                            {"matmul_bias_gelu", "gelu(A@B+b) bf16 8192^3",
+                             8192, 8192, 8192, true});
+    else if (w == "matmul_fp16")
+      benchMatmul<Half>(
+          b, rng, dir, keep,
+          {"matmul_fp16", "matmul fp16 8192^3", 8192, 8192, 8192, false});
+    else if (w == "matmul_ragged")
+      benchMatmul<BFloat16>(
+          b, rng, dir, keep,
+          {"matmul", "matmul bf16 4000x4096x4096", 4000, 4096, 4096, false});
     else
       benchLaunch(b, rng, dir, keep);
   }

@@ -5,8 +5,12 @@
 #   scripts/gpu-bench.sh [KERNELS_DIR] [WORKLOAD...]
 #
 # Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-# matmul_bias_gelu launch (default: all but matmul_bias_gelu, the builder's
-# example, which peers.py times as "gelu(A@B+b)" in its matmul workload). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
+# matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: all but
+# matmul_bias_gelu, matmul_fp16 and matmul_ragged). matmul_bias_gelu (examples/matmul_bias_gelu.tile) is timed
+# beside peers.py's "gelu(A@B+b)" rows of its matmul workload, matmul_fp16
+# beside peers.py matmul_fp16, matmul_ragged (DIR/matmul on bf16
+# 4000x4096x4096) beside bench/peers_gemm.py's cuBLAS and Triton rows.
+# KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
 # fixture kernels, reported as system "nvcc fixture" rather than "tilec").
 # Runs tilec-bench, then peers.py on the same workloads plus the copy
 # ceiling, in one call, and prints the side-by-side table (bench/compare.py).
@@ -64,13 +68,16 @@ if [ -z "$peers" ]; then
   echo "gpu-bench: peers.py not found (set PEERS); no comparison"
   exit 1
 fi
-# peers.py knows no rmsnorm and times gelu(A@B+b) with matmul; it always
-# measures the copy ceiling.
+# peers.py knows no rmsnorm, times gelu(A@B+b) with matmul and has no
+# ragged GEMM (bench/peers_gemm.py times that); it always measures the copy
+# ceiling.
 peer_work=(copy)
+gemm_work=()
 for w in "${work[@]}"; do
   case $w in
   rmsnorm) ;;
   matmul_bias_gelu) [[ " ${work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
+  matmul_ragged) gemm_work+=("$w") ;;
   *) peer_work+=("$w") ;;
   esac
 done
@@ -83,6 +90,12 @@ fi
 echo "== peers.py ${peer_work[*]}"
 OUT=$out PYTHONUNBUFFERED=1 python3 "$peers" "${peer_work[@]}" ||
   echo "gpu-bench: peers.py failed (the table shows what it wrote)"
+if ((${#gemm_work[@]})); then
+  echo "== bench/peers_gemm.py ${gemm_work[*]}"
+  OUT=$out PEERS=$peers PYTHONUNBUFFERED=1 \
+    python3 "$root/bench/peers_gemm.py" "${gemm_work[@]}" ||
+    echo "gpu-bench: peers_gemm.py failed (the table shows what it wrote)"
+fi
 
 echo "== side by side"
 python3 "$root/bench/compare.py" "$out/tilec.json" "$out/peers.json" \

@@ -51,6 +51,13 @@ Kernel buildResidualRmsNorm(int blockCols = 4096, DType dtype = DType::F16);
 /// Grid: (cdiv(M, blockM), cdiv(N, blockN)).
 Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128, int blockK = 32);
 
+/// c = a @ b, bf16 in and out, f32 accumulation, on the default tile of
+/// `target` (ops::defaultMatmulTile: 128x256, K step 32 on sm_90a; 128x128,
+/// K step 64 elsewhere); examples/matmul.tile's parameters.
+/// Grid: (cdiv(M, tile.m), cdiv(N, tile.n)); `persistent`: (P) programs,
+/// P the SM count, each looping over the tiles.
+Kernel buildMatmul(const std::string &target = "", bool persistent = false);
+
 /// Every example by name, with its default meta-parameters.
 struct Example {
   const char *name;

@@ -1,7 +1,8 @@
-//===- matmul_gelu.cpp - matmul with a bias + GELU epilogue ---------------===//
+//===- matmul_gelu.cpp - matmul, plain and with a bias + GELU epilogue ----===//
 //
 // The accumulator tile never leaves registers: the bias add and GELU run on
-// it before the one store of C.
+// it before the one store of C. The plain matmul takes the tile of its
+// target (ops::defaultMatmulTile).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,4 +18,10 @@ Kernel examples::buildMatmulBiasGelu(int blockM, int blockN, int blockK) {
       {.blockM = blockM, .blockN = blockN, .blockK = blockK},
       {ops::columnInput("bias", DType::BF16)},
       [](Value acc, ops::Block &b) { return ops::gelu(acc + b["bias"]); });
+}
+
+Kernel examples::buildMatmul(const std::string &target, bool persistent) {
+  return ops::matmulKernel("matmul",
+                           {.target = target, .persistent = persistent}, {},
+                           [](Value acc, ops::Block &) { return acc; });
 }

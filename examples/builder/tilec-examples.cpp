@@ -7,6 +7,10 @@
 //   tilec-examples --list
 //   tilec-examples --matmul-block 128,256,32 -o DIR matmul_bias_gelu
 //                                          another tile of the matmul
+//   tilec-examples --arch sm_90a -o DIR matmul
+//                                          for that chip: the matmul takes
+//                                          its tile, the PTX its target
+//   tilec-examples --persistent matmul     persistent programs (grid: SMs)
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 #include "tilec/Pipeline.h"
 #include "tilec/Support/CommandLine.h"
 #include "tilec/Support/Files.h"
+#include "tilec/Target/Target.h"
 
 #include <cstdio>
 #include <cstring>
@@ -34,14 +39,14 @@ static bool writeFile(const std::string &path, const std::string &text) {
 }
 
 int main(int argc, char **argv) {
-  std::string outDir, block;
-  bool compiled = false, list = false;
+  std::string outDir, block, arch;
+  bool compiled = false, list = false, persistent = false;
   int blockM = 0, blockN = 0, blockK = 0;
   std::vector<std::string> names;
   cli::CommandLine cl(
       "tilec-examples",
       "tilec-examples [--list] [--compiled] [-o DIR] [--matmul-block M,N,K] "
-      "NAME...",
+      "[--arch CHIP] [--persistent] NAME...",
       "Builds the C++ builder's example kernels: their tile IR on stdout, or "
       "with -o DIR the files DIR/NAME.tile, .ptx and .json.");
   CLI::App &app = cl.app();
@@ -52,6 +57,13 @@ int main(int argc, char **argv) {
   app.add_option("-o", outDir, "write files into this folder");
   app.add_option("--matmul-block", block,
                  "another tile of matmul_bias_gelu (M,N,K)");
+  app.add_option("--arch", arch,
+                 "the chip to build for (" + Target::getKnownChipList() +
+                     "; default " + std::string(Target::kDefaultChip) +
+                     "): the matmul's default tile and the PTX's target");
+  app.add_flag("--persistent", persistent,
+               "matmul: persistent programs (launch one per SM; each loops "
+               "over the output tiles)");
   if (int status = cl.parse(argc, argv); status >= 0)
     return status;
   if (list) {
@@ -64,6 +76,9 @@ int main(int argc, char **argv) {
     return cl.usageError("--matmul-block takes M,N,K, got '" + block + "'");
   if (names.empty())
     return cl.usageError("no example named (see --list)");
+  if (!arch.empty())
+    if (llvm::Expected<Target> t = Target::get(arch); !t)
+      return cl.usageError("--arch: " + llvm::toString(t.takeError()));
 
   for (const std::string &name : names) {
     const examples::Example *example = nullptr;
@@ -79,7 +94,8 @@ int main(int argc, char **argv) {
       // The builder checks the sizes (a BuildError at this call).
       Kernel k = blockM && name == "matmul_bias_gelu"
                      ? examples::buildMatmulBiasGelu(blockM, blockN, blockK)
-                     : example->build();
+                 : name == "matmul" ? examples::buildMatmul(arch, persistent)
+                                    : example->build();
       if (outDir.empty()) {
         // The text tilec reads, or (--compiled) what its front end makes of it.
         PipelineOptions tileLevel;
@@ -88,7 +104,10 @@ int main(int argc, char **argv) {
         continue;
       }
       // Files: the text, and the PTX + metadata the runtime loads.
-      CompileResult result = k.compile();
+      PipelineOptions options;
+      if (!arch.empty())
+        options.arch = arch;
+      CompileResult result = k.compile(options);
       std::string error;
       if (!support::createFolders(outDir, error)) {
         std::cerr << "tilec-examples: error: " << error << "\n";

@@ -269,7 +269,9 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
 
 struct MatmulConfig {
   DType aType = DType::BF16, bType = DType::BF16, cType = DType::BF16;
-  int blockM = 128, blockN = 128, blockK = 32;
+  /// The tile of C one program computes and the K step; 0 takes the one of
+  /// defaultMatmulTile(target).
+  int blockM = 0, blockN = 0, blockK = 0;
   int numWarps = 8;
   Precision precision = Precision::tf32;
   int ptrDivisibility = 16;
@@ -278,14 +280,37 @@ struct MatmulConfig {
   /// Programs take their tiles in groups of `groupM` tile rows, column by
   /// column (Triton's L2-friendly order); 1: in launch order.
   int groupM = 8;
+  /// The chip the kernel will be compiled for ("sm_90a"; empty: tilec's
+  /// default, sm_90): it picks the default tile. The kernel itself does not
+  /// record it (compile with the same chip).
+  std::string target;
+  /// Persistent programs: launch a 1-D grid of P programs (the SM count:
+  /// cuDeviceGetAttribute's MULTIPROCESSOR_COUNT); program p computes
+  /// tiles p, p + P, ... of the groupM order, looping inside the kernel.
+  bool persistent = false;
 };
+
+/// A matmul tile: C's rows and columns per program, the K step.
+struct MatmulTile {
+  int m, n, k;
+};
+/// matmulKernel's tile when the config names none, for 16-bit operands on
+/// 8 warps: on sm_90a (wgmma) 128x256, K step 32: two warpgroups of
+/// m64n256k16, the accumulator half the register file, no spills (bf16
+/// 8192^3: 493 TFLOP/s against 439 for 128x128x64 on the H200,
+/// docs/performance.md); elsewhere (mma.sync) 128x128, K step 64, where
+/// 128x256 spills. An unknown chip is a BuildError naming the known ones.
+MatmulTile defaultMatmulTile(std::string_view target,
+                             SourceLoc loc = SourceLoc::current());
 /// C = epilogue(A * B): A is M x K, B is K x N, C M x N, row-major with row
 /// strides. The epilogue receives the f32 (i32) accumulator tile, with the
 /// edges as padding, and the block (Input args are M x N with C's stride,
 /// ColumnInput args [N]); its result is stored to C. Parameters: a, b, c,
 /// `epilogueArgs`, M, N, K, stride_am, stride_bk, stride_cm.
-/// Grid: (cdiv(M, blockM), cdiv(N, blockN)); which program takes which tile
-/// follows `groupM`.
+/// Grid: (cdiv(M, blockM), cdiv(N, blockN)) with the config's tile or
+/// defaultMatmulTile(config.target); which program takes which tile
+/// follows `groupM`. With `persistent`: any 1-D grid (P programs loop over
+/// the tiles in that order).
 Kernel matmulKernel(std::string name, const MatmulConfig &config,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,

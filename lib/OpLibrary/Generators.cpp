@@ -11,6 +11,8 @@
 
 #include "Common.h"
 
+#include "tilec/Target/Target.h"
+
 namespace tilec::ops {
 
 namespace {
@@ -322,7 +324,29 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
   return k;
 }
 
-Kernel matmulKernel(std::string name, const MatmulConfig &config,
+/// defaultMatmulTile's choice; errors name `gen`, the caller's generator.
+static MatmulTile matmulTileFor(std::string_view target,
+                                std::string_view gen) {
+  llvm::Expected<Target> t =
+      Target::get(target.empty() ? Target::kDefaultChip : target);
+  if (!t)
+    buildError(gen, "target: " + llvm::toString(t.takeError()));
+  // wgmma keeps the accumulator in registers with no operand copies there:
+  // 128 f32 per thread for 128x256 leaves room for the cp.async staging at
+  // K step 32 (at 64 its pointer tiles spill). mma.sync's operand
+  // fragments take registers too: 128x256 spills there, and K step 64
+  // gave 3% over 32 (docs/performance.md).
+  if (t->hasWgmma())
+    return {128, 256, 32};
+  return {128, 128, 64};
+}
+
+MatmulTile defaultMatmulTile(std::string_view target, SourceLoc loc) {
+  CallSite site("defaultMatmulTile", loc);
+  return matmulTileFor(target, "defaultMatmulTile");
+}
+
+Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,
                     SourceLoc loc) {
@@ -330,6 +354,14 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   checkArgs(epilogueArgs, "matmulKernel",
             {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::ColumnInput,
              Arg::Kind::Scalar});
+  // Zeros take the target's default tile (each dimension on its own).
+  MatmulConfig config = configIn;
+  if (!config.blockM || !config.blockN || !config.blockK) {
+    MatmulTile tile = matmulTileFor(config.target, "matmulKernel");
+    config.blockM = config.blockM ? config.blockM : tile.m;
+    config.blockN = config.blockN ? config.blockN : tile.n;
+    config.blockK = config.blockK ? config.blockK : tile.k;
+  }
   checkPositive(config.blockM, "matmulKernel", "blockM");
   checkPositive(config.blockN, "matmulKernel", "blockN");
   checkPositive(config.blockK, "matmulKernel", "blockK");
@@ -359,70 +391,89 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
   addImplicit(b, "K", K);
 
   const int bm = config.blockM, bn = config.blockN, bk = config.blockK;
-  Value pidM = k.programId(0), pidN = k.programId(1);
-  if (config.groupM > 1) {
-    // Launch order pid = x + y * npm, remapped to groups of groupM tile
-    // rows swept column by column, so that concurrent programs share A
-    // and B tiles in L2 (as examples/matmul.tile).
-    Value npm = k.numPrograms(0), npn = k.numPrograms(1);
-    Value pid = pidM + pidN * npm;
-    Value width = npn * config.groupM;
-    Value firstM = (pid / width) * config.groupM;
-    Value size = minimum(npm - firstM, config.groupM);
-    Value inGroup = pid % width;
-    pidM = firstM + inGroup % size;
-    pidN = inGroup / size;
-  }
-  Value rm = pidM * bm + k.range(bm), rn = pidN * bn + k.range(bn);
-  Value rk = k.range(bk);
-  Value rm2 = rm.expandDims(1), rn2 = rn.expandDims(0);
-  Value rkA = rk.expandDims(0), rkB = rk.expandDims(1);
-  Value rowMask = rm2 < M, colMask = rn2 < N;
-  Value rowCount = minimum(M - pidM * bm, bm);
-  Value colCount = minimum(N - pidN * bn, bn);
-  b.rows = rm2;
-  b.cols = rn2;
-  b.index = rm2 * N + rn2;
+  // One output tile (pidM, pidN): the K loop, the epilogue, the store.
+  auto tile = [&](Value pidM, Value pidN) {
+    Value rm = pidM * bm + k.range(bm), rn = pidN * bn + k.range(bn);
+    Value rk = k.range(bk);
+    Value rm2 = rm.expandDims(1), rn2 = rn.expandDims(0);
+    Value rkA = rk.expandDims(0), rkB = rk.expandDims(1);
+    Value rowMask = rm2 < M, colMask = rn2 < N;
+    Value rowCount = minimum(M - pidM * bm, bm);
+    Value colCount = minimum(N - pidN * bn, bn);
+    b.rows = rm2;
+    b.cols = rn2;
+    b.index = rm2 * N + rn2;
 
-  // The K loop of examples/matmul.tile: pointers step along K; the last step
-  // masks k >= K with zeros, which add nothing to the dot.
-  Value a0 = a + rm2 * strideAm + rkA;
-  Value b0 = bp + rkB * strideBk + rn2;
-  DType accType = config.aType == DType::I8 ? DType::I32 : DType::F32;
-  std::vector<Value> loop =
-      k.forLoop(0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
-                [&](Value kk, std::vector<Value> carried) {
-                  Value left = K - kk;
-                  Value at = k.load(carried[1], rowMask & (rkA < left), 0);
-                  Value bt = k.load(carried[2], (rkB < left) & colMask, 0);
-                  Value acc = k.dot(at, bt, carried[0], config.precision);
-                  return std::vector<Value>{acc, carried[1] + bk,
-                                            carried[2] + strideBk * bk};
-                });
-  Value acc = loop[0].maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
+    // The K loop of examples/matmul.tile: pointers step along K; the last
+    // step masks k >= K with zeros, which add nothing to the dot.
+    Value a0 = a + rm2 * strideAm + rkA;
+    Value b0 = bp + rkB * strideBk + rn2;
+    DType accType = config.aType == DType::I8 ? DType::I32 : DType::F32;
+    std::vector<Value> loop =
+        k.forLoop(0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
+                  [&](Value kk, std::vector<Value> carried) {
+                    Value left = K - kk;
+                    Value at = k.load(carried[1], rowMask & (rkA < left), 0);
+                    Value bt = k.load(carried[2], (rkB < left) & colMask, 0);
+                    Value acc = k.dot(at, bt, carried[0], config.precision);
+                    return std::vector<Value>{acc, carried[1] + bk,
+                                              carried[2] + strideBk * bk};
+                  });
+    Value acc =
+        loop[0].maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
 
-  Value tileMask = rowMask & colMask;
-  Value cRowStarts = rm2 * strideCm;
-  for (Entry &e : b.entries) {
-    if (e.arg.kind == Arg::Kind::Input)
-      e.tile = k.load(e.param + cRowStarts + rn2, tileMask)
-                   .withoutPadding()
-                   .maskedBy(rowMask, rowCount)
-                   .maskedBy(colMask, colCount);
-    else if (e.arg.kind == Arg::Kind::ColumnInput)
-      e.tile = k.load(e.param + rn, rn < N)
-                   .withoutPadding()
-                   .maskedBy(rn < N, colCount);
-  }
-  b.storeOutput = [&k, cRowStarts, rn2, tileMask](Entry &e, const Operand &v) {
-    k.store(e.param + cRowStarts + rn2, v, tileMask);
+    Value tileMask = rowMask & colMask;
+    Value cRowStarts = rm2 * strideCm;
+    for (Entry &e : b.entries) {
+      if (e.arg.kind == Arg::Kind::Input)
+        e.tile = k.load(e.param + cRowStarts + rn2, tileMask)
+                     .withoutPadding()
+                     .maskedBy(rowMask, rowCount)
+                     .maskedBy(colMask, colCount);
+      else if (e.arg.kind == Arg::Kind::ColumnInput)
+        e.tile = k.load(e.param + rn, rn < N)
+                     .withoutPadding()
+                     .maskedBy(rn < N, colCount);
+    }
+    b.storeOutput = [&k, cRowStarts, rn2, tileMask](Entry &e,
+                                                    const Operand &v) {
+      k.store(e.param + cRowStarts + rn2, v, tileMask);
+    };
+    Block block(impl);
+    Value out;
+    runBody(block, b, [&](Block &blk) { out = epilogue(acc, blk); });
+    if (out.isNull())
+      buildError("matmulKernel", "the epilogue returned a null Value");
+    k.store(c + cRowStarts + rn2, out, tileMask);
   };
-  Block block(impl);
-  Value out;
-  runBody(block, b, [&](Block &blk) { out = epilogue(acc, blk); });
-  if (out.isNull())
-    buildError("matmulKernel", "the epilogue returned a null Value");
-  k.store(c + cRowStarts + rn2, out, tileMask);
+  // Tile t of the npm x npn tiles of C, in launch order (t = x + y * npm)
+  // or remapped to groups of groupM tile rows swept column by column, so
+  // that concurrent programs share A and B tiles in L2 (as
+  // examples/matmul.tile).
+  auto tileAt = [&](Value t, Value npm, Value npn) {
+    if (config.groupM == 1) {
+      tile(t % npm, t / npm);
+      return;
+    }
+    Value width = npn * config.groupM;
+    Value firstM = (t / width) * config.groupM;
+    Value size = minimum(npm - firstM, config.groupM);
+    Value inGroup = t % width;
+    tile(firstM + inGroup % size, inGroup / size);
+  };
+  if (config.persistent) {
+    // Programs 0 .. P-1 (P = the grid, the SM count) take tiles p, p + P,
+    // p + 2P, ...: each program stays resident and walks the grouped
+    // order, so the programs running at once still share L2 tiles.
+    Value npm = (M + (bm - 1)) / bm, npn = (N + (bn - 1)) / bn;
+    k.forLoop(k.programId(0), npm * npn, k.numPrograms(0),
+              [&](Value t) { tileAt(t, npm, npn); });
+  } else if (config.groupM > 1) {
+    Value npm = k.numPrograms(0), npn = k.numPrograms(1);
+    tileAt(k.programId(0) + k.programId(1) * npm, npm, npn);
+  } else {
+    tile(k.programId(0), k.programId(1));
+  }
   return k;
 }
 

@@ -2,9 +2,12 @@
 //
 // Assumes: tiles carry layouts (tile-assign-layouts ran). Guarantees: every
 // tile.convert_layout whose source is index arithmetic of at most
-// kMaxOps ops (no memory reads, no block arguments) is replaced by a copy
-// of that arithmetic in the target layout; chains of conversions collapse.
-// Copies sit right after the ops they copy, so they dominate every use.
+// kMaxOps ops (no block arguments) is replaced by a copy of that arithmetic
+// in the target layout; chains of conversions collapse. The arithmetic may
+// read small tiles (non-volatile loads of at most kMaxReloadElems elements,
+// such as a matmul's bias row) and cast floats: the copy re-reads them in
+// the target layout. Copies sit right after the ops they copy, so they
+// dominate every use (and a re-read load reads what the original read).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,14 @@ namespace {
 
 constexpr unsigned kMaxOps = 24;
 
+/// The most elements a load may have to be re-issued in another layout
+/// instead of converted. A bias row of a matmul's epilogue (128 or 256
+/// elements) loaded again in the accumulator's slice costs each thread a
+/// few vector loads that hit L1 (the threads sharing a column read the same
+/// bytes); the conversion costs a round trip through shared memory between
+/// two barriers. Larger tiles are data, whose re-read would cost bandwidth.
+constexpr int64_t kMaxReloadElems = 256;
+
 RankedTensorType withLayout(Type type, Attribute layout) {
   auto t = cast<RankedTensorType>(type);
   return RankedTensorType::get(t.getShape(), t.getElementType(), layout);
@@ -36,6 +47,12 @@ RankedTensorType withLayout(Type type, Attribute layout) {
 bool isCheap(Operation *op) {
   if (isa<RangeOp, SplatOp, BroadcastOp, ExpandDimsOp, AddPtrOp,
           ConvertLayoutOp>(op))
+    return true;
+  if (auto load = dyn_cast<LoadOp>(op))
+    return !load.getIsVolatile() &&
+           cast<RankedTensorType>(load.getType()).getNumElements() <=
+               kMaxReloadElems;
+  if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp>(op))
     return true;
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(c.getValue());

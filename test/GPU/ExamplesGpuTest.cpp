@@ -2,10 +2,12 @@
 //
 //   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
 //                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
+//                   [--matmul-persistent]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile (and the builder's matmul_bias_gelu, when DIR has it:
-// `tilec-examples -o DIR matmul_bias_gelu`) and runs it on fresh random inputs at several sizes,
+// examples/*.tile (matmul_bias_gelu and matmul_fp16 when DIR has them; the
+// first may also be the builder's `tilec-examples -o DIR matmul_bias_gelu`,
+// same parameters) and runs it on fresh random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -14,7 +16,10 @@
 // padding between rows of strided outputs) must still hold the poison.
 // --exact allocates no guard, so that compute-sanitizer sees any access
 // past the end. --matmul-tile and --matmul-dtype test variants of the
-// matmul kernel (same parameters) with other tiles or f16 data. Prints one PASS/FAIL line per case; exits 1 on a failure.
+// matmul kernel (same parameters) with other tiles or f16 data;
+// --matmul-persistent launches the matmuls on 5 programs (persistent
+// kernels loop over the tiles). Prints one PASS/FAIL line per case; exits 1
+// on a failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +46,9 @@ struct Options {
 /// examples/matmul.tile with other tiles or f16 (--matmul-tile, -dtype).
 int64_t gMatmulTileM = 128, gMatmulTileN = 128;
 bool gMatmulF16 = false;
+/// --matmul-persistent: persistent matmuls (the builder's), launched on 5
+/// programs so that each walks several tiles of the larger shapes.
+bool gMatmulPersistent = false;
 
 /// Elements of poison after each output (0 with --exact).
 size_t gGuard = 256;
@@ -382,7 +390,7 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 /// tiles (or --matmul-tile).
 template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
-                    bool biasGelu) {
+                    bool biasGelu, const char *name) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -395,7 +403,6 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     shapes.push_back({512, 512, 512});
     shapes.push_back({1000, 1030, 1111});
   }
-  const char *name = biasGelu ? "matmul_bias_gelu " : "matmul ";
   for (auto [m, n, kk] : shapes) {
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
@@ -411,6 +418,8 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
     auto c = Output<T>::make(ctx, m * sc);
     Grid grid(ceilDiv(m, gMatmulTileM), ceilDiv(n, gMatmulTileN));
+    if (gMatmulPersistent)
+      grid = Grid(5);
     std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
@@ -439,21 +448,28 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
 
 void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   if (gMatmulF16)
-    testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false);
+    testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false, "matmul ");
   else
-    testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false);
+    testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                             "matmul ");
 }
 
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                         bool small) {
-  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true);
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true,
+                           "matmul_bias_gelu ");
+}
+
+void testMatmulFp16(const Context &ctx, const Kernel &k, Rng &rng,
+                    bool small) {
+  testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false,
+                       "matmul_fp16 ");
 }
 
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
-  /// Built by tilec-examples, not from examples/*.tile: skipped when DIR
-  /// lacks it (the nvcc fixtures do).
+  /// Skipped when DIR lacks it (the nvcc fixtures do).
   bool optional = false;
 };
 const Example kExamples[] = {
@@ -465,13 +481,15 @@ const Example kExamples[] = {
     {"rmsnorm", testRmsnorm},
     {"matmul", testMatmul},
     {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
+    {"matmul_fp16", testMatmulFp16, /*optional=*/true},
 };
 
 int usage(const char *why) {
   std::fprintf(stderr,
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
                "[--only a,b] [--seed N] [--small] [--exact]\n"
-               "  [--matmul-tile M,N] [--matmul-dtype bf16|f16]\n",
+               "  [--matmul-tile M,N] [--matmul-dtype bf16|f16] "
+               "[--matmul-persistent]\n",
                why);
   return 2;
 }
@@ -513,7 +531,8 @@ int main(int argc, char **argv) {
       if (v != "bf16" && v != "f16")
         return usage(("--matmul-dtype takes bf16 or f16, got '" + v + "'").c_str());
       gMatmulF16 = v == "f16";
-    }
+    } else if (a == "--matmul-persistent")
+      gMatmulPersistent = true;
     else
       return usage(("unknown argument '" + a + "'").c_str());
   }

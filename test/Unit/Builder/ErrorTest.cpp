@@ -891,6 +891,43 @@ TEST_F(Generators, MatmulGroup) {
       "matmulKernel", "groupM must be at least 1, got 0");
 }
 
+TEST_F(Generators, MatmulUnknownTarget) {
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m", {.target = "sm_75"}, {},
+                        [](Value acc, ops::Block &) { return acc; }),
+      "matmulKernel", "target: unknown GPU target 'sm_75'");
+}
+
+// The target's default tile: wgmma's 128x256 (K step 32) on sm_90a, the
+// mma.sync tile 128x128 (K step 64) elsewhere; a tile the config gives
+// wins dimension by dimension.
+TEST_F(Generators, MatmulDefaultTile) {
+  ops::MatmulTile h = ops::defaultMatmulTile("sm_90a");
+  EXPECT_EQ(h.m, 128);
+  EXPECT_EQ(h.n, 256);
+  EXPECT_EQ(h.k, 32);
+  ops::MatmulTile d = ops::defaultMatmulTile("");
+  EXPECT_EQ(d.m, 128);
+  EXPECT_EQ(d.n, 128);
+  EXPECT_EQ(d.k, 64);
+  auto identity = [](Value acc, ops::Block &) { return acc; };
+  std::string hopper =
+      ops::matmulKernel("m", {.target = "sm_90a"}, {}, identity).str();
+  EXPECT_NE(hopper.find("tensor<128x32xbf16>, tensor<32x256xbf16> -> "
+                        "tensor<128x256xf32>"),
+            std::string::npos)
+      << hopper;
+  std::string mixed =
+      ops::matmulKernel("m", {.blockN = 64, .target = "sm_90a"}, {}, identity)
+          .str();
+  EXPECT_NE(mixed.find("tensor<128x32xbf16>, tensor<32x64xbf16> -> "
+                       "tensor<128x64xf32>"),
+            std::string::npos)
+      << mixed;
+  EXPECT_BUILD_ERROR(ops::defaultMatmulTile("sm_1"), "defaultMatmulTile",
+                     "target: unknown GPU target 'sm_1'");
+}
+
 TEST_F(Generators, MatmulNullEpilogue) {
   EXPECT_BUILD_ERROR(
       ops::matmulKernel("m", {}, {},

@@ -342,6 +342,44 @@ TEST(Numerics, MatmulGroupsCoverEveryTile) {
   expectClose(got, want, 2e-3, 1.0 / 128);
 }
 
+TEST(Numerics, MatmulPersistentCoversEveryTile) {
+  // 5 x 3 tiles walked by 4 persistent programs (tiles p, p + 4, ...; the
+  // last program takes 3 of them), in groups of 2 tile rows, with a bias
+  // epilogue: every tile must be computed once, with its own bias columns.
+  const int M = 150, N = 90, K = 40, bm = 32, bn = 32, bk = 16;
+  const DType t = DType::BF16;
+  Kernel k = ops::matmulKernel(
+      "mm",
+      {.blockM = bm, .blockN = bn, .blockK = bk, .groupM = 2,
+       .persistent = true},
+      {ops::columnInput("bias", t)},
+      [](Value acc, ops::Block &b) { return acc + b["bias"]; });
+  const int sa = 48, sb = 96, sc = 96; // padded to the divisibility of 16
+  std::vector<float> a = randomValues(M * sa, -1, 1, t, 26);
+  std::vector<float> b = randomValues(K * sb, -1, 1, t, 27);
+  std::vector<float> bias = randomValues(N, -1, 1, t, 28);
+  std::vector<uint16_t> ab = bitsOf(a, t), bb = bitsOf(b, t),
+                        biasb = bitsOf(bias, t), c(M * sc);
+  run(k, {4},
+      {Arg::buffer(ab.data(), ab.size(), t),
+       Arg::buffer(bb.data(), bb.size(), t), Arg::output(c.data(), c.size(), t),
+       Arg::buffer(biasb.data(), biasb.size(), t), Arg::scalar<int32_t>(M),
+       Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(K),
+       Arg::scalar<int32_t>(sa), Arg::scalar<int32_t>(sb),
+       Arg::scalar<int32_t>(sc)});
+  std::vector<double> want(M * N);
+  std::vector<float> got(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int kk = 0; kk < K; ++kk)
+        acc += (double)a[i * sa + kk] * b[kk * sb + j];
+      want[i * N + j] = acc + bias[j];
+      got[i * N + j] = fromBits(c[i * sc + j], t);
+    }
+  expectClose(got, want, 2e-3, 1.0 / 64);
+}
+
 //--- Reductions of the op library over padded rows --------------------------
 
 /// Per-row sum, mean, var, max, min, argmax, argmin of an f32 [rows, cols]

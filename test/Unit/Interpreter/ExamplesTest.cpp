@@ -16,7 +16,11 @@ using namespace tilec::test;
 
 namespace {
 
-class ExamplesTest : public InterpreterTest {};
+class ExamplesTest : public InterpreterTest {
+protected:
+  void checkMatmul(const char *file, const char *kernel, bool biasGelu,
+                   bool f16 = false);
+};
 
 TEST_F(ExamplesTest, Add) {
   auto module = parseExample("add.tile");
@@ -215,8 +219,15 @@ TEST_F(ExamplesTest, RmsNorm) {
   }
 }
 
-TEST_F(ExamplesTest, Matmul) {
-  auto module = parseExample("matmul.tile");
+/// examples/matmul.tile, matmul_bias_gelu.tile (a bias argument after c,
+/// gelu(A * B + bias) in f32 before the rounding) or matmul_fp16.tile (f16
+/// data), on ragged sizes against a double-precision reference.
+void ExamplesTest::checkMatmul(const char *file, const char *kernel,
+                               bool biasGelu, bool f16) {
+  auto module = parseExample(file);
+  auto to = [f16](float v) { return f16 ? toF16(v) : toBF16(v); };
+  auto from = [f16](uint16_t v) { return f16 ? fromF16(v) : fromBF16(v); };
+  DType dtype = f16 ? DType::F16 : DType::BF16;
   ASSERT_TRUE(module);
   struct Size {
     int32_t m, n, k;
@@ -226,33 +237,58 @@ TEST_F(ExamplesTest, Matmul) {
     // (which the interpreter checks, as the GPU runtime does).
     int32_t sa = (s.k + 15) / 16 * 16, sb = (s.n + 15) / 16 * 16, sc = sb;
     auto af = randomFloats(size_t(s.m) * sa, 13),
-         bf = randomFloats(size_t(s.k) * sb, 14);
-    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(s.m) * sc);
+         bf = randomFloats(size_t(s.k) * sb, 14),
+         biasf = randomFloats(size_t(s.n), 15);
+    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(s.m) * sc),
+        bias(biasf.size());
     for (size_t i = 0; i < a.size(); ++i)
-      a[i] = toBF16(af[i]);
+      a[i] = to(af[i]);
     for (size_t i = 0; i < b.size(); ++i)
-      b[i] = toBF16(bf[i]);
-    ASSERT_TRUE(mlir::succeeded(
-        runKernel(*module, "matmul", {ceilDiv(s.m, 128), ceilDiv(s.n, 128)},
-                  {Arg::buffer(a.data(), a.size(), DType::BF16),
-                   Arg::buffer(b.data(), b.size(), DType::BF16),
-                   Arg::output(c.data(), c.size(), DType::BF16),
-                   Arg::scalar(s.m), Arg::scalar(s.n), Arg::scalar(s.k),
-                   Arg::scalar(sa), Arg::scalar(sb), Arg::scalar(sc)})))
+      b[i] = to(bf[i]);
+    for (size_t i = 0; i < bias.size(); ++i)
+      bias[i] = to(biasf[i]);
+    std::vector<Arg> args = {Arg::buffer(a.data(), a.size(), dtype),
+                             Arg::buffer(b.data(), b.size(), dtype),
+                             Arg::output(c.data(), c.size(), dtype)};
+    if (biasGelu)
+      args.push_back(Arg::buffer(bias.data(), bias.size(), dtype));
+    for (int32_t v : {s.m, s.n, s.k, sa, sb, sc})
+      args.push_back(Arg::scalar(v));
+    ASSERT_TRUE(mlir::succeeded(runKernel(
+        *module, kernel, {ceilDiv(s.m, 128), ceilDiv(s.n, 128)}, args)))
         << errors;
     std::vector<float> got(size_t(s.m) * s.n), want(got.size());
     for (int32_t i = 0; i < s.m; ++i)
       for (int32_t j = 0; j < s.n; ++j) {
         double sum = 0;
         for (int32_t kk = 0; kk < s.k; ++kk)
-          sum += double(fromBF16(a[i * sa + kk])) * fromBF16(b[kk * sb + j]);
-        want[i * s.n + j] = fromBF16(toBF16(float(sum)));
-        got[i * s.n + j] = fromBF16(c[i * sc + j]);
+          sum += double(from(a[i * sa + kk])) * from(b[kk * sb + j]);
+        if (biasGelu) {
+          sum += from(bias[j]);
+          sum = 0.5 * sum * (1 + std::erf(sum / std::sqrt(2.0)));
+        }
+        want[i * s.n + j] = from(to(float(sum)));
+        got[i * s.n + j] = from(c[i * sc + j]);
       }
     expectClose(got, want, 1e-2, 8e-3,
-                "matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) +
-                    "x" + std::to_string(s.k));
+                std::string(kernel) + " " + std::to_string(s.m) + "x" +
+                    std::to_string(s.n) + "x" + std::to_string(s.k));
   }
+}
+
+TEST_F(ExamplesTest, Matmul) {
+  checkMatmul("matmul.tile", "matmul", /*biasGelu=*/false);
+}
+
+TEST_F(ExamplesTest, MatmulFp16) {
+  checkMatmul("matmul_fp16.tile", "matmul_fp16", /*biasGelu=*/false,
+              /*f16=*/true);
+}
+
+// The fused epilogue: bias row and GELU on the accumulator, one store.
+TEST_F(ExamplesTest, MatmulBiasGelu) {
+  checkMatmul("matmul_bias_gelu.tile", "matmul_bias_gelu",
+              /*biasGelu=*/true);
 }
 
 } // namespace

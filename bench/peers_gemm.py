@@ -1,0 +1,49 @@
+"""GEMM peer rows that shared/bench/peers.py lacks, in its row format.
+
+    OUT=dir PEERS=path/to/peers.py python3 bench/peers_gemm.py [WORK...]
+
+WORK: matmul_ragged (default: all). Imports peers.py (its do_bench timing,
+row format and autotuned Triton tutorial kernel) from $PEERS, times the
+rows here and appends them to $OUT/peers.json (peers.py writes that file
+first; scripts/gpu-bench.sh runs this after it), so bench/compare.py sees
+them beside tilec-bench's rows.
+  matmul_ragged: bf16 4000x4096x4096 (issue 12's ragged-M target): torch
+  (cuBLAS) and Triton, "matmul bf16 4000x4096x4096" as tilec-bench's row.
+"""
+import importlib.util, json, os, sys
+
+spec = importlib.util.spec_from_file_location("peers", os.environ["PEERS"])
+peers = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(peers)  # its main() runs only as __main__
+torch, triton = peers.torch, peers.triton
+
+
+def matmul_ragged():
+    M, N, K = 4000, 4096, 4096
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    fl = 2 * M * N * K
+    w = f"matmul bf16 {M}x{N}x{K}"
+    peers.row(w, "torch (cuBLAS)", peers.bench(lambda: torch.matmul(a, b, out=c)), flops=fl)
+    g = lambda META: (triton.cdiv(M, META["BM"]) * triton.cdiv(N, META["BN"]),)
+    tm = lambda: peers.k_matmul[g](a, b, c, M, N, K, a.stride(0), a.stride(1),
+                                   b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+    tm()
+    peers.row(w, "triton (tutorial, autotuned 4 cfgs)", peers.bench(tm), flops=fl,
+              note=str(peers.k_matmul.best_config))
+
+
+WORK = {"matmul_ragged": matmul_ragged}
+
+if __name__ == "__main__":
+    only = sys.argv[1:] or list(WORK)
+    for w in only:
+        if w not in WORK:
+            sys.exit(f"peers_gemm.py: no workload '{w}' (known: {', '.join(WORK)})")
+        WORK[w]()
+    out = os.environ.get("OUT", "/tmp/out")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "peers.json")
+    rows = json.load(open(path)) if os.path.exists(path) else []
+    json.dump(rows + peers.ROWS, open(path, "w"), indent=1)
