@@ -14,6 +14,7 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Target/Target.h"
 #include "tilec/AOT/CppKernels.h"
+#include "tilec/AOT/TorchExtension.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,7 +50,7 @@ static cl::opt<std::string> outputFilename(
              "metadata goes beside it, extension .json"),
     cl::value_desc("file"), cl::init("-"), cl::cat(tilecCategory));
 /// What tilec writes: a pipeline level, or C++ built on the PTX.
-enum class Emit { Tile, Layout, GPU, LLVM, PTX, Cubin, CppHeader };
+enum class Emit { Tile, Layout, GPU, LLVM, PTX, Cubin, CppHeader, Torch };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to produce"), cl::init(Emit::PTX),
     cl::values(
@@ -66,7 +67,10 @@ static cl::opt<Emit> emit(
         clEnumValN(Emit::CppHeader, "cpp-header",
                    "a C++ header (-o k.h) and source (k.cpp beside it) that "
                    "embed the PTX and give each kernel a typed launch "
-                   "function; link the runtime")),
+                   "function; link the runtime"),
+        clEnumValN(Emit::Torch, "torch",
+                   "a PyTorch C++ extension (-o k_torch.cpp) registering "
+                   "each kernel as torch.ops.tilec.<name> (docs/pytorch.md)")),
     cl::cat(tilecCategory));
 static cl::opt<std::string> cppNamespace(
     "cpp-namespace",
@@ -153,9 +157,10 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: -O must be 0..3, got " << optLevel << "\n";
     return failure();
   }
-  if (cppEmbed.getNumOccurrences() && emit != Emit::CppHeader) {
+  if (cppEmbed.getNumOccurrences() && emit != Emit::CppHeader &&
+      emit != Emit::Torch) {
     llvm::errs() << "tilec: error: --cpp-embed applies to --emit=cpp-header "
-                    "only\n";
+                    "and --emit=torch only\n";
     return failure();
   }
   if (emit == Emit::CppHeader && outputFilename == "-") {
@@ -192,6 +197,7 @@ static tilec::EmitLevel pipelineLevel(Emit e) {
     return tilec::EmitLevel::LLVM;
   case Emit::PTX:
   case Emit::CppHeader:
+  case Emit::Torch:
     return tilec::EmitLevel::PTX;
   case Emit::Cubin:
     return tilec::EmitLevel::Cubin;
@@ -217,6 +223,20 @@ static LogicalResult writeCppKernels(const tilec::CompileResult &result) {
   if (failed(writeFile(outputFilename, generated->header)))
     return failure();
   return writeFile(source, generated->source);
+}
+
+/// --emit=torch: the extension's one source at -o.
+static LogicalResult writeTorchExtension(const tilec::CompileResult &result) {
+  tilec::aot::TorchExtensionOptions options;
+  options.origin = llvm::sys::path::filename(inputFilename).str();
+  auto generated = tilec::aot::generateTorchExtension(
+      result.cubin.empty() ? result.ptx : result.cubin, result.metadataJson,
+      options);
+  if (!generated.ok()) {
+    llvm::errs() << "tilec: error: " << generated.message() << "\n";
+    return failure();
+  }
+  return writeFile(outputFilename, *generated);
 }
 
 int main(int argc, char **argv) {
@@ -271,7 +291,7 @@ int main(int argc, char **argv) {
     return 1;
   // Without a kernel there is no PTX to make: say what to do.
   bool wantsBinary = emit == Emit::PTX || emit == Emit::Cubin ||
-                     emit == Emit::CppHeader;
+                     emit == Emit::CppHeader || emit == Emit::Torch;
   if (wantsBinary && llvm::none_of(module->getOps<func::FuncOp>(),
                                    [](func::FuncOp f) {
                                      return mlir::tile::isKernel(f);
@@ -300,7 +320,7 @@ int main(int argc, char **argv) {
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;
-  if (emit == Emit::CppHeader) {
+  if (emit == Emit::CppHeader || emit == Emit::Torch) {
     bool embedCubin = cppEmbed == CppEmbed::Cubin;
     if (cppEmbed == CppEmbed::Auto) {
       embedCubin = !tilec::findPtxasPath(ptxasPath).empty();
@@ -319,6 +339,8 @@ int main(int argc, char **argv) {
 
   if (emit == Emit::CppHeader)
     return failed(writeCppKernels(*result));
+  if (emit == Emit::Torch)
+    return failed(writeTorchExtension(*result));
   if (options.emit < tilec::EmitLevel::PTX)
     return failed(writeFile(outputFilename, result->ir));
   bool cubin = options.emit == tilec::EmitLevel::Cubin;
