@@ -5,8 +5,8 @@
 #   scripts/gpu-deps.sh [DIR]     (default: .gpu-deps)
 #
 # Downloads nlohmann-json3-dev, libcli11-dev, libxxhash-dev, libdlpack-dev,
-# libfmt-dev and
-# libfmt9 and unpacks them under DIR/usr (no install, no root needed there).
+# libfmt-dev and libfmt9 and unpacks them under DIR/usr (no install, no root
+# needed there).
 # scripts/gpu-env.sh, which the gpu-*.sh scripts source, points CMake and the
 # loader at DIR/usr when it exists.
 set -euo pipefail
