@@ -7,7 +7,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libfmt-dev
-          libxxhash-dev nlohmann-json3-dev libcli11-dev
+          libxxhash-dev nlohmann-json3-dev libcli11-dev libdlpack-dev
           ninja-build cmake g++ libgtest-dev python3 pkgconf
           clang-19 libclang-rt-19-dev)   # the last two: scripts/fuzz.sh
 missing=()

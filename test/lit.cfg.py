@@ -75,3 +75,14 @@ if os.path.exists(libdevice):
 else:
     lit_config.note("libdevice not found: tests of kernels that call CUDA "
                     "math functions are unsupported")
+
+# A C++ compiler for tests that compile generated sources (test/AOT/torch.test
+# against a stand-in of PyTorch's headers), and cuda.h's folder.
+cxx = shutil.which("c++") or shutil.which("g++")
+if cxx:
+    config.available_features.add("cxx")
+    config.substitutions.append(("%cxx", cxx))
+config.substitutions.append(("%cuda_include",
+                             os.path.join(config.cuda_root, "include")))
+config.substitutions.append(("%tilec_include",
+                             os.path.join(config.tilec_src_root, "include")))

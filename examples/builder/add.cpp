@@ -15,6 +15,9 @@ Kernel examples::buildAdd(int block, DType dtype) {
   Value y = k.pointer("y", dtype, 16);
   Value z = k.pointer("z", dtype, 16);
   Value n = k.scalar("n", DType::I32);
+  // The launch grid, in the metadata: the runtime and the PyTorch operator
+  // launch cdiv(n, block) programs without being told.
+  k.setGrid({"cdiv(n, " + std::to_string(block) + ")"});
   Value offs = k.programId(0) * block + k.range(block);
   Value mask = offs < n;
   k.store(z + offs, k.load(x + offs, mask) + k.load(y + offs, mask), mask);

@@ -346,6 +346,13 @@ public:
   /// `divisibility` (integers only) promises a multiple of it.
   Value scalar(std::string name, DType type, int divisibility = 1,
                SourceLoc loc = SourceLoc::current());
+  /// The launch grid's rule (`tile.grid`, docs/dialect.md): 1 to 3
+  /// expressions (x, y, z) over the integer parameters declared so far,
+  /// e.g. `k.setGrid({"cdiv(n, 1024)"})`; checked here (a BuildError at the
+  /// call). Written into the metadata, so the runtime and the PyTorch
+  /// operators launch without a grid.
+  void setGrid(const std::vector<std::string> &dims,
+               SourceLoc loc = SourceLoc::current());
 
   //--- Program identity and constants --------------------------------------
 

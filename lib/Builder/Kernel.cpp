@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Detail.h"
+#include "tilec/Support/GridRule.h"
 
 #include "tilec/InitAll.h"
 #include "tilec/Pipeline.h"
@@ -344,6 +345,29 @@ Value Kernel::pointer(std::string name, DType pointee, int divisibility,
   MLIRContext *ctx = impl_->context.get();
   Type type = tile::PointerType::get(ctx, mlirType(pointee, ctx));
   return addParam(impl_, s, std::move(name), type, pointee, true, divisibility);
+}
+
+void Kernel::setGrid(const std::vector<std::string> &dims, SourceLoc loc) {
+  Site s = site(loc, "Kernel::setGrid");
+  impl_->checkUsable(s);
+  if (dims.empty() || dims.size() > 3)
+    impl_->fail(s, "a grid rule has 1 to 3 expressions (x, y, z), got " +
+                       std::to_string(dims.size()));
+  std::vector<grid::ParamRef> refs;
+  for (const ParamInfo &p : impl_->params)
+    refs.push_back({p.name,
+                    !p.isPointer && (p.dtype == DType::I32 ||
+                                     p.dtype == DType::I64),
+                    p.isPointer ? "a pointer" : "not an integer scalar"});
+  static const char *axes[] = {"x", "y", "z"};
+  SmallVector<Attribute> texts;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    auto e = grid::parse(dims[d], refs);
+    if (!e.ok())
+      impl_->fail(s, std::string("grid rule ") + axes[d] + ": " + e.message());
+    texts.push_back(impl_->builder.getStringAttr(dims[d]));
+  }
+  impl_->func->setAttr("tile.grid", impl_->builder.getArrayAttr(texts));
 }
 
 Value Kernel::scalar(std::string name, DType type, int divisibility,

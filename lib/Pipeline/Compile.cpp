@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline.h"
+#include "LaunchRules.h"
 #include "tilec/Frontend.h"
 #include "tilec/Support/CudaTools.h"
 #include "tilec/Target/Target.h"
@@ -84,6 +85,8 @@ void setNvptxCodegenOptions(bool tensorCoreKernels) {
 struct ParamInfo {
   std::string name, kind, type;
   int64_t divisibility = 1;
+  std::optional<std::string> extent;
+  bool output = false;
 };
 
 struct KernelInfo {
@@ -91,6 +94,7 @@ struct KernelInfo {
   int numWarps = 4;
   int64_t sharedBytes = 0;
   std::vector<ParamInfo> params;
+  std::vector<std::string> grid;
 };
 
 std::string typeName(Type type) {
@@ -100,7 +104,8 @@ std::string typeName(Type type) {
   return s;
 }
 
-std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
+FailureOr<std::vector<KernelInfo>> collectKernels(ModuleOp module,
+                                                  int defaultWarps) {
   std::vector<KernelInfo> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!tile::isKernel(func))
@@ -109,6 +114,10 @@ std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
     k.name = func.getName().str();
     k.numWarps = tile::getNumWarps(func, defaultWarps);
     SmallVector<std::string> names = tilec::parameterNames(func);
+    FailureOr<tilec::LaunchRules> rules = tilec::readLaunchRules(func, names);
+    if (failed(rules))
+      return failure();
+    k.grid = rules->grid;
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       ParamInfo p;
       p.name = names[i];
@@ -124,6 +133,8 @@ std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
       if (auto d = func.getArgAttrOfType<IntegerAttr>(
               i, tile::TileDialect::getDivisibilityAttrName()))
         p.divisibility = d.getInt();
+      p.extent = rules->extents[i];
+      p.output = rules->outputs[i];
       k.params.push_back(p);
     }
     kernels.push_back(k);
@@ -147,6 +158,11 @@ std::string metadataJson(const std::vector<KernelInfo> &kernels,
           j.attribute("num_warps", k.numWarps);
           j.attribute("threads_per_program", 32 * k.numWarps);
           j.attribute("shared_bytes", k.sharedBytes);
+          if (!k.grid.empty())
+            j.attributeArray("grid", [&] {
+              for (const std::string &d : k.grid)
+                j.value(d);
+            });
           j.attributeArray("params", [&] {
             for (const ParamInfo &p : k.params)
               j.object([&] {
@@ -154,6 +170,10 @@ std::string metadataJson(const std::vector<KernelInfo> &kernels,
                 j.attribute("kind", p.kind);
                 j.attribute("type", p.type);
                 j.attribute("divisibility", p.divisibility);
+                if (p.output)
+                  j.attribute("output", true);
+                if (p.extent)
+                  j.attribute("extent", *p.extent);
               });
           });
         });
@@ -370,8 +390,11 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
            << "\" (--arch): they must agree";
   if (failed(checkTileBudget(module, options.maxTileElements)))
     return failure();
-  std::vector<KernelInfo> kernels =
+  FailureOr<std::vector<KernelInfo>> collected =
       collectKernels(module, options.numWarps);
+  if (failed(collected))
+    return failure();
+  std::vector<KernelInfo> &kernels = *collected;
   // MLIR's own search for libdevice complains about a CUDA_HOME without
   // one even when no kernel needs it; extractPtx says when one does.
   ScopedDiagnosticHandler quiet(module.getContext(), [](Diagnostic &d) {

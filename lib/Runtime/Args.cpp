@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Runtime/Args.h"
+#include "DLPackChecks.h"
 
+#include <vector>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -83,6 +85,8 @@ std::string valueText(const ArgValue &a) {
   }
   case ArgValue::Kind::TensorDesc:
     return "a tensor descriptor";
+  case ArgValue::Kind::DLTensor:
+    return "a DLPack tensor";
   }
   return "?";
 }
@@ -138,6 +142,8 @@ std::string describeArg(const ArgValue &arg) {
   case ArgValue::Kind::TensorDesc:
     return "a tensor descriptor of " + std::string(dtypeName(arg.type)) +
            " (rank " + std::to_string(arg.desc->rank) + ")";
+  case ArgValue::Kind::DLTensor:
+    return describeDLTensor(arg.dlTensor);
   }
   return "an unknown value";
 }
@@ -165,6 +171,16 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
       continue;
     }
     if (p.kind == ParamInfo::Kind::Pointer) {
+      if (a.kind == ArgValue::Kind::DLTensor) {
+        // Out of line (DLPack.cpp): the checks need dlpack.h and, for the
+        // extent, the other arguments.
+        Expected<uint64_t> address = checkDLTensor(kernel, i, args, count);
+        if (!address.ok()) [[unlikely]]
+          return address.status();
+        pointers[i] = &slots[i];
+        slots[i] = *address;
+        continue;
+      }
       if (a.kind != ArgValue::Kind::Pointer || a.type != p.type) [[unlikely]]
         return mismatch(kernel, i, a);
       if (a.address % static_cast<uint64_t>(p.divisibility) != 0) [[unlikely]]
@@ -258,6 +274,56 @@ Status checkGrid(const KernelMetadata &kernel, const Grid &grid) {
     return Status::error(prefix + ": x exceeds the CUDA limit 2147483647");
   return Status::error(prefix + ": " + (grid.y > 65535 ? "y" : "z") +
                        " exceeds the CUDA limit 65535");
+}
+
+Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,
+                        size_t count) {
+  if (kernel.grid.empty())
+    return Status::error("kernel '" + kernel.name +
+                         "' declares no grid rule (tile.grid): give the "
+                         "grid to the launch");
+  if (count != kernel.params.size()) {
+    // packArgs words the count error as every launch does.
+    std::vector<uint64_t> slots(count + 1);
+    std::vector<void *> pointers(count + 1);
+    return packArgs(kernel, args, count, slots.data(), pointers.data());
+  }
+  // Only the integer parameters a rule names are read; a kernel has at most
+  // a few hundred parameters (4 KiB of them), so a stack array would do,
+  // but the rule path is not the hot one.
+  int64_t inlineValues[kInlineParams] = {};
+  std::vector<int64_t> heapValues;
+  int64_t *values = inlineValues;
+  if (count > kInlineParams) {
+    heapValues.resize(count);
+    values = heapValues.data();
+  }
+  for (const grid::Expr &e : kernel.grid.dims)
+    for (int i : e.params()) {
+      const ArgValue &a = args[i];
+      const ParamInfo &p = kernel.params[i];
+      std::string where = "kernel '" + kernel.name + "', parameter '" +
+                          p.name + "' (#" + std::to_string(i) + "): ";
+      if (a.kind == ArgValue::Kind::SignedInt)
+        values[i] = a.i;
+      else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
+        values[i] = int64_t(a.u);
+      else
+        return Status::error(where + "the grid rule " + kernel.grid.text() +
+                             " reads it as an integer, but got " +
+                             describeArg(a));
+    }
+  int64_t dims[3] = {1, 1, 1};
+  static const char *axes[] = {"x", "y", "z"};
+  for (size_t d = 0; d < kernel.grid.dims.size(); ++d) {
+    auto v = kernel.grid.dims[d].evaluate(
+        std::span<const int64_t>(values, count));
+    if (!v.ok())
+      return v.status().withContext("kernel '" + kernel.name +
+                                    "': grid rule " + axes[d]);
+    dims[d] = *v;
+  }
+  return Grid(dims[0], dims[1], dims[2]);
 }
 
 } // namespace tilec::runtime

@@ -402,6 +402,60 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
                        "' comes earlier (params[" + std::to_string(j) + "])");
     k.params.push_back(std::move(*p));
   }
+  // Rules name parameters, so they are read once all are known.
+  std::vector<grid::ParamRef> refs;
+  std::vector<std::string> whats;
+  whats.reserve(k.params.size());
+  for (const ParamInfo &p : k.params) {
+    bool integer = p.kind == ParamInfo::Kind::Scalar &&
+                   (p.type == DType::I32 || p.type == DType::I64);
+    whats.push_back(p.kind == ParamInfo::Kind::Pointer ? "a pointer"
+                    : p.kind == ParamInfo::Kind::TensorDesc
+                        ? "a tensor descriptor"
+                        : "an " + std::string(dtypeName(p.type)) + " scalar");
+    refs.push_back({p.name, integer, whats.back()});
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    Fields pf(list[i], here + "params[" + std::to_string(i) + "] '" +
+                           k.params[i].name + "': ");
+    if (pf.find("output")) {
+      const Value *out = pf.find("output");
+      if (!out->is_boolean())
+        return pf.error("\"output\" is " + show(*out) + ", not true or false");
+      if (k.params[i].kind != ParamInfo::Kind::Pointer)
+        return pf.error("\"output\" applies to pointers only");
+      k.params[i].output = out->get<bool>();
+    }
+    if (pf.find("extent")) {
+      if (k.params[i].kind != ParamInfo::Kind::Pointer)
+        return pf.error("\"extent\" applies to pointers only");
+      auto text = pf.string("extent");
+      if (!text.ok())
+        return text.status();
+      auto e = grid::parse(*text, refs);
+      if (!e.ok())
+        return pf.error("\"extent\" " + e.message());
+      k.params[i].extent = std::move(*e);
+    }
+  }
+  if (const Value *g = f.find("grid")) {
+    if (!g->is_array())
+      return f.error("\"grid\" is " + show(*g) +
+                     ", not an array of 1 to 3 strings (x, y, z)");
+    if (g->empty() || g->size() > 3)
+      return f.error("\"grid\" has " + std::to_string(g->size()) +
+                     " entries, not 1 to 3 (x, y, z)");
+    for (size_t d = 0; d < g->size(); ++d) {
+      const Value &dim = (*g)[d];
+      if (!dim.is_string())
+        return f.error("\"grid\"[" + std::to_string(d) + "] is " +
+                       show(dim) + ", not a string");
+      auto e = grid::parse(dim.get_ref<const std::string &>(), refs);
+      if (!e.ok())
+        return f.error("\"grid\"[" + std::to_string(d) + "] " + e.message());
+      k.grid.dims.push_back(std::move(*e));
+    }
+  }
   return k;
 }
 

@@ -368,6 +368,16 @@ Status Kernel::launchArgs(CUstream stream, const Grid &grid,
   return Status();
 }
 
+Status Kernel::launchArgs(CUstream stream, const ArgValue *args,
+                          size_t count) const {
+  Expected<Grid> grid = ruleGrid(*metadata_, args, count);
+  if (!grid.ok())
+    return grid.status();
+  if (grid->x == 0 || grid->y == 0 || grid->z == 0)
+    return Status();
+  return launchArgs(stream, *grid, args, count);
+}
+
 /// Most descriptor parameters whose maps a launch keeps on the stack.
 constexpr unsigned kInlineMaps = 4;
 

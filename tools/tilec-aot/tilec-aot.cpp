@@ -1,15 +1,19 @@
 //===- tilec-aot.cpp - C++ headers for compiled kernels -------------------===//
 //
 //   tilec-aot k.ptx -o out/k_kernels [--metadata k.json] [--namespace ns]
+//   tilec-aot k.cubin --torch -o out/k_torch.cpp [--library tilec]
 //
 // Reads compiled kernels (PTX or cubin) and their metadata (default: the
 // input with .json for its extension) and writes out/k_kernels.h and
-// out/k_kernels.cpp (lib/AOT/CppKernels.cpp says what they hold). Needs no
+// out/k_kernels.cpp (lib/AOT/CppKernels.cpp says what they hold); with
+// --torch, the one source of a PyTorch extension (lib/AOT/TorchExtension.cpp).
+// Needs no
 // MLIR, so it runs where the runtime builds.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/AOT/CppKernels.h"
+#include "tilec/AOT/TorchExtension.h"
 #include "tilec/Runtime/Runtime.h"
 #include "tilec/Support/CommandLine.h"
 #include "tilec/Support/Files.h"
@@ -52,9 +56,12 @@ std::string baseName(const std::string &path) {
 int main(int argc, char **argv) {
   std::string input, output, metadata;
   aot::CppKernelsOptions options;
+  aot::TorchExtensionOptions torchOptions;
+  bool torch = false;
   cli::CommandLine cl("tilec-aot",
                       "tilec-aot INPUT.ptx|INPUT.cubin -o OUTPUT_BASE "
-                      "[--metadata INPUT.json] [--namespace NAME]",
+                      "[--metadata INPUT.json] [--namespace NAME] | "
+                      "--torch -o OUTPUT.cpp [--library NAME]",
                       "Writes OUTPUT_BASE.h and OUTPUT_BASE.cpp: the kernels "
                       "embedded, one typed C++ function per kernel.");
   CLI::App &app = cl.app();
@@ -67,6 +74,12 @@ int main(int argc, char **argv) {
   app.add_option("--namespace", options.namespaceName,
                  "the C++ namespace of the functions")
       ->default_str(options.namespaceName);
+  app.add_flag("--torch", torch,
+               "write a PyTorch extension (OUTPUT is its .cpp) registering "
+               "each kernel as torch.ops.LIBRARY.<name>");
+  app.add_option("--library", torchOptions.library,
+                 "--torch's operator library (torch.ops.NAME)")
+      ->default_str(torchOptions.library);
   if (int status = cl.parse(argc, argv); status >= 0)
     return status;
   if (metadata.empty()) {
@@ -83,6 +96,19 @@ int main(int argc, char **argv) {
   auto json = runtime::readFile(metadata);
   if (!json.ok())
     return fail(json.message());
+  std::string error;
+  if (torch) {
+    torchOptions.origin = baseName(input) + " and " + baseName(metadata);
+    torchOptions.binaryName = input;
+    torchOptions.metadataName = metadata;
+    auto extension = aot::generateTorchExtension(*binary, *json, torchOptions);
+    if (!extension.ok())
+      return fail(extension.message());
+    if (!support::createParentFolders(output, error) ||
+        !writeFile(output, *extension, error))
+      return fail(error);
+    return 0;
+  }
   options.headerInclude = baseName(output) + ".h";
   options.origin = baseName(input) + " and " + baseName(metadata);
   options.binaryName = input;
@@ -90,7 +116,6 @@ int main(int argc, char **argv) {
   auto generated = aot::generateCppKernels(*binary, *json, options);
   if (!generated.ok())
     return fail(generated.message());
-  std::string error;
   if (!support::createParentFolders(output + ".h", error) ||
       !writeFile(output + ".h", generated->header, error) ||
       !writeFile(output + ".cpp", generated->source, error))

@@ -19,6 +19,7 @@
 #include "tilec/PerfModel/DeviceModel.h"
 #include "tilec/Runtime/Metadata.h"
 #include "tilec/Version.h"
+#include "tilec/AOT/TorchExtension.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,7 +65,7 @@ static cl::opt<std::string> outputFilename(
              "--emit=ptx|cubin the kernel metadata goes beside it, .json"),
     cl::value_desc("file"), cl::init(""), cl::cat(emitCategory));
 /// What tilec writes: a pipeline level, or C++ built on the PTX.
-enum class Emit { Tile, Layout, GPU, LLVM, PTX, Cubin, CppHeader };
+enum class Emit { Tile, Layout, GPU, LLVM, PTX, Cubin, CppHeader, Torch };
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to produce"), cl::init(Emit::PTX),
     cl::values(
@@ -81,7 +82,10 @@ static cl::opt<Emit> emit(
         clEnumValN(Emit::CppHeader, "cpp-header",
                    "a C++ header (-o k.h) and source (k.cpp beside it) that "
                    "embed the PTX and give each kernel a typed launch "
-                   "function; link the runtime")),
+                   "function; link the runtime"),
+        clEnumValN(Emit::Torch, "torch",
+                   "a PyTorch C++ extension (-o k_torch.cpp) registering "
+                   "each kernel as torch.ops.tilec.<name> (docs/pytorch.md)")),
     cl::cat(emitCategory));
 static cl::opt<std::string> cppNamespace(
     "cpp-namespace",
@@ -184,15 +188,16 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: -O must be 0..3, got " << optLevel << "\n";
     return failure();
   }
-  if (cppEmbed.getNumOccurrences() && emit != Emit::CppHeader) {
+  if (cppEmbed.getNumOccurrences() && emit != Emit::CppHeader &&
+      emit != Emit::Torch) {
     llvm::errs() << "tilec: error: --cpp-embed applies to --emit=cpp-header "
-                    "only\n";
+                    "and --emit=torch only\n";
     return failure();
   }
   if (resourceUsage && emit != Emit::PTX && emit != Emit::Cubin &&
-      emit != Emit::CppHeader) {
+      emit != Emit::CppHeader && emit != Emit::Torch) {
     llvm::errs() << "tilec: error: --resource-usage needs PTX: "
-                    "--emit=ptx, cubin or cpp-header\n";
+                    "--emit=ptx, cubin, cpp-header or torch\n";
     return failure();
   }
   if (emit == Emit::CppHeader && outputFilename == "-") {
@@ -229,6 +234,7 @@ static tilec::EmitLevel pipelineLevel(Emit e) {
     return tilec::EmitLevel::LLVM;
   case Emit::PTX:
   case Emit::CppHeader:
+  case Emit::Torch:
     return tilec::EmitLevel::PTX;
   case Emit::Cubin:
     return tilec::EmitLevel::Cubin;
@@ -273,6 +279,9 @@ static LogicalResult resolveOutput() {
   case Emit::CppHeader:
     extension = "h";
     break;
+  case Emit::Torch:
+    extension = "cpp";
+    break;
   default:
     outputFilename = "-";
     return success();
@@ -283,7 +292,11 @@ static LogicalResult resolveOutput() {
     return failure();
   }
   SmallString<128> path(inputFilename);
-  llvm::sys::path::replace_extension(path, extension);
+  llvm::sys::path::replace_extension(path, "");
+  if (emit == Emit::Torch)
+    path += "_torch"; // k.tile -> k_torch.cpp, beside the C++ header's k.cpp
+  path += ".";
+  path += extension;
   outputFilename = std::string(path);
   return success();
 }
@@ -346,6 +359,20 @@ static LogicalResult reportResources(const tilec::CompileResult &result,
                       "registers)\n";
   }
   return success();
+}
+
+/// --emit=torch: the extension's one source at -o.
+static LogicalResult writeTorchExtension(const tilec::CompileResult &result) {
+  tilec::aot::TorchExtensionOptions options;
+  options.origin = llvm::sys::path::filename(inputFilename).str();
+  auto generated = tilec::aot::generateTorchExtension(
+      result.cubin.empty() ? result.ptx : result.cubin, result.metadataJson,
+      options);
+  if (!generated.ok()) {
+    llvm::errs() << "tilec: error: " << generated.message() << "\n";
+    return failure();
+  }
+  return writeFile(outputFilename, *generated);
 }
 
 int main(int argc, char **argv) {
@@ -425,7 +452,7 @@ int main(int argc, char **argv) {
     return 1;
   // Without a kernel there is no PTX to make: say what to do.
   bool wantsBinary = emit == Emit::PTX || emit == Emit::Cubin ||
-                     emit == Emit::CppHeader;
+                     emit == Emit::CppHeader || emit == Emit::Torch;
   if (wantsBinary && llvm::none_of(module->getOps<func::FuncOp>(),
                                    [](func::FuncOp f) {
                                      return mlir::tile::isKernel(f);
@@ -471,7 +498,7 @@ int main(int argc, char **argv) {
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;
-  if (emit == Emit::CppHeader) {
+  if (emit == Emit::CppHeader || emit == Emit::Torch) {
     bool embedCubin = cppEmbed == CppEmbed::Cubin;
     if (cppEmbed == CppEmbed::Auto) {
       embedCubin = !tilec::findPtxasPath(ptxasPath).empty();
@@ -504,6 +531,8 @@ int main(int argc, char **argv) {
   }
   if (emit == Emit::CppHeader)
     return failed(writeCppKernels(*result));
+  if (emit == Emit::Torch)
+    return failed(writeTorchExtension(*result));
   if (options.emit < tilec::EmitLevel::PTX)
     return failed(writeFile(outputFilename, result->ir));
   bool cubin = options.emit == tilec::EmitLevel::Cubin;

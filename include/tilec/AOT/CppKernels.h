@@ -25,7 +25,8 @@ namespace tilec::aot {
 struct CppKernelsOptions {
   /// The C++ namespace of the generated code ("a::b" allowed).
   std::string namespaceName = "tilec_kernels";
-  /// How the source includes the header: `#include "<headerInclude>"`.
+  /// How the source includes the header: `#include "<headerInclude>"`
+  /// (empty: no include, for a source pasted after the header).
   std::string headerInclude = "kernels.h";
   /// Where the kernels came from, for the generated files' comments.
   std::string origin;

@@ -61,17 +61,25 @@ struct ArgValue {
     UnsignedInt,
     Float,
     Bool,
-    TensorDesc
+    TensorDesc,
+    /// A DLPack tensor (tilec/Runtime/DLPack.h) for a pointer parameter:
+    /// checked against it (device, dtype, alignment, strides, extent) at
+    /// launch, then passed as its data address.
+    DLTensor
   };
   Kind kind = Kind::SignedInt;
   /// Pointer, TensorDesc: the element type; SignedInt/UnsignedInt: the C++
-  /// type's width (I8..I64); Float: F16/BF16/F32/F64; Bool: I1.
+  /// type's width (I8..I64); Float: F16/BF16/F32/F64; Bool: I1; DLTensor:
+  /// unused (the tensor's dtype is checked against the parameter).
   DType type = DType::I32;
   union {
     uint64_t address; ///< Pointer
     /// TensorDesc: the argument, which must outlive the launch call (the
     /// variadic launch() and bind() keep theirs alive).
     const TensorDescArg *desc;
+    /// DLTensor: the `::DLTensor` (an anonymous struct in dlpack.h, hence
+    /// void here), which must outlive the launch call.
+    const void *dlTensor;
     int64_t i;        ///< SignedInt
     uint64_t u;       ///< UnsignedInt
     double f;         ///< Float (F16/BF16 held exactly as double)
@@ -202,6 +210,16 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
 /// Checks a launch's grid: every dimension at least 1, x below 2^31, y and z
 /// at most 65535.
 Status checkGrid(const KernelMetadata &kernel, const Grid &grid);
+
+/// The grid `kernel`'s rule (metadata "grid", docs/metadata.md) gives for
+/// `args[0..count)`: its expressions evaluated on the integer arguments they
+/// name; dimensions without an expression are 1. Errors: no rule, a count
+/// or an argument the launch would refuse anyway (the same message), an
+/// overflow or a division by zero. A dimension may come out 0 (empty
+/// inputs): the rule launches then launch nothing. Not range-checked: that
+/// is checkGrid's.
+Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,
+                        size_t count);
 
 } // namespace tilec::runtime
 

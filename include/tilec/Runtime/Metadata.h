@@ -12,8 +12,10 @@
 
 #include "tilec/Runtime/Status.h"
 #include "tilec/Runtime/Types.h"
+#include "tilec/Support/GridRule.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +49,15 @@ struct ParamInfo {
   int64_t divisibility = 1;
   /// Kind::TensorDesc only.
   TensorDescInfo desc;
+  /// Pointers: the kernel writes through it (`"output": true`, the
+  /// `tile.output` attribute). Bindings that know which arguments mutate
+  /// (PyTorch's schemas) read it; the launch does not.
+  bool output = false;
+  /// Pointers: how many elements the kernel may reach from it, as a rule
+  /// over the integer scalars (`"extent": "n"`, `tile.extent`), when the
+  /// kernel declares one. Bindings with sized tensors (PyTorch, DLPack)
+  /// check it; a bare address cannot be.
+  std::optional<grid::Expr> extent;
   /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is
   /// widened to 4; 128 for a tensor descriptor, a CUtensorMap by value).
   unsigned abiBytes() const;
@@ -59,6 +70,10 @@ struct KernelMetadata {
   int threadsPerProgram = 0;
   int64_t sharedBytes = 0;
   std::vector<ParamInfo> params;
+  /// How the launch grid follows from the integer scalars (`"grid"`, the
+  /// `tile.grid` attribute); empty when the kernel declares none (the
+  /// caller then gives the grid).
+  grid::Rule grid;
   /// How many of `params` are tensor descriptors.
   unsigned tensorDescCount() const;
 

@@ -32,6 +32,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <string>
 #include <string_view>
 
@@ -216,6 +217,13 @@ TensorDescArg tensorDesc(const DeviceBuffer<T> &buffer,
 
 class BoundLaunch;
 
+namespace detail {
+/// Whether a launch's first argument after the stream is its grid.
+template <typename... A> struct FirstIsGrid : std::false_type {};
+template <typename F, typename... A>
+struct FirstIsGrid<F, A...> : std::is_same<std::decay_t<F>, Grid> {};
+} // namespace detail
+
 /// A kernel of a loaded module, ready to launch: its function resolved, its
 /// block size and shared memory fixed. Cheap to copy; keeps the module
 /// loaded.
@@ -236,6 +244,20 @@ public:
   /// launch() for arguments already made into ArgValues.
   Status launchArgs(CUstream stream, const Grid &grid, const ArgValue *args,
                     size_t count) const;
+
+  /// Launches with the grid the kernel's rule (`tile.grid`, metadata
+  /// "grid") computes from `args`: `k.launch(stream, x, y, z, n)`. A rule
+  /// that gives 0 programs in some dimension (empty inputs) launches
+  /// nothing and succeeds; a kernel without a rule is refused (ruleGrid).
+  template <typename... Args>
+  requires(!detail::FirstIsGrid<Args...>::value) Status
+      launch(CUstream stream, const Args &...args) const {
+    const ArgValue values[sizeof...(Args) == 0 ? 1 : sizeof...(Args)] = {
+        makeArg(args)...};
+    return launchArgs(stream, values, sizeof...(Args));
+  }
+  /// The rule's launch for arguments already made into ArgValues.
+  Status launchArgs(CUstream stream, const ArgValue *args, size_t count) const;
 
   /// Checks and packs `args` once, for launches that repeat them.
   template <typename... Args>

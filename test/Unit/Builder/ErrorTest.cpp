@@ -52,6 +52,24 @@ TEST_F(Errors, DuplicateParam) {
                      "kernel 'misuse' already has a parameter named 'n'");
 }
 
+TEST_F(Errors, GridRule) {
+  EXPECT_BUILD_ERROR(k.setGrid({"cdiv(m, 64)"}), "Kernel::setGrid",
+                     "grid rule x: at character 6 of \"cdiv(m, 64)\": "
+                     "unknown parameter 'm' (the kernel's integer "
+                     "parameters: n)");
+}
+
+TEST_F(Errors, GridRuleOnAPointer) {
+  EXPECT_BUILD_ERROR(k.setGrid({"1", "fp"}), "Kernel::setGrid",
+                     "grid rule y: at character 1 of \"fp\": parameter 'fp' "
+                     "is a pointer");
+}
+
+TEST_F(Errors, GridRuleDimensions) {
+  EXPECT_BUILD_ERROR(k.setGrid({}), "Kernel::setGrid",
+                     "a grid rule has 1 to 3 expressions (x, y, z), got 0");
+}
+
 TEST_F(Errors, Divisibility) {
   EXPECT_BUILD_ERROR(
       k.pointer("q", DType::F32, 12), "Kernel::pointer",

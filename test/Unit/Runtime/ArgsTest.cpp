@@ -224,4 +224,60 @@ TEST(Args, Describe) {
   EXPECT_EQ(describeArg(makeArg(false)), "a bool");
 }
 
+/// add's shape with a 2-D rule: x: ptr<f32>, n: i32, m: i64, s: f32.
+KernelMetadata ruled(const char *grid) {
+  std::string json = R"({"format": "tilec-kernels", "version": 1,
+    "target": "sm_90", "kernels": [{"name": "ruled", "num_warps": 4,
+    "threads_per_program": 128, "shared_bytes": 0, "params": [
+      {"name": "x", "kind": "ptr", "type": "f32"},
+      {"name": "n", "kind": "scalar", "type": "i32"},
+      {"name": "m", "kind": "scalar", "type": "i64"},
+      {"name": "s", "kind": "scalar", "type": "f32"}])";
+  if (grid)
+    json += std::string(R"(, "grid": )") + grid;
+  json += "}]}";
+  auto md = parseMetadata(json);
+  EXPECT_TRUE(md.ok()) << md.message();
+  return md->kernels[0];
+}
+
+template <typename... Args>
+Expected<Grid> gridOf(const KernelMetadata &k, const Args &...args) {
+  const ArgValue values[] = {makeArg(args)...};
+  return ruleGrid(k, values, sizeof...(Args));
+}
+
+TEST(Args, RuleGrid) {
+  const KernelMetadata k = ruled(R"j(["cdiv(n, 1024)", "m / 2"])j");
+  auto g = gridOf(k, X, int32_t(3001), int64_t(7), 1.0f);
+  ASSERT_TRUE(g.ok()) << g.message();
+  EXPECT_EQ(g->x, 3);
+  EXPECT_EQ(g->y, 3);
+  EXPECT_EQ(g->z, 1);
+  // Unsigned integers that fit are read too; empty inputs give 0 programs.
+  g = gridOf(k, X, 0u, uint64_t(9), 1.0f);
+  ASSERT_TRUE(g.ok()) << g.message();
+  EXPECT_EQ(g->x, 0);
+  EXPECT_EQ(g->y, 4);
+
+  EXPECT_EQ(gridOf(ruled(nullptr), X, 1, int64_t(1), 1.0f).message(),
+            "kernel 'ruled' declares no grid rule (tile.grid): give the grid "
+            "to the launch");
+  EXPECT_EQ(gridOf(k, X, 1).message(),
+            "kernel 'ruled' takes 4 arguments (x: ptr<f32>, n: i32, m: i64, "
+            "s: f32) but 2 were given");
+  EXPECT_EQ(gridOf(k, X, 1.5f, int64_t(1), 1.0f).message(),
+            "kernel 'ruled', parameter 'n' (#1): the grid rule [\"cdiv(n, "
+            "1024)\", \"m / 2\"] reads it as an integer, but got " +
+                describeArg(makeArg(1.5f)));
+  EXPECT_EQ(gridOf(k, X, 1, UINT64_MAX, 1.0f).message(),
+            "kernel 'ruled', parameter 'm' (#2): the grid rule [\"cdiv(n, "
+            "1024)\", \"m / 2\"] reads it as an integer, but got " +
+                describeArg(makeArg(UINT64_MAX)));
+  const KernelMetadata over = ruled(R"j(["1", "m * m"])j");
+  EXPECT_EQ(gridOf(over, X, 1, int64_t(1) << 40, 1.0f).message(),
+            "kernel 'ruled': grid rule y: \"m * m\" overflows 64-bit "
+            "integers");
+}
+
 } // namespace

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Runtime/Cache.h"
+#include "tilec/Runtime/DLPack.h"
 #include "tilec/Runtime/Runtime.h"
 
 #include <gtest/gtest.h>
@@ -827,3 +828,181 @@ TEST_F(FakeDriver, ObjectsOutliveEachOther) {
 }
 
 } // namespace
+
+namespace {
+
+/// The fake's add with a grid rule and extents, as tilec writes for
+/// examples/add.tile.
+Expected<Module> ruledAdd(const Context &ctx, const LoadOptions &options) {
+  std::string md = metadata();
+  std::string from = "\"shared_bytes\": 0, \"params\": [";
+  md.replace(md.find(from), from.size(),
+             "\"shared_bytes\": 0, \"grid\": [\"cdiv(n, 1024)\"], "
+             "\"params\": [");
+  for (const char *p : {"\"x\"", "\"y\"", "\"z\""}) {
+    std::string param = std::string("{\"name\": ") + p + ", ";
+    md.replace(md.find(param), param.size(), param + "\"extent\": \"n\", ");
+  }
+  return Module::loadPtx(ctx, kPtx, md, options);
+}
+
+/// A 1-D DLPack view of `count` floats at `address`.
+struct Dl {
+  int64_t shape[2];
+  int64_t strides[2];
+  DLTensor t{};
+  Dl(uint64_t address, int64_t count) {
+    shape[0] = count;
+    t.data = reinterpret_cast<void *>(address);
+    t.device = {kDLCUDA, 0};
+    t.ndim = 1;
+    t.dtype = {kDLFloat, 32, 1};
+    t.shape = shape;
+  }
+};
+
+} // namespace
+
+TEST_F(FakeDriver, LaunchesOnTheGridOfTheRule) {
+  auto m = ruledAdd(*ctx, options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  auto add = m->kernel("add");
+  ASSERT_TRUE(add.ok());
+  const int n = 3000;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = float(i);
+    y[i] = 2.0f;
+  }
+  auto dx = DeviceBuffer<float>::fromHost(*ctx, x);
+  auto dy = DeviceBuffer<float>::fromHost(*ctx, y);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, n);
+  ASSERT_TRUE(dx.ok() && dy.ok() && dz.ok());
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  int before = fake.launches();
+  Status s = add->launch(*stream, *dx, *dy, *dz, n);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(stream->synchronize().ok());
+  ASSERT_EQ(fake.launches(), before + 1);
+  EXPECT_EQ(fake.shape(before), (std::vector<unsigned>{3, 1, 1, 128, 0}));
+  std::vector<float> z(n);
+  ASSERT_TRUE(dz->copyToHost(z).ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], float(i) + 2.0f) << i;
+  // No elements: no programs, no launch, no error.
+  s = add->launch(*stream, *dx, *dy, *dz, 0);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(fake.launches(), before + 1);
+  // The explicit grid still wins when given.
+  s = add->launch(*stream, Grid(1), *dx, *dy, *dz, 10);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(fake.shape(before + 1), (std::vector<unsigned>{1, 1, 1, 128, 0}));
+  // A negative count is a grid the launch refuses.
+  s = add->launch(*stream, *dx, *dy, *dz, -5000);
+  EXPECT_EQ(s.message(), "kernel 'add': grid (-4, 1, 1) is empty: x, y and z "
+                         "must each be at least 1");
+  // Kernels without a rule need the grid.
+  s = kernel("add").launch(*stream, *dx, *dy, *dz, n);
+  EXPECT_EQ(s.message(), "kernel 'add' declares no grid rule (tile.grid): "
+                         "give the grid to the launch");
+  EXPECT_EQ(fake.launches(), before + 2);
+}
+
+TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {
+  auto m = ruledAdd(*ctx, options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  Kernel add = *m->kernel("add");
+  const int n = 1500;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = 0.5f * float(i);
+    y[i] = 1.0f;
+  }
+  auto dx = DeviceBuffer<float>::fromHost(*ctx, x);
+  auto dy = DeviceBuffer<float>::fromHost(*ctx, y);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, n);
+  ASSERT_TRUE(dx.ok() && dy.ok() && dz.ok());
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  Dl tx(dx->ptr().address, n), ty(dy->ptr().address, n);
+  // A managed tensor, as from_dlpack hands over; z as a 2-D 30 x 50 view.
+  DLManagedTensor tz{};
+  int64_t zshape[2] = {30, 50};
+  int64_t zstrides[2] = {50, 1};
+  tz.dl_tensor.data = reinterpret_cast<void *>(dz->ptr().address);
+  tz.dl_tensor.device = {kDLCUDA, 0};
+  tz.dl_tensor.ndim = 2;
+  tz.dl_tensor.dtype = {kDLFloat, 32, 1};
+  tz.dl_tensor.shape = zshape;
+  tz.dl_tensor.strides = zstrides;
+  int before = fake.launches();
+  Status s = add.launch(*stream, tx.t, &ty.t, &tz, n);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(stream->synchronize().ok());
+  std::vector<float> z(n);
+  ASSERT_TRUE(dz->copyToHost(z).ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], 0.5f * float(i) + 1.0f) << i;
+  ASSERT_EQ(fake.launches(), before + 1);
+  EXPECT_EQ(fake.shape(before), (std::vector<unsigned>{2, 1, 1, 128, 0}));
+
+  // Each refusal names the parameter and launches nothing.
+  auto refused = [&](const DLTensor &bad) {
+    return add.launch(*stream, tx.t, bad, &tz, n).message();
+  };
+  Dl cpu(dy->ptr().address, n);
+  cpu.t.device = {kDLCPU, 0};
+  EXPECT_EQ(refused(cpu.t), "kernel 'add', parameter 'y' (#1): expects a CUDA "
+                            "tensor but got a DLPack tensor of float32 on "
+                            "kDLCPU");
+  Dl half(dy->ptr().address, n);
+  half.t.dtype = {kDLFloat, 16, 1};
+  EXPECT_EQ(refused(half.t), "kernel 'add', parameter 'y' (#1): expects a "
+                             "tensor of f32 but got a DLPack tensor of "
+                             "float16 on kDLCUDA");
+  Dl lanes(dy->ptr().address, n);
+  lanes.t.dtype = {kDLFloat, 32, 4};
+  EXPECT_EQ(refused(lanes.t), "kernel 'add', parameter 'y' (#1): expects a "
+                              "tensor of f32 but got a DLPack tensor of "
+                              "float32x4 on kDLCUDA");
+  Dl offset(dy->ptr().address, n);
+  offset.t.byte_offset = 4;
+  std::string message = refused(offset.t);
+  EXPECT_NE(message.find("kernel 'add', parameter 'y' (#1): address 0x"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(data + byte_offset) is not a multiple of 16 bytes "
+                         "(the divisibility the kernel was compiled for)"),
+            std::string::npos)
+      << message;
+  Dl small(dy->ptr().address, n - 1);
+  EXPECT_EQ(refused(small.t), "kernel 'add', parameter 'y' (#1): the tensor "
+                              "has 1499 elements but the kernel reaches 1500 "
+                              "(extent \"n\")");
+  Dl strided(dy->ptr().address, n);
+  strided.t.ndim = 2;
+  strided.shape[0] = 750;
+  strided.shape[1] = 2;
+  strided.strides[0] = 1;
+  strided.strides[1] = 750;
+  strided.t.strides = strided.strides;
+  EXPECT_EQ(refused(strided.t), "kernel 'add', parameter 'y' (#1): "
+                                "strides[1] is 750 but the kernel reads dense "
+                                "row-major memory, where it is 1 (make the "
+                                "tensor contiguous)");
+  // Without a grid the rule reads n first; with one, the extent does.
+  EXPECT_EQ(add.launch(*stream, tx.t, ty.t, &tz, 2.5f).message(),
+            "kernel 'add', parameter 'n' (#3): the grid rule [\"cdiv(n, "
+            "1024)\"] reads it as an integer, but got a floating-point value "
+            "(f32)");
+  EXPECT_EQ(add.launch(*stream, Grid(1), tx.t, ty.t, &tz, 2.5f).message(),
+            "kernel 'add', parameter 'x' (#0): its extent \"n\" reads 'n' as "
+            "an integer, but got a floating-point value (f32)");
+  // A DLPack tensor for a scalar parameter is a plain mismatch.
+  EXPECT_EQ(kernel("add").launch(*stream, Grid(1), tx.t, ty.t, &tz, tx.t)
+                .message(),
+            "kernel 'add', parameter 'n' (#3): expects an i32 scalar but got "
+            "a DLPack tensor of float32 on kDLCUDA");
+  EXPECT_EQ(fake.launches(), before + 1);
+}

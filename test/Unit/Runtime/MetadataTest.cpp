@@ -265,4 +265,67 @@ TEST(Metadata, ParamErrors) {
                   .ok());
 }
 
+TEST(Metadata, GridExtentAndOutput) {
+  auto m = parseMetadata(
+      edit("\"shared_bytes\": 0,", "\"shared_bytes\": 0, \"grid\": "
+                                   "[\"cdiv(n_cols, 16)\", \"n_cols\"],"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const KernelMetadata &k = m->kernels[0];
+  ASSERT_EQ(k.grid.dims.size(), 2u);
+  EXPECT_EQ(k.grid.text(), "[\"cdiv(n_cols, 16)\", \"n_cols\"]");
+  EXPECT_FALSE(k.params[0].output);
+  EXPECT_FALSE(k.params[0].extent.has_value());
+
+  auto out = parseMetadata(edit(
+      "{\"name\": \"y\", \"kind\": \"ptr\", \"type\": \"f32\",",
+      "{\"name\": \"y\", \"kind\": \"ptr\", \"type\": \"f32\", "
+      "\"output\": true, \"extent\": \"n_cols * 2\","));
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_TRUE(out->kernels[0].params[1].output);
+  ASSERT_TRUE(out->kernels[0].params[1].extent.has_value());
+  EXPECT_EQ(out->kernels[0].params[1].extent->text(), "n_cols * 2");
+  EXPECT_TRUE(out->kernels[0].grid.empty());
+
+  auto withGrid = [](const std::string &grid) {
+    return edit("\"shared_bytes\": 0,",
+                "\"shared_bytes\": 0, \"grid\": " + grid + ",");
+  };
+  EXPECT_EQ(error(withGrid("[]")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"grid\" has 0 "
+            "entries, not 1 to 3 (x, y, z)");
+  EXPECT_EQ(error(withGrid("\"n_cols\"")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"grid\" is "
+            "\"n_cols\", not an array of 1 to 3 strings (x, y, z)");
+  EXPECT_EQ(error(withGrid("[\"1\", \"1\", \"1\", \"1\"]")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"grid\" has 4 "
+            "entries, not 1 to 3 (x, y, z)");
+  EXPECT_EQ(error(withGrid("[4]")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"grid\"[0] is 4, "
+            "not a string");
+  EXPECT_EQ(error(withGrid("[\"cdiv(rows, 1)\"]")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"grid\"[0] at "
+            "character 6 of \"cdiv(rows, 1)\": unknown parameter 'rows' (the "
+            "kernel's integer parameters: n_cols)");
+  EXPECT_EQ(error(withGrid("[\"x\"]")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"grid\"[0] at "
+            "character 1 of \"x\": parameter 'x' is a pointer; a grid or "
+            "extent rule reads i32 and i64 scalar parameters only");
+  const std::string y =
+      "{\"name\": \"y\", \"kind\": \"ptr\", \"type\": \"f32\",";
+  EXPECT_EQ(error(edit(y, y + " \"output\": 1,")),
+            "invalid kernel metadata: kernels[0] 'softmax': params[1] 'y': "
+            "\"output\" is 1, not true or false");
+  EXPECT_EQ(error(edit(y, y + " \"extent\": \"n_cols +\",")),
+            "invalid kernel metadata: kernels[0] 'softmax': params[1] 'y': "
+            "\"extent\" at character 9 of \"n_cols +\": expected a number, "
+            "a parameter or '(' but the expression ends");
+  const std::string n = "{\"name\": \"n_cols\", \"kind\": \"scalar\",";
+  EXPECT_EQ(error(edit(n, n + " \"extent\": \"1\",")),
+            "invalid kernel metadata: kernels[0] 'softmax': params[2] "
+            "'n_cols': \"extent\" applies to pointers only");
+  EXPECT_EQ(error(edit(n, n + " \"output\": true,")),
+            "invalid kernel metadata: kernels[0] 'softmax': params[2] "
+            "'n_cols': \"output\" applies to pointers only");
+}
+
 } // namespace

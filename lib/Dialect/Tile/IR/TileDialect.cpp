@@ -195,6 +195,12 @@ static LogicalResult verifyKernelSignature(func::FuncOp func) {
   return success();
 }
 
+// The launch-rule attributes (docs/dialect.md); lib/Pipeline/LaunchRules.cpp
+// reads them by the same names.
+static constexpr llvm::StringLiteral kGridAttrName("tile.grid");
+static constexpr llvm::StringLiteral kExtentAttrName("tile.extent");
+static constexpr llvm::StringLiteral kOutputAttrName("tile.output");
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -239,6 +245,22 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                            "(tile functions take their kernel's math)");
     return success();
   }
+  if (name == kGridAttrName) {
+    // The expressions name parameters, whose names only the front end knows
+    // (NameLoc): compileModule parses them (lib/Pipeline/LaunchRules.cpp).
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func || !func->hasAttr(getKernelAttrName()))
+      return op->emitError("'tile.grid' may only mark a tile.kernel");
+    if (isa<StringAttr>(attr.getValue()))
+      return success();
+    auto dims = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!dims || dims.empty() || dims.size() > 3 ||
+        !llvm::all_of(dims, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError("'tile.grid' must be a string or an array of 1 to "
+                           "3 strings (the x, y, z programs), e.g. "
+                           "[\"cdiv(M, 128)\", \"cdiv(N, 128)\"]");
+    return success();
+  }
   // Module-level attributes the pipeline records (target, etc.) are free.
   return success();
 }
@@ -247,9 +269,28 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
-  if (attr.getName().getValue() != getDivisibilityAttrName())
+  StringRef attrName = attr.getName().getValue();
+  if (attrName == kExtentAttrName || attrName == kOutputAttrName) {
+    Type argType;
+    if (auto fn = dyn_cast<FunctionOpInterface>(op))
+      argType = fn.getArgumentTypes()[argIndex];
+    else
+      argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+    if (!isa<PointerType>(argType))
+      return op->emitError("'")
+             << attrName << "' applies to pointer parameters, not parameter #"
+             << argIndex << " of type " << argType;
+    if (attrName == kOutputAttrName && !isa<UnitAttr>(attr.getValue()))
+      return op->emitError("'tile.output' of parameter #")
+             << argIndex << " must be a unit attribute";
+    if (attrName == kExtentAttrName && !isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.extent' of parameter #")
+             << argIndex << " must be a string (an expression such as \"n\")";
+    return success();
+  }
+  if (attrName != getDivisibilityAttrName())
     return op->emitError("unknown tile argument attribute '")
-           << attr.getName().getValue() << "'";
+           << attrName << "'";
   auto value = dyn_cast<IntegerAttr>(attr.getValue());
   if (!value)
     return op->emitError("'tile.divisibility' of parameter #")

@@ -1,0 +1,95 @@
+//===- GridRule.h - launch grids and sizes from kernel arguments -*- C++ -*-===//
+//
+// A kernel declares how its launch grid follows from its scalar arguments
+// (`tile.grid = ["cdiv(M, 128)", "cdiv(N, 128)"]`, docs/dialect.md) and how
+// many elements a pointer parameter reaches (`tile.extent = "n"`). Each is a
+// small integer expression over the kernel's integer scalar parameters:
+//
+//   expr    := term (('+' | '-') term)*
+//   term    := unary (('*' | '/' | '%') unary)*
+//   unary   := '-' unary | primary
+//   primary := INTEGER | PARAM | FUNC '(' expr ',' expr ')' | '(' expr ')'
+//   FUNC    := cdiv | min | max
+//
+// in 64-bit signed arithmetic: `/` and `%` truncate as in C, cdiv(a, b) is
+// the ceiling of a / b, and overflow or a division by zero is an error at
+// evaluation. The compiler (the tile dialect's verifier), the runtime's
+// metadata reader and the generated PyTorch operators parse the same text
+// with this one parser, so a rule means the same everywhere. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_SUPPORT_GRIDRULE_H
+#define TILEC_SUPPORT_GRIDRULE_H
+
+#include "tilec/Support/Status.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilec::grid {
+
+/// What the parser needs to know of one kernel parameter.
+struct ParamRef {
+  std::string_view name;
+  /// An i32 or i64 scalar: the only parameters an expression may name.
+  bool integerScalar = false;
+  /// How to say what it is otherwise ("a pointer", "an f32 scalar").
+  std::string_view what;
+};
+
+/// A parsed expression: a postfix program over the parameters' values.
+class Expr {
+public:
+  /// The most values evaluation keeps at once (deeper nesting is refused at
+  /// parse time, so evaluation needs no heap).
+  static constexpr int kMaxDepth = 16;
+
+  /// The value for the parameters' values `values` (indexed like the
+  /// parameters given to parse(); only the integer scalars named are read).
+  /// Errors: overflow, division by zero.
+  Expected<int64_t> evaluate(std::span<const int64_t> values) const;
+
+  /// The text it was parsed from.
+  const std::string &text() const { return text_; }
+  /// The parameter indices it reads, in first-use order.
+  const std::vector<int> &params() const { return params_; }
+  /// C++ code computing it, with each parameter `i` spelled `names[i]` and
+  /// the helpers `cdiv(a, b)`, `std::min`, `std::max` (for generated code
+  /// that checks arguments before launching; no overflow checks).
+  std::string toCpp(std::span<const std::string> names) const;
+
+private:
+  friend Expected<Expr> parse(std::string_view, std::span<const ParamRef>);
+  enum class Op : uint8_t { Const, Param, Neg, Add, Sub, Mul, Div, Mod,
+                            CDiv, Min, Max };
+  struct Step {
+    Op op;
+    int64_t value; ///< Const: the constant; Param: the parameter index
+  };
+  std::string text_;
+  std::vector<Step> steps_;
+  std::vector<int> params_;
+};
+
+/// Parses `text` against a kernel's parameters. An error says where in the
+/// text (a 1-based character position) and what is wrong: bad syntax, an
+/// unknown parameter, a parameter that is not an integer scalar:
+///   at character 6 of "cdiv(m, 1024)": unknown parameter 'm' (the
+///   kernel's integer parameters: n)
+Expected<Expr> parse(std::string_view text, std::span<const ParamRef> params);
+
+/// A launch grid: one expression per dimension, x first (1 to 3).
+struct Rule {
+  std::vector<Expr> dims;
+  bool empty() const { return dims.empty(); }
+  /// `["cdiv(n, 1024)"]`, for messages and docs.
+  std::string text() const;
+};
+
+} // namespace tilec::grid
+
+#endif // TILEC_SUPPORT_GRIDRULE_H

@@ -1,0 +1,441 @@
+//===- TorchExtension.cpp - generating PyTorch operator bindings ----------===//
+//
+// The generated file, in order: the AOT header and source (CppKernels.cpp;
+// binary and metadata embedded), then in an anonymous namespace per kernel
+//   - `<k>_check(...)`: the TORCH_CHECKs, shared by both implementations;
+//   - `<k>_cuda(...)`: checks, then launches on the current stream of the
+//     tensors' device through the runtime (which checks the scalars, the
+//     pointers' divisibility and the grid again, with the kernel's and
+//     parameter's names in the message);
+//   - `<k>_meta(...)`: checks only (torch.compile's fake tensors);
+// and the TORCH_LIBRARY_FRAGMENT / TORCH_LIBRARY_IMPL blocks. The CUDA
+// implementation is registered for the CPU key as well, so that a CPU
+// tensor gets the "must be a CUDA tensor" message instead of PyTorch's
+// "no kernel for backend CPU".
+//
+// Outputs are passed in: a pointer marked `tile.output` is `Tensor(a!)` in
+// the schema (mutated in place) and the others plain `Tensor`; with no
+// parameter marked, every pointer is declared mutable (the conservative
+// schema: torch.compile then assumes each may be written).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/AOT/TorchExtension.h"
+#include "tilec/AOT/CppKernels.h"
+#include "tilec/Runtime/Metadata.h"
+
+#include <set>
+#include <vector>
+
+namespace tilec::aot {
+
+using runtime::DType;
+using runtime::Expected;
+using runtime::KernelMetadata;
+using runtime::ParamInfo;
+using runtime::Status;
+
+namespace {
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+    return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return s.find("__") == std::string_view::npos && s[0] != '_';
+}
+
+/// Names a schema argument may not take: Python and C++ keywords that are
+/// plausible parameter names, and the names the generated code uses.
+const std::set<std::string_view> kReservedNames = {
+    "and",    "as",       "assert", "async",  "await",  "break",  "class",
+    "continue", "def",    "del",    "elif",   "else",   "except", "finally",
+    "for",    "from",     "global", "if",     "import", "in",     "is",
+    "lambda", "nonlocal", "not",    "or",     "pass",   "raise",  "return",
+    "try",    "while",    "with",   "yield",  "None",   "True",   "False",
+    "int",    "float",    "bool",   "double", "char",   "long",   "short",
+    "auto",   "const",    "new",    "delete", "this",   "struct", "union",
+    "grid",   "stream",   "guard",  "args",   "status", "kernels", "need",
+    "device", "default",  "switch", "case",   "void",   "unsigned", "signed"};
+
+/// The schema's and C++ code's name of each parameter: the metadata's where
+/// usable, else argN.
+std::vector<std::string> argNames(const KernelMetadata &k) {
+  std::vector<std::string> names;
+  std::set<std::string> used;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    std::string n = k.params[i].name;
+    if (!isIdentifier(n) || kReservedNames.count(n) || used.count(n))
+      n = "arg" + std::to_string(i);
+    while (used.count(n))
+      n += "_";
+    used.insert(n);
+    names.push_back(n);
+  }
+  return names;
+}
+
+/// at::ScalarType of an element type, and the name PyTorch prints for it.
+struct TorchType {
+  const char *scalarType;
+  const char *printed;
+};
+TorchType torchType(DType t) {
+  switch (t) {
+  case DType::I1:
+    return {"at::kBool", "torch.bool"};
+  case DType::I8:
+    return {"at::kChar", "torch.int8"};
+  case DType::I16:
+    return {"at::kShort", "torch.int16"};
+  case DType::I32:
+    return {"at::kInt", "torch.int32"};
+  case DType::I64:
+    return {"at::kLong", "torch.int64"};
+  case DType::F16:
+    return {"at::kHalf", "torch.float16"};
+  case DType::BF16:
+    return {"at::kBFloat16", "torch.bfloat16"};
+  case DType::F32:
+    return {"at::kFloat", "torch.float32"};
+  case DType::F64:
+    return {"at::kDouble", "torch.float64"};
+  case DType::F8E4M3FN:
+    return {"at::kFloat8_e4m3fn", "torch.float8_e4m3fn"};
+  case DType::F8E5M2:
+    return {"at::kFloat8_e5m2", "torch.float8_e5m2"};
+  }
+  return {"at::kFloat", "?"};
+}
+
+const char *dtypeEnum(DType t) {
+  switch (t) {
+  case DType::I1:
+    return "I1";
+  case DType::I8:
+    return "I8";
+  case DType::I16:
+    return "I16";
+  case DType::I32:
+    return "I32";
+  case DType::I64:
+    return "I64";
+  case DType::F16:
+    return "F16";
+  case DType::BF16:
+    return "BF16";
+  case DType::F32:
+    return "F32";
+  case DType::F64:
+    return "F64";
+  case DType::F8E4M3FN:
+    return "F8E4M3FN";
+  case DType::F8E5M2:
+    return "F8E5M2";
+  }
+  return "F32";
+}
+
+/// The schema type and the C++ parameter type of a scalar.
+std::pair<std::string, std::string> scalarTypes(DType t) {
+  if (t == DType::I1)
+    return {"bool", "bool"};
+  if (t == DType::I32 || t == DType::I64)
+    return {"int", "int64_t"};
+  return {"float", "double"};
+}
+
+/// One kernel's binding.
+struct Binding {
+  const KernelMetadata &k;
+  std::vector<std::string> names;
+  std::string library;
+  bool hasRule() const { return !k.grid.empty(); }
+
+  /// "add(Tensor x, Tensor y, Tensor(a!) z, int n) -> ()".
+  std::string schema() const {
+    bool anyOutput = false;
+    for (const ParamInfo &p : k.params)
+      anyOutput |= p.output;
+    std::string s = k.name + "(";
+    char alias = 'a';
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      s += i ? ", " : "";
+      if (p.kind == ParamInfo::Kind::Pointer) {
+        bool mutated = p.output || !anyOutput;
+        s += mutated ? std::string("Tensor(") + alias++ + "!) " : "Tensor ";
+      } else {
+        s += scalarTypes(p.type).first + " ";
+      }
+      s += names[i];
+    }
+    if (!hasRule())
+      s += std::string(k.params.empty() ? "" : ", ") + "int[] grid";
+    return s + ") -> ()";
+  }
+
+  /// "const at::Tensor &x, ..., int64_t n[, at::IntArrayRef grid]".
+  std::string cppParams() const {
+    std::string s;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      s += i ? ", " : "";
+      s += p.kind == ParamInfo::Kind::Pointer
+               ? "const at::Tensor &" + names[i]
+               : scalarTypes(p.type).second + " " + names[i];
+    }
+    if (!hasRule())
+      s += std::string(k.params.empty() ? "" : ", ") + "at::IntArrayRef grid";
+    return s;
+  }
+  std::string callArgs() const {
+    std::string s;
+    for (size_t i = 0; i < names.size(); ++i)
+      s += (i ? ", " : "") + names[i];
+    if (!hasRule())
+      s += std::string(names.empty() ? "" : ", ") + "grid";
+    return s;
+  }
+  /// The first tensor parameter, which fixes the device; -1 if none.
+  int firstTensor() const {
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (k.params[i].kind == ParamInfo::Kind::Pointer)
+        return int(i);
+    return -1;
+  }
+
+  std::string checkFunction() const {
+    std::string op = library + "." + k.name;
+    std::string s = "/// The checks of " + op + ", before any launch (and " +
+                    "all of its Meta implementation).\n";
+    s += "void " + k.name + "_check(" + cppParams() + ") {\n";
+    // Scalars only some checks read (extents) are still parameters.
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (k.params[i].kind != ParamInfo::Kind::Pointer)
+        s += "  (void)" + names[i] + ";\n";
+    int first = firstTensor();
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      if (p.kind != ParamInfo::Kind::Pointer)
+        continue;
+      const std::string &n = names[i];
+      std::string pre = "\"" + op + ": " + n;
+      TorchType t = torchType(p.type);
+      s += "  // " + n + ": ptr<" + std::string(runtime::dtypeName(p.type)) +
+           ">";
+      if (p.divisibility > 1)
+        s += ", " + std::to_string(p.divisibility) + "-byte aligned";
+      if (p.output)
+        s += ", written (tile.output)";
+      if (p.extent)
+        s += ", reaches " + p.extent->text() + " elements";
+      s += "\n";
+      // Meta tensors are accepted: they are torch.compile's fake tensors.
+      s += "  TORCH_CHECK(" + n + ".is_cuda() || " + n + ".is_meta(), " + pre +
+           " must be a CUDA tensor, got a tensor on \", " + n +
+           ".device());\n";
+      if (int(i) != first)
+        s += "  TORCH_CHECK(" + n + ".device() == " + names[first] +
+             ".device(), " + pre + " is on \", " + n + ".device(), \" but " +
+             names[first] + " on \", " + names[first] + ".device());\n";
+      s += "  TORCH_CHECK(" + n + ".scalar_type() == " + t.scalarType + ", " +
+           pre + " must be " + t.printed + " (the kernel's ptr<" +
+           std::string(runtime::dtypeName(p.type)) + ">), got \", " + n +
+           ".scalar_type());\n";
+      s += "  TORCH_CHECK(" + n + ".is_contiguous(), " + pre +
+           " must be contiguous (the kernel indexes it as dense row-major "
+           "memory; call .contiguous())\");\n";
+      if (p.divisibility > 1)
+        s += "  TORCH_CHECK(" + n + ".is_meta() || reinterpret_cast<uintptr_t>(" +
+             n + ".data_ptr()) % " + std::to_string(p.divisibility) +
+             " == 0, " + pre + "'s data must be " +
+             std::to_string(p.divisibility) +
+             "-byte aligned (the kernel was compiled for it: "
+             "tile.divisibility), got address \", " +
+             n + ".data_ptr());\n";
+      if (p.extent) {
+        s += "  {\n    const int64_t need = " + p.extent->toCpp(names) +
+             ";\n";
+        s += "    TORCH_CHECK(" + n + ".numel() >= need, " + pre + " has \", " +
+             n + ".numel(), \" elements but the kernel reaches \", need, " +
+             "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
+      }
+    }
+    if (!hasRule())
+      s += "  TORCH_CHECK(grid.size() >= 1 && grid.size() <= 3, \"" + op +
+           ": grid must list 1 to 3 program counts (x, y, z): the kernel "
+           "declares no grid rule (tile.grid), got \", grid.size(), \" "
+           "entries\");\n";
+    s += "}\n\n";
+    return s;
+  }
+
+  std::string cudaFunction(const std::string &ns) const {
+    std::string op = library + "." + k.name;
+    std::string s = "/// " + op + " on CUDA tensors.\n";
+    s += "void " + k.name + "_cuda(" + cppParams() + ") {\n";
+    s += "  " + k.name + "_check(" + callArgs() + ");\n";
+    int first = firstTensor();
+    std::string device = first >= 0
+                             ? names[first] + ".device().index()"
+                             : std::string("c10::cuda::current_device()");
+    s += "  const int device = " + device + ";\n";
+    s += "  const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>("
+         "device));\n";
+    s += "  const " + ns + "::Kernels &kernels = kernelsOn(device);\n";
+    s += "  const ::tilec::runtime::ArgValue args[] = {\n";
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      if (p.kind == ParamInfo::Kind::Pointer)
+        s += "      ::tilec::runtime::pointerArg(::tilec::runtime::DType::" +
+             std::string(dtypeEnum(p.type)) +
+             ", reinterpret_cast<uint64_t>(" + names[i] + ".data_ptr())),\n";
+      else
+        s += "      ::tilec::runtime::makeArg(" + names[i] + "),\n";
+    }
+    if (k.params.empty())
+      s += "      ::tilec::runtime::ArgValue(),\n";
+    s += "  };\n";
+    s += "  CUstream stream = at::cuda::getCurrentCUDAStream(static_cast<c10::"
+         "DeviceIndex>(device)).stream();\n";
+    std::string count = std::to_string(k.params.size());
+    if (hasRule()) {
+      s += "  // The grid: " + k.grid.text() +
+           " (the kernel's tile.grid, evaluated by the runtime).\n";
+      s += "  ::tilec::runtime::Status status = kernels." + k.name +
+           "Kernel().launchArgs(stream, args, " + count + ");\n";
+    } else {
+      s += "  const ::tilec::runtime::Grid programs(grid[0], grid.size() > 1 ? "
+           "grid[1] : 1, grid.size() > 2 ? grid[2] : 1);\n";
+      s += "  ::tilec::runtime::Status status = kernels." + k.name +
+           "Kernel().launchArgs(stream, programs, args, " + count + ");\n";
+    }
+    s += "  TORCH_CHECK(status.ok(), \"" + op + ": \", status.message());\n";
+    s += "}\n\n";
+    s += "/// " + op + " on meta (fake) tensors: the checks, no launch.\n";
+    s += "void " + k.name + "_meta(" + cppParams() + ") {\n";
+    s += "  " + k.name + "_check(" + callArgs() + ");\n}\n\n";
+    return s;
+  }
+};
+
+} // namespace
+
+Expected<std::string> generateTorchExtension(std::string_view binary,
+                                             std::string_view metadataJson,
+                                             const TorchExtensionOptions &options) {
+  if (!isIdentifier(options.library))
+    return Status::error("the operator library '" + options.library +
+                         "' is not an identifier (torch.ops.<library>)");
+  auto metadata = runtime::parseMetadata(metadataJson);
+  if (!metadata.ok())
+    return options.metadataName.empty()
+               ? metadata.status()
+               : metadata.status().withContext(options.metadataName);
+  if (metadata->kernels.empty())
+    return Status::error("the metadata has no kernels to bind");
+  for (const KernelMetadata &k : metadata->kernels)
+    for (const ParamInfo &p : k.params)
+      if (p.kind == ParamInfo::Kind::TensorDesc)
+        return Status::error("kernel '" + k.name + "', parameter '" + p.name +
+                             "': tensor_desc parameters have no PyTorch "
+                             "binding yet (use the runtime's TensorDescArg)");
+
+  // The AOT code in a namespace of its own per extension, so that two
+  // extensions in one process never share a symbol.
+  CppKernelsOptions aot;
+  aot.namespaceName = "tilec_torch_" + metadata->kernels.front().name;
+  aot.headerInclude = "";
+  aot.origin = options.origin;
+  aot.binaryName = options.binaryName;
+  aot.metadataName = options.metadataName;
+  auto generated = generateCppKernels(binary, metadataJson, aot);
+  if (!generated.ok())
+    return generated.status();
+  const std::string &ns = aot.namespaceName;
+
+  std::string origin = options.origin.empty() ? "" : " from " + options.origin;
+  for (char &c : origin)
+    if (c == '\n' || c == '\r')
+      c = ' ';
+  std::string s;
+  s += "// Generated by tilec" + origin + ". Do not edit.\n";
+  s += "// A PyTorch C++ extension: the kernels as torch.ops." +
+       options.library + ".<name>, their " + metadata->target +
+       " code embedded.\n// Build it against the tilec runtime "
+       "(docs/pytorch.md):\n//\n"
+       "//   torch.utils.cpp_extension.load(name=\"tilec_ops\", sources=[THIS],\n"
+       "//       extra_include_paths=[PREFIX + \"/include\"], extra_ldflags=[\n"
+       "//       \"-L\" + PREFIX + \"/lib\", \"-lTilecRuntime\", "
+       "\"-lTilecSupport\", \"-ldl\"],\n"
+       "//       is_python_module=False)\n//\n// Operators:\n";
+  std::vector<Binding> bindings;
+  for (const KernelMetadata &k : metadata->kernels)
+    bindings.push_back({k, argNames(k), options.library});
+  for (const Binding &b : bindings)
+    s += "//   " + options.library + "::" + b.schema() + "\n";
+  s += "\n#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n"
+       "#include <c10/cuda/CUDAGuard.h>\n#include <torch/library.h>\n\n"
+       "#include <algorithm>\n#include <array>\n#include <atomic>\n"
+       "#include <cstdint>\n#include <mutex>\n#include <optional>\n\n";
+  s += "// --- the kernels and their loader (tilec's AOT code) "
+       "-----------------------\n";
+  s += generated->header + "\n" + generated->source + "\n";
+  s += "// --- the operators "
+       "---------------------------------------------------------\n";
+  s += "namespace {\n\n";
+  s += "/// Ceiling division, as tile.grid and tile.extent rules mean it.\n"
+       "[[maybe_unused]] int64_t cdiv(int64_t a, int64_t b) {\n"
+       "  return b == 0 ? 0 : a / b + ((a % b != 0) && ((a < 0) == (b < 0)));"
+       "\n}\n\n";
+  s += "/// The kernels loaded into device `device`'s primary context (the one\n"
+       "/// PyTorch uses), on first use; later calls read one atomic.\n";
+  s += "const " + ns + "::Kernels &kernelsOn(int device) {\n";
+  s += "  constexpr int kMaxDevices = 64;\n";
+  s += "  static std::array<std::atomic<const " + ns +
+       "::Kernels *>, kMaxDevices> loaded{};\n";
+  s += "  static std::array<std::optional<" + ns +
+       "::Kernels>, kMaxDevices> kernels;\n";
+  s += "  static std::mutex mutex;\n";
+  s += "  TORCH_CHECK(device >= 0 && device < kMaxDevices, \"tilec: device \", "
+       "device, \" is out of range\");\n";
+  s += "  if (const auto *k = loaded[device].load(std::memory_order_acquire))\n"
+       "    return *k;\n";
+  s += "  std::lock_guard<std::mutex> lock(mutex);\n";
+  s += "  if (!kernels[device]) {\n";
+  s += "    auto context = ::tilec::runtime::Context::create(device);\n";
+  s += "    TORCH_CHECK(context.ok(), \"tilec: \", context.message());\n";
+  s += "    auto k = " + ns + "::Kernels::load(*context);\n";
+  s += "    TORCH_CHECK(k.ok(), \"tilec: \", k.message());\n";
+  s += "    kernels[device].emplace(std::move(*k));\n";
+  s += "    loaded[device].store(&*kernels[device], std::memory_order_release);\n";
+  s += "  }\n  return *kernels[device];\n}\n\n";
+  for (const Binding &b : bindings)
+    s += b.checkFunction() + b.cudaFunction(ns);
+  s += "} // namespace\n\n";
+  s += "TORCH_LIBRARY_FRAGMENT(" + options.library + ", m) {\n";
+  for (const Binding &b : bindings)
+    s += "  m.def(\"" + b.schema() + "\");\n";
+  s += "}\n\n";
+  s += "TORCH_LIBRARY_IMPL(" + options.library + ", CUDA, m) {\n";
+  for (const Binding &b : bindings)
+    s += "  m.impl(\"" + b.k.name + "\", &" + b.k.name + "_cuda);\n";
+  s += "}\n\n";
+  s += "// CPU tensors reach the CUDA implementation's check (\"must be a CUDA\n"
+       "// tensor\") instead of PyTorch's missing-backend error.\n";
+  s += "TORCH_LIBRARY_IMPL(" + options.library + ", CPU, m) {\n";
+  for (const Binding &b : bindings)
+    s += "  m.impl(\"" + b.k.name + "\", &" + b.k.name + "_cuda);\n";
+  s += "}\n\n";
+  s += "// torch.compile traces with fake tensors through the Meta key.\n";
+  s += "TORCH_LIBRARY_IMPL(" + options.library + ", Meta, m) {\n";
+  for (const Binding &b : bindings)
+    s += "  m.impl(\"" + b.k.name + "\", &" + b.k.name + "_meta);\n";
+  s += "}\n";
+  return s;
+}
+
+} // namespace tilec::aot

@@ -1,0 +1,43 @@
+//===- LaunchRules.h - a kernel's grid and extent rules ---------*- C++ -*-===//
+//
+// Reads `tile.grid` on a kernel and `tile.extent` / `tile.output` on its
+// pointer parameters, and checks each expression against the parameters
+// (support/GridRule.h) with an error located at the kernel. Private to the
+// pipeline library: compileModule writes what it returns into the metadata.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_PIPELINE_LAUNCHRULES_H
+#define TILEC_LIB_PIPELINE_LAUNCHRULES_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace tilec {
+
+struct LaunchRules {
+  /// The grid expressions, x first; empty: the kernel declares none.
+  std::vector<std::string> grid;
+  /// Per parameter: its tile.extent expression, if any.
+  std::vector<std::optional<std::string>> extents;
+  /// Per parameter: marked tile.output.
+  std::vector<bool> outputs;
+};
+
+/// The rules of `kernel`, whose parameters are called `names`; an error at
+/// the kernel for an expression that does not parse, names an unknown
+/// parameter or one that is not an i32/i64 scalar.
+mlir::FailureOr<LaunchRules> readLaunchRules(mlir::func::FuncOp kernel,
+                                             llvm::ArrayRef<std::string> names);
+
+} // namespace tilec
+
+#endif // TILEC_LIB_PIPELINE_LAUNCHRULES_H

@@ -1,0 +1,151 @@
+//===- GridRuleTest.cpp - grid and extent expressions ---------------------===//
+
+#include "tilec/Support/GridRule.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+
+using namespace tilec;
+
+namespace {
+
+/// add's parameters: three pointers and n, plus an i64 m and an f32 s.
+const grid::ParamRef kParams[] = {
+    {"x", false, "a pointer"}, {"y", false, "a pointer"},
+    {"n", true, ""},           {"m", true, ""},
+    {"s", false, "an f32 scalar"}};
+
+int64_t eval(const char *text, int64_t n, int64_t m = 0) {
+  auto e = grid::parse(text, kParams);
+  EXPECT_TRUE(e.ok()) << text << ": " << e.message();
+  if (!e.ok())
+    return INT64_MIN;
+  const int64_t values[] = {0, 0, n, m, 0};
+  auto v = e->evaluate(values);
+  EXPECT_TRUE(v.ok()) << text << ": " << v.message();
+  return v.ok() ? *v : INT64_MIN;
+}
+
+std::string parseError(const char *text) {
+  auto e = grid::parse(text, kParams);
+  EXPECT_FALSE(e.ok()) << text;
+  return e.ok() ? "" : e.message();
+}
+
+std::string evalError(const char *text, int64_t n, int64_t m = 0) {
+  auto e = grid::parse(text, kParams);
+  EXPECT_TRUE(e.ok()) << e.message();
+  const int64_t values[] = {0, 0, n, m, 0};
+  auto v = e->evaluate(values);
+  EXPECT_FALSE(v.ok()) << text;
+  return v.ok() ? "" : v.message();
+}
+
+TEST(GridRule, Evaluates) {
+  EXPECT_EQ(eval("cdiv(n, 1024)", 3001), 3);
+  EXPECT_EQ(eval("cdiv(n, 1024)", 3072), 3);
+  EXPECT_EQ(eval("cdiv(n, 1024)", 0), 0);
+  EXPECT_EQ(eval("cdiv(n, 1024)", 1), 1);
+  EXPECT_EQ(eval("cdiv(n, 4)", -7), -1); // the ceiling of -1.75
+  EXPECT_EQ(eval("n", 37), 37);
+  EXPECT_EQ(eval("  n * m ", 37, 400), 14800);
+  // Precedence and associativity: * / % before + -, left to right.
+  EXPECT_EQ(eval("1 + n * 2", 5), 11);
+  EXPECT_EQ(eval("(1 + n) * 2", 5), 12);
+  EXPECT_EQ(eval("n - 3 - 1", 10), 6);
+  EXPECT_EQ(eval("n / 2 / 2", 17), 4);
+  EXPECT_EQ(eval("n % 5", 17), 2);
+  EXPECT_EQ(eval("-n + 20", 17), 3);
+  EXPECT_EQ(eval("- -n", 17), 17);
+  EXPECT_EQ(eval("min(n, m)", 3, 9), 3);
+  EXPECT_EQ(eval("max(n, m)", 3, 9), 9);
+  EXPECT_EQ(eval("cdiv(n * m, 2048)", 33, 1008), 17);
+  EXPECT_EQ(eval("max(1, cdiv(min(n, 4096), 128))", 100000), 32);
+}
+
+TEST(GridRule, ReadsOnlyTheParametersNamed) {
+  auto e = grid::parse("cdiv(m, n) + m", kParams);
+  ASSERT_TRUE(e.ok());
+  ASSERT_EQ(e->params().size(), 2u);
+  EXPECT_EQ(e->params()[0], 3);
+  EXPECT_EQ(e->params()[1], 2);
+  EXPECT_EQ(e->text(), "cdiv(m, n) + m");
+}
+
+TEST(GridRule, ParseErrors) {
+  EXPECT_EQ(parseError("cdiv(q, 1024)"),
+            "at character 6 of \"cdiv(q, 1024)\": unknown parameter 'q' (the "
+            "kernel's integer parameters: n, m)");
+  EXPECT_EQ(parseError("x + 1"),
+            "at character 1 of \"x + 1\": parameter 'x' is a pointer; a grid "
+            "or extent rule reads i32 and i64 scalar parameters only");
+  EXPECT_EQ(parseError("s"),
+            "at character 1 of \"s\": parameter 's' is an f32 scalar; a grid "
+            "or extent rule reads i32 and i64 scalar parameters only");
+  EXPECT_EQ(parseError("ceil(n, 2)"),
+            "at character 1 of \"ceil(n, 2)\": unknown function 'ceil' (the "
+            "functions: cdiv, min, max)");
+  EXPECT_EQ(parseError("cdiv(n)"),
+            "at character 7 of \"cdiv(n)\": expected ',' (cdiv takes two "
+            "arguments) but found ')'");
+  EXPECT_EQ(parseError("(n + 1"),
+            "at character 7 of \"(n + 1\": expected ')' but the expression "
+            "ends");
+  EXPECT_EQ(parseError("n +"), "at character 4 of \"n +\": expected a "
+                               "number, a parameter or '(' but the "
+                               "expression ends");
+  EXPECT_EQ(parseError(""), "at character 1 of \"\": expected a number, a "
+                            "parameter or '(' but the expression ends");
+  EXPECT_EQ(parseError("n 1"),
+            "at character 3 of \"n 1\": unexpected '1' after the expression");
+  EXPECT_EQ(parseError("n $ 2"),
+            "at character 3 of \"n $ 2\": unexpected '$' after the "
+            "expression");
+  EXPECT_EQ(parseError("12ab"), "at character 3 of \"12ab\": a number must "
+                                "not run into letters");
+  EXPECT_NE(parseError("99999999999999999999").find("does not fit in 64 bits"),
+            std::string::npos);
+  // Nesting deeper than the evaluation stack is refused when parsed.
+  std::string deep;
+  for (int i = 0; i < 20; ++i)
+    deep += "n + (";
+  deep += "n";
+  for (int i = 0; i < 20; ++i)
+    deep += ")";
+  EXPECT_NE(parseError(deep.c_str()).find("nests more than 16 values deep"),
+            std::string::npos);
+}
+
+TEST(GridRule, EvaluationErrors) {
+  EXPECT_EQ(evalError("cdiv(n, m)", 5, 0),
+            "\"cdiv(n, m)\" divides by zero");
+  EXPECT_EQ(evalError("n / m", 5, 0), "\"n / m\" divides by zero");
+  EXPECT_EQ(evalError("n % m", 5, 0), "\"n % m\" divides by zero");
+  EXPECT_EQ(evalError("n * m", INT64_MAX, 2),
+            "\"n * m\" overflows 64-bit integers");
+  EXPECT_EQ(evalError("n + 1", INT64_MAX), "\"n + 1\" overflows 64-bit "
+                                           "integers");
+  EXPECT_EQ(evalError("-n", INT64_MIN), "\"-n\" overflows 64-bit integers");
+  EXPECT_EQ(evalError("n / m", INT64_MIN, -1),
+            "\"n / m\" overflows 64-bit integers");
+}
+
+TEST(GridRule, ToCpp) {
+  auto e = grid::parse("max(1, cdiv(n * m, 2048)) - -n % 3", kParams);
+  ASSERT_TRUE(e.ok());
+  const std::string names[] = {"x", "y", "n_", "m_", "s"};
+  EXPECT_EQ(e->toCpp(names),
+            "(std::max(int64_t(1), cdiv((int64_t(n_) * int64_t(m_)), "
+            "int64_t(2048))) - ((-int64_t(n_)) % int64_t(3)))");
+}
+
+TEST(GridRule, RuleText) {
+  grid::Rule rule;
+  EXPECT_TRUE(rule.empty());
+  rule.dims.push_back(*grid::parse("cdiv(n, 128)", kParams));
+  rule.dims.push_back(*grid::parse("m", kParams));
+  EXPECT_EQ(rule.text(), "[\"cdiv(n, 128)\", \"m\"]");
+}
+
+} // namespace
