@@ -4,8 +4,9 @@
 //               [--matmul-tile M,N] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu launch (default: all but matmul_bias_gelu, which is the
-// builder's example, `tilec-examples -o DIR matmul_bias_gelu`). The matmul
+// matmul_bias_gelu attention launch (default: all but matmul_bias_gelu and
+// attention, the builder's examples: `tilec-examples -o DIR
+// matmul_bias_gelu attention_d128`). The matmul
 // grid takes 128x128 tiles unless --matmul-tile says otherwise. Each times DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
@@ -334,6 +335,39 @@ void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
         2.0 * n * n * n, note);
 }
 
+/// Flash attention forward, peers.py's "attention" rows: bf16 q, k, v of
+/// [4, 32, 4096, 128], causal and not, with the builder's attention_d128
+/// (`tilec-examples -o DIR attention_d128`). FLOPs as peers.py counts them:
+/// 4 B H S^2 D, half of it causal.
+void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
+                    std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t B = 4, H = 32, S = 4096, D = 128, n = B * H * S * D;
+  Kernel k = kernelOf(ctx, dir, "attention_d128", keep);
+  auto q = randomBuffer<BFloat16>(ctx, rng, n);
+  auto kk = randomBuffer<BFloat16>(ctx, rng, n);
+  auto v = randomBuffer<BFloat16>(ctx, rng, n);
+  auto o = outputBuffer<BFloat16>(ctx, n);
+  auto lse = outputBuffer<float>(ctx, B * H * S);
+  Grid grid(ceilDiv(S, 128), B * H);
+  const int32_t sb = H * S * D, sh = S * D, ss = D;
+  const float scale = float(1 / std::sqrt(double(D)));
+  for (bool causal : {false, true}) {
+    double ms = b.time(
+        [&](size_t) {
+          return k.launch(nullptr, grid, q, kk, v, o, lse, int32_t(S),
+                          int32_t(H), int32_t(1), sb, sh, ss, sb, sh, ss, sb,
+                          sh, ss, sb, sh, ss, scale, causal);
+        },
+        1);
+    requireWritten(o, "attention_d128");
+    double flops = 4.0 * B * H * S * S * D / (causal ? 2 : 1);
+    b.row(std::string("attention fwd bf16 B4 H32 S4096 D128 causal=") +
+              (causal ? "True" : "False"),
+          ms, 0, flops);
+  }
+}
+
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
                  std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -409,7 +443,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> work;
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
-      "rmsnorm", "matmul", "matmul_bias_gelu", "launch"};
+      "rmsnorm", "matmul", "matmul_bias_gelu", "attention", "launch"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
@@ -417,7 +451,8 @@ int main(int argc, char **argv) {
       "[--matmul-tile M,N] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu launch (default: all but matmul_bias_gelu).");
+      "matmul matmul_bias_gelu attention launch (default: all but "
+      "matmul_bias_gelu and attention).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -458,6 +493,8 @@ int main(int argc, char **argv) {
       benchNorm(b, rng, dir, w == "rmsnorm", keep);
     else if (w == "matmul" || w == "matmul_bias_gelu")
       benchMatmul(b, rng, dir, keep, w == "matmul_bias_gelu");
+    else if (w == "attention")
+      benchAttention(b, rng, dir, keep);
     else
       benchLaunch(b, rng, dir, keep);
   }

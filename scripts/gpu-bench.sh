@@ -5,8 +5,9 @@
 #   scripts/gpu-bench.sh [KERNELS_DIR] [WORKLOAD...]
 #
 # Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-# matmul_bias_gelu launch (default: all but matmul_bias_gelu, the builder's
-# example, which peers.py times as "gelu(A@B+b)" in its matmul workload). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
+# matmul_bias_gelu attention launch (default: all but matmul_bias_gelu, the
+# builder's example, which peers.py times as "gelu(A@B+b)" in its matmul
+# workload, and attention, the builder's attention_d128 beside SDPA). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
 # fixture kernels, reported as system "nvcc fixture" rather than "tilec").
 # Runs tilec-bench, then peers.py on the same workloads plus the copy
 # ceiling, in one call, and prints the side-by-side table (bench/compare.py).

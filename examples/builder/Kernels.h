@@ -51,6 +51,11 @@ Kernel buildResidualRmsNorm(int blockCols = 4096, DType dtype = DType::F16);
 /// Grid: (cdiv(M, blockM), cdiv(N, blockN)).
 Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128, int blockK = 32);
 
+/// Flash attention forward (ops::attentionKernel): named attention_d<D>
+/// (_f16 for f16). Params: those of examples/attention.tile.
+/// Grid: (cdiv(seq, 128), batch * heads).
+Kernel buildAttention(int headDim = 128, DType dtype = DType::BF16);
+
 /// Every example by name, with its default meta-parameters.
 struct Example {
   const char *name;
