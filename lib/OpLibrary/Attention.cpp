@@ -68,8 +68,12 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
   Value qin = rm2 < seq;
   Value qt = k.load(qbase + rm2 * sqs + rdR, qin, 0);
-  Value k0 = kbase + rdC + rnR * sks; // K^T: [D, BN]
-  Value v0 = vbase + rnC * svs + rdR; // V: [BN, D]
+  // Offsets of K^T ([D, BN]) and V ([BN, D]) within a block. The loops
+  // carry no pointer tiles: each step adds its scalar offset n * stride to
+  // the base and these i32 offsets, so a thread keeps one i32 per element
+  // across the loop instead of a 64-bit pointer (and the pipeliner's copy
+  // of it running ahead).
+  Value kOffs = rdC + rnR * sks, vOffs = rnC * svs + rdR;
   Value qkScale = scale * float(1.0 / std::log(2.0)); // log2(e) * scale
 
   // One K/V block at key offset n: the online softmax update.
@@ -78,14 +82,14 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
       Value kt, vt, s;
       if (masked) {
         Value kin = (n + rnR) < seq;
-        kt = k.load(c[3], kin, 0);
-        vt = k.load(c[4], (n + rnC) < seq, 0);
+        kt = k.load(kbase + n * sks + kOffs, kin, 0);
+        vt = k.load(vbase + n * svs + vOffs, (n + rnC) < seq, 0);
         s = k.dot(qt, kt) * qkScale;
         Value visible = kin & (((n + rnR) <= rm2) | !causal);
         s = where(visible, s, -std::numeric_limits<float>::infinity());
       } else {
-        kt = k.load(c[3]);
-        vt = k.load(c[4]);
+        kt = k.load(kbase + n * sks + kOffs);
+        vt = k.load(vbase + n * svs + vOffs);
         s = k.dot(qt, kt) * qkScale;
       }
       Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
@@ -93,8 +97,7 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
       Value alpha = exp2(c[1] - mNew);
       Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
       Value acc = k.dot(p.to(dt), vt, c[0] * alpha.expandDims(1));
-      return std::vector<Value>{acc, mNew, l, c[3] + sks * BN,
-                                c[4] + svs * BN};
+      return std::vector<Value>{acc, mNew, l};
     };
   };
   // Unmasked: blocks before seq's last full block and (causal) before the
@@ -106,7 +109,7 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   std::vector<Value> init = {
       k.zeros({BM, D}, DType::F32),
       k.full({BM}, -std::numeric_limits<float>::infinity(), DType::F32),
-      k.zeros({BM}, DType::F32), k0, v0};
+      k.zeros({BM}, DType::F32)};
   std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, step(false));
   std::vector<Value> fin = k.forLoop(fullHi, hi, BN, mid, step(true));
 
