@@ -4,14 +4,14 @@
 //               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: all but
-// matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
+// matmul_bias_gelu matmul_fp16 matmul_ragged attention launch (default: all
+// but matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
-// examples/matmul_fp16.tile, and matmul_ragged: DIR/matmul on bf16
-// 4000x4096x4096). The matmul grids take 128x128 tiles unless
-// --matmul-tile says otherwise, or one program per SM with
-// --matmul-persistent (the builder's `persistent` matmuls). Each times DIR/<name>.ptx|cubin on the
-// workload, shape and
+// examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
+// 4000x4096x4096, and attention, the builder's attention_d128). The matmul
+// grids take 128x128 tiles unless --matmul-tile says otherwise, or one
+// program per SM with --matmul-persistent (the builder's `persistent`
+// matmuls). Each times DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
 //   {"work": "softmax fp32 32768x4096", "system": "tilec", "ms": 0.2599,
@@ -363,6 +363,39 @@ void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
   b.row(w.work, ms, 0, 2.0 * w.m * w.n * w.k, note);
 }
 
+/// Flash attention forward, peers.py's "attention" rows: bf16 q, k, v of
+/// [4, 32, 4096, 128], causal and not, with the builder's attention_d128
+/// (`tilec-examples -o DIR attention_d128`). FLOPs as peers.py counts them:
+/// 4 B H S^2 D, half of it causal.
+void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
+                    std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t B = 4, H = 32, S = 4096, D = 128, n = B * H * S * D;
+  Kernel k = kernelOf(ctx, dir, "attention_d128", keep);
+  auto q = randomBuffer<BFloat16>(ctx, rng, n);
+  auto kk = randomBuffer<BFloat16>(ctx, rng, n);
+  auto v = randomBuffer<BFloat16>(ctx, rng, n);
+  auto o = outputBuffer<BFloat16>(ctx, n);
+  auto lse = outputBuffer<float>(ctx, B * H * S);
+  Grid grid(ceilDiv(S, 128), B * H);
+  const int32_t sb = H * S * D, sh = S * D, ss = D;
+  const float scale = float(1 / std::sqrt(double(D)));
+  for (bool causal : {false, true}) {
+    double ms = b.time(
+        [&](size_t) {
+          return k.launch(nullptr, grid, q, kk, v, o, lse, int32_t(S),
+                          int32_t(H), int32_t(1), sb, sh, ss, sb, sh, ss, sb,
+                          sh, ss, sb, sh, ss, scale, causal);
+        },
+        1);
+    requireWritten(o, "attention_d128");
+    double flops = 4.0 * B * H * S * S * D / (causal ? 2 : 1);
+    b.row(std::string("attention fwd bf16 B4 H32 S4096 D128 causal=") +
+              (causal ? "True" : "False"),
+          ms, 0, flops);
+  }
+}
+
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
                  std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -439,7 +472,7 @@ int main(int argc, char **argv) {
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
-      "matmul_ragged", "launch"};
+      "matmul_ragged", "attention", "launch"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
@@ -447,8 +480,9 @@ int main(int argc, char **argv) {
       "[--matmul-tile M,N] [--matmul-persistent] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged launch (default: "
-      "all but matmul_bias_gelu, matmul_fp16 and matmul_ragged).");
+      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged attention launch "
+      "(default: all but matmul_bias_gelu, matmul_fp16, matmul_ragged and "
+      "attention).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -505,6 +539,8 @@ int main(int argc, char **argv) {
       benchMatmul<BFloat16>(
           b, rng, dir, keep,
           {"matmul", "matmul bf16 4000x4096x4096", 4000, 4096, 4096, false});
+    else if (w == "attention")
+      benchAttention(b, rng, dir, keep);
     else
       benchLaunch(b, rng, dir, keep);
   }

@@ -15,6 +15,8 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"residual_rmsnorm", [] { return buildResidualRmsNorm(); }},
       {"matmul", [] { return buildMatmul(); }},
       {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
+      {"attention_d64", [] { return buildAttention(64); }},
+      {"attention_d128", [] { return buildAttention(128); }},
   };
   return all;
 }

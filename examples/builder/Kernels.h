@@ -58,6 +58,11 @@ Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128, int blockK = 32);
 /// P the SM count, each looping over the tiles.
 Kernel buildMatmul(const std::string &target = "", bool persistent = false);
 
+/// Flash attention forward (ops::attentionKernel): named attention_d<D>
+/// (_f16 for f16). Params: those of examples/attention.tile.
+/// Grid: (cdiv(seq, 128), batch * heads).
+Kernel buildAttention(int headDim = 128, DType dtype = DType::BF16);
+
 /// Every example by name, with its default meta-parameters.
 struct Example {
   const char *name;

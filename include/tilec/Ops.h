@@ -9,7 +9,7 @@
 // registers. The kernel generators at the bottom (pointwiseKernel,
 // rowwiseKernel, matmulKernel) handle the indexing, masking and loads: each
 // input is read once, each output written once, and the user's C++ lambda
-// says what to compute.
+// says what to compute; attentionKernel builds a whole flash attention.
 //
 // Numerics, as PyTorch on CUDA: f16/bf16 math and reductions run in f32 and
 // round once at the end; padding lanes (see tilec::Value) are excluded from
@@ -315,6 +315,32 @@ Kernel matmulKernel(std::string name, const MatmulConfig &config,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,
                     SourceLoc loc = SourceLoc::current());
+
+struct AttentionConfig {
+  /// Q, K, V and O: bf16 or f16 (lse is f32).
+  DType dtype = DType::BF16;
+  int headDim = 64;
+  /// Queries per program and keys per step (powers of two, blockM a
+  /// multiple of blockN).
+  int blockM = 128, blockN = 64;
+  int numWarps = 4;
+  int ptrDivisibility = 16;
+  /// Divisibility hint of the strides.
+  int strideDivisibility = 16;
+};
+/// Flash attention forward (examples/attention.tile, any head_dim):
+/// torch.nn.functional.scaled_dot_product_attention(q, k, v,
+/// is_causal=causal, scale=scale, enable_gqa=True) for [batch, heads, seq,
+/// headDim] q and o and [batch, heads / group, seq, headDim] k and v (the
+/// last dim contiguous, the others strided), and lse = logsumexp of the
+/// scaled scores over the visible keys ([batch * heads, seq], contiguous).
+/// PyTorch's default scale is 1 / sqrt(headDim). Online softmax in f32
+/// with exp2, both products on tensor cores, P in `dtype`. Parameters: q,
+/// k, v, o, lse, seq, heads, group, then (batch, head, seq) strides of q,
+/// k, v, o, then scale (f32) and causal (i1). Grid: (cdiv(seq, blockM),
+/// batch * heads).
+Kernel attentionKernel(std::string name, const AttentionConfig &config,
+                       SourceLoc loc = SourceLoc::current());
 
 } // namespace tilec::ops
 

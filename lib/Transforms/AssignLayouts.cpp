@@ -140,6 +140,8 @@ public:
       : func(func), axis(axis), numWarps(numWarps), wgmma(wgmma) {}
 
   LogicalResult run() {
+    splitSharedConstants();
+    findChainedDots();
     // First pass: which tiles belong to mma dots, with memory data kept
     // apart from addresses.
     if (failed(collect(/*splitMemoryData=*/true)))
@@ -212,8 +214,72 @@ private:
     layouts.clear();
   }
 
+  /// Dots that feed, or are fed by, another dot's A operand (see
+  /// findChainedDots).
+  DenseSet<Operation *> chained;
+
   MmaLayoutAttr mmaLayout(DotOp dot) {
-    return getMmaLayoutFor(dot, numWarps, wgmma);
+    MmaLayoutAttr mma = getMmaLayoutFor(dot, numWarps, wgmma);
+    // A chained dot puts every warp along M: then each warp holds whole rows
+    // of the first dot's accumulator, which are the rows of the second's A
+    // operand it needs (a register permutation, no shared memory), and the
+    // row statistics between them (attention's max and sum) are reduced
+    // within the warp. Version 3 layouts are [w, 1] already.
+    int64_t m = dot.getType().getDimSize(0);
+    if (mma && mma.getVersionMajor() == 2 && chained.contains(dot) &&
+        m >= 16 * int64_t(numWarps))
+      return MmaLayoutAttr::get(dot.getContext(), 2, {unsigned(numWarps), 1},
+                                {16, 8});
+    return mma;
+  }
+
+  /// One value has one layout, so a tile constant used by several ops
+  /// (the zero `other` of two loads) would tie their layouts together:
+  /// each use past the first gets its own copy. The CSE after the pass
+  /// merges copies that end up with one layout.
+  void splitSharedConstants() {
+    SmallVector<arith::ConstantOp> shared;
+    func.walk([&](arith::ConstantOp c) {
+      if (isa<RankedTensorType>(c.getType()) && !c->hasOneUse() &&
+          !c->use_empty())
+        shared.push_back(c);
+    });
+    for (arith::ConstantOp c : shared) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &u : c->getUses())
+        uses.push_back(&u);
+      OpBuilder b(c);
+      b.setInsertionPointAfter(c);
+      for (OpOperand *u : llvm::drop_begin(uses))
+        u->set(b.clone(*c)->getResult(0));
+    }
+  }
+
+  /// Marks the dots whose A operand is computed (through elementwise ops:
+  /// scaling, exp2, a cast) from another dot's result in the same block,
+  /// and those dots: attention's P V after Q K^T.
+  void findChainedDots() {
+    func.walk([&](DotOp second) {
+      SmallVector<Value> work{second.getA()};
+      DenseSet<Value> seen;
+      while (!work.empty() && seen.size() < 64) {
+        Value v = work.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || def->getBlock() != second->getBlock())
+          continue;
+        if (auto first = dyn_cast<DotOp>(def)) {
+          chained.insert(first);
+          chained.insert(second);
+          continue;
+        }
+        if (def->hasTrait<OpTrait::Elementwise>())
+          for (Value o : def->getOperands())
+            if (isa<RankedTensorType>(o.getType()))
+              work.push_back(o);
+      }
+    });
   }
 
   /// Loads whose results and stores whose values share a group with an mma

@@ -7,7 +7,8 @@
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (matmul_bias_gelu and matmul_fp16 when DIR has them; the
 // first may also be the builder's `tilec-examples -o DIR matmul_bias_gelu`,
-// same parameters) and runs it on fresh random inputs at several sizes,
+// same parameters; and the builder's attention_d128) and runs it on fresh
+// random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -23,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Unit/AttentionReference.h"
 #include "GpuHelpers.h"
 
 #include <chrono>
@@ -466,10 +468,83 @@ void testMatmulFp16(const Context &ctx, const Kernel &k, Rng &rng,
                        "matmul_fp16 ");
 }
 
+/// Flash attention forward, bf16: examples/attention.tile (head_dim 64) and
+/// the builder's attention_d128 (same parameters). Q and O are [batch,
+/// heads, seq, D] contiguous; K and V are stored [batch, seq, kv heads, D]
+/// (seq-major, as a fused QKV projection leaves them), so the strides are
+/// exercised. Grid (ceil(seq / 128), batch * heads).
+void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
+                      bool small, int64_t D, const std::string &name) {
+  struct Shape {
+    int64_t batch, heads, kvHeads, seq;
+  };
+  std::vector<Shape> shapes = {{1, 2, 1, 100}, {1, 2, 2, 1}, {2, 4, 2, 129}};
+  if (!small) {
+    shapes.push_back({2, 8, 2, 1000});
+    shapes.push_back({1, 4, 4, 4097});
+  }
+  for (auto [batch, heads, kvHeads, seq] : shapes) {
+    for (bool causal : {false, true}) {
+      auto q = randomNormal<BFloat16>(rng, batch * heads * seq * D);
+      auto kbshd = randomNormal<BFloat16>(rng, batch * seq * kvHeads * D);
+      auto vbshd = randomNormal<BFloat16>(rng, batch * seq * kvHeads * D);
+      auto dq = upload(ctx, q), dk = upload(ctx, kbshd), dv = upload(ctx, vbshd);
+      auto o = Output<BFloat16>::make(ctx, batch * heads * seq * D);
+      auto lse = Output<float>::make(ctx, batch * heads * seq);
+      Grid grid(ceilDiv(seq, 128), batch * heads);
+      std::string what = name + " B=" + std::to_string(batch) +
+                         " H=" + std::to_string(heads) +
+                         " Hkv=" + std::to_string(kvHeads) +
+                         " S=" + std::to_string(seq) +
+                         (causal ? " causal " : " ") + gridText(grid);
+      float scale = float(1 / std::sqrt(double(D)));
+      int32_t qb = heads * seq * D, qh = seq * D, qs = D;
+      int32_t kb = seq * kvHeads * D, kh = D, ks = kvHeads * D;
+      if (!run(what, ctx, [&] {
+            return k.launch(nullptr, grid, dq, dk, dv, o, lse, int32_t(seq),
+                            int32_t(heads), int32_t(heads / kvHeads), qb, qh,
+                            qs, kb, kh, ks, kb, kh, ks, qb, qh, qs, scale,
+                            causal);
+          }))
+        continue;
+      // The reference takes contiguous bhsd floats.
+      std::vector<float> qf(q.size()), kf(kbshd.size()), vf(vbshd.size());
+      for (size_t i = 0; i < q.size(); ++i)
+        qf[i] = float(toDouble(q[i]));
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t h = 0; h < kvHeads; ++h)
+          for (int64_t s = 0; s < seq; ++s)
+            for (int64_t d = 0; d < D; ++d) {
+              int64_t from = b * kb + h * kh + s * ks + d,
+                      to = ((b * kvHeads + h) * seq + s) * D + d;
+              kf[to] = float(toDouble(kbshd[from]));
+              vf[to] = float(toDouble(vbshd[from]));
+            }
+      std::vector<double> refO, refL;
+      tilec::test::attentionReference(
+          {batch, heads, kvHeads, seq, D, causal, double(scale)}, qf, kf, vf,
+          refO, refL);
+      check(what + " O", o, refO, 1e-2);
+      check(what + " lse", lse, refL, 1e-4);
+    }
+  }
+}
+
+void testAttention(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  testAttentionDim(ctx, k, rng, small, 64, "attention");
+}
+
+void testAttentionD128(const Context &ctx, const Kernel &k, Rng &rng,
+                       bool small) {
+  testAttentionDim(ctx, k, rng, small, 128, "attention_d128");
+}
+
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
-  /// Skipped when DIR lacks it (the nvcc fixtures do).
+  /// Skipped when DIR lacks it: built by tilec-examples, not from
+  /// examples/*.tile, or an example that the nvcc fixtures have no stand-in
+  /// for (attention).
   bool optional = false;
 };
 const Example kExamples[] = {
@@ -482,6 +557,8 @@ const Example kExamples[] = {
     {"matmul", testMatmul},
     {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
     {"matmul_fp16", testMatmulFp16, /*optional=*/true},
+    {"attention", testAttention, /*optional=*/true},
+    {"attention_d128", testAttentionD128, /*optional=*/true},
 };
 
 int usage(const char *why) {

@@ -51,11 +51,12 @@ bool fits(int64_t bytes, const Target &target);
 
 /// Places the tilegpu.local_alloc buffers of `kernel` after its scratch (the
 /// `scratchBytes` from offset 0 that ops exchanging data use between
-/// barriers; `usesScratch` says which ops do). A buffer lives from its
-/// allocation to its last use (to the tilegpu.async_wait {pending = 0} after
-/// it when copies go there). Buffers go at offset 0, overlapping the
-/// scratch, unless a scratch user runs while one lives; then after the
-/// scratch. Records each buffer's offset in kOffsetAttr and returns the
+/// barriers; `usesScratch` says which ops do). A buffer lives from the
+/// kernel's entry (a scratch user before its first copy may still be
+/// reading: the exchanges put barriers before their writes, not after their
+/// reads) to its last use (to the tilegpu.async_wait {pending = 0} after it
+/// when copies go there). Buffers go at offset 0, overlapping the scratch,
+/// unless a scratch user runs while one lives; then after the scratch. Records each buffer's offset in kOffsetAttr and returns the
 /// kernel's shared memory bytes (16-byte aligned).
 int64_t allocateBuffers(mlir::func::FuncOp kernel, int64_t scratchBytes,
                         llvm::function_ref<bool(mlir::Operation *)> usesScratch);

@@ -59,7 +59,13 @@ tilec::smem::allocateBuffers(func::FuncOp kernel, int64_t scratchBytes,
 
   bool overlap = false;
   for (LocalAllocOp alloc : allocs) {
-    Operation *begin = topLevel(kernel, alloc), *end = begin;
+    // A buffer's range starts at the kernel's entry, not at its allocation:
+    // ops exchanging data through the scratch put barriers before their
+    // writes, not after their reads, so a scratch user before the loop (a
+    // tile converted to a dot operand, as attention's Q) may still be
+    // reading when the prologue's first copies land.
+    Operation *begin = &kernel.getBody().front().front();
+    Operation *end = topLevel(kernel, alloc);
     bool copies = false;
     for (Operation *user : alloc->getUsers()) {
       Operation *top = topLevel(kernel, user);

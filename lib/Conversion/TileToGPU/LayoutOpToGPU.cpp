@@ -4,7 +4,9 @@
 // write the source elements to shared memory at the row-major position
 // they take in the result (one owner per replicated element, so no two
 // threads write one place), then read the result's elements back: correct
-// for any pair of layouts, at the cost of two barriers.
+// for any pair of layouts, at the cost of two barriers. A convert_layout
+// whose layouts give every thread the same elements (getRegisterPermutation)
+// only renames registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +63,29 @@ struct RowMajorMoveLowering : public OpConversionPattern<OpTy> {
     SmemTile out{*dst, {}, rowMajor(dstType.getShape())};
     auto vals = exchangeThroughShared(rewriter, op.getLoc(), elem, {in}, {out});
     replaceWithValues(rewriter, op, vals[0]);
+    return success();
+  }
+};
+
+/// convert_layout between layouts that keep each element in its thread:
+/// the result's values are the source's, reordered. Takes precedence over
+/// the exchange through shared memory (and ldmatrix for dot operands).
+struct RegisterConvertLowering : public OpConversionPattern<ConvertLayoutOp> {
+  RegisterConvertLowering(const TypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern(tc, ctx, /*benefit=*/3) {}
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<SmallVector<int64_t>> perm =
+        getRegisterPermutation(cast<RankedTensorType>(op.getSrc().getType()),
+                               cast<RankedTensorType>(op.getType()));
+    if (!perm)
+      return failure();
+    ValueRange src = adaptor.getSrc();
+    SmallVector<Value> vals;
+    for (int64_t i : *perm)
+      vals.push_back(src[i]);
+    replaceWithValues(rewriter, op, vals);
     return success();
   }
 };
@@ -156,7 +181,7 @@ struct SplitOpLowering : public OpConversionPattern<SplitOp> {
 void mlir::tile::gpu_lowering::populateLayoutPatterns(
     TileTypeConverter &tc, RewritePatternSet &patterns,
     const LoweringContext &) {
-  patterns.add<RowMajorMoveLowering<ConvertLayoutOp>,
+  patterns.add<RegisterConvertLowering, RowMajorMoveLowering<ConvertLayoutOp>,
                RowMajorMoveLowering<ReshapeOp>, TransOpLowering,
                JoinOpLowering, SplitOpLowering>(tc, patterns.getContext());
 }

@@ -161,6 +161,16 @@ Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> indices,
 /// Shared memory bytes `op` needs while it runs (0 if none).
 int64_t getScratchBytes(Operation *op);
 
+/// When every thread holds in `dst` only elements it holds in `src`, each
+/// at the same element number in every thread, returns for each element
+/// number of `dst` that of `src`: the conversion is then a renaming of
+/// registers (an mma accumulator to the A operand of the next dot, warps
+/// along M; layouts that differ only in attributes that do not move
+/// elements). Layouts of other shapes or warp counts, or tiles too large
+/// to enumerate (over 2^24 element-threads), give nullopt.
+std::optional<SmallVector<int64_t>>
+getRegisterPermutation(RankedTensorType src, RankedTensorType dst);
+
 /// How a cross-warp reduction lays out its partials in its scratch: per
 /// operand a 16-byte aligned array of (output element, warp) slots of the
 /// element's size, so that a warp's partials of one output are adjacent. The

@@ -373,6 +373,51 @@ mlir::tile::gpu_lowering::getReduceScratchLayout(ReduceOp op,
   return s;
 }
 
+/// The row-major index in the tile of element `i` of the thread with lane
+/// and warp ids `lane`, `warp`.
+static int64_t linearIndex(const DistributedLayout &l, ArrayRef<int64_t> shape,
+                           int64_t i, int64_t lane, int64_t warp) {
+  SmallVector<int64_t> sub = l.getSubIndices(i);
+  int64_t lin = 0;
+  for (unsigned t = 0; t < shape.size(); ++t) {
+    unsigned d = l.getBlockedDim(t);
+    int64_t lc = (lane / l.getLaneStride(d)) % l.getTpw(d);
+    int64_t wc = (warp / l.getWarpStride(d)) % l.getWpc(d);
+    lin = lin * shape[t] + l.getIndex(d, sub[d], lc, wc);
+  }
+  return lin;
+}
+
+std::optional<SmallVector<int64_t>>
+mlir::tile::gpu_lowering::getRegisterPermutation(RankedTensorType srcType,
+                                                 RankedTensorType dstType) {
+  if (srcType.getShape() != dstType.getShape())
+    return std::nullopt;
+  FailureOr<DistributedLayout> src = DistributedLayout::get(srcType);
+  FailureOr<DistributedLayout> dst = DistributedLayout::get(dstType);
+  if (failed(src) || failed(dst) || src->getNumWarps() != dst->getNumWarps())
+    return std::nullopt;
+  int64_t elems = srcType.getNumElements(), warps = src->getNumWarps();
+  if (elems * 32 * warps > (int64_t(1) << 24))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = srcType.getShape();
+  SmallVector<int64_t> perm(dst->getNumElems(), -1);
+  std::vector<int32_t> where(elems);
+  for (int64_t warp = 0; warp < warps; ++warp)
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      std::fill(where.begin(), where.end(), -1);
+      for (int64_t i = 0; i < src->getNumElems(); ++i)
+        where[linearIndex(*src, shape, i, lane, warp)] = i;
+      for (int64_t j = 0; j < dst->getNumElems(); ++j) {
+        int32_t from = where[linearIndex(*dst, shape, j, lane, warp)];
+        if (from < 0 || (perm[j] >= 0 && perm[j] != from))
+          return std::nullopt;
+        perm[j] = from;
+      }
+    }
+  return perm;
+}
+
 int64_t mlir::tile::gpu_lowering::getScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
@@ -387,6 +432,9 @@ int64_t mlir::tile::gpu_lowering::getScratchBytes(Operation *op) {
     return 2 * numElements(scan.getSrcs()[0].getType()) * 8 *
            scan.getNumResults();
   }
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op))
+    if (getRegisterPermutation(cvt.getSrc().getType(), cvt.getType()))
+      return 0;
   if (isa<ConvertLayoutOp, ReshapeOp, TransOp, SplitOp>(op))
     return numElements(op->getOperand(0).getType()) *
            elementBytes(op->getOperand(0).getType());

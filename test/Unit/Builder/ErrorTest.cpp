@@ -953,6 +953,24 @@ TEST_F(Generators, MatmulNullEpilogue) {
       "matmulKernel", "the epilogue returned a null Value");
 }
 
+TEST_F(Generators, AttentionDType) {
+  EXPECT_BUILD_ERROR(
+      ops::attentionKernel("a", {.dtype = DType::F32}),
+      "attentionKernel",
+      "dtype must be bf16 or f16 (the tensor cores' 16-bit types), got f32");
+}
+
+TEST_F(Generators, AttentionBlocks) {
+  EXPECT_BUILD_ERROR(ops::attentionKernel("a", {.headDim = 48}),
+                     "attentionKernel",
+                     "headDim must be a power of two of at least 16, got 48");
+  EXPECT_BUILD_ERROR(
+      ops::attentionKernel("a", {.blockM = 64, .blockN = 128}),
+      "attentionKernel",
+      "blockM (64) must be a multiple of blockN (128): a causal program's "
+      "diagonal starts at a key block");
+}
+
 TEST_F(Generators, ParamClash) {
   EXPECT_BUILD_ERROR(ops::pointwiseKernel("p", {ops::input("n", DType::F32)},
                                           {}, [](ops::Block &) {}),

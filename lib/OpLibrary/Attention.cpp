@@ -1,0 +1,123 @@
+//===- Attention.cpp - the flash attention forward generator --------------===//
+//
+// ops::attentionKernel: examples/attention.tile for any head_dim, block
+// sizes and 16-bit dtype, with the K/V loop split in two. Blocks whose keys
+// are all visible to all the program's queries (below the causal diagonal
+// and before seq) run without masks; the rest (the diagonal blocks, the
+// ragged last block) run with them. Both loops carry the same state, so the
+// second continues where the first stopped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tilec::ops {
+
+Kernel attentionKernel(std::string name, const AttentionConfig &config,
+                       SourceLoc loc) {
+  CallSite site("attentionKernel", loc);
+  const char *gen = "attentionKernel";
+  if (config.dtype != DType::BF16 && config.dtype != DType::F16)
+    buildError(gen, "dtype must be bf16 or f16 (the tensor cores' 16-bit "
+                    "types), got " +
+                        std::string(dtypeName(config.dtype)));
+  auto powerOfTwo = [&](int v, int lo, const char *what) {
+    if (v < lo || (v & (v - 1)))
+      buildError(gen, std::string(what) + " must be a power of two of at "
+                                          "least " +
+                          std::to_string(lo) + ", got " + std::to_string(v));
+  };
+  powerOfTwo(config.headDim, 16, "headDim");
+  powerOfTwo(config.blockM, 16, "blockM");
+  powerOfTwo(config.blockN, 16, "blockN");
+  if (config.blockM % config.blockN)
+    buildError(gen, "blockM (" + std::to_string(config.blockM) +
+                        ") must be a multiple of blockN (" +
+                        std::to_string(config.blockN) +
+                        "): a causal program's diagonal starts at a key block");
+
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  Kernel k(std::move(name), {config.numWarps});
+  Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
+        vp = k.pointer("v", dt, pd), o = k.pointer("o", dt, pd),
+        lse = k.pointer("lse", DType::F32, pd);
+  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+        group = k.scalar("group", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
+  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+  Value svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+  Value sob = stride("sob"), soh = stride("soh"), sos = stride("sos");
+  Value scale = k.scalar("scale", DType::F32);
+  Value causal = k.scalar("causal", DType::I1);
+
+  // Program (query block, batch * head); query head h reads K/V head
+  // h / group.
+  Value mblk = k.programId(0), bh = k.programId(1);
+  Value b = bh / heads, h = bh % heads, hk = h / group;
+  Value qbase = q + (b * sqb + h * sqh), kbase = kp + (b * skb + hk * skh),
+        vbase = vp + (b * svb + hk * svh), obase = o + (b * sob + h * soh);
+  Value m0 = mblk * BM;
+  Value rm2 = (m0 + k.range(BM)).expandDims(1); // [BM, 1] query rows
+  Value rdR = k.range(D).expandDims(0), rdC = k.range(D).expandDims(1);
+  Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
+  Value qin = rm2 < seq;
+  Value qt = k.load(qbase + rm2 * sqs + rdR, qin, 0);
+  // Offsets of K^T ([D, BN]) and V ([BN, D]) within a block. The loops
+  // carry no pointer tiles: each step adds its scalar offset n * stride to
+  // the base and these i32 offsets, so a thread keeps one i32 per element
+  // across the loop instead of a 64-bit pointer (and the pipeliner's copy
+  // of it running ahead).
+  Value kOffs = rdC + rnR * sks, vOffs = rnC * svs + rdR;
+  Value qkScale = scale * float(1.0 / std::log(2.0)); // log2(e) * scale
+
+  // One K/V block at key offset n: the online softmax update.
+  auto step = [&](bool masked) {
+    return [&, masked](Value n, std::vector<Value> c) {
+      Value kt, vt, s;
+      if (masked) {
+        Value kin = (n + rnR) < seq;
+        kt = k.load(kbase + n * sks + kOffs, kin, 0);
+        vt = k.load(vbase + n * svs + vOffs, (n + rnC) < seq, 0);
+        s = k.dot(qt, kt) * qkScale;
+        Value visible = kin & (((n + rnR) <= rm2) | !causal);
+        s = where(visible, s, -std::numeric_limits<float>::infinity());
+      } else {
+        kt = k.load(kbase + n * sks + kOffs);
+        vt = k.load(vbase + n * svs + vOffs);
+        s = k.dot(qt, kt) * qkScale;
+      }
+      Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
+      Value p = exp2(s - mNew.expandDims(1));
+      Value alpha = exp2(c[1] - mNew);
+      Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
+      Value acc = k.dot(p.to(dt), vt, c[0] * alpha.expandDims(1));
+      return std::vector<Value>{acc, mNew, l};
+    };
+  };
+  // Unmasked: blocks before seq's last full block and (causal) before the
+  // program's first query. Masked: from there to seq or (causal) the
+  // program's last query.
+  Value seqFull = seq / BN * BN;
+  Value fullHi = where(causal, minimum(seqFull, m0), seqFull);
+  Value hi = where(causal, minimum(m0 + BM, seq), seq);
+  std::vector<Value> init = {
+      k.zeros({BM, D}, DType::F32),
+      k.full({BM}, -std::numeric_limits<float>::infinity(), DType::F32),
+      k.zeros({BM}, DType::F32)};
+  std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, step(false));
+  std::vector<Value> fin = k.forLoop(fullHi, hi, BN, mid, step(true));
+
+  k.store(obase + rm2 * sos + rdR, fin[0] / fin[2].expandDims(1), qin);
+  Value rows = m0 + k.range(BM);
+  k.store(lse + bh * seq + rows, (fin[1] + log2(fin[2])) * float(std::log(2.0)),
+          rows < seq);
+  return k;
+}
+
+} // namespace tilec::ops
