@@ -4,14 +4,16 @@
 //               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_ragged attention launch (default: all
-// but matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
-// `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
-// examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
-// 4000x4096x4096, and attention, the builder's attention_d128). The matmul
-// grids take 128x128 tiles unless --matmul-tile says otherwise, or one
-// program per SM with --matmul-persistent (the builder's `persistent`
-// matmuls). Each times DIR/<name>.ptx|cubin on the workload, shape and
+// matmul_bias_gelu matmul_fp16 matmul_ragged attention launch softmax5000
+// layernorm3072 (default: all but matmul_bias_gelu, from
+// examples/matmul_bias_gelu.tile or the builder's `tilec-examples -o DIR
+// matmul_bias_gelu`, matmul_fp16, from examples/matmul_fp16.tile,
+// matmul_ragged: DIR/matmul on bf16 4000x4096x4096, attention, the
+// builder's attention_d128, and softmax5000 and layernorm3072, the kernels
+// of test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
+// unless --matmul-tile says otherwise, or one program per SM with
+// --matmul-persistent (the builder's `persistent` matmuls). Each times
+// DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
 //   {"work": "softmax fp32 32768x4096", "system": "tilec", "ms": 0.2599,
@@ -270,6 +272,55 @@ void benchSoftmax(Bencher &b, Rng &rng, const std::string &dir,
   b.row("softmax fp32 32768x4096", ms, 2.0 * 4 * rows * cols, 0);
 }
 
+/// Tiles that are not powers of two (issue 16; test/GPU/kernels/nonpow2.tile,
+/// compiled with `tilec test/GPU/kernels/nonpow2.tile -o DIR/softmax5000.ptx`
+/// and again `-o DIR/layernorm3072.ptx`: each file holds all its kernels):
+/// softmax over 16384 rows of 5000 f32 with a 5000-wide tile (10 warps, 120
+/// padded slots), layernorm over 32768 rows of 3072 bf16 with a 3072-wide
+/// tile (12 warps, exact).
+void benchSoftmax5000(Bencher &b, Rng &rng, const std::string &dir,
+                      std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t rows = 16384, cols = 5000;
+  Kernel k = kernelOf(ctx, dir, "softmax5000", keep);
+  size_t sets = b.sets(rows * cols * 4);
+  std::vector<DeviceBuffer<float>> xs;
+  for (size_t i = 0; i < sets; ++i)
+    xs.push_back(randomBuffer<float>(ctx, rng, rows * cols));
+  auto out = outputBuffer<float>(ctx, rows * cols);
+  double ms = b.time(
+      [&](size_t i) {
+        return k.launch(nullptr, Grid(rows), xs[i], out, int32_t(cols));
+      },
+      sets);
+  requireWritten(out, "softmax5000");
+  b.row("softmax fp32 16384x5000", ms, 2.0 * 4 * rows * cols, 0,
+        "5000-wide tile");
+}
+
+void benchLayernorm3072(Bencher &b, Rng &rng, const std::string &dir,
+                        std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t rows = 32768, cols = 3072;
+  Kernel k = kernelOf(ctx, dir, "layernorm3072", keep);
+  size_t sets = b.sets(rows * cols * 2);
+  std::vector<DeviceBuffer<BFloat16>> xs;
+  for (size_t i = 0; i < sets; ++i)
+    xs.push_back(randomBuffer<BFloat16>(ctx, rng, rows * cols));
+  auto w = randomBuffer<BFloat16>(ctx, rng, cols);
+  auto bias = randomBuffer<BFloat16>(ctx, rng, cols);
+  auto out = outputBuffer<BFloat16>(ctx, rows * cols);
+  double ms = b.time(
+      [&](size_t i) {
+        return k.launch(nullptr, Grid(rows), xs[i], w, bias, out,
+                        int32_t(cols), 1e-5f);
+      },
+      sets);
+  requireWritten(out, "layernorm3072");
+  b.row("layernorm bf16 32768x3072", ms, 2.0 * 2 * rows * cols, 0,
+        "3072-wide tile");
+}
+
 void benchNorm(Bencher &b, Rng &rng, const std::string &dir, bool rms,
                std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -472,7 +523,8 @@ int main(int argc, char **argv) {
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
-      "matmul_ragged", "attention", "launch"};
+      "matmul_ragged", "attention", "launch", "softmax5000",
+      "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
@@ -481,8 +533,9 @@ int main(int argc, char **argv) {
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged attention launch "
-      "(default: all but matmul_bias_gelu, matmul_fp16, matmul_ragged and "
-      "attention).");
+      "softmax5000 layernorm3072 (default: all but matmul_bias_gelu, "
+      "matmul_fp16, matmul_ragged, attention, softmax5000 and "
+      "layernorm3072).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -541,6 +594,10 @@ int main(int argc, char **argv) {
           {"matmul", "matmul bf16 4000x4096x4096", 4000, 4096, 4096, false});
     else if (w == "attention")
       benchAttention(b, rng, dir, keep);
+    else if (w == "softmax5000")
+      benchSoftmax5000(b, rng, dir, keep);
+    else if (w == "layernorm3072")
+      benchLayernorm3072(b, rng, dir, keep);
     else
       benchLaunch(b, rng, dir, keep);
   }

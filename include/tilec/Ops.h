@@ -250,10 +250,13 @@ Kernel pointwiseKernel(std::string name, const std::vector<Arg> &args,
                        SourceLoc loc = SourceLoc::current());
 
 struct RowwiseConfig {
-  /// Columns per program: at least n_cols (a row is reduced in one piece).
+  /// Columns per program: at least n_cols (a row is reduced in one piece);
+  /// any positive count (3072 and 5000 as well as powers of two).
   int blockCols = 1024;
-  /// Rows per program; 1 gives 1-D row tiles, more gives [rows, cols] tiles.
+  /// Rows per program (any positive count); 1 gives 1-D row tiles, more
+  /// gives [rows, cols] tiles.
   int rowsPerProgram = 1;
+  /// Warps (KernelOptions::numWarps): 0 lets the layout pass choose.
   int numWarps = 4;
   int ptrDivisibility = 16;
   /// Divisibility hint of n_cols (1: none).

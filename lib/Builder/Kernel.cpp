@@ -108,15 +108,19 @@ KernelImpl::KernelImpl(std::string kernelName, int warps, const Site &where)
   if (!isIdentifier(name))
     fail(where, "kernel name '" + name +
                     "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
-  if (warps < 1 || warps > 32 || (warps & (warps - 1)))
-    fail(where, "numWarps must be a power of two in [1, 32], got " +
+  // 0: no tile.num_warps, so tile-assign-layouts chooses (for tiles that
+  // are not powers of two: 12 warps for a 3072-wide bf16 row).
+  if (warps < 0 || warps > 32)
+    fail(where, "numWarps must be in [1, 32] (or 0: the layout pass "
+                "chooses), got " +
                     std::to_string(warps));
   builder.setInsertionPointToEnd(module->getBody());
   func = func::FuncOp::create(builder, l, name,
                               FunctionType::get(context.get(), {}, {}));
   func->setAttr(tile::TileDialect::getKernelAttrName(), builder.getUnitAttr());
-  func->setAttr(tile::TileDialect::getNumWarpsAttrName(),
-                builder.getI32IntegerAttr(warps));
+  if (warps != 0)
+    func->setAttr(tile::TileDialect::getNumWarpsAttrName(),
+                  builder.getI32IntegerAttr(warps));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToEnd(entry);
   auto ret = func::ReturnOp::create(builder, l);

@@ -153,6 +153,14 @@ static void checkPositive(int value, std::string_view gen,
                         std::to_string(value));
 }
 
+/// Any count: the layout pass covers row tiles of 3072 or 5000 (and rows
+/// per program of 3 or 12) as well as powers of two.
+static void checkCount(int value, std::string_view gen, std::string_view what) {
+  if (value < 1)
+    buildError(gen, std::string(what) + " must be positive, got " +
+                        std::to_string(value));
+}
+
 /// Declares the parameters of `args` in order.
 static void declareParams(Block::Impl &b, const std::vector<Arg> &args,
                           int ptrDivisibility) {
@@ -225,8 +233,8 @@ Kernel rowwiseKernel(std::string name, const std::vector<Arg> &args,
   checkArgs(args, "rowwiseKernel",
             {Arg::Kind::Input, Arg::Kind::Output, Arg::Kind::ColumnInput,
              Arg::Kind::RowOutput, Arg::Kind::Scalar});
-  checkPositive(config.blockCols, "rowwiseKernel", "blockCols");
-  checkPositive(config.rowsPerProgram, "rowwiseKernel", "rowsPerProgram");
+  checkCount(config.blockCols, "rowwiseKernel", "blockCols");
+  checkCount(config.rowsPerProgram, "rowwiseKernel", "rowsPerProgram");
   auto impl = newBlock(std::move(name), config.numWarps, "rowwiseKernel");
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;

@@ -431,6 +431,11 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
     for (KernelInfo &k : kernels)
       if (auto bytes = shared.getAs<IntegerAttr>(k.name))
         k.sharedBytes = bytes.getInt();
+  // The layout pass chooses the warps of a kernel without tile.num_warps.
+  if (auto warps = module->getAttrOfType<DictionaryAttr>("tile.kernel_warps"))
+    for (KernelInfo &k : kernels)
+      if (auto n = warps.getAs<IntegerAttr>(k.name))
+        k.numWarps = n.getInt();
   FailureOr<std::string> ptx = extractPtx(module);
   if (failed(ptx))
     return failure();

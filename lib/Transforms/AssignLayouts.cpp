@@ -1,7 +1,7 @@
 //===- AssignLayouts.cpp - attach distributed layouts to tiles ------------===//
 //
-// Assumes: verified, inlined tile kernels (func.func with tile.kernel) whose
-// tiles have power-of-two shapes. Guarantees: every tile type inside a
+// Assumes: verified, inlined tile kernels (func.func with tile.kernel), of
+// tiles of any static shape. Guarantees: every tile type inside a
 // kernel carries a #tilegpu.blocked or #tilegpu.slice encoding, and
 //  - operands and results of elementwise, memory and scan ops, and values
 //    carried through scf.for / scf.if / scf.while, share one layout;
@@ -48,6 +48,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
+
+#include <limits>
 
 namespace tilec {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
@@ -136,8 +138,12 @@ void setLayout(Value v, Attribute layout) {
 class LayoutAssigner : public LayoutRelations {
 public:
   LayoutAssigner(func::FuncOp func, const ModuleAxisInfo &axis, int numWarps,
-                 bool wgmma)
-      : func(func), axis(axis), numWarps(numWarps), wgmma(wgmma) {}
+                 bool wgmma, bool autoWarps)
+      : func(func), axis(axis), numWarps(numWarps), wgmma(wgmma),
+        autoWarps(autoWarps) {}
+
+  /// The warps the layouts were made for.
+  int getNumWarps() const { return numWarps; }
 
   LogicalResult run() {
     splitSharedConstants();
@@ -150,6 +156,8 @@ public:
     reset();
     if (failed(collect(/*splitMemoryData=*/false)))
       return failure();
+    if (autoWarps)
+      pickNumWarps();
     assign();
     for (auto [i, v] : llvm::enumerate(values))
       setLayout(v, layouts[find(i)]);
@@ -162,6 +170,7 @@ private:
   const ModuleAxisInfo &axis;
   int numWarps;
   bool wgmma;
+  bool autoWarps;
 
   bool splitData = false;
   SmallVector<Value> values;
@@ -194,10 +203,6 @@ private:
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (!type)
       return success();
-    if (!hasPowerOfTwoShape(type.getShape()))
-      return where->emitError("tile shape ")
-             << type << " is not a power of two in every dimension; the GPU "
-                        "lowering supports power-of-two tiles only";
     index[v] = values.size();
     values.push_back(v);
     parent.push_back(parent.size());
@@ -437,7 +442,8 @@ private:
   /// the most contiguous dim of its memory accesses, as wide a vector per
   /// thread as contiguity and alignment allow (at most 16 bytes), without
   /// leaving threads idle.
-  Attribute choose(unsigned group) {
+  Attribute choose(unsigned group) { return choose(group, numWarps); }
+  BlockedLayoutAttr choose(unsigned group, int numWarps) {
     auto type = cast<RankedTensorType>(values[group].getType());
     ArrayRef<int64_t> shape = type.getShape();
     unsigned rank = shape.size();
@@ -487,6 +493,11 @@ private:
     spt = std::min<int64_t>(spt,
                             std::max<int64_t>(1, type.getNumElements() /
                                                      threads));
+    // A power of two that divides the fast dim: a vector never straddles
+    // the end of a row of 5000 (nor its padding's wrap to the start).
+    spt = int64_t(1) << llvm::Log2_64(spt);
+    while (shape[order[0]] % spt)
+      spt /= 2;
     BlockedLayoutAttr chosen =
         getDefaultBlockedLayout(func.getContext(), shape, order, spt, numWarps);
     LLVM_DEBUG(llvm::dbgs()
@@ -496,6 +507,54 @@ private:
                << " elements / " << threads << " threads) -> " << chosen
                << "\n");
     return chosen;
+  }
+
+  /// The groups whose layout is chosen (not derived), as a choice needs.
+  SmallVector<unsigned> getChosenGroups() {
+    DenseSet<unsigned> derived;
+    for (const Edge &e : edges)
+      derived.insert(find(index[e.receiver]));
+    SmallVector<unsigned> roots;
+    for (unsigned i = 0; i < values.size(); ++i)
+      if (find(i) == i && !derived.contains(i))
+        roots.push_back(i);
+    return roots;
+  }
+
+  /// The number of warps for a kernel that does not set tile.num_warps and
+  /// has a tile that is not a power of two: over 1..16 warps, the fewest
+  /// wasted element slots (padding and replicas: perThread x threads -
+  /// elements, summed over the chosen layouts), ties to the most warps
+  /// (fewer elements, so registers, per thread; at most 512 threads). So
+  /// 3072 bf16 takes 12 warps (exact, one 16-byte vector each), 5000 f32
+  /// 10 (120 padded slots, 4 vectors each), 96x128 bf16 16.
+  void pickNumWarps() {
+    bool pow2 = true, dots = false;
+    for (Value v : values)
+      pow2 &= hasPowerOfTwoShape(
+          cast<RankedTensorType>(v.getType()).getShape());
+    func.walk([&](DotOp) { dots = true; });
+    if (pow2 || dots)
+      return;
+    SmallVector<unsigned> groups = getChosenGroups();
+    int best = numWarps;
+    int64_t bestWaste = std::numeric_limits<int64_t>::max();
+    for (int w = 1; w <= 16; ++w) {
+      int64_t waste = 0;
+      for (unsigned g : groups) {
+        auto type = cast<RankedTensorType>(values[g].getType());
+        FailureOr<DistributedLayout> dl =
+            DistributedLayout::get(choose(g, w), type.getShape());
+        waste += failed(dl) ? type.getNumElements() * 32
+                            : dl->getNumElems() * 32 * w -
+                                  type.getNumElements();
+      }
+      if (waste <= bestWaste)
+        best = w, bestWaste = waste;
+    }
+    LLVM_DEBUG(llvm::dbgs() << "num_warps " << best << " (" << bestWaste
+                            << " wasted slots)\n");
+    numWarps = best;
   }
 
   void assign() {
@@ -631,9 +690,11 @@ struct TileAssignLayouts
       if (!isKernel(func))
         continue;
       int warps = getNumWarps(func, numWarps);
-      LayoutAssigner assigner(func, axis, warps, target->hasWgmma());
+      bool forced = func->hasAttr(TileDialect::getNumWarpsAttrName());
+      LayoutAssigner assigner(func, axis, warps, target->hasWgmma(), !forced);
       if (failed(assigner.run()))
         return signalPassFailure();
+      warps = assigner.getNumWarps();
       // The lowering and the metadata launch what the layouts were made for.
       func->setAttr(TileDialect::getNumWarpsAttrName(),
                     IntegerAttr::get(IntegerType::get(&getContext(), 32),

@@ -208,14 +208,6 @@ func.func @conflict(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-func.func @not_pow2(%x: !tile.ptr<f32>) attributes {tile.kernel} {
-  // expected-error @below {{tile shape 'tensor<100xi32>' is not a power of two in every dimension; the GPU lowering supports power-of-two tiles only}}
-  %r = tile.range 0, 100 : tensor<100xi32>
-  return
-}
-
-// -----
-
 // A bf16 dot runs on mma.sync: the accumulator (and the values it is
 // carried and combined with) takes #tilegpu.mma, the operands the matching
 // #tilegpu.dot_operand; the loads keep coalesced blocked layouts of their own

@@ -100,7 +100,7 @@ static cl::opt<std::string>
          cl::init(tilec::Target::kDefaultChip.str()), cl::cat(tilecCategory));
 static cl::opt<int> numWarps(
     "num-warps", cl::desc("Warps per program for kernels without "
-                          "tile.num_warps (1..32, a power of two)"),
+                          "tile.num_warps (1..32)"),
     cl::init(4), cl::cat(tilecCategory));
 static cl::opt<int> numStages(
     "num-stages",
@@ -167,9 +167,8 @@ static LogicalResult checkOptions() {
                  << llvm::toString(target.takeError()) << "\n";
     return failure();
   }
-  if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {
-    llvm::errs() << "tilec: error: --num-warps must be a power of two in "
-                    "[1, 32], got "
+  if (numWarps < 1 || numWarps > 32) {
+    llvm::errs() << "tilec: error: --num-warps must be in [1, 32], got "
                  << numWarps << "\n";
     return failure();
   }

@@ -117,9 +117,11 @@ struct PrintOpLowering : public OpConversionPattern<PrintOp> {
       FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
       if (failed(layout))
         return failure();
-      Value owner = emitOwnerPredicate(rewriter, loc, *layout);
+      // (Padding copies are no element of their own: not printed.)
+      SmallVector<Value> owners = emitElementOwners(rewriter, loc, *layout);
       auto idx = emitIndices(rewriter, loc, *layout);
       for (auto [i, v] : llvm::enumerate(range)) {
+        Value owner = owners[i];
         std::string line = "pid (%d, %d, %d) idx [";
         SmallVector<Value> lineArgs(pid);
         for (auto [d, ix] : llvm::enumerate(idx[i])) {

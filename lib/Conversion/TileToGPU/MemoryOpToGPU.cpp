@@ -379,6 +379,10 @@ VecInfo getVecInfo(const LoweringContext &ctx, Value ptr, Value mask,
        std::max<int64_t>(1, info.getDivisibility(t0) / bytes),
        std::max<int64_t>(1, 128 / std::max(8u, elemBits))});
   v.vec = int64_t(1) << llvm::Log2_64(std::max<int64_t>(vec, 1));
+  // A vector must not run past the end of the dim (where a padded layout
+  // wraps onto its start).
+  while (type.getDimSize(t0) % v.vec)
+    v.vec /= 2;
   if (mask)
     v.maskUniform = ctx.axis->get(mask).getConstancy(t0) >= v.vec;
   return v;
@@ -517,17 +521,17 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
     Access a = makeAccess(vi.vec, bits);
     std::string mods = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
 
-    // One thread writes each element: replicas and, for a scalar store,
-    // all threads but the first stay silent.
-    Value owner;
+    // One thread writes each element: replicas, padding copies and, for a
+    // scalar store, all threads but the first stay silent.
+    SmallVector<Value> owners;
     if (auto type = dyn_cast<RankedTensorType>(op.getPtr().getType())) {
-      owner = emitOwnerPredicate(rewriter, loc,
-                                 *DistributedLayout::get(type));
+      owners = emitElementOwners(rewriter, loc, *DistributedLayout::get(type));
     } else {
       Value tid = NVVM::ThreadIdXOp::create(rewriter, loc,
                                             rewriter.getI32Type());
-      owner = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                    tid, i32Val(rewriter, loc, 0));
+      owners.push_back(arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, tid,
+          i32Val(rewriter, loc, 0)));
     }
     ValueRange ptrs = adaptor.getPtr();
     ValueRange values = adaptor.getValue();
@@ -535,7 +539,7 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
     if (masks.empty() || vi.maskUniform) {
       for (size_t g = 0; g < ptrs.size(); g += a.vec) {
         Value pred = andPred(rewriter, loc,
-                             masks.empty() ? Value() : masks[g], owner);
+                             masks.empty() ? Value() : masks[g], owners[g]);
         emitStore(rewriter, loc, ptrs[g], pred,
                   pack(rewriter, loc, values.slice(g, a.vec), a), a, mods);
       }
@@ -547,14 +551,14 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
     auto [alls, allThread] = groupMasks(rewriter, loc, masks, a.vec);
     for (auto [n, all] : llvm::enumerate(alls)) {
       size_t g = n * a.vec;
-      emitStore(rewriter, loc, ptrs[g], andPred(rewriter, loc, all, owner),
+      emitStore(rewriter, loc, ptrs[g], andPred(rewriter, loc, all, owners[g]),
                 pack(rewriter, loc, values.slice(g, a.vec), a), a, mods);
     }
     auto elementwise = [&](OpBuilder &b, Location l, size_t g) {
       Access one = makeAccess(1, bits);
       for (int64_t k = 0; k < a.vec; ++k)
         emitStore(b, l, elementAddress(b, l, ptrs[g], k, elemType),
-                  andPred(b, l, masks[g + k], owner),
+                  andPred(b, l, masks[g + k], owners[g + k]),
                   pack(b, l, values.slice(g + k, 1), one), one, mods);
     };
     Value partial = arith::XOrIOp::create(rewriter, loc, allThread,
@@ -636,20 +640,21 @@ LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
   StringRef reg = w == 64 ? "l" : (w == 16 ? "h" : "r");
   auto tensor = dyn_cast<RankedTensorType>(op.getType());
   std::optional<DistributedLayout> layout;
-  Value owner;
+  // Replicas and padding copies must not repeat the operation.
+  SmallVector<Value> owners;
   if (tensor) {
     layout = *DistributedLayout::get(tensor);
-    owner = emitOwnerPredicate(rewriter, loc, *layout);
+    owners = emitElementOwners(rewriter, loc, *layout);
   } else {
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    owner = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
-                                  i32Val(rewriter, loc, 0));
+    owners.push_back(arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, tid, i32Val(rewriter, loc, 0)));
   }
   std::string ordering = orderingSuffix(op.getSem(), op.getScope());
   SmallVector<Value> old;
   for (size_t i = 0; i < ptrs.size(); ++i) {
     Value pred = andPred(rewriter, loc, masks.empty() ? Value() : masks[i],
-                         owner);
+                         owners[i]);
     std::string text, constraints = "=" + reg.str();
     llvm::raw_string_ostream os(text);
     SmallVector<Value> operands;
@@ -678,7 +683,7 @@ LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
       r = arith::TruncIOp::create(rewriter, loc, rewriter.getIntegerType(w), r);
     old.push_back(fromBits(rewriter, loc, r, elemType));
   }
-  if (op->use_empty() || !owner) {
+  if (op->use_empty() || llvm::all_of(owners, [](Value v) { return !v; })) {
     replaceWithValues(rewriter, op, old);
     return success();
   }
@@ -686,16 +691,20 @@ LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
   SmallVector<Value> values;
   if (layout) {
     ArrayRef<int64_t> shape = tensor.getShape();
+    // One predicate for the whole thread unless padding makes it per
+    // element.
+    bool uniform = llvm::all_equal(owners);
     SmemTile src{*layout, old,
                  [shape](OpBuilder &b, Location l, ArrayRef<Value> idx) {
                    return linearize(b, l, idx, shape);
                  },
-                 owner};
+                 uniform ? owners[0] : Value(),
+                 uniform ? SmallVector<Value>() : owners};
     SmemTile dst{*layout, {}, src.linear};
     values = exchangeThroughShared(rewriter, loc, elemType, {src}, {dst})[0];
   } else {
     barrier(rewriter, loc);
-    auto ifOp = scf::IfOp::create(rewriter, loc, owner, false);
+    auto ifOp = scf::IfOp::create(rewriter, loc, owners[0], false);
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());

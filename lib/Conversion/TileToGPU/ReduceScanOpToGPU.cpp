@@ -12,7 +12,9 @@
 // Consecutive reductions alternate between two scratch regions, which
 // makes the barrier before the writes unnecessary for all but the first
 // reduction after another shared-memory user (planReductionScratch).
-// Replicated lanes and warps are left out so nothing is combined twice. The
+// Replicated lanes and warps, and the padding copies of a tile that the
+// layout's repetitions overrun, are left out so nothing is combined twice
+// (any warp count: the partials are read in a loop). The
 // result has the slice layout, so every thread ends with the values its
 // layout assigns it.
 //
@@ -83,14 +85,27 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
       return outLayout->getElemNumber(sub);
     };
 
-    // 1. Within the thread, in element order along the dim.
+    // 1. Within the thread, in element order along the dim. Padding copies
+    // along it (a row of 5000 in repetitions of 512) are left out: only the
+    // last repetition has any, so each thread's first element is real.
+    SmallVector<Value> inside =
+        emitPaddingPredicates(rewriter, loc, *layout, {axis});
     SmallVector<SmallVector<Value>> acc(numOut);
     for (int64_t i = 0; i < layout->getNumElems(); ++i) {
       SmallVector<Value> cur;
       for (unsigned k = 0; k < numOps; ++k)
         cur.push_back(adaptor.getSrcs()[k][i]);
       SmallVector<Value> &a = acc[outIndex(i)];
-      a = a.empty() ? cur : applyCombiner(rewriter, loc, combiner, a, cur);
+      if (a.empty()) {
+        a = cur;
+        continue;
+      }
+      SmallVector<Value> next = applyCombiner(rewriter, loc, combiner, a, cur);
+      if (inside[i])
+        for (unsigned k = 0; k < numOps; ++k)
+          next[k] = arith::SelectOp::create(rewriter, loc, inside[i], next[k],
+                                            a[k]);
+      a = next;
     }
 
     // 2. Within the warp: butterflies over the lanes holding distinct data.
@@ -157,7 +172,9 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
                         slot(rewriter, outLinear[j], coords.warp[axis], k));
       }
       barrier(rewriter, loc);
-      if (lc.crossWarpShuffle) {
+      // The butterfly needs a power-of-two number of partials.
+      bool crossWarpShuffle = lc.crossWarpShuffle && llvm::isPowerOf2_64(warps);
+      if (crossWarpShuffle) {
         // Lane l reads warp (l mod warps)'s partial and butterflies over
         // log2(warps) lane bits: every group of `warps` lanes, so every
         // thread, ends with the total, with one read per thread and no
@@ -184,7 +201,7 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
         }
       }
       for (auto [j, a] : llvm::enumerate(acc)) {
-        if (lc.crossWarpShuffle)
+        if (crossWarpShuffle)
           break;
         SmallVector<Value> total;
         for (int64_t w = 0; w < warps; ++w) {
@@ -255,11 +272,22 @@ struct ScanOpLowering : public OpConversionPattern<ScanOp> {
       for (unsigned k = 0; k < numOps; ++k)
         own[i].push_back(adaptor.getSrcs()[k][i]);
 
+    // One writer per element: replicas and padding copies (which compute
+    // the same values) only read, so no slot is written twice.
+    SmallVector<Value> owners = emitElementOwners(rewriter, loc, *layout);
+    auto store = [&](size_t i, unsigned k, int buf) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (owners[i]) {
+        auto ifOp = scf::IfOp::create(rewriter, loc, owners[i], false);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
+      storeShared(rewriter, loc, own[i][k], slot(lin[i], k, buf));
+    };
     int buf = 0;
     barrier(rewriter, loc);
     for (size_t i = 0; i < lin.size(); ++i)
       for (unsigned k = 0; k < numOps; ++k)
-        storeShared(rewriter, loc, own[i][k], slot(lin[i], k, buf));
+        store(i, k, buf);
     barrier(rewriter, loc);
     for (int64_t offset = 1; offset < n; offset *= 2) {
       for (size_t i = 0; i < lin.size(); ++i) {
@@ -291,7 +319,7 @@ struct ScanOpLowering : public OpConversionPattern<ScanOp> {
       buf ^= 1;
       for (size_t i = 0; i < lin.size(); ++i)
         for (unsigned k = 0; k < numOps; ++k)
-          storeShared(rewriter, loc, own[i][k], slot(lin[i], k, buf));
+          store(i, k, buf);
       barrier(rewriter, loc);
     }
     SmallVector<SmallVector<Value>> results(numOps);

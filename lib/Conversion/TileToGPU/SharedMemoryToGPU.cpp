@@ -37,14 +37,19 @@ using namespace mlir::tile::gpu_lowering;
 // Swizzle
 //===----------------------------------------------------------------------===//
 
-/// x / 2^k and x % 2^k for non-negative i32 x.
-static Value shr(OpBuilder &b, Location loc, Value x, int64_t pow2) {
-  if (pow2 == 1)
+/// x / n and x % n for non-negative i32 x: shifts and masks for powers of
+/// two, else udiv/urem (a tile of 96 rows, warps split by 3).
+static Value shr(OpBuilder &b, Location loc, Value x, int64_t n) {
+  if (n == 1)
     return x;
-  return arith::ShRUIOp::create(b, loc, x, i32Val(b, loc, llvm::Log2_64(pow2)));
+  if (!llvm::isPowerOf2_64(n))
+    return arith::DivUIOp::create(b, loc, x, i32Val(b, loc, n));
+  return arith::ShRUIOp::create(b, loc, x, i32Val(b, loc, llvm::Log2_64(n)));
 }
-static Value low(OpBuilder &b, Location loc, Value x, int64_t pow2) {
-  return arith::AndIOp::create(b, loc, x, i32Val(b, loc, pow2 - 1));
+static Value low(OpBuilder &b, Location loc, Value x, int64_t n) {
+  if (!llvm::isPowerOf2_64(n))
+    return arith::RemUIOp::create(b, loc, x, i32Val(b, loc, n));
+  return arith::AndIOp::create(b, loc, x, i32Val(b, loc, n - 1));
 }
 
 Value mlir::tile::gpu_lowering::swizzledOffset(OpBuilder &b, Location loc,

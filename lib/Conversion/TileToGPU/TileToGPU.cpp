@@ -4,8 +4,8 @@
 // (tile-assign-layouts). Guarantees: the kernels live in
 // `gpu.module @tilec_kernels` as gpu.func kernels made of scalar arith/math,
 // scf, llvm, nvvm and gpu ops, ready for convert-gpu-to-nvvm; the module
-// records each kernel's shared memory bytes in `tile.shared_bytes`
-// (a dictionary from kernel name to bytes).
+// records each kernel's shared memory bytes in `tile.shared_bytes` and its
+// warps in `tile.kernel_warps` (dictionaries from kernel name to count).
 //
 // Constructs the lowering cannot handle are reported, with their location,
 // before anything is rewritten, so a failure leaves one clear diagnostic.
@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace tilec {
@@ -84,6 +85,7 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
     return op->emitOpError();
   };
   unsigned warps = getNumWarps(kernel);
+  llvm::DenseSet<Type> badTypes;
   kernel.walk([&](Operation *op) {
     for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
                                            op->getResultTypes())) {
@@ -91,6 +93,21 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
       if (!tensor)
         continue;
       FailureOr<DistributedLayout> layout = DistributedLayout::get(tensor);
+      if (failed(layout) && tensor.getEncoding() &&
+          getLayoutNumWarps(tensor.getEncoding()) != 0) {
+        // A layout that cannot hold this shape: said once, where the type
+        // first appears.
+        if (badTypes.insert(t).second)
+          fail(op) << "tile type " << t
+                   << " cannot be lowered: along each dim its layout's lanes "
+                      "and warps must cover the shape exactly, pad it (every "
+                      "thread's first element inside the shape) or replicate "
+                      "it uniformly (a whole number of steps, a power of two "
+                      "of distinct lanes)";
+        else
+          ok = false;
+        return;
+      }
       if (failed(layout)) {
         fail(op) << "tile type " << t
                  << " has no layout; run tile-assign-layouts first";
@@ -215,7 +232,7 @@ struct ConvertTileToGPU
           SymbolTable::symbolKnownUseEmpty(func, module))
         func.erase();
 
-    SmallVector<NamedAttribute> shared;
+    SmallVector<NamedAttribute> shared, warps;
     bool anyShared = false;
     for (func::FuncOp k : kernels) {
       widenBoolParams(k);
@@ -230,8 +247,14 @@ struct ConvertTileToGPU
       shared.push_back(NamedAttribute(
           k.getSymNameAttr(),
           IntegerAttr::get(IntegerType::get(ctx, 64), bytes)));
+      warps.push_back(NamedAttribute(
+          k.getSymNameAttr(),
+          IntegerAttr::get(IntegerType::get(ctx, 32), getNumWarps(k))));
     }
     module->setAttr("tile.shared_bytes", DictionaryAttr::get(ctx, shared));
+    // The warps each kernel launches with, which tile-assign-layouts may
+    // have chosen (a tile of 3072 takes 12): for the metadata.
+    module->setAttr("tile.kernel_warps", DictionaryAttr::get(ctx, warps));
 
     // The analysis reads the tile IR the patterns are about to rewrite.
     ModuleAxisInfo axis(module);

@@ -125,6 +125,19 @@ SmallVector<SmallVector<Value>> emitIndices(OpBuilder &b, Location loc,
 Value emitOwnerPredicate(OpBuilder &b, Location loc,
                          const DistributedLayout &layout);
 
+/// Per element the thread holds: true (i1) when it is inside the shape
+/// along every padded dim (DistributedLayout::isPadded), that is not one of
+/// the padding copies; null where it always is (and for all elements when
+/// the layout has no padding).
+SmallVector<Value> emitPaddingPredicates(OpBuilder &b, Location loc,
+                                         const DistributedLayout &layout,
+                                         ArrayRef<unsigned> dims = {});
+
+/// The owner predicate of each element: emitOwnerPredicate and the
+/// element's padding predicate (null: every thread holding it writes).
+SmallVector<Value> emitElementOwners(OpBuilder &b, Location loc,
+                                     const DistributedLayout &layout);
+
 /// v shuffled from lane (lane ^ offset), any scalar type up to 64 bits.
 Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset);
 
@@ -149,6 +162,8 @@ struct SmemTile {
   ValueRange values; ///< sources only
   std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> linear;
   Value writePred = {}; ///< sources only: write only where true
+  /// Sources only, per element (null: always): write only where true.
+  SmallVector<Value> elemPreds = {};
 };
 SmallVector<SmallVector<Value>> exchangeThroughShared(
     OpBuilder &b, Location loc, Type elemType, ArrayRef<SmemTile> sources,

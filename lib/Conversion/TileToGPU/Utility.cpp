@@ -61,7 +61,15 @@ mlir::tile::gpu_lowering::getLayoutOrError(Operation *op, Type type) {
   FailureOr<DistributedLayout> layout = failure();
   if (tensor)
     layout = DistributedLayout::get(tensor);
-  if (failed(layout))
+  if (failed(layout) && tensor && tensor.getEncoding() &&
+      getLayoutNumWarps(tensor.getEncoding()) != 0)
+    op->emitOpError("tile type ")
+        << type
+        << " cannot be lowered: along each dim its layout's lanes and warps "
+           "must cover the shape exactly, pad it (every thread's first "
+           "element inside the shape) or replicate it uniformly (a whole "
+           "number of steps, a power of two of distinct lanes)";
+  else if (failed(layout))
     op->emitOpError("tile type ")
         << type << " has no valid layout; run tile-assign-layouts first";
   return layout;
@@ -79,14 +87,23 @@ Value mlir::tile::gpu_lowering::i1Val(OpBuilder &b, Location loc, bool v) {
   return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
 }
 
-/// (x >> log2(stride)) & (size - 1): the coordinate of a power-of-two split.
+/// (x / stride) % size: the coordinate of a split of x; shifts and masks
+/// for powers of two (lanes always, warps usually), else udiv/urem (12
+/// warps).
 static Value bits(OpBuilder &b, Location loc, Value x, int64_t stride,
                   int64_t size) {
   if (size == 1)
     return i32Val(b, loc, 0);
   if (stride > 1)
-    x = arith::ShRUIOp::create(b, loc, x, i32Val(b, loc, llvm::Log2_64(stride)));
-  return arith::AndIOp::create(b, loc, x, i32Val(b, loc, size - 1));
+    x = llvm::isPowerOf2_64(stride)
+            ? arith::ShRUIOp::create(b, loc, x,
+                                     i32Val(b, loc, llvm::Log2_64(stride)))
+                  .getResult()
+            : arith::DivUIOp::create(b, loc, x, i32Val(b, loc, stride))
+                  .getResult();
+  if (llvm::isPowerOf2_64(size))
+    return arith::AndIOp::create(b, loc, x, i32Val(b, loc, size - 1));
+  return arith::RemUIOp::create(b, loc, x, i32Val(b, loc, size));
 }
 
 ThreadCoords
@@ -134,10 +151,21 @@ mlir::tile::gpu_lowering::emitIndices(OpBuilder &b, Location loc,
         continue;
       Value v = arith::AddIOp::create(
           b, loc, base[d], i32Val(b, loc, layout.getSubOffset(d, sub[d])));
-      // Only a tile smaller than the layout's repetition wraps around.
-      if (layout.wraps(d))
-        v = arith::AndIOp::create(b, loc, v,
-                                  i32Val(b, loc, layout.getShape()[d] - 1));
+      // Only a tile smaller than the layout's repetition wraps around, and
+      // a padded one's last repetition.
+      // (Elements that no distinct thread takes past the shape need no
+      // modulo unless replicas do.)
+      int64_t size = layout.getShape()[d];
+      bool replicas = layout.getDistinctLanes(d) < layout.getTpw(d) ||
+                      layout.getDistinctWarps(d) < layout.getWpc(d);
+      bool needed = llvm::isPowerOf2_64(size) || replicas ||
+                    !layout.isPaddingFree(d, sub[d]);
+      if (layout.wraps(d) && needed)
+        v = llvm::isPowerOf2_64(size)
+                ? arith::AndIOp::create(b, loc, v, i32Val(b, loc, size - 1))
+                      .getResult()
+                : arith::RemUIOp::create(b, loc, v, i32Val(b, loc, size))
+                      .getResult();
       idx.push_back(v);
     }
     result.push_back(idx);
@@ -161,8 +189,9 @@ Value mlir::tile::gpu_lowering::emitOwnerPredicate(
   };
   for (unsigned d = 0; d < layout.getRank(); ++d) {
     // Lanes/warps that contribute nothing along d all hold copies: the
-    // first owns. Where they contribute, index bits are disjoint powers of
-    // two, so the owner is the thread whose lane/warp part stays inside.
+    // first owns. Where they contribute, they replicate uniformly
+    // (DistributedLayout::get), so the owner is the thread whose lane/warp
+    // part stays inside; padding is per element (emitPaddingPredicates).
     if (layout.getLaneMul(d) == 0 && layout.getTpw(d) > 1)
       add(isZero(coords.lane[d]));
     if (layout.getWarpMul(d) == 0 && layout.getWpc(d) > 1)
@@ -174,6 +203,48 @@ Value mlir::tile::gpu_lowering::emitOwnerPredicate(
                               i32Val(b, loc, layout.getShape()[d])));
   }
   return pred;
+}
+
+SmallVector<Value> mlir::tile::gpu_lowering::emitPaddingPredicates(
+    OpBuilder &b, Location loc, const DistributedLayout &layout,
+    ArrayRef<unsigned> dims) {
+  SmallVector<Value> preds(layout.getNumElems());
+  SmallVector<unsigned> padded;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    if (layout.isPadded(d) && (dims.empty() || llvm::is_contained(dims, d)))
+      padded.push_back(d);
+  if (padded.empty())
+    return preds;
+  ThreadCoords coords = getThreadCoords(b, loc, layout);
+  SmallVector<Value> base(layout.getRank());
+  for (unsigned d : padded)
+    base[d] = threadBase(b, loc, layout, coords, d);
+  for (int64_t i = 0; i < layout.getNumElems(); ++i) {
+    SmallVector<int64_t> sub = layout.getSubIndices(i);
+    for (unsigned d : padded) {
+      // Only the last repetition can reach past the shape.
+      if (layout.isPaddingFree(d, sub[d]))
+        continue;
+      int64_t off = layout.getSubOffset(d, sub[d]);
+      Value in = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, base[d],
+          i32Val(b, loc, layout.getShape()[d] - off));
+      preds[i] = preds[i] ? arith::AndIOp::create(b, loc, preds[i], in)
+                                .getResult()
+                          : in;
+    }
+  }
+  return preds;
+}
+
+SmallVector<Value> mlir::tile::gpu_lowering::emitElementOwners(
+    OpBuilder &b, Location loc, const DistributedLayout &layout) {
+  Value owner = emitOwnerPredicate(b, loc, layout);
+  SmallVector<Value> preds = emitPaddingPredicates(b, loc, layout);
+  for (Value &p : preds)
+    p = !p ? owner
+           : (owner ? arith::AndIOp::create(b, loc, owner, p).getResult() : p);
+  return preds;
 }
 
 Value mlir::tile::gpu_lowering::linearize(OpBuilder &b, Location loc,
@@ -293,7 +364,18 @@ SmallVector<SmallVector<Value>> mlir::tile::gpu_lowering::exchangeThroughShared(
       auto ifOp = scf::IfOp::create(b, loc, src.writePred, /*withElse=*/false);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     }
+    // Padding copies stay silent too: they would write their element's
+    // slot a second time (a race, even if of one value).
+    SmallVector<Value> pads = emitPaddingPredicates(b, loc, src.layout);
     for (auto [i, v] : llvm::enumerate(src.values)) {
+      OpBuilder::InsertionGuard elemGuard(b);
+      Value pred = i < src.elemPreds.size() ? src.elemPreds[i] : Value();
+      if (!pred)
+        pred = pads[i];
+      if (pred) {
+        auto ifOp = scf::IfOp::create(b, loc, pred, false);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
       Value lin = src.linear(b, loc, idx[i]);
       storeShared(b, loc, v,
                   arith::MulIOp::create(b, loc, lin, size).getResult());

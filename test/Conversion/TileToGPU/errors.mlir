@@ -97,3 +97,17 @@ func.func @mma_types(%s: f32, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.
   %d = tile.dot %a, %b, %z : tensor<16x16xf32, #a>, tensor<16x16xf32, #b> -> tensor<16x16xf32, #mma>
   return
 }
+
+// -----
+
+// 4-element threads on 32 lanes over 100 elements: lanes 25..31 would hold
+// copies of lanes 0..6, neither a cover, a padding that every thread's
+// first element survives, nor a uniform replication. Said once per type,
+// where it first appears.
+#bad = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @bad_layout(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-error @below {{'tile.range' op tile type 'tensor<100xi32, #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' cannot be lowered: along each dim its layout's lanes and warps must cover the shape exactly, pad it (every thread's first element inside the shape) or replicate it uniformly (a whole number of steps, a power of two of distinct lanes)}}
+  %r = tile.range 0, 100 : tensor<100xi32, #bad>
+  %s = arith.addi %r, %r : tensor<100xi32, #bad>
+  return
+}

@@ -39,8 +39,8 @@ func.func @warps_type() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
-// expected-error @+1 {{'tile.num_warps' must be a power of two in [1, 32], got 6}}
-func.func @warps_value() attributes {tile.kernel, tile.num_warps = 6 : i32} {
+// expected-error @+1 {{'tile.num_warps' must be in [1, 32] (at most 1024 threads), got 33}}
+func.func @warps_value() attributes {tile.kernel, tile.num_warps = 33 : i32} {
   return
 }
 

@@ -45,8 +45,15 @@ func.func @threads(%x: tensor<8xf32, #tilegpu.blocked<{sizePerThread = [1], thre
 
 // -----
 
-// expected-error @below {{#tilegpu.blocked sizes must be powers of two, got 3}}
-func.func @pow2(%x: tensor<8xf32, #tilegpu.blocked<{sizePerThread = [3], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>)
+// Lane coordinates are bit fields of the lane id; elements per thread and
+// warps may be any positive count (see the non-power-of-two layouts below).
+// expected-error @below {{#tilegpu.blocked threadsPerWarp must be powers of two, got 3}}
+func.func @pow2(%x: tensor<8x8xf32, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [3, 8], warpsPerCTA = [1, 1], order = [1, 0]}>>)
+
+// -----
+
+// expected-error @below {{#tilegpu.blocked sizes must be positive}}
+func.func @zero(%x: tensor<8xf32, #tilegpu.blocked<{sizePerThread = [0], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>)
 
 // -----
 
@@ -98,8 +105,8 @@ func.func @mmaversion(%x: tensor<16x16xf32, #tilegpu.mma<{versionMajor = 4, warp
 
 // -----
 
-// expected-error @below {{#tilegpu.mma warpsPerCTA must be powers of two, got 3}}
-func.func @mmawarps(%x: tensor<16x16xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [3, 1], instrShape = [16, 8]}>>)
+// expected-error @below {{#tilegpu.mma warpsPerCTA must be positive}}
+func.func @mmawarps(%x: tensor<16x16xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [0, 1], instrShape = [16, 8]}>>)
 
 // -----
 

@@ -10,6 +10,7 @@
 #include "Kernels.h"
 
 #include "tilec/InitAll.h"
+#include "tilec/Ops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -615,6 +616,22 @@ TEST(Builder, CompileDefaultsToPtxAndMetadata) {
       << r.metadataJson;
   EXPECT_NE(r.metadataJson.find("\"num_warps\": 16"), std::string::npos)
       << r.metadataJson;
+}
+
+/// numWarps = 0 leaves the warps to the layout pass, which the metadata
+/// reports: 12 for a 3072-wide bf16 row of 16-byte vectors (one per thread;
+/// rows of unknown alignment would load element by element, 16 warps).
+TEST(Builder, RowwiseKernelOf3072LetsThePassChooseTheWarps) {
+  Kernel k = ops::rowwiseKernel(
+      "scale3072",
+      {ops::input("x", DType::BF16), ops::output("y", DType::BF16)},
+      {.blockCols = 3072, .numWarps = 0, .colsDivisibility = 16},
+      [](ops::Block &b) { b.store("y", b["x"] * b["x"]); });
+  EXPECT_EQ(k.str().find("tile.num_warps"), std::string::npos) << k.str();
+  CompileResult r = k.compile();
+  EXPECT_NE(r.metadataJson.find("\"num_warps\": 12"), std::string::npos)
+      << r.metadataJson;
+  EXPECT_NE(r.ptx.find(".maxntid 384, 1, 1"), std::string::npos);
 }
 
 } // namespace

@@ -38,8 +38,9 @@ TEST_F(Errors, KernelName) {
 }
 
 TEST_F(Errors, NumWarps) {
-  EXPECT_BUILD_ERROR(Kernel("k", {.numWarps = 3}), "Kernel",
-                     "numWarps must be a power of two in [1, 32], got 3");
+  EXPECT_BUILD_ERROR(Kernel("k", {.numWarps = 33}), "Kernel",
+                     "numWarps must be in [1, 32] (or 0: the layout pass "
+                     "chooses), got 33");
 }
 
 TEST_F(Errors, ParamName) {
@@ -770,6 +771,13 @@ TEST_F(Generators, BlockSize) {
   EXPECT_BUILD_ERROR(
       ops::pointwiseKernel("p", {}, {.blockSize = 100}, [](ops::Block &) {}),
       "pointwiseKernel", "blockSize must be a positive power of two, got 100");
+}
+
+TEST_F(Generators, BlockCols) {
+  // Any positive count (3072, 5000); not 0.
+  EXPECT_BUILD_ERROR(
+      ops::rowwiseKernel("r", {}, {.blockCols = 0}, [](ops::Block &) {}),
+      "rowwiseKernel", "blockCols must be positive, got 0");
 }
 
 /// Thrown by test bodies to stop a generator once they have checked an error.

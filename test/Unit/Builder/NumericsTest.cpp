@@ -187,6 +187,36 @@ TEST(Numerics, SoftmaxIsStableAndIgnoresPadding) {
   expectClose(y, want, 1e-7, 1e-5);
 }
 
+/// rowwiseKernel takes tiles that are not powers of two (issue 16): a
+/// 5000-wide softmax tile on rows of 4999 and 5000, the warps left to the
+/// layout pass.
+TEST(Numerics, SoftmaxOverA5000WideTile) {
+  for (int cols : {5000, 4999}) {
+    const int rows = 3;
+    Kernel k = ops::rowwiseKernel(
+        "softmax5000",
+        {ops::input("x", DType::F32), ops::output("y", DType::F32)},
+        {.blockCols = 5000, .numWarps = 0},
+        [](ops::Block &b) { b.store("y", ops::softmax(b["x"], -1)); });
+    std::vector<float> x = randomValues(rows * cols, -5, 5, DType::F32, 8);
+    std::vector<float> y(rows * cols);
+    run(k, {rows},
+        {Arg::buffer(x.data(), x.size()), Arg::output(y.data(), y.size()),
+         Arg::scalar<int32_t>(rows), Arg::scalar<int32_t>(cols)});
+    std::vector<double> want(rows * cols);
+    for (int r = 0; r < rows; ++r) {
+      double mx = -INFINITY, sum = 0;
+      for (int c = 0; c < cols; ++c)
+        mx = std::max(mx, (double)x[r * cols + c]);
+      for (int c = 0; c < cols; ++c)
+        sum += std::exp(x[r * cols + c] - mx);
+      for (int c = 0; c < cols; ++c)
+        want[r * cols + c] = std::exp(x[r * cols + c] - mx) / sum;
+    }
+    expectClose(y, want, 1e-7, 1e-5);
+  }
+}
+
 TEST(Numerics, ScaledMaskedSoftmaxF16) {
   const int rows = 3, cols = 704;
   const DType t = DType::F16;

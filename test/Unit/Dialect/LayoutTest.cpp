@@ -142,8 +142,36 @@ TEST_F(LayoutTest, DefaultLayoutFillsThreads) {
   // Too small for the program: leftover warps replicate the slowest dim.
   auto s = getDefaultBlockedLayout(&context, {64}, {0}, 1, 4);
   EXPECT_EQ(s.getWarpsPerCTA(), ArrayRef<unsigned>({4}));
-  EXPECT_TRUE(failed(DistributedLayout::get(b, {100, 128})));
+  // 100 rows are 25 exact repetitions of the 4 warps' rows.
+  auto rows100 = DistributedLayout::get(b, {100, 128});
+  ASSERT_TRUE(succeeded(rows100));
+  EXPECT_EQ(rows100->getPerThread(0), 25);
+  EXPECT_EQ(rows100->getNumPadded(), 0);
   EXPECT_TRUE(failed(DistributedLayout::get(b, {128})));
+  // 4-element threads on 32 lanes over 100: lanes 25-31 would repeat lanes
+  // 0-6, no uniform replication.
+  EXPECT_TRUE(
+      failed(DistributedLayout::get(blocked({4}, {32}, {1}, {0}), {100})));
+  // 5000 f32 over 10 warps: 4 repetitions of 1280, the last one padded.
+  auto p = DistributedLayout::get(blocked({4}, {32}, {10}, {0}), {5000});
+  ASSERT_TRUE(succeeded(p));
+  EXPECT_EQ(p->getPerThread(0), 16);
+  EXPECT_EQ(p->getNumPadded(), 120);
+  EXPECT_TRUE(p->isPadded(0));
+  EXPECT_TRUE(p->isPaddingFree(0, 11));
+  EXPECT_FALSE(p->isPaddingFree(0, 12));
+  EXPECT_EQ(p->getIndex(0, 12, 31, 9), (3840 + 124 + 1152) % 5000);
+  // The pass's choices: 3072 bf16 on 12 warps, 192 columns in 3
+  // repetitions of 8 lanes x 8, 12 elements as 3 per thread on 4 lanes.
+  auto l3072 = getDefaultBlockedLayout(&context, {3072}, {0}, 8, 12);
+  EXPECT_EQ(l3072.getWarpsPerCTA(), ArrayRef<unsigned>({12}));
+  EXPECT_EQ(DistributedLayout::get(l3072, {3072})->getNumPadded(), 0);
+  auto l192 = getDefaultBlockedLayout(&context, {128, 192}, {1, 0}, 8, 4);
+  EXPECT_EQ(l192.getThreadsPerWarp(), ArrayRef<unsigned>({4, 8}));
+  EXPECT_EQ(DistributedLayout::get(l192, {128, 192})->getPerThread(1), 24);
+  auto l12 = getDefaultBlockedLayout(&context, {12}, {0}, 1, 4);
+  EXPECT_EQ(l12.getSizePerThread(), ArrayRef<unsigned>({3}));
+  EXPECT_EQ(DistributedLayout::get(l12, {12})->getDistinctLanes(0), 4);
 }
 
 /// Thread coordinates as the lowering computes them.

@@ -1,9 +1,11 @@
 //===- TileLayout.cpp - layout attributes and their arithmetic ------------===//
 //
 // Verifiers of the layout attributes, and DistributedLayout: which tile
-// elements each thread holds. Every shape and layout size is a power of two,
-// so the modulo in the index formula is what replicates a tile smaller than
-// one repetition of the layout.
+// elements each thread holds. Shapes, elements per thread and warp counts
+// may be any positive integer; lanes per warp stay powers of two (32 in
+// all). The modulo in the index formula replicates a tile smaller than one
+// repetition of the layout, and makes the padding of a tile that the
+// repetitions overrun (5000 = 10 x 512 - 120) copies of its first elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -58,11 +62,16 @@ LogicalResult BlockedLayoutAttr::verify(
            << "#tilegpu.blocked needs sizePerThread, threadsPerWarp, "
               "warpsPerCTA and order of one non-zero rank";
   unsigned threads = 1;
-  for (auto list : {sizePerThread, threadsPerWarp, warpsPerCTA})
+  for (auto list : {sizePerThread, warpsPerCTA})
     for (unsigned v : list)
-      if (v == 0 || !llvm::isPowerOf2_32(v))
-        return emitError()
-               << "#tilegpu.blocked sizes must be powers of two, got " << v;
+      if (v == 0)
+        return emitError() << "#tilegpu.blocked sizes must be positive";
+  // Lane coordinates are bit fields of the lane id (shuffles are XORs).
+  for (unsigned v : threadsPerWarp)
+    if (v == 0 || !llvm::isPowerOf2_32(v))
+      return emitError()
+             << "#tilegpu.blocked threadsPerWarp must be powers of two, got "
+             << v;
   if (failed(verifyWarpCount(emitError, "#tilegpu.blocked", warpsPerCTA)))
     return failure();
   for (unsigned t : threadsPerWarp)
@@ -141,9 +150,8 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#tilegpu.mma warpsPerCTA must have 2 entries, got "
                        << warpsPerCTA.size();
   for (unsigned w : warpsPerCTA)
-    if (w == 0 || !llvm::isPowerOf2_32(w))
-      return emitError() << "#tilegpu.mma warpsPerCTA must be powers of two, got "
-                         << w;
+    if (w == 0)
+      return emitError() << "#tilegpu.mma warpsPerCTA must be positive";
   if (failed(verifyWarpCount(emitError, "#tilegpu.mma", warpsPerCTA)))
     return failure();
   if (versionMajor == 3) {
@@ -224,8 +232,10 @@ namespace {
 /// One dim of a root layout before it meets a shape.
 struct DimSpec {
   int64_t tpw = 1, laneMul = 0, wpc = 1, warpMul = 0;
-  SmallVector<int64_t> elemStrides; ///< within one repetition
-  int64_t repStride = 0;            ///< first repetition stride
+  /// Digits of a thread's sub-index within one repetition, fastest first:
+  /// (radix, index stride).
+  SmallVector<std::pair<int64_t, int64_t>> elemFactors;
+  int64_t repStride = 0; ///< stride of the repetitions
 };
 
 /// The mma.sync accumulator's row (dim 0) or column (dim 1) dim.
@@ -234,21 +244,34 @@ DimSpec mmaDim(MmaLayoutAttr mma, unsigned d) {
   unsigned warps = mma.getWarpsPerCTA()[d];
   if (d == 0) { // rows: lane / 4, then +8, then warps by 16
     s.tpw = 8, s.laneMul = 1, s.wpc = warps, s.warpMul = 16;
-    s.elemStrides = {8};
+    s.elemFactors = {{2, 8}};
     s.repStride = 16 * warps;
   } else { // columns: 2 consecutive, lane % 4, then warps by 8
     s.tpw = 4, s.laneMul = 2, s.wpc = warps, s.warpMul = 8;
-    s.elemStrides = {1};
+    s.elemFactors = {{2, 1}};
     s.repStride = 8 * warps;
   }
   return s;
+}
+
+/// True when lanes (or warps) of extent `count` and index step `mul`
+/// either all hold distinct indices of an extent-`size` dim, or wrap onto
+/// it uniformly: `size` is a whole number of steps, so a coordinate and
+/// that coordinate modulo size/mul hold the same elements. (For lanes the
+/// distinct ones must also be a power of two, the low lane bits.)
+bool isUniform(int64_t size, int64_t count, int64_t mul, bool lanes) {
+  if (mul == 0 || mul >= size || count * mul <= size)
+    return true;
+  if (size % mul)
+    return false;
+  return !lanes || llvm::isPowerOf2_64(size / mul);
 }
 } // namespace
 
 FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
                                                     ArrayRef<int64_t> shape) {
   if (!layout || getLayoutRank(layout) != shape.size() ||
-      !hasPowerOfTwoShape(shape))
+      llvm::any_of(shape, [](int64_t s) { return s <= 0; }))
     return failure();
   DistributedLayout dl;
   // Unfold slices: each inserts a unit dimension at its dim, innermost first.
@@ -278,8 +301,7 @@ FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
       s.wpc = b.getWarpsPerCTA()[d];
       s.laneMul = spt;
       s.warpMul = spt * s.tpw;
-      for (int64_t e = 1; e < spt; e *= 2)
-        s.elemStrides.push_back(e);
+      s.elemFactors = {{spt, 1}};
       s.repStride = spt * s.tpw * s.wpc;
     }
     dl.order.assign(b.getOrder().begin(), b.getOrder().end());
@@ -299,16 +321,14 @@ FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
     specs[outer] = mmaDim(parent, outer);
     if (outer == 1) {
       specs[outer].tpw = 8, specs[outer].laneMul = 1;
-      specs[outer].elemStrides.clear();
+      specs[outer].elemFactors.clear();
     }
     // K: kWidth consecutive, lane % 4 by kWidth, then +4*kWidth; steps of
     // 8*kWidth. Warps along the other accumulator dim hold copies.
     DimSpec &k = specs[kDim];
     k.tpw = 4, k.laneMul = kw;
     k.wpc = parent.getWarpsPerCTA()[kDim], k.warpMul = 0;
-    for (int64_t e = 1; e < kw; e *= 2)
-      k.elemStrides.push_back(e);
-    k.elemStrides.push_back(4 * kw);
+    k.elemFactors = {{kw, 1}, {2, 4 * kw}};
     k.repStride = 8 * kw;
     dl.order = {kDim, outer};
     warpOrder = {1, 0};
@@ -318,19 +338,29 @@ FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
   dl.wpc.resize(rank);
   dl.laneMul.resize(rank);
   dl.warpMul.resize(rank);
-  dl.regStrides.resize(rank);
+  dl.regFactors.resize(rank);
   for (unsigned d = 0; d < rank; ++d) {
     const DimSpec &s = specs[d];
     dl.tpw[d] = s.tpw, dl.wpc[d] = s.wpc;
     dl.laneMul[d] = s.laneMul, dl.warpMul[d] = s.warpMul;
-    // Strides at or past the shape would give a thread copies of its own
-    // elements: dropped.
-    for (int64_t e : s.elemStrides)
-      if (e < full[d])
-        dl.regStrides[d].push_back(e);
-    for (int64_t r = s.repStride; r < full[d]; r *= 2)
-      dl.regStrides[d].push_back(r);
+    // Digits whose stride reaches the shape would give a thread copies of
+    // its own elements: dropped, or cut to the elements left.
+    for (auto [radix, stride] : s.elemFactors) {
+      int64_t r = std::min<int64_t>(radix, llvm::divideCeil(full[d], stride));
+      if (r > 1)
+        dl.regFactors[d].push_back({r, stride});
+    }
+    // Repetitions until the shape is covered: the last one overruns a
+    // shape that is no multiple of the repetition (padding).
+    if (s.repStride > 0 && s.repStride < full[d])
+      dl.regFactors[d].push_back(
+          {llvm::divideCeil(full[d], s.repStride), s.repStride});
     dl.numElems *= dl.getPerThread(d);
+    // Lanes and warps must replicate a small tile uniformly (see
+    // isUniform), or their copies could not be told apart.
+    if (!isUniform(full[d], s.tpw, s.laneMul, /*lanes=*/true) ||
+        !isUniform(full[d], s.wpc, s.warpMul, /*lanes=*/false))
+      return failure();
   }
   dl.laneStride.resize(rank);
   dl.warpStride.resize(rank);
@@ -346,14 +376,24 @@ FailureOr<DistributedLayout> DistributedLayout::get(Attribute layout,
   return dl;
 }
 
+int64_t DistributedLayout::getPerThread(unsigned d) const {
+  int64_t n = 1;
+  for (auto [radix, stride] : regFactors[d])
+    n *= radix;
+  return n;
+}
+
 int64_t DistributedLayout::getVec(unsigned d) const {
-  int64_t vec = 1;
-  for (int64_t s : regStrides[d]) {
-    if (s != vec)
+  // The run of consecutive indices at the start of a thread's elements,
+  // cut to the largest power of two dividing it (vector accesses and
+  // groups of elements are powers of two that tile the run).
+  int64_t run = 1;
+  for (auto [radix, stride] : regFactors[d]) {
+    if (stride != run)
       break;
-    vec *= 2;
+    run *= radix;
   }
-  return vec;
+  return run & -run;
 }
 
 SmallVector<int64_t> DistributedLayout::getSubIndices(int64_t i) const {
@@ -374,10 +414,16 @@ int64_t DistributedLayout::getElemNumber(ArrayRef<int64_t> sub) const {
 
 int64_t DistributedLayout::getSubOffset(unsigned d, int64_t sub) const {
   int64_t off = 0;
-  for (auto [bit, stride] : llvm::enumerate(regStrides[d]))
-    if ((sub >> bit) & 1)
-      off += stride;
+  for (auto [radix, stride] : regFactors[d]) {
+    off += (sub % radix) * stride;
+    sub /= radix;
+  }
   return off;
+}
+
+int64_t DistributedLayout::getMaxThreadOffset(unsigned d) const {
+  return (getDistinctLanes(d) - 1) * laneMul[d] +
+         (getDistinctWarps(d) - 1) * warpMul[d];
 }
 
 int64_t DistributedLayout::getIndex(unsigned d, int64_t sub, int64_t laneCoord,
@@ -393,6 +439,25 @@ bool DistributedLayout::wraps(unsigned d) const {
   return top >= shape[d];
 }
 
+bool DistributedLayout::isPadded(unsigned d) const {
+  return getSubOffset(d, getPerThread(d) - 1) + getMaxThreadOffset(d) >=
+         shape[d];
+}
+
+bool DistributedLayout::isPaddingFree(unsigned d, int64_t sub) const {
+  return getSubOffset(d, sub) + getMaxThreadOffset(d) < shape[d];
+}
+
+int64_t DistributedLayout::getNumPadded() const {
+  // The distinct threads' element slots, less the tile's elements.
+  int64_t covered = 1, total = 1;
+  for (unsigned d = 0; d < getRank(); ++d) {
+    covered *= getPerThread(d) * getDistinctLanes(d) * getDistinctWarps(d);
+    total *= shape[d];
+  }
+  return covered - total;
+}
+
 int64_t DistributedLayout::getDistinctLanes(unsigned d) const {
   if (laneMul[d] == 0 || laneMul[d] >= shape[d])
     return 1;
@@ -402,7 +467,7 @@ int64_t DistributedLayout::getDistinctLanes(unsigned d) const {
 int64_t DistributedLayout::getDistinctWarps(unsigned d) const {
   if (warpMul[d] == 0 || warpMul[d] >= shape[d])
     return 1;
-  return std::min<int64_t>(wpc[d], shape[d] / warpMul[d]);
+  return std::min<int64_t>(wpc[d], llvm::divideCeil(shape[d], warpMul[d]));
 }
 
 bool DistributedLayout::isReplicated() const {
@@ -421,20 +486,33 @@ BlockedLayoutAttr mlir::tilegpu::getDefaultBlockedLayout(
       std::max<int64_t>(1, std::min<int64_t>(sptFast, shape[order[0]]));
   SmallVector<int64_t> left(rank);
   for (unsigned d = 0; d < rank; ++d)
-    left[d] = std::max<int64_t>(1, shape[d] / spt[d]);
-  unsigned threads = 32, warps = numWarps;
+    left[d] = std::max<int64_t>(1, llvm::divideCeil(shape[d], spt[d]));
+  int64_t threads = 32, warps = numWarps;
   for (unsigned d : order) {
-    tpw[d] = std::min<int64_t>(threads, left[d]);
+    // A dim that gives every thread of the program a repetition takes all
+    // lanes left (padded if they do not divide it); any other takes the
+    // power-of-two part of its extent, so that it is covered exactly.
+    int64_t pow2 = left[d] & -left[d];
+    tpw[d] = left[d] >= threads * warps ? threads
+                                        : std::min<int64_t>(threads, pow2);
     threads /= tpw[d];
-    left[d] /= tpw[d];
+    left[d] = llvm::divideCeil(left[d], tpw[d]);
   }
-  tpw[order.back()] *= threads;
+  unsigned back = order.back();
+  if (threads > 1 && left[back] > 1) {
+    // Lanes that replicate must see a power-of-two extent: the odd rest of
+    // the slowest dim stays in each thread (96 f32 = 12 x 8 lanes).
+    spt[back] *= left[back];
+    left[back] = 1;
+  }
+  tpw[back] *= threads;
   for (unsigned d : order) {
-    wpc[d] = std::min<int64_t>(warps, left[d]);
+    // As many warps as divide the dim (all of them where it has enough).
+    wpc[d] = left[d] >= warps ? warps : std::gcd(left[d], warps);
     warps /= wpc[d];
-    left[d] /= wpc[d];
+    left[d] = llvm::divideCeil(left[d], wpc[d]);
   }
-  wpc[order.back()] *= warps;
+  wpc[back] *= warps;
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
@@ -446,26 +524,38 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
   bool types =
       (ea.isBF16() && ec.isF32()) || (ea.isF16() && (ec.isF32() || ec.isF16()));
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  if (!types || m < 16 || n < 8 || k < 16 || !hasPowerOfTwoShape({m, n, k}) ||
-      numWarps == 0 || !llvm::isPowerOf2_32(numWarps))
+  // The instruction steps: M by 16, N by 8, K by 16 (any multiple: 96 and
+  // 192 run); warps split by powers of two, so a warp count like 12 takes
+  // the FMA path.
+  if (!types || m % 16 || n % 8 || k % 16 || numWarps == 0 ||
+      !llvm::isPowerOf2_32(numWarps))
     return {};
-  if (wgmma && ec.isF32() && numWarps % 4 == 0 && m % (16 * numWarps) == 0 &&
-      k % 16 == 0) {
-    // One instruction covers the warpgroup's 64 rows and up to 256 columns.
-    int64_t instrN = std::min<int64_t>(n, 256);
-    if (n % 8 == 0 && n % instrN == 0)
+  if (wgmma && ec.isF32() && numWarps % 4 == 0 && m % (16 * numWarps) == 0) {
+    // One instruction covers the warpgroup's 64 rows and up to 256 columns
+    // (any multiple of 8: 192 is one instruction, 320 two of 160).
+    int64_t instrN = 0;
+    for (int64_t parts = 1; parts <= n / 8 && !instrN; ++parts)
+      if (n % parts == 0 && n / parts <= 256 && (n / parts) % 8 == 0)
+        instrN = n / parts;
+    if (instrN)
       return MmaLayoutAttr::get(dot.getContext(), 3, {numWarps, 1},
                                 {64, unsigned(instrN)});
   }
   // Split M while it has at least as many 16-row tiles per warp as N has
-  // 16-column ones; leftover warps go to N (and may replicate).
+  // 16-column ones; leftover warps go to N (and may replicate). Each split
+  // must divide its dim's 16-row (8-column) steps, or the warps would
+  // overrun the tile.
   unsigned wm = 1, wn = 1;
   while (wm * wn < numWarps) {
-    if (m / 16 / wm >= n / 16 / wn && wm < m / 16)
+    bool mFits = (m / 16) % (wm * 2) == 0;
+    bool nFits = (n / 8) % (wn * 2) == 0 || n / 8 < wn * 2;
+    if (mFits && (m / 16 / wm >= n / 16 / wn || !nFits))
       wm *= 2;
     else
       wn *= 2;
   }
+  if ((n / 8) % wn && n / 8 > wn)
+    return {};
   return MmaLayoutAttr::get(dot.getContext(), 2, {wm, wn}, {16, 8});
 }
 
@@ -479,8 +569,10 @@ SharedLayoutAttr mlir::tilegpu::getSwizzledSharedLayout(
   // span the 32 banks.
   int64_t perPhase = std::max<int64_t>(1, 128 / std::max<int64_t>(1, rowBytes));
   int64_t chunks = std::max<int64_t>(1, rowLen / vec);
+  // The XOR changes the low log2(maxPhase) chunk bits, so maxPhase must
+  // divide the row's chunks (a row of 96 bf16 has 12: 4 phases).
   int64_t maxPhase =
-      std::max<int64_t>(1, std::min<int64_t>(chunks, 8 / perPhase));
+      std::max<int64_t>(1, std::min<int64_t>(chunks & -chunks, 8 / perPhase));
   return SharedLayoutAttr::get(ctx, vec, perPhase, maxPhase, order);
 }
 

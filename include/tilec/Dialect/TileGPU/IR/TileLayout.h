@@ -21,23 +21,31 @@ namespace mlir::tilegpu {
 /// at every sliced dimension. "Dims" below are that root layout's dimensions
 /// unless named tile dims.
 ///
-/// Every layout is, along each dim d, a sum of power-of-two contributions
-/// that occupy disjoint bits of the index:
+/// Every layout is, along each dim d, a sum of contributions:
 ///   index = (regOffset(d, s) + laneCoord(d) * laneMul(d)
 ///            + warpCoord(d) * warpMul(d)) mod shape(d)
-/// where s is the thread's sub-index along d, regOffset adds one stride per
-/// set bit of s (getRegStrides), and lane/warp coordinates come from the
-/// lane and warp ids (lane id = sum of laneCoord(d) * laneStride(d), warps
-/// alike). A zero laneMul/warpMul means those lanes/warps hold copies. For
-/// #tilegpu.blocked the strides are 1, 2, .. up to sizePerThread, then the CTA
-/// tile, 2x, ...; laneMul = sizePerThread, warpMul = sizePerThread *
-/// threadsPerWarp. Strides that would reach past the shape are dropped, so
-/// a thread never holds one element twice. A thread's elements are numbered
-/// with order[0] fastest (its sub-index varies first).
+/// where s is the thread's sub-index along d, read as mixed-radix digits
+/// (radix, stride) fastest first, regOffset = sum of digit * stride, and
+/// lane/warp coordinates come from the lane and warp ids (lane id = sum of
+/// laneCoord(d) * laneStride(d), warps alike; lane counts are powers of
+/// two, warp counts and radices any positive integer). A zero
+/// laneMul/warpMul means those lanes/warps hold copies. For
+/// #tilegpu.blocked the digits are (sizePerThread, 1) and (repetitions,
+/// CTA tile), the repetitions covering the shape: laneMul = sizePerThread,
+/// warpMul = sizePerThread * threadsPerWarp. Digits that would reach past
+/// the shape are dropped or cut, so a thread never holds one element twice.
+/// A shape smaller than one CTA tile is replicated uniformly (get fails
+/// otherwise); a shape that is no multiple of it is padded: the last
+/// repetition's indices past the shape (isPadded) wrap onto the first ones
+/// and hold copies of them, which stores, atomics and reductions leave out.
+/// A thread's elements are numbered with order[0] fastest (its sub-index
+/// varies first).
 class DistributedLayout {
 public:
   /// Fails (no diagnostic) if `layout` is not a distributed layout, its rank
-  /// differs from the shape's, or a dimension is not a power of two.
+  /// differs from the shape's, or its lanes or warps cannot replicate a
+  /// dim smaller than them uniformly (e.g. 4-element threads on 32 lanes
+  /// over a dim of 12).
   static FailureOr<DistributedLayout> get(Attribute layout,
                                           ArrayRef<int64_t> shape);
   /// The layout of a tile type (its encoding).
@@ -59,13 +67,10 @@ public:
 
   /// Elements each thread holds.
   int64_t getNumElems() const { return numElems; }
-  int64_t getPerThread(unsigned d) const {
-    return int64_t(1) << regStrides[d].size();
-  }
-  /// Index strides of the bits of a thread's sub-index along `d`.
-  ArrayRef<int64_t> getRegStrides(unsigned d) const { return regStrides[d]; }
+  int64_t getPerThread(unsigned d) const;
   /// Consecutive tile indices along `d` held as consecutive elements (the
-  /// widest vector a thread can access along `d`).
+  /// widest vector a thread can access along `d`): the largest power of
+  /// two dividing the run.
   int64_t getVec(unsigned d) const;
   int64_t getTpw(unsigned d) const { return tpw[d]; }
   int64_t getWpc(unsigned d) const { return wpc[d]; }
@@ -83,6 +88,17 @@ public:
   /// True when lane/warp contributions can reach past the shape along `d`
   /// (indices need the "mod shape"; some threads hold copies).
   bool wraps(unsigned d) const;
+  /// The largest lane/warp part of an index along `d` over the threads that
+  /// hold distinct elements.
+  int64_t getMaxThreadOffset(unsigned d) const;
+  /// True when a thread holding distinct elements along `d` also holds
+  /// padding there: indices past the shape, copies of the first ones.
+  bool isPadded(unsigned d) const;
+  /// True when sub-index `sub` along `d` is inside the shape for every
+  /// thread holding distinct elements (no padding check needed).
+  bool isPaddingFree(unsigned d, int64_t sub) const;
+  /// Padding element slots over the whole program (0: an exact cover).
+  int64_t getNumPadded() const;
 
   /// Lane id = sum over d of laneCoord(d) * laneStride(d); same for warps.
   int64_t getLaneStride(unsigned d) const { return laneStride[d]; }
@@ -99,7 +115,8 @@ private:
   unsigned numWarps = 1;
   SmallVector<int64_t> shape, tpw, wpc, laneMul, warpMul, laneStride,
       warpStride;
-  SmallVector<SmallVector<int64_t>> regStrides;
+  /// Per dim: the (radix, stride) digits of a thread's sub-index.
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> regFactors;
   SmallVector<unsigned> order;
   SmallVector<bool> sliced;
   SmallVector<unsigned> tileDims;
@@ -107,8 +124,13 @@ private:
 };
 
 /// The blocked layout with `sptFast` elements per thread along `order[0]`
-/// (1 along the others) whose threads, then warps, fill `shape` along
-/// `order`; leftover threads and warps replicate along the slowest dim.
+/// (1 along the others; `sptFast` should divide that dim) whose threads,
+/// then warps, fill `shape` along `order`; leftover threads and warps
+/// replicate along the slowest dim. A dim with fewer elements than the
+/// threads left keeps its odd factor in each thread (12 = 3 x 4 lanes), so
+/// its lanes replicate uniformly; one with at least as many takes all of
+/// them and is padded where they do not divide it (see
+/// docs/pipeline.md, "Layouts of any shape").
 BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
                                           ArrayRef<int64_t> shape,
                                           ArrayRef<unsigned> order,
@@ -132,7 +154,7 @@ inline unsigned getMmaKWidth(unsigned elemBits) { return 32 / elemBits; }
 /// Warps of a program for any distributed layout (0 if not one).
 unsigned getLayoutNumWarps(Attribute layout);
 
-/// True when every dim of `shape` is a power of two (the lowering needs it).
+/// True when every dim of `shape` is a power of two.
 bool hasPowerOfTwoShape(ArrayRef<int64_t> shape);
 
 /// The swizzled shared layout for a 2-D tile of `elemBits`-bit elements
