@@ -263,7 +263,7 @@ struct KernelOptions {
   /// Warps per program (`tile.num_warps`): a power of two in [1, 32].
   int numWarps = 4;
   /// `tile.approx_math`: erf in ten instructions, absolute error under
-  /// 5e-7 (support/ApproxErf.h), for outputs in bf16/f16 or that tolerate it.
+  /// 5e-7 (Support/ApproxErf.h), for outputs in bf16/f16 or that tolerate it.
   bool approxMath = false;
 };
 

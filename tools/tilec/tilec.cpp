@@ -208,7 +208,7 @@ static LogicalResult writeCppKernels(const tilec::CompileResult &result) {
   options.headerInclude = llvm::sys::path::filename(outputFilename).str();
   options.origin = inputFilename;
   auto generated = tilec::aot::generateCppKernels(
-      result.cubin.empty() ? result.ptx : result.cubin, result.metadataJson,
+      result.cubin.empty() ? result.ptx : result.cubin, result.metadata,
       options);
   if (!generated.ok()) {
     llvm::errs() << "tilec: error: " << generated.message() << "\n";
@@ -327,7 +327,8 @@ int main(int argc, char **argv) {
   if (outputFilename != "-") {
     SmallString<128> json(outputFilename);
     llvm::sys::path::replace_extension(json, "json");
-    if (failed(writeFile(json, result->metadataJson)))
+    if (failed(
+            writeFile(json, tilec::runtime::writeMetadata(result->metadata))))
       return 1;
   }
   return 0;
