@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
       std::string base = outDir + "/" + name;
       if (!writeFile(base + ".tile", k.str()) ||
           !writeFile(base + ".ptx", result.ptx) ||
-          !writeFile(base + ".json", result.metadataJson))
+          !writeFile(base + ".json", runtime::writeMetadata(result.metadata)))
         return 1;
     } catch (const BuildError &e) {
       std::cerr << e.what() << "\n";

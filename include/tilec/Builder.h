@@ -265,7 +265,7 @@ struct KernelOptions {
   /// shape": 12 for a 3072-wide bf16 row of 16-byte vectors).
   int numWarps = 4;
   /// `tile.approx_math`: erf in ten instructions, absolute error under
-  /// 5e-7 (support/ApproxErf.h), for outputs in bf16/f16 or that tolerate it.
+  /// 5e-7 (Support/ApproxErf.h), for outputs in bf16/f16 or that tolerate it.
   bool approxMath = false;
 };
 

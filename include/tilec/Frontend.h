@@ -1,4 +1,4 @@
-//===- Frontend.h - reading .tile files ---------------------------*- C++ -*-===//
+//===- Frontend.h - reading .tile files -------------------------*- C++ -*-===//
 //
 // The one front end of `tilec`, `tilec-run` and `tilec-analyze`: a tile file
 // (MLIR text) parsed into a module whose kernel parameters carry their source

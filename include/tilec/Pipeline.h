@@ -8,6 +8,8 @@
 #ifndef TILEC_PIPELINE_H
 #define TILEC_PIPELINE_H
 
+#include "tilec/Runtime/Metadata.h"
+
 #include "mlir/Support/LLVM.h"
 #include <optional>
 #include <string>
@@ -41,7 +43,7 @@ struct PipelineOptions {
   int numStages = 3;
   int optLevel = 3;           ///< 0..3
   /// Every kernel as if marked tile.approx_math (f32 erf in ten
-  /// instructions, absolute error under 5e-7; support/ApproxErf.h).
+  /// instructions, absolute error under 5e-7; Support/ApproxErf.h).
   bool approxMath = false;
   /// The most elements one tile (a value of tensor type) may have; checked
   /// before any lowering, so a huge tile is a located error instead of an
@@ -62,10 +64,13 @@ void buildTilecPipeline(mlir::OpPassManager &pm,
 
 /// What compiling a module produces; fields past the emit level stay empty.
 struct CompileResult {
-  std::string ir;           ///< the module's text after the pipeline
-  std::string ptx;          ///< PTX (emit >= ptx)
-  std::string cubin;        ///< cubin bytes (emit == cubin)
-  std::string metadataJson; ///< kernel metadata, docs/metadata.md (emit >= ptx)
+  std::string ir;    ///< the module's text after the pipeline
+  std::string ptx;   ///< PTX (emit >= ptx)
+  std::string cubin; ///< cubin bytes (emit == cubin)
+  /// The kernels' metadata (emit >= ptx), the runtime's own types: pass it
+  /// to runtime::Module::loadPtx as is; runtime::writeMetadata makes the
+  /// `k.json` file of docs/metadata.md from it.
+  runtime::ModuleMetadata metadata;
 };
 
 /// The ptxas that EmitLevel::Cubin would run: `configured` if not empty,

@@ -1,15 +1,16 @@
 //===- Compile.cpp - compileModule: IR to PTX, cubin and metadata ---------===//
 //
 // Runs the pipeline, takes the PTX out of the gpu.binary, assembles it with
-// ptxas for --emit=cubin, and writes the kernel metadata of
-// docs/metadata.md. Kernel signatures are read before the pipeline runs
-// (it rewrites them); shared memory sizes after (convert-tile-to-gpu
-// records them on the module).
+// ptxas for --emit=cubin, and fills in the kernel metadata (the runtime's
+// types; the tools write docs/metadata.md's JSON file from them). Kernel
+// signatures are read before the pipeline runs (it rewrites them); shared
+// memory sizes after (convert-tile-to-gpu records them on the module).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Pipeline.h"
 #include "LaunchRules.h"
+#include "tilec/DTypeMlir.h"
 #include "tilec/Frontend.h"
 #include "tilec/Support/CudaTools.h"
 #include "tilec/Target/Target.h"
@@ -25,7 +26,6 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -82,37 +82,22 @@ void setNvptxCodegenOptions(bool tensorCoreKernels) {
                                       tensorCoreKernels ? "false" : "true");
 }
 
-struct ParamInfo {
-  std::string name, kind, type;
-  int64_t divisibility = 1;
-  std::optional<std::string> extent;
-  bool output = false;
-};
-
-struct KernelInfo {
-  std::string name;
-  int numWarps = 4;
-  int64_t sharedBytes = 0;
-  std::vector<ParamInfo> params;
-  std::vector<std::string> grid;
-};
-
-std::string typeName(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
-
-FailureOr<std::vector<KernelInfo>> collectKernels(ModuleOp module,
-                                                  int defaultWarps) {
-  std::vector<KernelInfo> kernels;
+/// The metadata of the module's kernels as far as the signatures tell
+/// (names, warps, parameters); shared memory is known after the pipeline.
+/// Kernel signatures are checked by the dialect (pointers to and scalars of
+/// the runtime's element types), so every type has a DType.
+FailureOr<tilec::runtime::ModuleMetadata>
+collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
+  using tilec::runtime::ParamInfo;
+  tilec::runtime::ModuleMetadata m;
+  m.target = options.arch;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!tile::isKernel(func))
       continue;
-    KernelInfo k;
+    tilec::runtime::KernelMetadata k;
     k.name = func.getName().str();
-    k.numWarps = tile::getNumWarps(func, defaultWarps);
+    k.numWarps = tile::getNumWarps(func, options.numWarps);
+    k.threadsPerProgram = 32 * k.numWarps;
     SmallVector<std::string> names = tilec::parameterNames(func);
     FailureOr<tilec::LaunchRules> rules = tilec::readLaunchRules(func, names);
     if (failed(rules))
@@ -121,66 +106,28 @@ FailureOr<std::vector<KernelInfo>> collectKernels(ModuleOp module,
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       ParamInfo p;
       p.name = names[i];
-      if (auto ptr = dyn_cast<tile::PointerType>(arg.getType())) {
-        p.kind = "ptr";
-        p.type = isa<tile::PointerType>(ptr.getPointeeType())
-                     ? std::string("ptr")
-                     : typeName(ptr.getPointeeType());
-      } else {
-        p.kind = "scalar";
-        p.type = typeName(arg.getType());
+      Type type = arg.getType();
+      p.kind = ParamInfo::Kind::Scalar;
+      if (auto ptr = dyn_cast<tile::PointerType>(type)) {
+        p.kind = ParamInfo::Kind::Pointer;
+        type = ptr.getPointeeType();
       }
+      std::optional<tilec::DType> dtype = tilec::dtypeOf(type);
+      if (!dtype)
+        return func.emitError("kernel parameter '")
+               << p.name << "' has type " << arg.getType()
+               << ", which the kernel metadata cannot describe";
+      p.type = *dtype;
       if (auto d = func.getArgAttrOfType<IntegerAttr>(
               i, tile::TileDialect::getDivisibilityAttrName()))
         p.divisibility = d.getInt();
       p.extent = rules->extents[i];
       p.output = rules->outputs[i];
-      k.params.push_back(p);
+      k.params.push_back(std::move(p));
     }
-    kernels.push_back(k);
+    m.kernels.push_back(std::move(k));
   }
-  return kernels;
-}
-
-std::string metadataJson(const std::vector<KernelInfo> &kernels,
-                         StringRef arch) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  llvm::json::OStream j(os, 2);
-  j.object([&] {
-    j.attribute("format", "tilec-kernels");
-    j.attribute("version", 1);
-    j.attribute("target", arch);
-    j.attributeArray("kernels", [&] {
-      for (const KernelInfo &k : kernels)
-        j.object([&] {
-          j.attribute("name", k.name);
-          j.attribute("num_warps", k.numWarps);
-          j.attribute("threads_per_program", 32 * k.numWarps);
-          j.attribute("shared_bytes", k.sharedBytes);
-          if (!k.grid.empty())
-            j.attributeArray("grid", [&] {
-              for (const std::string &d : k.grid)
-                j.value(d);
-            });
-          j.attributeArray("params", [&] {
-            for (const ParamInfo &p : k.params)
-              j.object([&] {
-                j.attribute("name", p.name);
-                j.attribute("kind", p.kind);
-                j.attribute("type", p.type);
-                j.attribute("divisibility", p.divisibility);
-                if (p.output)
-                  j.attribute("output", true);
-                if (p.extent)
-                  j.attribute("extent", *p.extent);
-              });
-          });
-        });
-    });
-  });
-  os << "\n";
-  return out;
+  return m;
 }
 
 /// The PTX of the module's gpu.binary.
@@ -390,11 +337,9 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
            << "\" (--arch): they must agree";
   if (failed(checkTileBudget(module, options.maxTileElements)))
     return failure();
-  FailureOr<std::vector<KernelInfo>> collected =
-      collectKernels(module, options.numWarps);
-  if (failed(collected))
+  FailureOr<runtime::ModuleMetadata> metadata = collectKernels(module, options);
+  if (failed(metadata))
     return failure();
-  std::vector<KernelInfo> &kernels = *collected;
   // MLIR's own search for libdevice complains about a CUDA_HOME without
   // one even when no kernel needs it; extractPtx says when one does.
   ScopedDiagnosticHandler quiet(module.getContext(), [](Diagnostic &d) {
@@ -428,14 +373,16 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   }
   if (auto shared =
           module->getAttrOfType<DictionaryAttr>("tile.shared_bytes"))
-    for (KernelInfo &k : kernels)
+    for (runtime::KernelMetadata &k : metadata->kernels)
       if (auto bytes = shared.getAs<IntegerAttr>(k.name))
         k.sharedBytes = bytes.getInt();
   // The layout pass chooses the warps of a kernel without tile.num_warps.
   if (auto warps = module->getAttrOfType<DictionaryAttr>("tile.kernel_warps"))
-    for (KernelInfo &k : kernels)
-      if (auto n = warps.getAs<IntegerAttr>(k.name))
+    for (runtime::KernelMetadata &k : metadata->kernels)
+      if (auto n = warps.getAs<IntegerAttr>(k.name)) {
         k.numWarps = n.getInt();
+        k.threadsPerProgram = 32 * k.numWarps;
+      }
   FailureOr<std::string> ptx = extractPtx(module);
   if (failed(ptx))
     return failure();
@@ -447,7 +394,7 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
       return failure();
     result.cubin = *cubin;
   }
-  result.metadataJson = metadataJson(kernels, options.arch);
+  result.metadata = std::move(*metadata);
   llvm::raw_string_ostream os(result.ir);
   module.print(os);
   return result;

@@ -34,11 +34,11 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
     refs.push_back({names[i], integer, whats.back()});
   }
   auto check = [&](StringRef text, const Twine &where)
-      -> FailureOr<std::string> {
+      -> FailureOr<grid::Expr> {
     auto e = grid::parse(std::string_view(text.data(), text.size()), refs);
     if (!e.ok())
       return kernel.emitOpError() << where << ": " << e.message();
-    return text.str();
+    return std::move(*e);
   };
 
   LaunchRules rules;
@@ -51,11 +51,11 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
         dims.push_back(cast<StringAttr>(a).getValue());
     static const char *axes[] = {"x", "y", "z"};
     for (auto [d, text] : llvm::enumerate(dims)) {
-      FailureOr<std::string> ok =
+      FailureOr<grid::Expr> ok =
           check(text, Twine("'tile.grid' (") + axes[d] + ")");
       if (failed(ok))
         return failure();
-      rules.grid.push_back(*ok);
+      rules.grid.dims.push_back(std::move(*ok));
     }
   }
   for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
@@ -64,12 +64,12 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
     rules.extents.emplace_back();
     if (auto extent = kernel.getArgAttrOfType<StringAttr>(
             i, "tile.extent")) {
-      FailureOr<std::string> ok =
+      FailureOr<grid::Expr> ok =
           check(extent.getValue(), "'tile.extent' of parameter '" +
                                        Twine(names[i]) + "'");
       if (failed(ok))
         return failure();
-      rules.extents.back() = *ok;
+      rules.extents.back() = std::move(*ok);
     }
   }
   return rules;

@@ -10,6 +10,8 @@
 #ifndef TILEC_LIB_PIPELINE_LAUNCHRULES_H
 #define TILEC_LIB_PIPELINE_LAUNCHRULES_H
 
+#include "tilec/Support/GridRule.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 
@@ -25,9 +27,9 @@ namespace tilec {
 
 struct LaunchRules {
   /// The grid expressions, x first; empty: the kernel declares none.
-  std::vector<std::string> grid;
+  grid::Rule grid;
   /// Per parameter: its tile.extent expression, if any.
-  std::vector<std::optional<std::string>> extents;
+  std::vector<std::optional<grid::Expr>> extents;
   /// Per parameter: marked tile.output.
   std::vector<bool> outputs;
 };

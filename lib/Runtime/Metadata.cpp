@@ -9,6 +9,7 @@
 #include "tilec/Runtime/Metadata.h"
 #include "tilec/Runtime/TensorDesc.h"
 #include "tilec/Support/Json.h"
+#include "tilec/Target/Chip.h"
 
 #include <cstdio>
 
@@ -63,34 +64,6 @@ std::string ModuleMetadata::kernelNames() const {
   for (const KernelMetadata &k : kernels)
     out += (out.empty() ? "" : ", ") + k.name;
   return out.empty() ? "none" : out;
-}
-
-Expected<TargetArch> parseTarget(std::string_view target) {
-  auto bad = [&] {
-    return Status::error("\"" + std::string(target) +
-                         "\" is not a CUDA target like \"sm_90\"");
-  };
-  if (target.substr(0, 3) != "sm_")
-    return bad();
-  std::string_view rest = target.substr(3);
-  TargetArch arch;
-  if (!rest.empty() && rest.back() == 'a') {
-    arch.archSpecific = true;
-    rest.remove_suffix(1);
-  }
-  if (rest.size() < 2 || rest.size() > 3)
-    return bad();
-  int number = 0;
-  for (char c : rest) {
-    if (c < '0' || c > '9')
-      return bad();
-    number = number * 10 + (c - '0');
-  }
-  arch.major = number / 10;
-  arch.minor = number % 10;
-  if (arch.major == 0)
-    return bad();
-  return arch;
 }
 
 namespace {
@@ -490,8 +463,8 @@ Expected<ModuleMetadata> parseMetadata(std::string_view text) {
   auto target = f.string("target");
   if (!target.ok())
     return target.status();
-  if (auto arch = parseTarget(*target); !arch.ok())
-    return f.error("\"target\" " + arch.message());
+  if (auto chip = lookupChip(*target); !chip.ok())
+    return f.error("\"target\": " + chip.message());
   m.target = *target;
 
   auto kernels = f.get("kernels", Kind::Array);

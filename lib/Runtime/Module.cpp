@@ -11,6 +11,7 @@
 
 #include "Internal.h"
 #include "tilec/Runtime/Cache.h"
+#include "tilec/Target/Chip.h"
 
 #include <chrono>
 #include <cstring>
@@ -49,14 +50,14 @@ bool isFatbin(std::string_view data) {
 
 /// Refuses kernels built for a newer (or, for sm_XYa, another) device.
 Status checkTarget(const ModuleMetadata &m, const ContextState &s) {
-  auto t = parseTarget(m.target);
-  if (!t.ok())
-    return t.status();
-  int want = t->major * 10 + t->minor, have = s.ccMajor * 10 + s.ccMinor;
-  bool fits = t->archSpecific ? want == have : want <= have;
-  if (!fits)
+  // parseMetadata checked the chip; a ModuleMetadata built in code may not.
+  auto chip = lookupChip(m.target);
+  if (!chip.ok())
+    return chip.status();
+  if (!chip->runsOn(s.ccMajor, s.ccMinor))
     return Status::error("the kernels were compiled for " + m.target + " but " +
-                         s.describe() + " is sm_" + std::to_string(have));
+                         s.describe() + " is sm_" +
+                         std::to_string(s.ccMajor * 10 + s.ccMinor));
   return Status();
 }
 
@@ -136,20 +137,26 @@ Expected<Module> Module::finishLoad(const Context &context,
 Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
                                  std::string_view metadataJson,
                                  const LoadOptions &options) {
-  auto start = std::chrono::steady_clock::now();
   auto metadata = parseMetadata(metadataJson);
   if (!metadata.ok())
     return metadata.status();
+  return loadPtx(context, ptx, std::move(*metadata), options);
+}
+
+Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
+                                 ModuleMetadata metadata,
+                                 const LoadOptions &options) {
+  auto start = std::chrono::steady_clock::now();
   const auto &s = context.state();
-  TILEC_RETURN_IF_ERROR(checkTarget(*metadata, *s));
+  TILEC_RETURN_IF_ERROR(checkTarget(metadata, *s));
 
   LoadInfo info;
   // Who compiles: ptxas (whole-program code) when one is installed, else
   // the driver's linker. The compiler is part of the cache key.
   std::string ptxas = findRuntimePtxas(options.ptxas, info.compilerNote);
   std::string arch = context.arch();
-  if (auto t = parseTarget(metadata->target); t.ok() && t->archSpecific)
-    arch = metadata->target; // sm_90a PTX needs -arch=sm_90a
+  if (const Chip *chip = findChip(metadata.target); chip && chip->archSpecific)
+    arch = metadata.target; // sm_90a PTX needs -arch=sm_90a
   std::string driverId = s->driver->identity();
   auto keyFor = [&](const std::string &compiler) {
     return cubinCacheKey({ptx, arch, driverId, compiler});
@@ -168,7 +175,7 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
         info.source = LoadInfo::Source::CachedCubin;
         info.compiler =
             ptxas.empty() ? "the driver's linker" : "ptxas " + ptxas;
-        auto loaded = finishLoad(context, *metadata, *cubin, info);
+        auto loaded = finishLoad(context, metadata, *cubin, info);
         if (loaded.ok()) {
           loaded->state_->info.milliseconds = msSince(start);
           return loaded;
@@ -217,7 +224,7 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
       info.cacheFile.clear();
     }
   }
-  auto loaded = finishLoad(context, std::move(*metadata), *cubin, info);
+  auto loaded = finishLoad(context, std::move(metadata), *cubin, info);
   if (loaded.ok())
     loaded->state_->info.milliseconds = msSince(start);
   return loaded;
@@ -226,17 +233,26 @@ Expected<Module> Module::loadPtx(const Context &context, std::string_view ptx,
 Expected<Module> Module::loadCubin(const Context &context,
                                    std::string_view cubin,
                                    std::string_view metadataJson) {
-  auto start = std::chrono::steady_clock::now();
   if (!isElf(cubin) && !isFatbin(cubin))
     return Status::error("the data is not a cubin (no ELF header); load PTX "
                          "text with Module::loadPtx");
   auto metadata = parseMetadata(metadataJson);
   if (!metadata.ok())
     return metadata.status();
-  TILEC_RETURN_IF_ERROR(checkTarget(*metadata, *context.state()));
+  return loadCubin(context, cubin, std::move(*metadata));
+}
+
+Expected<Module> Module::loadCubin(const Context &context,
+                                   std::string_view cubin,
+                                   ModuleMetadata metadata) {
+  auto start = std::chrono::steady_clock::now();
+  if (!isElf(cubin) && !isFatbin(cubin))
+    return Status::error("the data is not a cubin (no ELF header); load PTX "
+                         "text with Module::loadPtx");
+  TILEC_RETURN_IF_ERROR(checkTarget(metadata, *context.state()));
   LoadInfo info;
   info.source = LoadInfo::Source::Cubin;
-  auto loaded = finishLoad(context, std::move(*metadata), cubin, info);
+  auto loaded = finishLoad(context, std::move(metadata), cubin, info);
   if (loaded.ok())
     loaded->state_->info.milliseconds = msSince(start);
   return loaded;

@@ -15,6 +15,7 @@
 #include "tilec/Params.h"
 #include "tilec/Pipeline.h"
 #include "tilec/Runtime/Cache.h"
+#include "tilec/Runtime/Metadata.h"
 #include "tilec/Support/Files.h"
 #include "tilec/Support/Json.h"
 #include "tilec/Target/Target.h"
@@ -457,7 +458,7 @@ Expected<Manifest> tune::compileTextCandidates(const std::string &path,
           return out;
         }
         out.ptx = r->ptx;
-        out.metadataJson = r->metadataJson;
+        out.metadataJson = runtime::writeMetadata(r->metadata);
         return out;
       },
       nullptr);
@@ -520,7 +521,7 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
           po.numStages = static_cast<int>(valueOf(c.params, "num_stages"));
           CompileResult r = k.compile(po);
           out.ptx = r.ptx;
-          out.metadataJson = r.metadataJson;
+          out.metadataJson = runtime::writeMetadata(r.metadata);
         } catch (const BuildError &e) {
           out.error = e.message();
         }

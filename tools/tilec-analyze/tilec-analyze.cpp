@@ -265,7 +265,8 @@ int main(int argc, char **argv) {
       llvm::sys::path::append(ptx, stem + ".ptx");
       llvm::sys::path::append(json, stem + ".json");
       if (!writeFile(ptx.str().str(), module.ptx) ||
-          !writeFile(json.str().str(), module.metadataJson))
+          !writeFile(json.str().str(),
+                     tilec::runtime::writeMetadata(*module.metadata)))
         return 1;
     }
     llvm::SmallString<128> path(outputDir);

@@ -250,7 +250,7 @@ static LogicalResult writeCppKernels(const tilec::CompileResult &result) {
   options.headerInclude = llvm::sys::path::filename(outputFilename).str();
   options.origin = inputFilename;
   auto generated = tilec::aot::generateCppKernels(
-      result.cubin.empty() ? result.ptx : result.cubin, result.metadataJson,
+      result.cubin.empty() ? result.ptx : result.cubin, result.metadata,
       options);
   if (!generated.ok()) {
     llvm::errs() << "tilec: error: " << generated.message() << "\n";
@@ -320,7 +320,7 @@ static LogicalResult reportResources(const tilec::CompileResult &result,
                  << llvm::toString(resources.takeError()) << "\n";
     return failure();
   }
-  auto metadata = tilec::runtime::parseMetadata(result.metadataJson);
+  const tilec::runtime::ModuleMetadata &metadata = result.metadata;
   // The occupancy rules of the target's SM, on a model that has them.
   auto model = tilec::perfmodel::builtinDeviceModel(
       target.getSmVersion() >= 90 ? "h100" : "a100");
@@ -331,11 +331,10 @@ static LogicalResult reportResources(const tilec::CompileResult &result,
   model->regsPerSM = target.getRegistersPerSM();
   for (auto &[name, r] : *resources) {
     tilec::perfmodel::Resources use = r;
-    if (metadata.ok())
-      if (const auto *k = metadata->find(name)) {
-        use.threadsPerProgram = k->threadsPerProgram;
-        use.dynamicSharedBytes = k->sharedBytes;
-      }
+    if (const auto *k = metadata.find(name)) {
+      use.threadsPerProgram = k->threadsPerProgram;
+      use.dynamicSharedBytes = k->sharedBytes;
+    }
     llvm::outs() << "tilec: " << name << " on " << target.getChip() << ": "
                  << use.registers << " registers, " << use.spillBytes
                  << " bytes spilled, " << use.stackBytes << " bytes stack, "
@@ -365,7 +364,8 @@ static LogicalResult writeTorchExtension(const tilec::CompileResult &result) {
   tilec::aot::TorchExtensionOptions options;
   options.origin = llvm::sys::path::filename(inputFilename).str();
   auto generated = tilec::aot::generateTorchExtension(
-      result.cubin.empty() ? result.ptx : result.cubin, result.metadataJson,
+      result.cubin.empty() ? result.ptx : result.cubin,
+      tilec::runtime::writeMetadata(result.metadata),
       options);
   if (!generated.ok()) {
     llvm::errs() << "tilec: error: " << generated.message() << "\n";
@@ -540,7 +540,8 @@ int main(int argc, char **argv) {
   if (outputFilename != "-") {
     SmallString<128> json(outputFilename);
     llvm::sys::path::replace_extension(json, "json");
-    if (failed(writeFile(json, result->metadataJson)))
+    if (failed(
+            writeFile(json, tilec::runtime::writeMetadata(result->metadata))))
       return 1;
   }
   return 0;

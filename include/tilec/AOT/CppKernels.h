@@ -15,6 +15,7 @@
 #ifndef TILEC_AOT_CPPKERNELS_H
 #define TILEC_AOT_CPPKERNELS_H
 
+#include "tilec/Runtime/Metadata.h"
 #include "tilec/Runtime/Status.h"
 
 #include <string>
@@ -47,6 +48,12 @@ struct CppKernels {
 /// cannot be one is called argN (its position) instead.
 runtime::Expected<CppKernels>
 generateCppKernels(std::string_view binary, std::string_view metadataJson,
+                   const CppKernelsOptions &options = {});
+/// The same from metadata in memory (a CompileResult's): `tilec
+/// --emit=cpp-header` never goes through a JSON file.
+runtime::Expected<CppKernels>
+generateCppKernels(std::string_view binary,
+                   const runtime::ModuleMetadata &metadata,
                    const CppKernelsOptions &options = {});
 
 } // namespace tilec::aot

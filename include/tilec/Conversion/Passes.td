@@ -30,7 +30,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"approxMath", "approx-math", "bool", /*default=*/"false",
            "Every kernel as if marked tile.approx_math: f32 erf through a "
            "degree-5 polynomial and ex2.approx (absolute error under 5e-7 "
-           "instead of libdevice's 2 ulp; support/ApproxErf.h)">,
+           "instead of libdevice's 2 ulp; Support/ApproxErf.h)">,
     Option<"crossWarpShuffle", "cross-warp-shuffle", "bool",
            /*default=*/"false",
            "Reductions across warps: every thread reads one warp's partial "

@@ -1,5 +1,4 @@
-//===- Analysis.h - what a kernel launch does, and its time floor -*- C++
-//-*-===//
+//===- Analysis.h - what a launch does, and its time floor ------*- C++ -*-===//
 //
 // The static analysis of a launch, as tilec-analyze computes it and
 // tilec-profile reads it back: exact counts of the operations executed

@@ -20,6 +20,7 @@
 #define TILEC_PERFMODEL_ANALYZER_H
 
 #include "tilec/PerfModel/Analysis.h"
+#include "tilec/Runtime/Metadata.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -159,7 +161,8 @@ struct AnalyzeOptions {
 struct CompiledModule {
   std::string stem;
   std::string ptx;
-  std::string metadataJson;
+  /// The compiler's kernel metadata (with the PTX).
+  std::optional<runtime::ModuleMetadata> metadata;
   std::map<std::string, Resources> resources; ///< per kernel
   /// Why there is no PTX or no ptxas report, if so.
   std::string note;

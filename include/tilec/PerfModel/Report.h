@@ -1,5 +1,4 @@
-//===- Report.h - text reports, profile files and roofline SVGs --*- C++
-//-*-===//
+//===- Report.h - text reports, profiles and roofline SVGs ------*- C++ -*-===//
 //
 // What people look at: the one-screen text report of an analysis
 // (tilec-analyze) or of a profiling run (tilec-profile), the roofline chart

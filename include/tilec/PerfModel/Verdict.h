@@ -1,5 +1,4 @@
-//===- Verdict.h - which bound a measured kernel is under --------*- C++
-//-*-===//
+//===- Verdict.h - which bound a measured kernel is under -------*- C++ -*-===//
 //
 // The seed article's question, answered from measurements: is the time
 // spent on overhead, on moving bytes, or on computing? Two tests:

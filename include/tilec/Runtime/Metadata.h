@@ -1,9 +1,12 @@
 //===- Metadata.h - the kernels' metadata (docs/metadata.md) ----*- C++ -*-===//
 //
-// The runtime side of the contract that tilec writes as `k.json`: what each
-// kernel is called, how many threads a program has, its dynamic shared
-// memory and its parameters. parseMetadata() checks every field and names the
-// kernel and parameter of the first bad one.
+// The contract between tilec and the runtime: what each kernel is called,
+// how many threads a program has, its dynamic shared memory and its
+// parameters. One definition for both sides: the compiler hands these
+// structs out in its CompileResult (tilec/Pipeline.h) and the runtime loads
+// kernels with them. JSON is only the file form (`k.json`, docs/metadata.md):
+// writeMetadata() writes it, parseMetadata() reads it back, checking every
+// field and naming the kernel and parameter of the first bad one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +38,8 @@ struct TensorDescInfo {
   int swizzle = 0;
   /// Out-of-bounds elements read as NaN (`"fill": "nan"`), else as zero.
   bool nanFill = false;
+
+  bool operator==(const TensorDescInfo &) const = default;
 };
 
 /// One PTX parameter of a kernel.
@@ -61,6 +66,8 @@ struct ParamInfo {
   /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is
   /// widened to 4; 128 for a tensor descriptor, a CUtensorMap by value).
   unsigned abiBytes() const;
+
+  bool operator==(const ParamInfo &) const = default;
 };
 
 /// One kernel of a module.
@@ -79,22 +86,27 @@ struct KernelMetadata {
 
   /// "x: ptr<f32>, y: ptr<f32>, n_cols: i32", for messages and docs.
   std::string signature() const;
+
+  bool operator==(const KernelMetadata &) const = default;
 };
+
+/// The metadata format version this runtime reads (and tilec writes).
+inline constexpr int kMetadataVersion = 1;
 
 /// A `tilec-kernels` document.
 struct ModuleMetadata {
-  int version = 0;
-  std::string target; ///< "sm_90", "sm_90a", ...
+  int version = kMetadataVersion;
+  /// "sm_90", "sm_90a", ...: a chip of tilec/Target/Chip.h (checked).
+  std::string target;
   std::vector<KernelMetadata> kernels;
 
   /// The kernel named `name`, or null.
   const KernelMetadata *find(std::string_view name) const;
   /// "add, softmax" (or "none"), for messages.
   std::string kernelNames() const;
-};
 
-/// The metadata format version this runtime reads.
-inline constexpr int kMetadataVersion = 1;
+  bool operator==(const ModuleMetadata &) const = default;
+};
 
 /// Parses and checks a metadata document. Errors start with
 /// "invalid kernel metadata: " and name the field (kernels[0] 'softmax',
@@ -102,12 +114,11 @@ inline constexpr int kMetadataVersion = 1;
 /// versions can add fields without breaking older runtimes.
 Expected<ModuleMetadata> parseMetadata(std::string_view json);
 
-/// The compute capability a target names: "sm_90a" -> {9, 0, true}.
-struct TargetArch {
-  int major = 0, minor = 0;
-  bool archSpecific = false; ///< the `a` suffix: runs only on exactly it
-};
-Expected<TargetArch> parseTarget(std::string_view target);
+/// The `tilec-kernels` document of `metadata` (one field per line, two-space
+/// indent, ending in a newline): what tilec writes as `k.json` and what
+/// parseMetadata reads back to an equal ModuleMetadata. Writes what it is
+/// given; the reader is the check.
+std::string writeMetadata(const ModuleMetadata &metadata);
 
 } // namespace tilec::runtime
 

@@ -365,6 +365,15 @@ public:
   static Expected<Module> loadCubin(const Context &context,
                                     std::string_view cubin,
                                     std::string_view metadataJson);
+  /// The same with metadata already in memory: a CompileResult's (tilec/
+  /// Pipeline.h), so a program that compiles and launches never goes
+  /// through JSON. Its target is checked against the device as above.
+  static Expected<Module> loadPtx(const Context &context, std::string_view ptx,
+                                  ModuleMetadata metadata,
+                                  const LoadOptions &options = {});
+  static Expected<Module> loadCubin(const Context &context,
+                                    std::string_view cubin,
+                                    ModuleMetadata metadata);
   /// Loads `binaryPath` (PTX text or a cubin, told apart by content) with the
   /// metadata at `metadataPath` (default: the binary's path with its
   /// extension replaced by .json).

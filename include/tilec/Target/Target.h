@@ -1,16 +1,20 @@
 //===- Target.h - what tilec knows about each GPU it targets ----*- C++ -*-===//
 //
-// One description per known chip (sm_80, sm_89, sm_90, sm_90a, sm_100a):
-// its SM version, arch-specific features, memory and register limits, the
-// tensor-core generation and what the emitted PTX says. The chip string is
-// parsed here and nowhere else: drivers call Target::get once and pass the
-// Target (or its chip name, for pass options) on; passes that decide by
-// target call Target::get on their `chip` option, which is the validation.
+// The compiler's view of a known chip (sm_80, sm_89, sm_90, sm_90a,
+// sm_100a): its SM version, arch-specific features, memory and register
+// limits, the tensor-core generation and what the emitted PTX says. The
+// table and the one lookup of a chip string are Chip.h's (MLIR-free, also in
+// the runtime-only build); this class adds the LLVM-typed interface the
+// passes use. Drivers call Target::get once and pass the Target (or its chip
+// name, for pass options) on; passes that decide by target call Target::get
+// on their `chip` option, which is the validation.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILEC_TARGET_TARGET_H
 #define TILEC_TARGET_TARGET_H
+
+#include "tilec/Target/Chip.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -19,14 +23,6 @@
 #include <string>
 
 namespace tilec {
-
-/// The newest matrix instruction family a chip has (every later family's
-/// chips also run mma.sync).
-enum class TensorCoreGen {
-  MmaSync, ///< mma.sync / ldmatrix, warp-level (sm_80 and newer)
-  Wgmma,   ///< wgmma.mma_async, warpgroup-level (sm_90a only)
-  Tcgen05, ///< tcgen05.mma, tensor memory (sm_100a)
-};
 
 class Target {
 public:

@@ -49,9 +49,8 @@ static Operation *topLevel(func::FuncOp kernel, Operation *op) {
   return op;
 }
 
-int64_t
-tilec::smem::allocateBuffers(func::FuncOp kernel, int64_t scratchBytes,
-                             function_ref<bool(Operation *)> usesScratch) {
+int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
+                                     int64_t scratchBytes) {
   SmallVector<LocalAllocOp> allocs;
   kernel.walk([&](LocalAllocOp op) { allocs.push_back(op); });
   if (allocs.empty())
@@ -81,7 +80,9 @@ tilec::smem::allocateBuffers(func::FuncOp kernel, int64_t scratchBytes,
       end = wait ? wait : &kernel.getBody().front().back();
     }
     for (Operation *op = begin; op; op = op->getNextNode()) {
-      op->walk([&](Operation *inner) { overlap |= usesScratch(inner); });
+      op->walk([&](Operation *inner) {
+        overlap |= tilec::smem::scratchBytes(inner) > 0;
+      });
       if (op == end)
         break;
     }

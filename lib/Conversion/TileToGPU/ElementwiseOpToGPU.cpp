@@ -298,7 +298,7 @@ struct FastExp2 : public OpRewritePattern<math::Exp2Op> {
 };
 
 /// erf(x) = copysign(1 - 2^(t P(t)), x), t = min(|x|, 3.92): ten
-/// instructions where libdevice's erff takes ~25 (support/ApproxErf.h), in
+/// instructions where libdevice's erff takes ~25 (Support/ApproxErf.h), in
 /// kernels that accept its absolute error (tile.approx_math).
 struct ApproxErf : public OpRewritePattern<math::ErfOp> {
   ApproxErf(MLIRContext *ctx, bool everywhere)

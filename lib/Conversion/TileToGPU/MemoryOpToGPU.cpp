@@ -18,8 +18,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+
+// `-debug-only=convert-tile-to-gpu` explains each access's vector width
+// (docs/development.md: needs an LLVM with assertions).
+#define DEBUG_TYPE "convert-tile-to-gpu"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -385,6 +390,14 @@ VecInfo getVecInfo(const LoweringContext &ctx, Value ptr, Value mask,
     v.vec /= 2;
   if (mask)
     v.maskUniform = ctx.axis->get(mask).getConstancy(t0) >= v.vec;
+  LLVM_DEBUG(
+      llvm::dbgs() << "access " << ptr.getLoc() << " along dim " << t0
+                   << ": layout vec " << layout->getVec(d0) << ", contiguity "
+                   << info.getContiguity(t0) << ", divisibility "
+                   << info.getDivisibility(t0) << " bytes, 16-byte limit "
+                   << 128 / std::max(8u, elemBits) << " -> vector of " << v.vec
+                   << (mask && !v.maskUniform ? " (mask varies within it)" : "")
+                   << "\n");
   return v;
 }
 

@@ -182,11 +182,11 @@ void widenBoolParams(func::FuncOp kernel) {
 }
 
 /// Shared memory of a kernel: the scratch of ops that exchange data (from
-/// offset 0, between barriers; reductions as planReductionScratch places
-/// them) and the tilegpu.local_alloc buffers, which tilec::smem places
-/// around it (allocateBuffers records each buffer's offset on it).
+/// offset 0, between barriers; reductions where planReductionScratch puts
+/// them) and the tilegpu.local_alloc buffers, which allocateBuffers places
+/// around it (recording each buffer's offset on it); both tilec::smem's.
 int64_t computeSharedBytes(func::FuncOp kernel, LoweringContext &lc) {
-  int64_t scratch = planReductionScratch(kernel, lc.reduceScratch);
+  int64_t scratch = tilec::smem::planReductionScratch(kernel, lc.reduceScratch);
   bool anyAlloc = false;
   kernel.walk([&](LocalAllocOp) { anyAlloc = true; });
   // A buffer may sit at offset 0 and be read by slower warps until they
@@ -195,9 +195,7 @@ int64_t computeSharedBytes(func::FuncOp kernel, LoweringContext &lc) {
     for (auto &entry : lc.reduceScratch)
       if (entry.first->getParentOfType<func::FuncOp>() == kernel)
         entry.second.leadingBarrier = true;
-  return tilec::smem::allocateBuffers(kernel, scratch, [](Operation *op) {
-    return getScratchBytes(op) > 0;
-  });
+  return tilec::smem::allocateBuffers(kernel, scratch);
 }
 
 struct ConvertTileToGPU

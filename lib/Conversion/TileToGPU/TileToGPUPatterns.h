@@ -11,6 +11,7 @@
 #define TILEC_CONVERSION_TILETOGPU_PATTERNS_H
 
 #include "tilec/Analysis/AxisInfo.h"
+#include "tilec/Analysis/SharedMemory.h"
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 #include "tilec/Target/Target.h"
 
@@ -37,12 +38,8 @@ public:
   Type convertElementType(Type type) const;
 };
 
-/// Where a cross-warp reduction keeps its partials, and whether it must wait
-/// for earlier readers of shared memory first (planReductionScratch).
-struct ReduceScratch {
-  int64_t offset = 0;
-  bool leadingBarrier = true;
-};
+/// The scratch plan of a cross-warp reduction (tilec/Analysis/SharedMemory.h).
+using tilec::smem::ReduceScratch;
 
 /// What every pattern may consult.
 struct LoweringContext {
@@ -55,16 +52,6 @@ struct LoweringContext {
   /// Cross-warp reductions not in the map use offset 0 and a leading barrier.
   llvm::DenseMap<Operation *, ReduceScratch> reduceScratch;
 };
-
-/// Plans the cross-warp reductions of `kernel` into `plan` and returns the
-/// kernel's shared memory bytes. Consecutive reductions alternate between
-/// two regions, so a reduction right after another (same block, no other
-/// shared-memory user between) needs no barrier before its writes: every
-/// thread finished reading this region two reductions ago before it reached
-/// the previous reduction's barrier. The first shared-memory user of a
-/// kernel outside loops needs none either.
-int64_t planReductionScratch(Operation *kernel,
-                             llvm::DenseMap<Operation *, ReduceScratch> &plan);
 
 /// The name of the dynamic shared memory array of a gpu.module.
 constexpr llvm::StringLiteral kSmemName = "global_smem";
@@ -96,7 +83,7 @@ void populateDebugPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
 /// f32 exp/exp2/rsqrt as hardware approximations (a greedy rewrite of the
 /// scalar math ops the conversion leaves).
 void populateFastMathPatterns(RewritePatternSet &patterns);
-/// f32 erf through support/ApproxErf.h in kernels marked tile.approx_math,
+/// f32 erf through Support/ApproxErf.h in kernels marked tile.approx_math,
 /// or in every kernel when `everywhere`.
 void populateApproxMathPatterns(RewritePatternSet &patterns, bool everywhere);
 /// Exact scalar rewrites that keep simple ops off libdevice (maxnum/minnum).
@@ -173,33 +160,18 @@ SmallVector<SmallVector<Value>> exchangeThroughShared(
 Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> indices,
                 ArrayRef<int64_t> shape);
 
-/// Shared memory bytes `op` needs while it runs (0 if none).
-int64_t getScratchBytes(Operation *op);
-
-/// When every thread holds in `dst` only elements it holds in `src`, each
-/// at the same element number in every thread, returns for each element
-/// number of `dst` that of `src`: the conversion is then a renaming of
-/// registers (an mma accumulator to the A operand of the next dot, warps
-/// along M; layouts that differ only in attributes that do not move
-/// elements). Layouts of other shapes or warp counts, or tiles too large
-/// to enumerate (over 2^24 element-threads), give nullopt.
-std::optional<SmallVector<int64_t>>
-getRegisterPermutation(RankedTensorType src, RankedTensorType dst);
-
-/// How a cross-warp reduction lays out its partials in its scratch: per
-/// operand a 16-byte aligned array of (output element, warp) slots of the
-/// element's size, so that a warp's partials of one output are adjacent. The
-/// one definition for the allocation (its size, getScratchBytes) and
-/// ReduceOpLowering (its addresses).
-struct ReduceScratchLayout {
-  int64_t warps = 1;    ///< distinct warps along the axis (1: no scratch)
-  int64_t outElems = 1; ///< elements of each result (1 for a scalar)
-  SmallVector<int64_t> operandOffsets; ///< from the reduction's base
-  SmallVector<int64_t> slotBytes;      ///< per operand
-  int64_t bytes = 0;                   ///< 0 when warps == 1
-};
-ReduceScratchLayout getReduceScratchLayout(ReduceOp op,
-                                           const DistributedLayout &src);
+/// Shared memory bytes `op` needs while it runs (0 if none), and how a
+/// cross-warp reduction lays its partials out there: the sizes the analysis
+/// allocated (tilec/Analysis/SharedMemory.h).
+inline int64_t getScratchBytes(Operation *op) {
+  return tilec::smem::scratchBytes(op);
+}
+using tilec::smem::ReduceScratchLayout;
+inline ReduceScratchLayout
+getReduceScratchLayout(ReduceOp op, const DistributedLayout &src) {
+  return tilec::smem::reduceScratchLayout(op, src);
+}
+using mlir::tilegpu::getRegisterPermutation;
 
 //===----------------------------------------------------------------------===//
 // Swizzled shared tiles and ldmatrix (SharedMemoryToGPU.cpp)

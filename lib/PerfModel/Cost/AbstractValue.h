@@ -1,5 +1,4 @@
-//===- AbstractValue.h - tiles of intervals -----------------------*- C++
-//-*-===//
+//===- AbstractValue.h - tiles of intervals ---------------------*- C++ -*-===//
 //
 // The analyzer evaluates a kernel for a whole box of programs at once, so a
 // value is not a number but an interval per element that holds the value

@@ -88,7 +88,7 @@ WorkloadAnalyzer::load(const std::string &path) {
       compiled.note = "not compiled to PTX: " + firstError;
     } else {
       compiled.ptx = result->ptx;
-      compiled.metadataJson = result->metadataJson;
+      compiled.metadata = result->metadata;
       compiled.tensorCores = hasTensorCoreInstructions(compiled.ptx);
       if (options_.usePtxas) {
         auto resources =
@@ -181,18 +181,10 @@ WorkloadAnalyzer::analyzeLaunch(const LaunchSpec &spec, const Vars &vars) {
   } else {
     r.source = compiled.note.empty() ? "no ptxas report" : compiled.note;
   }
-  // Dynamic shared memory is the compiler's (metadata), not ptxas's. Read
-  // with the runtime's checked parser: metadata it would refuse is an error
-  // here too, not a silent zero.
-  if (!compiled.metadataJson.empty()) {
-    auto metadata = runtime::parseMetadata(compiled.metadataJson);
-    if (!metadata.ok()) {
-      error_ = file.stem + ": " + metadata.message();
-      return failure();
-    }
-    if (const runtime::KernelMetadata *k = metadata->find(kernel))
+  // Dynamic shared memory is the compiler's (metadata), not ptxas's.
+  if (compiled.metadata)
+    if (const runtime::KernelMetadata *k = compiled.metadata->find(kernel))
       r.dynamicSharedBytes = k->sharedBytes;
-  }
   return launch;
 }
 

@@ -1,5 +1,4 @@
-//===- Count.cpp - countLaunch: boxes of programs, split where they differ
-//-===//
+//===- Count.cpp - countLaunch: boxes of programs, split ------------------===//
 //
 // Starts from the whole grid as one box and evaluates it abstractly. A box
 // whose evaluation is definite contributes its counts times its size; an
@@ -240,7 +239,7 @@ FailureOr<LaunchCounts> tilec::perfmodel::countLaunch(
   for (const auto &[op, n] : total.ops) {
     std::string name = op->getName().getStringRef().str();
     // tile.approx_math's f32 erf is a different instruction sequence
-    // (support/ApproxErf.h): counted apart, with its own cost.
+    // (Support/ApproxErf.h): counted apart, with its own cost.
     if (isa<math::ErfOp>(op) && countedType(op) == "f32")
       if (auto kernel = op->getParentOfType<func::FuncOp>();
           kernel && kernel->hasAttr(tile::TileDialect::getApproxMathAttrName()))

@@ -1,5 +1,4 @@
-//===- Evaluator.h - one abstract evaluation of a kernel ---------*- C++
-//-*-===//
+//===- Evaluator.h - one abstract evaluation of a kernel --------*- C++ -*-===//
 //
 // Evaluates a kernel's body once for a box of programs (program ids as
 // intervals), counting as it goes: elements through each arithmetic op,

@@ -1,5 +1,4 @@
-//===- IntOps.cpp - arith integer ops over intervals
-//-----------------------===//
+//===- IntOps.cpp - arith integer ops over intervals ----------------------===//
 //
 // Sound interval semantics of the integer ops in the interpreter's
 // conventions (docs/interpreter.md): values sign-extended, wrapping at

@@ -1,5 +1,4 @@
-//===- Ptxas.cpp - registers and shared memory from ptxas -v
-//---------------===//
+//===- Ptxas.cpp - registers and shared memory from ptxas -v --------------===//
 //
 // ptxas decides registers and spills; the analyzer asks it (-v) rather than
 // guessing. The report is one block per entry function:

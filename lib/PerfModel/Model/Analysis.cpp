@@ -68,7 +68,7 @@ const OpInfo kOps[] = {
   {"math.acosh", OpKind::Special, 1, 20, 1},
   {"math.atanh", OpKind::Special, 1, 20, 1},
   {"math.erf", OpKind::Special, 1, 14, 1}, {"math.erfc", OpKind::Special, 1, 20, 1},
-  // erf under tile.approx_math (support/ApproxErf.h): min, 5 fma, mul, sub,
+  // erf under tile.approx_math (Support/ApproxErf.h): min, 5 fma, mul, sub,
   // copysign on the FMA pipe, one MUFU.EX2.
   {"math.erf.approx", OpKind::Special, 1, 9, 1},
   {"math.sqrt", OpKind::Special, 1, 4, 1}, {"math.rsqrt", OpKind::Special, 1, 1, 1},

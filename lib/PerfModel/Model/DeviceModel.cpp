@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/PerfModel/DeviceModel.h"
+#include "tilec/Target/Chip.h"
 
 #include "Fields.h"
 
@@ -208,9 +209,10 @@ Expected<DeviceModel> tilec::perfmodel::deviceModelFromJson(
   TILEC_RETURN_IF_ERROR(r.string("name", m.name, false));
   TILEC_RETURN_IF_ERROR(r.string("arch", m.arch, false));
   TILEC_RETURN_IF_ERROR(r.string("source", m.source, false));
-  if (m.arch != "sm_80" && m.arch != "sm_90" && m.arch != "sm_90a")
-    return r.error("arch", "'arch' must be sm_80, sm_90 or sm_90a, got '" +
-                               m.arch + "'");
+  // The chip the model's kernels are compiled for (ptxas -arch): one of
+  // tilec's chips, from the one table of them.
+  if (auto chip = tilec::lookupChip(m.arch); !chip.ok())
+    return r.error("arch", "'arch': " + chip.message());
   for (const auto &f : kDoubles)
     TILEC_RETURN_IF_ERROR(r.number(f.key, m.*f.member, false, f.positive));
   for (const auto &f : kInts) {

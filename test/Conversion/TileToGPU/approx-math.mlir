@@ -5,7 +5,7 @@
 
 // tile.approx_math: each f32 erf becomes t = min(|x|, 3.92) (NaN-propagating),
 // P(t) by Horner (5 fma), 2^(t P(t)) on ex2.approx.ftz, 1 - that, with x's
-// sign (support/ApproxErf.h). No libdevice call is left.
+// sign (Support/ApproxErf.h). No libdevice call is left.
 // CHECK-LABEL: gpu.func @approx
 // CHECK-SAME: tile.approx_math
 // CHECK: %[[A:.*]] = math.absf %[[X:.*]] : f32

@@ -611,11 +611,20 @@ TEST(Builder, CompileDefaultsToPtxAndMetadata) {
   Kernel k = examples::buildSoftmax();
   CompileResult r = k.compile();
   EXPECT_NE(r.ptx.find(".entry softmax("), std::string::npos);
-  // The builder's parameter names reach the runtime's metadata.
-  EXPECT_NE(r.metadataJson.find("\"name\": \"n_cols\""), std::string::npos)
-      << r.metadataJson;
-  EXPECT_NE(r.metadataJson.find("\"num_warps\": 16"), std::string::npos)
-      << r.metadataJson;
+  // The builder's parameter names reach the runtime's metadata, typed.
+  ASSERT_EQ(r.metadata.kernels.size(), 1u);
+  const runtime::KernelMetadata &m = r.metadata.kernels[0];
+  EXPECT_EQ(r.metadata.target, "sm_90");
+  EXPECT_EQ(m.name, "softmax");
+  EXPECT_EQ(m.numWarps, 16);
+  EXPECT_EQ(m.threadsPerProgram, 512);
+  EXPECT_EQ(m.sharedBytes, 128); // one 8-byte slot per warp
+  EXPECT_EQ(m.signature(),
+            "x: ptr<f32>, y: ptr<f32>, n_rows: i32, n_cols: i32");
+  // The file form reads back to the same value.
+  auto back = runtime::parseMetadata(runtime::writeMetadata(r.metadata));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(*back, r.metadata);
 }
 
 /// numWarps = 0 leaves the warps to the layout pass, which the metadata

@@ -37,8 +37,7 @@ TEST(BuilderLaunch, CompiledKernelRunsThroughTheRuntime) {
 
   auto ctx = runtime::Context::create(0);
   ASSERT_TRUE(ctx.ok()) << ctx.message();
-  auto module =
-      runtime::Module::loadPtx(*ctx, compiled.ptx, compiled.metadataJson);
+  auto module = runtime::Module::loadPtx(*ctx, compiled.ptx, compiled.metadata);
   ASSERT_TRUE(module.ok()) << module.message();
   auto add = module->kernel("add");
   ASSERT_TRUE(add.ok()) << add.message();

@@ -117,8 +117,8 @@ TEST(DeviceModel, EveryError) {
             "m.json: at base: 'base' must be a string naming a "
             "built-in model");
   EXPECT_EQ(modelError(R"({"arch": "sm_70"})"),
-            "m.json: at arch: 'arch' must be sm_80, sm_90 or "
-            "sm_90a, got 'sm_70'");
+            "m.json: at arch: 'arch': unknown GPU target 'sm_70' (known: "
+            "sm_80, sm_89, sm_90, sm_90a, sm_100a)");
   EXPECT_EQ(modelError(R"({"sms": 1.5})"),
             "m.json: at sms: 'sms' must be a positive integer");
   EXPECT_EQ(modelError(R"({"sms": 0})"),

@@ -1,6 +1,7 @@
 //===- MetadataTest.cpp - parsing docs/metadata.md documents --------------===//
 
 #include "tilec/Runtime/Metadata.h"
+#include "tilec/Target/Chip.h"
 
 #include <gtest/gtest.h>
 
@@ -96,22 +97,34 @@ TEST(Metadata, DefaultsUnknownKeysAndAbi) {
   EXPECT_EQ(none->kernelNames(), "none");
 }
 
-TEST(Metadata, Targets) {
-  auto t = parseTarget("sm_90a");
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->major, 9);
-  EXPECT_EQ(t->minor, 0);
-  EXPECT_TRUE(t->archSpecific);
-  t = parseTarget("sm_120");
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->major, 12);
-  EXPECT_FALSE(t->archSpecific);
-  for (const char *bad :
-       {"sm_", "sm_9", "sm_9x", "compute_90", "sm_1000", "sm_05"}) {
-    auto b = parseTarget(bad);
-    EXPECT_FALSE(b.ok()) << bad;
-    EXPECT_EQ(b.message(), "\"" + std::string(bad) +
-                               "\" is not a CUDA target like \"sm_90\"");
+TEST(Metadata, TargetsAreKnownChips) {
+  // The metadata's target is looked up in tilec/Target/Chip.h's table, the
+  // compiler's too: what tilec writes, the runtime reads.
+  for (const tilec::Chip &chip : tilec::knownChips()) {
+    std::string doc = R"({"format": "tilec-kernels", "version": 1,
+                          "target": ")" +
+                      std::string(chip.name) + R"(", "kernels": []})";
+    auto m = parseMetadata(doc);
+    ASSERT_TRUE(m.ok()) << m.message();
+    EXPECT_EQ(m->target, chip.name);
+  }
+  const tilec::Chip *h200 = tilec::findChip("sm_90a");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_EQ(h200->ccMajor(), 9);
+  EXPECT_EQ(h200->ccMinor(), 0);
+  EXPECT_TRUE(h200->runsOn(9, 0));
+  EXPECT_FALSE(h200->runsOn(10, 0)); // arch-specific: exactly sm_90
+  const tilec::Chip *a100 = tilec::findChip("sm_80");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_TRUE(a100->runsOn(9, 0));
+  EXPECT_FALSE(a100->runsOn(7, 5));
+  for (const char *bad : {"sm_", "sm_9", "sm_120", "compute_90", "sm_90A"}) {
+    EXPECT_EQ(tilec::findChip(bad), nullptr) << bad;
+    auto b = tilec::lookupChip(bad);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.message(), "unknown GPU target '" + std::string(bad) +
+                               "' (known: sm_80, sm_89, sm_90, sm_90a, "
+                               "sm_100a)");
   }
 }
 
@@ -149,8 +162,8 @@ TEST(Metadata, DocumentErrors) {
   EXPECT_EQ(error(edit("\"sm_90\"", "\"\"")),
             "invalid kernel metadata: \"target\" is empty");
   EXPECT_EQ(error(edit("\"sm_90\"", "\"gfx942\"")),
-            "invalid kernel metadata: \"target\" \"gfx942\" is not a CUDA "
-            "target like \"sm_90\"");
+            "invalid kernel metadata: \"target\": unknown GPU target "
+            "'gfx942' (known: sm_80, sm_89, sm_90, sm_90a, sm_100a)");
   EXPECT_EQ(error(edit("\"kernels\": [", "\"kernels\": 7, \"x\": [")),
             "invalid kernel metadata: \"kernels\" is 7, not an array");
   EXPECT_EQ(error(R"({"format": "tilec-kernels", "version": 1,
@@ -326,6 +339,86 @@ TEST(Metadata, GridExtentAndOutput) {
   EXPECT_EQ(error(edit(n, n + " \"output\": true,")),
             "invalid kernel metadata: kernels[0] 'softmax': params[2] "
             "'n_cols': \"output\" applies to pointers only");
+}
+
+} // namespace
+
+namespace {
+
+// One writer, one reader: every field the reader takes survives the file.
+TEST(Metadata, WriteThenParseIsTheSameValue) {
+  using tilec::runtime::KernelMetadata;
+  using tilec::runtime::ModuleMetadata;
+  using tilec::runtime::ParamInfo;
+  ModuleMetadata m;
+  m.target = "sm_90a";
+  KernelMetadata k;
+  k.name = "mixed";
+  k.numWarps = 8;
+  k.threadsPerProgram = 256;
+  k.sharedBytes = 49152;
+  ParamInfo x{.name = "x",
+              .kind = ParamInfo::Kind::Pointer,
+              .type = tilec::DType::BF16,
+              .divisibility = 16};
+  ParamInfo n{.name = "n",
+              .kind = ParamInfo::Kind::Scalar,
+              .type = tilec::DType::I64,
+              .divisibility = 8};
+  ParamInfo flag{.name = "flag",
+                 .kind = ParamInfo::Kind::Scalar,
+                 .type = tilec::DType::I1};
+  ParamInfo desc{.name = "a_desc",
+                 .kind = ParamInfo::Kind::TensorDesc,
+                 .type = tilec::DType::F16};
+  desc.desc.rank = 2;
+  desc.desc.block[0] = 64;
+  desc.desc.block[1] = 64;
+  desc.desc.swizzle = 128;
+  desc.desc.nanFill = true;
+  k.params = {x, n, flag, desc};
+  m.kernels = {k, KernelMetadata{
+                      .name = "empty", .numWarps = 1, .threadsPerProgram = 32}};
+  std::string text = tilec::runtime::writeMetadata(m);
+  auto back = parseMetadata(text);
+  ASSERT_TRUE(back.ok()) << back.message() << "\n" << text;
+  EXPECT_EQ(*back, m) << text;
+  // Written again, the same bytes.
+  EXPECT_EQ(tilec::runtime::writeMetadata(*back), text);
+}
+
+// The layout tilec's files have always had: one field per line.
+TEST(Metadata, WrittenLayout) {
+  tilec::runtime::ModuleMetadata m;
+  m.target = "sm_90";
+  tilec::runtime::KernelMetadata k{
+      .name = "k", .numWarps = 1, .threadsPerProgram = 32};
+  k.params.push_back({.name = "n",
+                      .kind = ParamInfo::Kind::Scalar,
+                      .type = tilec::DType::I32});
+  m.kernels.push_back(k);
+  EXPECT_EQ(tilec::runtime::writeMetadata(m), R"({
+  "format": "tilec-kernels",
+  "version": 1,
+  "target": "sm_90",
+  "kernels": [
+    {
+      "name": "k",
+      "num_warps": 1,
+      "threads_per_program": 32,
+      "shared_bytes": 0,
+      "params": [
+        {
+          "name": "n",
+          "kind": "scalar",
+          "type": "i32",
+          "divisibility": 1
+        }
+      ]
+    }
+  ]
+}
+)");
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-//===- ApproxErfTest.cpp - The error bound of support/ApproxErf.h ---------===//
+//===- ApproxErfTest.cpp - The error bound of Support/ApproxErf.h ---------===//
 //
 // The ten-instruction erf of tile.approx_math against erf in double: over
 // a sweep of f32 bit patterns (every 61st from 0 to 5, and every one around

@@ -14,7 +14,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <numeric>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -595,4 +597,53 @@ int64_t mlir::tilegpu::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,
   int64_t phase = (row / layout.getPerPhase()) % layout.getMaxPhase();
   int64_t chunk = (col / vec) ^ phase;
   return row * rowLen + chunk * vec + col % vec;
+}
+
+/// The row-major index in the tile of element `i` of the thread with lane
+/// and warp ids `lane`, `warp`.
+static int64_t linearIndex(const DistributedLayout &l, ArrayRef<int64_t> shape,
+                           int64_t i, int64_t lane, int64_t warp) {
+  SmallVector<int64_t> sub = l.getSubIndices(i);
+  int64_t lin = 0;
+  for (unsigned t = 0; t < shape.size(); ++t) {
+    unsigned d = l.getBlockedDim(t);
+    int64_t lc = (lane / l.getLaneStride(d)) % l.getTpw(d);
+    int64_t wc = (warp / l.getWarpStride(d)) % l.getWpc(d);
+    lin = lin * shape[t] + l.getIndex(d, sub[d], lc, wc);
+  }
+  return lin;
+}
+
+std::optional<SmallVector<int64_t>>
+mlir::tilegpu::getRegisterPermutation(RankedTensorType srcType,
+                                      RankedTensorType dstType) {
+  if (srcType.getShape() != dstType.getShape())
+    return std::nullopt;
+  FailureOr<DistributedLayout> src = DistributedLayout::get(srcType);
+  FailureOr<DistributedLayout> dst = DistributedLayout::get(dstType);
+  if (failed(src) || failed(dst) || src->getNumWarps() != dst->getNumWarps())
+    return std::nullopt;
+  // Padding slots hold copies (indices that wrap): not a renaming to prove.
+  for (unsigned d = 0; d < src->getRank(); ++d)
+    if (src->isPadded(d) || dst->isPadded(d))
+      return std::nullopt;
+  int64_t elems = srcType.getNumElements(), warps = src->getNumWarps();
+  if (elems * 32 * warps > (int64_t(1) << 24))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = srcType.getShape();
+  SmallVector<int64_t> perm(dst->getNumElems(), -1);
+  std::vector<int32_t> where(elems);
+  for (int64_t warp = 0; warp < warps; ++warp)
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      std::fill(where.begin(), where.end(), -1);
+      for (int64_t i = 0; i < src->getNumElems(); ++i)
+        where[linearIndex(*src, shape, i, lane, warp)] = i;
+      for (int64_t j = 0; j < dst->getNumElems(); ++j) {
+        int32_t from = where[linearIndex(*dst, shape, j, lane, warp)];
+        if (from < 0 || (perm[j] >= 0 && perm[j] != from))
+          return std::nullopt;
+        perm[j] = from;
+      }
+    }
+  return perm;
 }

@@ -49,7 +49,7 @@ def Tile_Dialect : Dialect {
       return ::llvm::StringLiteral("tile.num_stages");
     }
     /// A kernel whose math may use tilec's shorter approximations (unit):
-    /// erf with an absolute error under 5e-7 (support/ApproxErf.h).
+    /// erf with an absolute error under 5e-7 (Support/ApproxErf.h).
     static constexpr ::llvm::StringLiteral getApproxMathAttrName() {
       return ::llvm::StringLiteral("tile.approx_math");
     }

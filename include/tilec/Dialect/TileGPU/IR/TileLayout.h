@@ -13,6 +13,8 @@
 
 #include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
 
+#include <optional>
+
 namespace mlir::tilegpu {
 
 /// A layout resolved against a tile shape. Slices are unfolded: the layout is
@@ -178,6 +180,18 @@ NvmmaSharedLayoutAttr getNvmmaSharedLayout(MLIRContext *ctx,
 /// order[0] — in a tile of `rowLen` elements per row with layout `layout`.
 int64_t getSharedOffset(SharedLayoutAttr layout, int64_t rowLen, int64_t row,
                         int64_t col);
+
+/// When every thread holds in `dst` only elements it holds in `src`, each
+/// at the same element number in every thread, returns for each element
+/// number of `dst` that of `src`: the conversion is then a renaming of
+/// registers (an mma accumulator to the A operand of the next dot, warps
+/// along M; layouts that differ only in attributes that do not move
+/// elements). Layouts of other shapes or warp counts, padded layouts, or
+/// tiles too large to enumerate (over 2^24 element-threads) give nullopt.
+/// The conversion lowers such a tilegpu convert_layout by renaming, and the
+/// shared-memory analysis gives it no scratch.
+std::optional<SmallVector<int64_t>>
+getRegisterPermutation(RankedTensorType src, RankedTensorType dst);
 
 } // namespace mlir::tilegpu
 

@@ -1,0 +1,48 @@
+//===- Chip.cpp - the known GPU chips -------------------------------------===//
+//
+// The table of chips. Limits are the CUDA programming guide's (compute
+// capabilities table); PTX versions are the lowest that has every feature
+// the chip's code may use: 8.0 for sm_80 to sm_90a (wgmma, cp.async.bulk),
+// 8.6 for sm_100a (the first with `.target sm_100a`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Target/Chip.h"
+
+#include <algorithm>
+
+using namespace tilec;
+
+static constexpr int64_t KiB = 1024;
+
+// sm_80/sm_90 keep PTX 8.0, which every tilec release has emitted: their
+// PTX is unchanged by this table.
+static constexpr Chip kChips[] = {
+    {"sm_80", 80, false, TensorCoreGen::MmaSync, 163 * KiB, 164 * KiB, 80},
+    {"sm_89", 89, false, TensorCoreGen::MmaSync, 99 * KiB, 100 * KiB, 80},
+    {"sm_90", 90, false, TensorCoreGen::MmaSync, 227 * KiB, 228 * KiB, 80},
+    {"sm_90a", 90, true, TensorCoreGen::Wgmma, 227 * KiB, 228 * KiB, 80},
+    {"sm_100a", 100, true, TensorCoreGen::Tcgen05, 227 * KiB, 228 * KiB, 86},
+};
+
+std::span<const Chip> tilec::knownChips() { return kChips; }
+
+std::string tilec::knownChipList() {
+  std::string out;
+  for (const Chip &c : kChips)
+    out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+const Chip *tilec::findChip(std::string_view name) {
+  const Chip *it = std::find_if(std::begin(kChips), std::end(kChips),
+                                [&](const Chip &c) { return c.name == name; });
+  return it == std::end(kChips) ? nullptr : it;
+}
+
+Expected<Chip> tilec::lookupChip(std::string_view name) {
+  if (const Chip *chip = findChip(name))
+    return *chip;
+  return Status::error("unknown GPU target '" + std::string(name) +
+                       "' (known: " + knownChipList() + ")");
+}
