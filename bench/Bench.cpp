@@ -4,8 +4,9 @@
 //               [--matmul-tile M,N] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu launch (default: all but matmul_bias_gelu, which is the
-// builder's example, `tilec-examples -o DIR matmul_bias_gelu`). The matmul
+// matmul_bias_gelu matmul_tma launch (default: all but matmul_bias_gelu,
+// which is the builder's example, `tilec-examples -o DIR matmul_bias_gelu`,
+// and matmul_tma, sm_90 and later: examples/matmul_tma.tile). The matmul
 // grid takes 128x128 tiles unless --matmul-tile says otherwise. Each times DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
 // peers.py's format, with the same `work` strings:
@@ -334,6 +335,29 @@ void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
         2.0 * n * n * n, note);
 }
 
+/// examples/matmul_tma.tile (A and B through tensor descriptors, TMA on
+/// sm_90) at bf16 8192^3: its own row, beside the pointer matmul's.
+void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
+                    std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t n = 8192;
+  Kernel k = kernelOf(ctx, dir, "matmul_tma", keep);
+  auto a = randomBuffer<BFloat16>(ctx, rng, n * n);
+  auto bm = randomBuffer<BFloat16>(ctx, rng, n * n);
+  auto c = outputBuffer<BFloat16>(ctx, n * n);
+  Grid grid(ceilDiv(n, 128), ceilDiv(n, 128));
+  double ms = b.time(
+      [&](size_t) {
+        return k.launch(nullptr, grid, tensorDesc(a, {n, n}),
+                        tensorDesc(bm, {n, n}), c, int32_t(n), int32_t(n),
+                        int32_t(n), int32_t(n));
+      },
+      1);
+  requireWritten(c, "matmul_tma");
+  b.row("matmul bf16 8192^3 (descriptors)", ms, 0, 2.0 * n * n * n,
+        "matmul_tma");
+}
+
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
                  std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -409,7 +433,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> work;
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
-      "rmsnorm", "matmul", "matmul_bias_gelu", "launch"};
+      "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_tma", "launch"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
@@ -417,7 +441,8 @@ int main(int argc, char **argv) {
       "[--matmul-tile M,N] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu launch (default: all but matmul_bias_gelu).");
+      "matmul matmul_bias_gelu matmul_tma launch (default: all but "
+      "matmul_bias_gelu and matmul_tma).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -458,6 +483,8 @@ int main(int argc, char **argv) {
       benchNorm(b, rng, dir, w == "rmsnorm", keep);
     else if (w == "matmul" || w == "matmul_bias_gelu")
       benchMatmul(b, rng, dir, keep, w == "matmul_bias_gelu");
+    else if (w == "matmul_tma")
+      benchMatmulTma(b, rng, dir, keep);
     else
       benchLaunch(b, rng, dir, keep);
   }

@@ -5,8 +5,10 @@
 #   scripts/gpu-bench.sh [KERNELS_DIR] [WORKLOAD...]
 #
 # Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-# matmul_bias_gelu launch (default: all but matmul_bias_gelu, the builder's
-# example, which peers.py times as "gelu(A@B+b)" in its matmul workload). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
+# matmul_bias_gelu matmul_tma launch (default: all but matmul_bias_gelu, the
+# builder's example, which peers.py times as "gelu(A@B+b)" in its matmul
+# workload, and matmul_tma, examples/matmul_tma.tile, timed beside peers.py's
+# matmul). KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
 # fixture kernels, reported as system "nvcc fixture" rather than "tilec").
 # Runs tilec-bench, then peers.py on the same workloads plus the copy
 # ceiling, in one call, and prints the side-by-side table (bench/compare.py).
@@ -70,7 +72,8 @@ peer_work=(copy)
 for w in "${work[@]}"; do
   case $w in
   rmsnorm) ;;
-  matmul_bias_gelu) [[ " ${work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
+  matmul_bias_gelu | matmul_tma) [[ " ${peer_work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
+  matmul) [[ " ${peer_work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
   *) peer_work+=("$w") ;;
   esac
 done

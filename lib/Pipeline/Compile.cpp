@@ -14,6 +14,7 @@
 #include "tilec/Target/Target.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -84,6 +85,9 @@ void setNvptxCodegenOptions(bool tensorCoreKernels) {
 struct ParamInfo {
   std::string name, kind, type;
   int64_t divisibility = 1;
+  /// tensor_desc: the box one TMA copy moves and its swizzle.
+  SmallVector<int64_t> block;
+  unsigned swizzle = 0;
 };
 
 struct KernelInfo {
@@ -117,6 +121,14 @@ std::vector<KernelInfo> collectKernels(ModuleOp module, int defaultWarps) {
         p.type = isa<tile::PointerType>(ptr.getPointeeType())
                      ? std::string("ptr")
                      : typeName(ptr.getPointeeType());
+      } else if (auto desc = dyn_cast<tile::TensorDescType>(arg.getType())) {
+        p.kind = "tensor_desc";
+        p.type = typeName(desc.getElementType());
+        tilegpu::TmaBox box = tilegpu::getTmaBox(
+            desc.getBlockType().getShape(),
+            desc.getElementType().getIntOrFloatBitWidth());
+        p.block = box.box;
+        p.swizzle = box.swizzle;
       } else {
         p.kind = "scalar";
         p.type = typeName(arg.getType());
@@ -153,6 +165,16 @@ std::string metadataJson(const std::vector<KernelInfo> &kernels,
                 j.attribute("name", p.name);
                 j.attribute("kind", p.kind);
                 j.attribute("type", p.type);
+                if (p.kind == "tensor_desc") {
+                  j.attribute("rank", int64_t(p.block.size()));
+                  j.attributeArray("block", [&] {
+                    for (int64_t d : p.block)
+                      j.value(d);
+                  });
+                  j.attribute("swizzle", p.swizzle);
+                  j.attribute("fill", "zero");
+                  return;
+                }
                 j.attribute("divisibility", p.divisibility);
               });
           });

@@ -5,7 +5,8 @@
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (and the builder's matmul_bias_gelu, when DIR has it:
-// `tilec-examples -o DIR matmul_bias_gelu`) and runs it on fresh random inputs at several sizes,
+// `tilec-examples -o DIR matmul_bias_gelu`, and matmul_tma, sm_90 and later,
+// when DIR has it) and runs it on fresh random inputs at several sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -382,7 +383,7 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 /// tiles (or --matmul-tile).
 template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
-                    bool biasGelu) {
+                    bool biasGelu, bool tma = false) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -395,7 +396,9 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     shapes.push_back({512, 512, 512});
     shapes.push_back({1000, 1030, 1111});
   }
-  const char *name = biasGelu ? "matmul_bias_gelu " : "matmul ";
+  const char *name = biasGelu ? "matmul_bias_gelu "
+                     : tma    ? "matmul_tma "
+                              : "matmul ";
   for (auto [m, n, kk] : shapes) {
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
@@ -414,6 +417,11 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
+          // A and B as tensor descriptors over the same padded rows.
+          if (tma)
+            return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                            tensorDesc(db, {kk, n}, {sb, 1}), c, int32_t(m),
+                            int32_t(n), int32_t(kk), int32_t(sc));
           if (biasGelu)
             return k.launch(nullptr, grid, da, db, c, dbias, int32_t(m),
                             int32_t(n), int32_t(kk), int32_t(sa), int32_t(sb),
@@ -444,6 +452,11 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
     testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false);
 }
 
+void testMatmulTma(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                           /*tma=*/true);
+}
+
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                         bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true);
@@ -465,6 +478,8 @@ const Example kExamples[] = {
     {"rmsnorm", testRmsnorm},
     {"matmul", testMatmul},
     {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
+    // sm_90 and later (descriptors); the nvcc fixtures have none.
+    {"matmul_tma", testMatmulTma, /*optional=*/true},
 };
 
 int usage(const char *why) {

@@ -3,7 +3,8 @@
 // A tile kernel (func.func with tile.kernel, already inside the gpu.module)
 // becomes a gpu.func kernel with one parameter per kernel parameter
 // (pointers as global LLVM pointers; i1 parameters were widened to i32 by
-// the pass) and known_block_size = 32 * warps.
+// the pass; tensor descriptors as byval 128-byte grid constants) and
+// known_block_size = 32 * warps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,11 @@ using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
+
+/// The mark of a tensor descriptor parameter on the gpu.func, renamed to
+/// nvvm.grid_constant on the llvm.func (tilegpu verifies no argument
+/// attributes; NVVM's verifier refuses grid constants on a gpu.func).
+constexpr llvm::StringLiteral kGridConstantMark = "tilegpu.grid_constant";
 
 /// func.func @k {tile.kernel} -> gpu.func @k kernel.
 struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
@@ -47,6 +53,23 @@ struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
     int threads = 32 * getNumWarps(func);
     gpuFunc.setKnownBlockSizeAttr(
         rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
+    // A tensor descriptor's CUtensorMap is passed by value, 64-byte aligned,
+    // and read in place through its address (the TMA wants the parameter's
+    // own generic address, not a copy): `.param .align 64 .b8 name[128]`.
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (!isa<TensorDescType>(type))
+        continue;
+
+      gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                         TypeAttr::get(LLVM::LLVMArrayType::get(
+                             rewriter.getI8Type(), 128)));
+      gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                         rewriter.getI64IntegerAttr(64));
+      // NVVM's verifier takes nvvm.grid_constant on llvm.func kernels only:
+      // the pipeline renames this mark after the GPU-to-NVVM lowering
+      // (lib/Pipeline/Pipeline.cpp, MarkGridConstants).
+      gpuFunc.setArgAttr(i, kGridConstantMark, rewriter.getUnitAttr());
+    }
     for (StringRef name : {"tile.shared_bytes", "tile.num_warps",
                            "tile.approx_math"})
       if (Attribute a = func->getAttr(name))
