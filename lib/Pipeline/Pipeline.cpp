@@ -35,23 +35,32 @@
 using namespace mlir;
 
 namespace {
-/// Tensor descriptor parameters (marked tilegpu.grid_constant by
+/// Tensor descriptor parameters (listed in tilegpu.tensor_desc_args by
 /// convert-tile-to-gpu, lib/Conversion/TileToGPU/FuncOpToGPU.cpp) become
-/// nvvm.grid_constant on the lowered kernels: the TMA reads the by-value
-/// CUtensorMap in the parameter space, through its generic address.
+/// byval 128-byte nvvm.grid_constant parameters of the lowered kernels: the
+/// TMA reads the by-value CUtensorMap in the parameter space, through its
+/// generic address.
 struct MarkGridConstants
     : public PassWrapper<MarkGridConstants, OperationPass<gpu::GPUModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkGridConstants)
   StringRef getArgument() const override { return "tilec-mark-grid-constants"; }
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<LLVM::LLVMFuncOp>())
-      for (unsigned i = 0; i < f.getNumArguments(); ++i)
-        if (f.getArgAttr(i, "tilegpu.grid_constant")) {
-          f.removeArgAttr(i, StringAttr::get(&getContext(),
-                                             "tilegpu.grid_constant"));
-          f.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
-                       UnitAttr::get(&getContext()));
-        }
+    MLIRContext *ctx = &getContext();
+    for (auto f : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      auto args = f->getAttrOfType<DenseI32ArrayAttr>("tilegpu.tensor_desc_args");
+      if (!args)
+        continue;
+      f->removeAttr("tilegpu.tensor_desc_args");
+      for (int32_t i : args.asArrayRef()) {
+        f.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                     TypeAttr::get(LLVM::LLVMArrayType::get(
+                         IntegerType::get(ctx, 8), 128)));
+        f.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                     IntegerAttr::get(IntegerType::get(ctx, 64), 64));
+        f.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                     UnitAttr::get(ctx));
+      }
+    }
   }
 };
 } // namespace

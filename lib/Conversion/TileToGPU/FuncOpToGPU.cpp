@@ -21,10 +21,9 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-/// The mark of a tensor descriptor parameter on the gpu.func, renamed to
-/// nvvm.grid_constant on the llvm.func (tilegpu verifies no argument
-/// attributes; NVVM's verifier refuses grid constants on a gpu.func).
-constexpr llvm::StringLiteral kGridConstantMark = "tilegpu.grid_constant";
+/// The kernel's tensor descriptor parameters (indices), for the pipeline to
+/// make byval grid constants of on the llvm.func.
+constexpr llvm::StringLiteral kTensorDescArgs = "tilegpu.tensor_desc_args";
 
 /// func.func @k {tile.kernel} -> gpu.func @k kernel.
 struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
@@ -56,20 +55,20 @@ struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
     // A tensor descriptor's CUtensorMap is passed by value, 64-byte aligned,
     // and read in place through its address (the TMA wants the parameter's
     // own generic address, not a copy): `.param .align 64 .b8 name[128]`.
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-      if (!isa<TensorDescType>(type))
-        continue;
-
-      gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                         TypeAttr::get(LLVM::LLVMArrayType::get(
-                             rewriter.getI8Type(), 128)));
-      gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                         rewriter.getI64IntegerAttr(64));
-      // NVVM's verifier takes nvvm.grid_constant on llvm.func kernels only:
-      // the pipeline renames this mark after the GPU-to-NVVM lowering
-      // (lib/Pipeline/Pipeline.cpp, MarkGridConstants).
-      gpuFunc.setArgAttr(i, kGridConstantMark, rewriter.getUnitAttr());
-    }
+    // The GPU-to-NVVM lowering keeps llvm.align but drops llvm.byval and
+    // NVVM's verifier takes nvvm.grid_constant on llvm.func kernels only:
+    // the kernel lists its descriptor parameters, and the pipeline marks
+    // them on the llvm.func (lib/Pipeline/Pipeline.cpp, MarkGridConstants).
+    SmallVector<int32_t> descArgs;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<TensorDescType>(type)) {
+        descArgs.push_back(int32_t(i));
+        gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                           rewriter.getI64IntegerAttr(64));
+      }
+    if (!descArgs.empty())
+      gpuFunc->setAttr(kTensorDescArgs,
+                       rewriter.getDenseI32ArrayAttr(descArgs));
     for (StringRef name : {"tile.shared_bytes", "tile.num_warps",
                            "tile.approx_math"})
       if (Attribute a = func->getAttr(name))

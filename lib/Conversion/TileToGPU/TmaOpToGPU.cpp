@@ -194,11 +194,16 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
                                adaptor.getSlot(), slotBytesOf(bufType));
       Value bar = slotAddress(rewriter, loc, adaptor.getBarriers(),
                               adaptor.getBarrierSlot(), 8);
+      // The copy names its destination in the cluster's shared window
+      // (shared::cluster), where this CTA's own shared memory lies too.
+      auto clusterPtr = LLVM::LLVMPointerType::get(getContext(), 7);
       for (BoxCopy &c :
            boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
                      adaptor.getOffsets(), base))
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            rewriter, loc, c.shared, adaptor.getDesc(), c.coords, bar,
+            rewriter, loc,
+            LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, c.shared),
+            adaptor.getDesc(), c.coords, bar,
             ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
     }
