@@ -331,8 +331,7 @@ tilec::perfmodel::evalArgs(const LaunchSpec &spec, const Vars &vars,
           }
         } else {
           return fail(where + ": '" + names[i] +
-                      "' is a pointer: give n=COUNT[,buf=NAME] (and shape=D0xD1..[,strides=..] "
-                      "for a tensor descriptor; unknown "
+                      "' is a pointer: give n=COUNT[,buf=NAME] (unknown "
                       "item '" +
                       item.trim() + "')");
         }
