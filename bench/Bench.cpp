@@ -4,13 +4,15 @@
 //               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_ragged attention launch softmax5000
-// layernorm3072 (default: all but matmul_bias_gelu, from
-// examples/matmul_bias_gelu.tile or the builder's `tilec-examples -o DIR
-// matmul_bias_gelu`, matmul_fp16, from examples/matmul_fp16.tile,
-// matmul_ragged: DIR/matmul on bf16 4000x4096x4096, attention, the
-// builder's attention_d128, and softmax5000 and layernorm3072, the kernels
-// of test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
+// matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma matmul_tma_ragged
+// attention launch softmax5000 layernorm3072 (default: all but
+// matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
+// `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
+// examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
+// 4000x4096x4096, matmul_tma and matmul_tma_ragged, examples/matmul_tma.tile
+// (sm_90 and later) on 8192^3 and 4000x4096x4096, attention, the builder's
+// attention_d128, and softmax5000 and layernorm3072, the kernels of
+// test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
 // unless --matmul-tile says otherwise, or one program per SM with
 // --matmul-persistent (the builder's `persistent` matmuls). Each times
 // DIR/<name>.ptx|cubin on the workload, shape and
@@ -447,6 +449,35 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   }
 }
 
+/// examples/matmul_tma.tile (A and B through tensor descriptors, TMA on
+/// sm_90) at bf16 8192^3: its own row, beside the pointer matmul's.
+/// examples/matmul_tma.tile (A and B through tensor descriptors) on bf16
+/// M x K by K x N: peers.py's 8192^3 matmul and bench/peers_gemm.py's
+/// ragged 4000x4096x4096.
+void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
+                    std::vector<Module> &keep, int64_t m, int64_t n,
+                    int64_t kk) {
+  const Context &ctx = b.ctx();
+  Kernel k = kernelOf(ctx, dir, "matmul_tma", keep);
+  auto a = randomBuffer<BFloat16>(ctx, rng, m * kk);
+  auto bm = randomBuffer<BFloat16>(ctx, rng, kk * n);
+  auto c = outputBuffer<BFloat16>(ctx, m * n);
+  Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
+  double ms = b.time(
+      [&](size_t) {
+        return k.launch(nullptr, grid, tensorDesc(a, {m, kk}),
+                        tensorDesc(bm, {kk, n}), c, int32_t(m), int32_t(n),
+                        int32_t(kk), int32_t(n));
+      },
+      1);
+  requireWritten(c, "matmul_tma");
+  std::string work = m == n && n == kk
+                         ? "matmul bf16 " + std::to_string(n) + "^3"
+                         : "matmul bf16 " + std::to_string(m) + "x" +
+                               std::to_string(n) + "x" + std::to_string(kk);
+  b.row(work + " (descriptors)", ms, 0, 2.0 * m * n * kk, "matmul_tma");
+}
+
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
                  std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -523,8 +554,8 @@ int main(int argc, char **argv) {
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
-      "matmul_ragged", "attention", "launch", "softmax5000",
-      "layernorm3072"};
+      "matmul_ragged", "matmul_tma", "matmul_tma_ragged", "attention",
+      "launch", "softmax5000", "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
@@ -532,9 +563,10 @@ int main(int argc, char **argv) {
       "[--matmul-tile M,N] [--matmul-persistent] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged attention launch "
-      "softmax5000 layernorm3072 (default: all but matmul_bias_gelu, "
-      "matmul_fp16, matmul_ragged, attention, softmax5000 and "
+      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma "
+      "matmul_tma_ragged attention launch softmax5000 layernorm3072 "
+      "(default: all but matmul_bias_gelu, matmul_fp16, matmul_ragged, "
+      "matmul_tma, matmul_tma_ragged, attention, softmax5000 and "
       "layernorm3072).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
@@ -598,6 +630,10 @@ int main(int argc, char **argv) {
       benchSoftmax5000(b, rng, dir, keep);
     else if (w == "layernorm3072")
       benchLayernorm3072(b, rng, dir, keep);
+    else if (w == "matmul_tma")
+      benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192);
+    else if (w == "matmul_tma_ragged")
+      benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096);
     else
       benchLaunch(b, rng, dir, keep);
   }

@@ -5,13 +5,14 @@
 #   scripts/gpu-bench.sh [KERNELS_DIR] [WORKLOAD...]
 #
 # Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-# matmul_bias_gelu matmul_fp16 matmul_ragged attention launch (default: all
-# but matmul_bias_gelu, matmul_fp16, matmul_ragged and attention).
-# matmul_bias_gelu (examples/matmul_bias_gelu.tile) is timed beside
-# peers.py's "gelu(A@B+b)" rows of its matmul workload, matmul_fp16 beside
-# peers.py matmul_fp16, matmul_ragged (DIR/matmul on bf16 4000x4096x4096)
-# beside bench/peers_gemm.py's cuBLAS and Triton rows, attention (the
-# builder's attention_d128) beside SDPA.
+# matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma attention launch
+# (default: all but matmul_bias_gelu, matmul_fp16, matmul_ragged, matmul_tma
+# and attention). matmul_bias_gelu (examples/matmul_bias_gelu.tile) is timed
+# beside peers.py's "gelu(A@B+b)" rows of its matmul workload, matmul_fp16
+# beside peers.py matmul_fp16, matmul_ragged (DIR/matmul on bf16
+# 4000x4096x4096) beside bench/peers_gemm.py's cuBLAS and Triton rows,
+# matmul_tma (examples/matmul_tma.tile) beside peers.py's matmul, attention
+# (the builder's attention_d128) beside SDPA.
 # KERNELS_DIR as for scripts/gpu-test.sh (default: the nvcc
 # fixture kernels, reported as system "nvcc fixture" rather than "tilec").
 # Runs tilec-bench, then peers.py on the same workloads plus the copy
@@ -78,8 +79,8 @@ gemm_work=()
 for w in "${work[@]}"; do
   case $w in
   rmsnorm) ;;
-  matmul_bias_gelu) [[ " ${work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
-  matmul_ragged) gemm_work+=("$w") ;;
+  matmul_bias_gelu | matmul_tma | matmul) [[ " ${peer_work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
+  matmul_ragged | matmul_tma_ragged) [[ " ${gemm_work[*]} " == *" matmul_ragged "* ]] || gemm_work+=(matmul_ragged) ;;
   *) peer_work+=("$w") ;;
   esac
 done

@@ -313,8 +313,10 @@ enum class Combine { sum, prod, max, min, bitAnd, bitOr, bitXor };
 struct ParamInfo {
   std::string name;
   bool isPointer;
-  DType dtype; ///< the pointee type for pointers
+  DType dtype; ///< the pointee type for pointers, element type of descriptors
   int divisibility;
+  /// A tensor descriptor's block shape (outermost first); empty for others.
+  std::vector<int64_t> block = {};
 };
 
 /// How Kernel::str prints the module.
@@ -356,6 +358,15 @@ public:
   void setGrid(const std::vector<std::string> &dims,
                SourceLoc loc = SourceLoc::current());
 
+  /// A `!tile.tensordesc<tensor<block x element>>` parameter: a tensor in
+  /// global memory read and written one block at a time (descriptorLoad,
+  /// descriptorStore), given at launch as the runtime's TensorDescArg. The
+  /// block has 1 to 5 dimensions of 1 to 256 elements, the innermost
+  /// spanning a multiple of 16 bytes.
+  Value tensorDesc(std::string name, DType element,
+                   const std::vector<int64_t> &block,
+                   SourceLoc loc = SourceLoc::current());
+
   //--- Program identity and constants --------------------------------------
 
   /// This program's index along grid axis 0, 1 or 2 (i32).
@@ -392,6 +403,15 @@ public:
              const std::optional<Value> &mask = {},
              const StoreOptions &options = {},
              SourceLoc loc = SourceLoc::current());
+  /// The block of descriptor `desc` at `offsets` (i32 scalars or numbers,
+  /// elements, outermost first); elements outside the tensor read as 0.
+  Value descriptorLoad(const Value &desc, const std::vector<Operand> &offsets,
+                       SourceLoc loc = SourceLoc::current());
+  /// Writes `value` (the block's shape, converted to its element type within
+  /// its kind) to the block at `offsets`; elements outside are dropped.
+  void descriptorStore(const Value &desc, const std::vector<Operand> &offsets,
+                       const Operand &value,
+                       SourceLoc loc = SourceLoc::current());
   /// Atomic read-modify-write; returns the old values.
   Value atomic(AtomicKind kind, const Value &ptr, const Operand &value,
                const std::optional<Value> &mask = {},

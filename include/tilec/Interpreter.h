@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -63,6 +64,12 @@ public:
   template <typename T> static Arg output(T *data, size_t count) {
     return output(data, count, dtypeFor<T>());
   }
+  /// A tensor descriptor (a `!tile.tensordesc` parameter): `buffer` (made
+  /// by `buffer` or `output`) viewed as a tensor of `shape` with `strides`
+  /// in elements, outermost dimension first (empty: contiguous), as the GPU
+  /// runtime's tensorDesc() takes it.
+  static Arg tensorDesc(Arg buffer, std::vector<int64_t> shape,
+                        std::vector<int64_t> strides = {});
   /// A scalar of the C++ type's dtype (bool, int8..int64, float, double).
   template <typename T> static Arg scalar(T value) {
     if constexpr (std::is_floating_point_v<T>)
@@ -82,6 +89,9 @@ public:
   }
 
   bool isBuffer() const { return isBuffer_; }
+  bool isTensorDesc() const { return !descShape_.empty(); }
+  const std::vector<int64_t> &descShape() const { return descShape_; }
+  const std::vector<int64_t> &descStrides() const { return descStrides_; }
   DType dtype() const { return dtype_; }
   void *data() const { return data_; }
   size_t count() const { return count_; }
@@ -119,6 +129,7 @@ private:
   int64_t intValue_ = 0;
   double floatValue_ = 0;
   std::string name_;
+  std::vector<int64_t> descShape_, descStrides_;
 };
 
 /// Programs along x, y, z (what `tile.num_programs` returns).

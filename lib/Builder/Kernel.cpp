@@ -374,6 +374,36 @@ void Kernel::setGrid(const std::vector<std::string> &dims, SourceLoc loc) {
   impl_->func->setAttr("tile.grid", impl_->builder.getArrayAttr(texts));
 }
 
+Value Kernel::tensorDesc(std::string name, DType element,
+                         const std::vector<int64_t> &block, SourceLoc loc) {
+  Site s = site(loc, "Kernel::tensorDesc");
+  impl_->checkUsable(s);
+  MLIRContext *ctx = impl_->context.get();
+  if (element == DType::I1)
+    impl_->fail(s, "tensor descriptor '" + name +
+                       "' has element type i1; descriptors hold i8, i16, i32, "
+                       "i64, f16, bf16, f32, f64, f8E4M3FN or f8E5M2");
+  // The type's own rules, reported at the call site.
+  std::string why;
+  auto blockType = RankedTensorType::get(block, mlirType(element, ctx));
+  auto emit = [&]() {
+    return mlir::emitError(UnknownLoc::get(ctx));
+  };
+  {
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
+      why = d.str();
+      return success();
+    });
+    if (failed(tile::TensorDescType::verify(emit, blockType)))
+      impl_->fail(s, "tensor descriptor '" + name + "': " + why);
+  }
+  Value v = addParam(impl_, s, std::move(name),
+                     tile::TensorDescType::get(ctx, blockType), element, false,
+                     1);
+  impl_->params.back().block = block;
+  return v;
+}
+
 Value Kernel::scalar(std::string name, DType type, int divisibility,
                      SourceLoc loc) {
   Site s = site(loc, "Kernel::scalar");

@@ -197,6 +197,75 @@ void Kernel::store(const Value &ptr, const Operand &value,
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+/// The descriptor type of `desc`, and its offsets as i32 scalars.
+static tile::TensorDescType descriptorOperands(
+    KernelImpl &k, const Site &s, const Value &desc,
+    const std::vector<Operand> &offsets, SmallVectorImpl<mlir::Value> &out) {
+  mlir::Value d = k.use(desc, s);
+  auto type = dyn_cast<tile::TensorDescType>(d.getType());
+  if (!type)
+    k.fail(s, "expects a tensor descriptor (Kernel::tensorDesc), got " +
+                  typeStr(d.getType()));
+  if (int64_t(offsets.size()) != type.getRank())
+    k.fail(s, "the descriptor is " + std::to_string(type.getRank()) +
+                  "-D but " + std::to_string(offsets.size()) + " offset" +
+                  (offsets.size() == 1 ? " was" : "s were") +
+                  " given (one per dimension, outermost first)");
+  Type i32 = k.builder.getI32Type();
+  for (const Operand &o : offsets) {
+    if (o.kind() == Operand::Kind::Value) {
+      mlir::Value v = k.use(o.value(), s);
+      if (!v.getType().isInteger(32))
+        k.fail(s, "descriptor offsets are i32 scalars, got " +
+                      typeStr(v.getType()));
+      out.push_back(v);
+      continue;
+    }
+    if (o.kind() == Operand::Kind::Float || o.kind() == Operand::Kind::Bool)
+      k.fail(s, "descriptor offsets are integers");
+    out.push_back(constant(k, o, i32, {}, s));
+  }
+  return type;
+}
+
+Value Kernel::descriptorLoad(const Value &desc,
+                             const std::vector<Operand> &offsets,
+                             SourceLoc loc) {
+  Site s = site(loc, "tile.descriptor_load");
+  KernelImpl &k = *impl_;
+  k.checkUsable(s);
+  SmallVector<mlir::Value> offs;
+  tile::TensorDescType type = descriptorOperands(k, s, desc, offsets, offs);
+  return Access::wrap(impl_, k.create<tile::DescriptorLoadOp>(
+                                 s, type.getBlockType(), k.use(desc, s), offs));
+}
+
+void Kernel::descriptorStore(const Value &desc,
+                             const std::vector<Operand> &offsets,
+                             const Operand &value, SourceLoc loc) {
+  Site s = site(loc, "tile.descriptor_store");
+  KernelImpl &k = *impl_;
+  k.checkUsable(s);
+  SmallVector<mlir::Value> offs;
+  tile::TensorDescType type = descriptorOperands(k, s, desc, offsets, offs);
+  SmallVector<Resolved> ops;
+  resolve({&value}, ops, s);
+  Type elem = type.getElementType();
+  if (!ops[0].isNumber()) {
+    Type have = getElementTypeOrSelf(ops[0].value.getType());
+    if (isa<FloatType>(have) != isa<FloatType>(elem))
+      k.fail(s, "stores " + typeStr(have) + " into a descriptor of " +
+                    typeStr(elem) + " (convert with .to() first)");
+  }
+  mlir::Value v =
+      materialize(k, ops[0], elem, type.getBlockType().getShape(), s);
+  k.create<tile::DescriptorStoreOp>(s, k.use(desc, s), offs, v);
+}
+
+//===----------------------------------------------------------------------===//
 // Atomics
 //===----------------------------------------------------------------------===//
 

@@ -23,6 +23,19 @@ Arg Arg::output(void *data, size_t count, DType dtype) {
   return arg;
 }
 
+Arg Arg::tensorDesc(Arg buffer, std::vector<int64_t> shape,
+                    std::vector<int64_t> strides) {
+  Arg arg = std::move(buffer);
+  if (strides.empty() && !shape.empty()) {
+    strides.assign(shape.size(), 1);
+    for (size_t i = shape.size() - 1; i-- > 0;)
+      strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  arg.descShape_ = std::move(shape);
+  arg.descStrides_ = std::move(strides);
+  return arg;
+}
+
 Arg Arg::scalar(DType dtype, double value) {
   Arg arg;
   arg.dtype_ = dtype;

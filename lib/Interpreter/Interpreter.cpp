@@ -31,6 +31,8 @@ static bool isSupportedElementType(Type type) {
 }
 
 static bool isSupportedType(Type type) {
+  if (auto desc = dyn_cast<tile::TensorDescType>(type))
+    return isSupportedElementType(desc.getElementType());
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.hasStaticShape() &&
            isSupportedElementType(tensor.getElementType());
@@ -147,6 +149,70 @@ static std::string paramName(func::FuncOp kernel, const Arg &arg,
   return "arg" + std::to_string(index);
 }
 
+/// Binds a tensor descriptor: its buffer, then a tile of the base pointer,
+/// the shape and the strides (what DescriptorLoadOp's interpreter reads).
+/// The checks are the GPU runtime's (lib/Runtime/TensorDesc.cpp) in its
+/// words, so that a kernel the GPU would refuse is refused here too.
+static LogicalResult bindTensorDesc(func::FuncOp kernel,
+                                    tile::TensorDescType desc, const Arg &arg,
+                                    unsigned index, const std::string &name,
+                                    Memory &memory,
+                                    SmallVectorImpl<TileRef> &tiles) {
+  auto fail = [&]() {
+    return kernel.emitError()
+           << "kernel '" << kernel.getSymName() << "', parameter '"
+           << paramName(kernel, arg, index) << "' (#" << index << "): ";
+  };
+  std::optional<DType> element = dtypeOf(desc.getElementType());
+  if (!arg.isTensorDesc() || !element || *element != arg.dtype())
+    return fail() << "expects a tensor descriptor of "
+                  << desc.getElementType() << " (rank " << desc.getRank()
+                  << ") but got "
+                  << (arg.isTensorDesc() ? "one of "
+                      : arg.isBuffer()   ? "a buffer of "
+                                         : "a scalar ")
+                  << dtypeName(arg.dtype());
+  const std::vector<int64_t> &shape = arg.descShape(),
+                             &strides = arg.descStrides();
+  int64_t rank = desc.getRank();
+  if (int64_t(shape.size()) != rank || strides.size() != shape.size())
+    return fail() << "expects a rank-" << rank << " tensor but got rank "
+                  << shape.size() << " (strides: " << strides.size() << ")";
+  int64_t size = dtypeSize(arg.dtype());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (shape[d] < 1 || shape[d] > (int64_t(1) << 32))
+      return fail() << "shape[" << d << "] is " << shape[d]
+                    << ", not in [1, 2^32] (shape is outermost dimension "
+                       "first)";
+    if (d == rank - 1 && strides[d] != 1)
+      return fail() << "strides[" << d << "] is " << strides[d]
+                    << ": the innermost dimension must be contiguous (stride "
+                       "1; strides are in elements, outermost dimension "
+                       "first)";
+    if (d < rank - 1 && (strides[d] < 1 || (strides[d] * size) % 16 != 0))
+      return fail() << "strides[" << d << "] is " << strides[d]
+                    << " elements (" << strides[d] * size
+                    << " bytes), not a multiple of 16 bytes";
+  }
+  if (!arg.data() && arg.count())
+    return kernel.emitError()
+           << name << " is a null buffer of " << arg.count() << " elements";
+  Buffer buffer;
+  buffer.name = name;
+  buffer.dtype = arg.dtype();
+  buffer.data = static_cast<uint8_t *>(arg.data());
+  buffer.count = arg.count();
+  buffer.bytes = arg.count() * size;
+  if (arg.isOutput())
+    buffer.written.assign(buffer.bytes, 0);
+  auto t = makeTile({1 + 2 * rank}, IntegerType::get(kernel.getContext(), 64));
+  t->ints[0] = memory.addBuffer(std::move(buffer));
+  llvm::copy(shape, t->ints.begin() + 1);
+  llvm::copy(strides, t->ints.begin() + 1 + rank);
+  tiles.push_back(std::move(t));
+  return success();
+}
+
 /// Turns the arguments into tiles (buffers into pointers to them), checking
 /// them against the kernel's parameter types.
 static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
@@ -160,6 +226,17 @@ static LogicalResult bindArguments(func::FuncOp kernel, ArrayRef<Arg> args,
            << args.size() << (args.size() == 1 ? " was" : " were") << " passed";
   for (auto [index, param, arg] : llvm::enumerate(params, args)) {
     std::string name = argName(arg, index);
+    if (auto desc = dyn_cast<tile::TensorDescType>(param)) {
+      if (failed(bindTensorDesc(kernel, desc, arg, index, name, memory,
+                                tiles)))
+        return failure();
+      continue;
+    }
+    if (arg.isTensorDesc())
+      return kernel.emitError()
+             << name << " of @" << kernel.getSymName() << " is " << param
+             << ": pass a " << (isa<tile::PointerType>(param) ? "buffer" : "scalar")
+             << ", not a tensor descriptor";
     auto ptrType = dyn_cast<tile::PointerType>(param);
     if (ptrType && !arg.isBuffer())
       return kernel.emitError()

@@ -5,7 +5,9 @@
 // buffers whether the bytes were written before they are read). The first
 // faulting element stops the run with a report naming the op, the program,
 // the element, the buffer and the offset, and how many elements of the
-// access fault. Masked-off elements access nothing: a load gives `other`
+// access fault. A tensor descriptor's block is checked element by element
+// the same way where it lies inside the descriptor's shape; outside, reads
+// give zero and writes are dropped, as the TMA does. Masked-off elements access nothing: a load gives `other`
 // there, or 0 without it. Atomics apply element by element in index order,
 // programs one after another, and return the old values.
 //
@@ -36,6 +38,8 @@ struct Access {
   DType dtype;      ///< the pointee type
   unsigned size;    ///< bytes per element
   bool isRead;
+  /// What an active element is, for reports ("its mask is true").
+  const char *activeWhy = "its mask is true";
 
   bool active(int64_t i) const {
     return !mask || mask->ints[mask->size() == 1 ? 0 : i] != 0;
@@ -79,7 +83,7 @@ struct Access {
       break;
     }
     if (!ptrs.isScalar()) {
-      diag << " (" << (mask ? "its mask is true" : "the access has no mask");
+      diag << " (" << (mask ? activeWhy : "the access has no mask");
       if (faulting > 1)
         diag << "; " << faulting << " elements of this access fault";
       diag << ")";
@@ -325,6 +329,119 @@ LogicalResult executeAtomicCAS(Executor &ex, Operation *op) {
   return success();
 }
 
+/// A tensor descriptor's value (bindArguments): the base pointer, then the
+/// shape, then the strides in elements, outermost dimension first.
+struct DescView {
+  int64_t base;
+  ArrayRef<int64_t> shape, strides;
+  explicit DescView(const Tile &t, int64_t rank)
+      : base(t.ints[0]), shape(ArrayRef(t.ints).slice(1, rank)),
+        strides(ArrayRef(t.ints).slice(1 + rank, rank)) {}
+};
+
+/// The pointers of a descriptor block's elements and whether each lies
+/// inside the tensor (the elements outside read as zero, write nothing).
+std::optional<Access> descriptorAccess(Executor &ex, Operation *op,
+                                       Value desc, ValueRange offsets,
+                                       MutableTileRef &ptrs,
+                                       MutableTileRef &inside, bool isRead) {
+  auto type = cast<tile::TensorDescType>(desc.getType());
+  std::optional<DType> dtype = tilec::dtypeOf(type.getElementType());
+  if (!dtype) {
+    (void)(ex.error(op) << "the CPU interpreter cannot access memory of type "
+                        << type.getElementType());
+    return std::nullopt;
+  }
+  unsigned size = unsigned(tilec::dtypeSize(*dtype));
+  int64_t rank = type.getRank();
+  DescView d(ex.get(desc), rank);
+  ArrayRef<int64_t> block = type.getBlockType().getShape();
+  Type i64 = IntegerType::get(op->getContext(), 64);
+  ptrs = makeTile(block, i64);
+  inside = makeTile(block, IntegerType::get(op->getContext(), 1));
+  SmallVector<int64_t> start;
+  for (Value v : offsets)
+    start.push_back(ex.get(v).ints[0]);
+  SmallVector<int64_t, 4> strides = stridesOf(block);
+  for (int64_t i = 0, n = ptrs->size(); i < n; ++i) {
+    bool in = true;
+    int64_t elems = 0;
+    for (int64_t dim = 0; dim < rank; ++dim) {
+      int64_t c = start[dim] + (i / strides[dim]) % block[dim];
+      in &= c >= 0 && c < d.shape[dim];
+      elems += c * d.strides[dim];
+    }
+    inside->ints[i] = in ? -1 : 0;
+    ptrs->ints[i] = in ? Memory::advance(d.base, elems * size) : d.base;
+  }
+  Access access{ex, op, *ptrs, inside.get(), *dtype, size, isRead};
+  access.activeWhy = "it lies inside the descriptor's shape";
+  return access;
+}
+
+LogicalResult executeDescriptorLoad(Executor &ex, Operation *op) {
+  auto load = cast<tile::DescriptorLoadOp>(op);
+  MutableTileRef ptrs, inside;
+  std::optional<Access> made = descriptorAccess(
+      ex, op, load.getDesc(), load.getOffsets(), ptrs, inside, true);
+  if (!made)
+    return failure();
+  const Access &access = *made;
+  auto out = makeTile(access.ptrs.shape, resultElementType(op));
+  bool isFloat = out->isFloat();
+  uint64_t loaded = 0;
+  for (int64_t i = 0, n = out->size(); i < n; ++i) {
+    if (!access.active(i))
+      continue; // zero, as the TMA fills
+    if (failed(access.check(i)) ||
+        (ex.checkRaces &&
+         failed(checkReadRace(ex, op, access.ptrs, i, access.size))))
+      return failure();
+    const uint8_t *addr = ex.memory.address(access.ptrs.ints[i]);
+    if (isFloat)
+      out->floats[i] = loadFloat(addr, access.dtype);
+    else
+      out->ints[i] = loadInt(addr, access.dtype);
+    ++loaded;
+  }
+  ex.stats.elementsLoaded += loaded;
+  ex.set(load.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult executeDescriptorStore(Executor &ex, Operation *op) {
+  auto store = cast<tile::DescriptorStoreOp>(op);
+  MutableTileRef ptrs, inside;
+  std::optional<Access> made = descriptorAccess(
+      ex, op, store.getDesc(), store.getOffsets(), ptrs, inside, false);
+  if (!made)
+    return failure();
+  const Access &access = *made;
+  const Tile &value = ex.get(store.getValue());
+  uint64_t stored = 0;
+  for (int64_t i = 0, n = access.ptrs.size(); i < n; ++i) {
+    if (!access.active(i))
+      continue; // dropped, as the TMA drops it
+    uint64_t bits = 0;
+    if (value.isFloat())
+      bits = encodeFloat(value.floats[i], access.dtype);
+    else
+      storeInt(reinterpret_cast<uint8_t *>(&bits), access.dtype,
+               value.ints[i]);
+    if (failed(access.check(i)) ||
+        (ex.checkRaces && failed(checkWriteRace(ex, op, access.ptrs, i,
+                                                access.size, bits))))
+      return failure();
+    int64_t ptr = access.ptrs.ints[i];
+    std::memcpy(ex.memory.address(ptr), &bits, access.size);
+    ex.memory.markWritten(ptr, access.size);
+    ex.memory.stampWrite(ptr, access.size);
+    ++stored;
+  }
+  ex.stats.elementsStored += stored;
+  return success();
+}
+
 } // namespace
 
 void interp::registerMemoryHandlers(HandlerTable &t) {
@@ -334,4 +451,6 @@ void interp::registerMemoryHandlers(HandlerTable &t) {
   addHandler<tile::StoreOp>(t, executeStore);
   addHandler<tile::AtomicRMWOp>(t, executeAtomicRMW);
   addHandler<tile::AtomicCASOp>(t, executeAtomicCAS);
+  addHandler<tile::DescriptorLoadOp>(t, executeDescriptorLoad);
+  addHandler<tile::DescriptorStoreOp>(t, executeDescriptorStore);
 }

@@ -16,6 +16,7 @@
 #include "tilec/Target/Target.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,6 +112,17 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
       if (auto ptr = dyn_cast<tile::PointerType>(type)) {
         p.kind = ParamInfo::Kind::Pointer;
         type = ptr.getPointeeType();
+      } else if (auto desc = dyn_cast<tile::TensorDescType>(type)) {
+        // The box one TMA copy moves and the swizzle the lowering chose.
+        p.kind = ParamInfo::Kind::TensorDesc;
+        type = desc.getElementType();
+        tilegpu::TmaBox box = tilegpu::getTmaBox(
+            desc.getBlockType().getShape(),
+            desc.getElementType().getIntOrFloatBitWidth());
+        p.desc.rank = int(box.box.size());
+        for (size_t d = 0; d < box.box.size() && d < size_t(runtime::kMaxTensorRank); ++d)
+          p.desc.block[d] = box.box[d];
+        p.desc.swizzle = int(box.swizzle);
       }
       std::optional<tilec::DType> dtype = tilec::dtypeOf(type);
       if (!dtype)

@@ -17,6 +17,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -31,6 +33,37 @@
 
 
 using namespace mlir;
+
+namespace {
+/// Tensor descriptor parameters (listed in tilegpu.tensor_desc_args by
+/// convert-tile-to-gpu, lib/Conversion/TileToGPU/FuncOpToGPU.cpp) become
+/// byval 128-byte nvvm.grid_constant parameters of the lowered kernels: the
+/// TMA reads the by-value CUtensorMap in the parameter space, through its
+/// generic address.
+struct MarkGridConstants
+    : public PassWrapper<MarkGridConstants, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkGridConstants)
+  StringRef getArgument() const override { return "tilec-mark-grid-constants"; }
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    for (auto f : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      auto args = f->getAttrOfType<DenseI32ArrayAttr>("tilegpu.tensor_desc_args");
+      if (!args)
+        continue;
+      f->removeAttr("tilegpu.tensor_desc_args");
+      for (int32_t i : args.asArrayRef()) {
+        f.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                     TypeAttr::get(LLVM::LLVMArrayType::get(
+                         IntegerType::get(ctx, 8), 128)));
+        f.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                     IntegerAttr::get(IntegerType::get(ctx, 64), 64));
+        f.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                     UnitAttr::get(ctx));
+      }
+    }
+  }
+};
+} // namespace
 
 std::string tilec::findCudaToolkit() { return cuda::findToolkit(); }
 
@@ -52,6 +85,12 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   layouts.chip = options.arch;
   pm.addPass(createTileAssignLayouts(layouts));
   pm.addPass(createTileRemoveLayoutConversions());
+  // Tensor descriptor accesses become TMA copies (a ring of slots for the
+  // operands of a wgmma dot in a loop).
+  TileLowerDescriptorsOptions descriptors;
+  descriptors.numStages = options.numStages;
+  descriptors.chip = options.arch;
+  pm.addPass(createTileLowerDescriptors(descriptors));
   // Dot operand loads in loops become cp.async copies issued ahead.
   TilePipelineLoopsOptions pipelining;
   pipelining.numStages = options.numStages;
@@ -77,6 +116,7 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(createConvertGpuOpsToNVVMOps());
+  gm.addPass(std::make_unique<MarkGridConstants>());
   // wgmma ops are PTX builders (inline asm); only sm_90a kernels have
   // them, and other targets' PTX stays as it was.
   // (An unknown chip was reported by the passes above.)

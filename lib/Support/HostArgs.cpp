@@ -483,3 +483,81 @@ Status tilec::checkHostExpectations(const std::vector<HostArg> &args) {
   }
   return Status();
 }
+
+namespace {
+/// A whole number of at most 18 digits.
+bool parseDimension(const std::string &text, int64_t &value) {
+  if (text.empty() || text.size() > 18)
+    return false;
+  value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return false;
+    value = value * 10 + (c - '0');
+  }
+  return true;
+}
+
+/// "200x64" -> {200, 64}; false unless every dimension is a whole number.
+bool parseDims(std::string_view text, std::vector<int64_t> &dims) {
+  dims.clear();
+  size_t start = 0;
+  while (true) {
+    size_t x = text.find('x', start);
+    int64_t v = 0;
+    if (!parseDimension(std::string(text.substr(start, x - start)), v))
+      return false;
+    dims.push_back(v);
+    if (x == std::string_view::npos)
+      return true;
+    start = x + 1;
+  }
+}
+
+} // namespace
+
+std::string tilec::splitTensorDescSpec(const std::string &spec,
+                                       const std::string &name,
+                                       std::string &rest, TensorDescSpec &d) {
+  auto error = [&](const std::string &what) {
+    return "argument %" + name + " ('" + spec + "'): " + what;
+  };
+  bool hasSize = false, hasShape = false;
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = std::min(spec.find(',', start), spec.size());
+    std::string item = spec.substr(start, comma - start);
+    start = comma + 1;
+    if (item.rfind("shape=", 0) == 0 || item.rfind("strides=", 0) == 0) {
+      bool isShape = item[1] == 'h';
+      std::string value = item.substr(item.find('=') + 1);
+      if (!parseDims(value, isShape ? d.shape : d.strides))
+        return error(std::string(isShape ? "shape" : "strides") +
+                     "= expects dimensions like 200x64 (elements, outermost "
+                     "first), got '" +
+                     value + "'");
+      hasShape |= isShape;
+      continue;
+    }
+    hasSize |= item.rfind("n=", 0) == 0 || item.rfind("in=", 0) == 0;
+    rest += (rest.empty() ? "" : ",") + item;
+  }
+  if (!hasShape)
+    return error("a tensor descriptor needs shape=D0xD1... (elements, "
+                 "outermost first) beside its buffer");
+  if (!hasSize) {
+    // The last element the tensor reaches, plus one.
+    uint64_t span = 1;
+    std::vector<int64_t> strides = d.strides;
+    if (strides.empty()) {
+      strides.assign(d.shape.size(), 1);
+      for (size_t i = d.shape.size(); i-- > 1;)
+        strides[i - 1] = strides[i] * d.shape[i];
+    }
+    for (size_t i = 0; i < d.shape.size() && i < strides.size(); ++i)
+      span +=
+          uint64_t(std::max<int64_t>(d.shape[i] - 1, 0)) * uint64_t(strides[i]);
+    rest += (rest.empty() ? "" : ",") + ("n=" + std::to_string(span));
+  }
+  return "";
+}

@@ -310,9 +310,22 @@ private:
         b.setInsertionPointAfter(op);
         auto c = ConvertLayoutOp::create(b, op->getLoc(), r.getType(), r);
         r.replaceAllUsesExcept(c, c);
+      } else if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+        // Its slot is read back (or staged for wgmma) on its own.
+        Value r = load.getResult();
+        if (!inDotGroup(r))
+          return;
+        OpBuilder b(op->getContext());
+        b.setInsertionPointAfter(op);
+        auto c = ConvertLayoutOp::create(b, op->getLoc(), r.getType(), r);
+        r.replaceAllUsesExcept(c, c);
       } else if (auto store = dyn_cast<StoreOp>(op)) {
         Value v = store.getValue();
         if (isa<RankedTensorType>(v.getType()) && inDotGroup(v))
+          convertOperand(store.getValueMutable(), getLayout(v));
+      } else if (auto store = dyn_cast<DescriptorStoreOp>(op)) {
+        Value v = store.getValue();
+        if (inDotGroup(v))
           convertOperand(store.getValueMutable(), getLayout(v));
       }
     });

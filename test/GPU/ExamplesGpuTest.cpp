@@ -5,10 +5,11 @@
 //                   [--matmul-persistent]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile (matmul_bias_gelu and matmul_fp16 when DIR has them; the
-// first may also be the builder's `tilec-examples -o DIR matmul_bias_gelu`,
-// same parameters; and the builder's attention_d128) and runs it on fresh
-// random inputs at several sizes,
+// examples/*.tile (matmul_bias_gelu, matmul_fp16 and matmul_tma, sm_90 and
+// later, when DIR has them; the first may also be the builder's
+// `tilec-examples -o DIR matmul_bias_gelu`, same parameters; and the
+// builder's attention_d128) and runs it on fresh random inputs at several
+// sizes,
 // ragged ones included (not multiples of the tile), against a float64 host
 // reference. Before each run the outputs are poisoned (all bits set: NaN in
 // every float type); afterwards every element must have been written, the
@@ -392,7 +393,7 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 /// tiles (or --matmul-tile).
 template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
-                    bool biasGelu, const char *name) {
+                    bool biasGelu, const char *name, bool tma = false) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -425,6 +426,11 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
+          // A and B as tensor descriptors over the same padded rows.
+          if (tma)
+            return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                            tensorDesc(db, {kk, n}, {sb, 1}), c, int32_t(m),
+                            int32_t(n), int32_t(kk), int32_t(sc));
           if (biasGelu)
             return k.launch(nullptr, grid, da, db, c, dbias, int32_t(m),
                             int32_t(n), int32_t(kk), int32_t(sa), int32_t(sb),
@@ -454,6 +460,11 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   else
     testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
                              "matmul ");
+}
+
+void testMatmulTma(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                           "matmul_tma ", /*tma=*/true);
 }
 
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
@@ -559,6 +570,8 @@ const Example kExamples[] = {
     {"matmul_fp16", testMatmulFp16, /*optional=*/true},
     {"attention", testAttention, /*optional=*/true},
     {"attention_d128", testAttentionD128, /*optional=*/true},
+    // sm_90 and later (descriptors); the nvcc fixtures have none.
+    {"matmul_tma", testMatmulTma, /*optional=*/true},
 };
 
 int usage(const char *why) {

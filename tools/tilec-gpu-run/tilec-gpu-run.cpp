@@ -176,77 +176,6 @@ struct Buffer {
   size_t guard = 0; ///< bytes of guard on each side
 };
 
-/// The tensor of a descriptor argument: its spec's shape= and strides=
-/// items (elements, outermost first), which are taken out of the spec; the
-/// rest is a buffer spec.
-struct DescSpec {
-  std::vector<int64_t> shape, strides;
-};
-
-/// "200x64" -> {200, 64}; false unless every dimension is a whole number.
-bool parseDims(std::string_view text, std::vector<int64_t> &dims) {
-  dims.clear();
-  size_t start = 0;
-  while (true) {
-    size_t x = text.find('x', start);
-    int64_t v = 0;
-    if (!parseCount(std::string(text.substr(start, x - start)), v))
-      return false;
-    dims.push_back(v);
-    if (x == std::string_view::npos)
-      return true;
-    start = x + 1;
-  }
-}
-
-/// Splits a descriptor's spec into its buffer spec (`rest`) and `d`; an
-/// error message, or empty. Without n= or in=, the buffer gets n= the
-/// elements the tensor spans.
-std::string splitDescSpec(const std::string &spec, const ParamInfo &p,
-                          std::string &rest, DescSpec &d) {
-  auto error = [&](const std::string &what) {
-    return "argument %" + p.name + " ('" + spec + "'): " + what;
-  };
-  bool hasSize = false, hasShape = false;
-  size_t start = 0;
-  while (start <= spec.size()) {
-    size_t comma = std::min(spec.find(',', start), spec.size());
-    std::string item = spec.substr(start, comma - start);
-    start = comma + 1;
-    if (item.rfind("shape=", 0) == 0 || item.rfind("strides=", 0) == 0) {
-      bool isShape = item[1] == 'h';
-      std::string value = item.substr(item.find('=') + 1);
-      if (!parseDims(value, isShape ? d.shape : d.strides))
-        return error(std::string(isShape ? "shape" : "strides") +
-                     "= expects dimensions like 200x64 (elements, outermost "
-                     "first), got '" +
-                     value + "'");
-      hasShape |= isShape;
-      continue;
-    }
-    hasSize |= item.rfind("n=", 0) == 0 || item.rfind("in=", 0) == 0;
-    rest += (rest.empty() ? "" : ",") + item;
-  }
-  if (!hasShape)
-    return error("a tensor descriptor needs shape=D0xD1... (elements, "
-                 "outermost first) beside its buffer");
-  if (!hasSize) {
-    // The last element the tensor reaches, plus one.
-    uint64_t span = 1;
-    std::vector<int64_t> strides = d.strides;
-    if (strides.empty()) {
-      strides.assign(d.shape.size(), 1);
-      for (size_t i = d.shape.size(); i-- > 1;)
-        strides[i - 1] = strides[i] * d.shape[i];
-    }
-    for (size_t i = 0; i < d.shape.size() && i < strides.size(); ++i)
-      span +=
-          uint64_t(std::max<int64_t>(d.shape[i] - 1, 0)) * uint64_t(strides[i]);
-    rest += (rest.empty() ? "" : ",") + ("n=" + std::to_string(span));
-  }
-  return "";
-}
-
 /// The elements a descriptor's tensor reaches, past the last one.
 uint64_t spanOf(const TensorDescArg &d) {
   uint64_t span = 1;
@@ -268,7 +197,7 @@ struct CheckOnlyEncoder final : TensorMapEncoder {
 /// (`address`), or its scalar (integers as int64 and floats as double; the
 /// runtime checks that they fit the parameter and rounds floats to it).
 ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address,
-                  const DescSpec &desc, TensorDescArg &descArg) {
+                  const TensorDescSpec &desc, TensorDescArg &descArg) {
   if (param.kind == ParamInfo::Kind::TensorDesc) {
     descArg =
         tensorDesc(pointerArg(param.type, address), desc.shape, desc.strides);
@@ -401,7 +330,7 @@ int run(const Options &o) {
 
   std::vector<HostArg> hosts(n);
   std::vector<Buffer> buffers(n);
-  std::vector<DescSpec> descs(n);
+  std::vector<TensorDescSpec> descs(n);
   std::vector<TensorDescArg> descArgs(n); // alive until the launch returns
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = kernel.params[i];
@@ -412,7 +341,7 @@ int run(const Options &o) {
     std::string spec = o.specs[i];
     if (p.kind == ParamInfo::Kind::TensorDesc) {
       spec.clear();
-      std::string e = splitDescSpec(o.specs[i], p, spec, descs[i]);
+      std::string e = splitTensorDescSpec(o.specs[i], p.name, spec, descs[i]);
       if (!e.empty())
         return fail(e);
     }

@@ -141,6 +141,9 @@ struct LaunchArg {
   // Buffers:
   uint64_t count = 0;
   std::string buffer; ///< launches of a workload share buffers by this name
+  /// Tensor descriptors: the tensor over the buffer (elements, outermost
+  /// first; strides empty: contiguous).
+  std::vector<int64_t> shape, strides;
   // Scalars:
   bool isFloat = false;
   int64_t intValue = 0;

@@ -12,6 +12,7 @@
 //   in=x.npy                  a buffer read from a .npy (or raw) file
 //   n=1000,out=y.npy          an output buffer, written after the run
 //   n=1000,expect=ref.npy     an output buffer compared with a file
+//   rand=7,shape=40x96        a tensor descriptor's buffer and tensor
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,12 @@ struct HostParam {
   DType dtype = DType::I32; ///< the pointee type of a pointer
 };
 
+/// The tensor of a tensor descriptor argument, from its spec's shape= and
+/// strides= items (elements, outermost first; strides empty: contiguous).
+struct TensorDescSpec {
+  std::vector<int64_t> shape, strides;
+};
+
 /// A kernel argument built from a spec, owning its buffer.
 struct HostArg {
   std::string spec;
@@ -53,6 +60,8 @@ struct HostArg {
   std::optional<double> atol, rtol; ///< tolerances of the comparison
   int64_t intValue = 0;             ///< integer scalars (i1: 0 or 1)
   double floatValue = 0;            ///< float scalars
+  /// A tensor descriptor's tensor (shape empty for others).
+  TensorDescSpec desc;
 
   size_t count() const { return data.size() / dtypeSize(dtype); }
 };
@@ -72,6 +81,15 @@ inline constexpr uint64_t kMaxBufferBytes = uint64_t(16) << 30;
 /// (the fuzzer asks for less than the tools' kMaxBufferBytes).
 Expected<HostArg> parseHostArg(std::string_view spec, const HostParam &param,
                                uint64_t maxBufferBytes = kMaxBufferBytes);
+
+
+/// Splits a tensor descriptor's spec ("n=..,rand=1,shape=200x64[,strides=
+/// 64x1]") into its buffer spec (`rest`) and `d`. Without n= or in=, the
+/// buffer gets n= the elements the tensor spans. Returns an error message
+/// ("argument %NAME ('SPEC'): why"), or empty.
+std::string splitTensorDescSpec(const std::string &spec,
+                                const std::string &name, std::string &rest,
+                                TensorDescSpec &d);
 
 /// Writes the buffers that asked for it with save= (their contents before
 /// the run: the inputs a run on another device needs).

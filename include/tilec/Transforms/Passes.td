@@ -77,6 +77,32 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileLowerDescriptors : Pass<"tile-lower-descriptors", "::mlir::ModuleOp"> {
+  let summary = "Tensor descriptor loads and stores through the TMA";
+  let description = [{
+    On TMA targets (sm_90 and later), a wgmma dot in an scf.for whose two
+    operands are descriptor loads reads them from a ring of swizzled
+    shared memory slots that thread 0 fills by TMA copies completing on one
+    mbarrier per slot, `num-stages` (or `num-stages + 1`) slots deep; every
+    other descriptor load is one TMA copy into a slot of its own, waited
+    for and read back with tilegpu.local_load, and every descriptor store a
+    tilegpu.local_store and a TMA store. On other targets every descriptor
+    access is an error. The schedule is written at the top of
+    LowerDescriptors.cpp. Kernels may set `tile.num_stages`.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", /*default=*/"3",
+           "Slots of the descriptor pipelines (1: one slot per load)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "GPU target (tilec::Target)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {
   let summary = "Issue loads as early as their operands and memory allow";
   let description = [{

@@ -3,7 +3,8 @@
 // A tile kernel (func.func with tile.kernel, already inside the gpu.module)
 // becomes a gpu.func kernel with one parameter per kernel parameter
 // (pointers as global LLVM pointers; i1 parameters were widened to i32 by
-// the pass) and known_block_size = 32 * warps.
+// the pass; tensor descriptors as byval 128-byte grid constants) and
+// known_block_size = 32 * warps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,10 @@ using namespace mlir::tilegpu;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
+
+/// The kernel's tensor descriptor parameters (indices), for the pipeline to
+/// make byval grid constants of on the llvm.func.
+constexpr llvm::StringLiteral kTensorDescArgs = "tilegpu.tensor_desc_args";
 
 /// func.func @k {tile.kernel} -> gpu.func @k kernel.
 struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
@@ -47,6 +52,23 @@ struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
     int threads = 32 * getNumWarps(func);
     gpuFunc.setKnownBlockSizeAttr(
         rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
+    // A tensor descriptor's CUtensorMap is passed by value, 64-byte aligned,
+    // and read in place through its address (the TMA wants the parameter's
+    // own generic address, not a copy): `.param .align 64 .b8 name[128]`.
+    // The GPU-to-NVVM lowering keeps llvm.align but drops llvm.byval and
+    // NVVM's verifier takes nvvm.grid_constant on llvm.func kernels only:
+    // the kernel lists its descriptor parameters, and the pipeline marks
+    // them on the llvm.func (lib/Pipeline/Pipeline.cpp, MarkGridConstants).
+    SmallVector<int32_t> descArgs;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<TensorDescType>(type)) {
+        descArgs.push_back(int32_t(i));
+        gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                           rewriter.getI64IntegerAttr(64));
+      }
+    if (!descArgs.empty())
+      gpuFunc->setAttr(kTensorDescArgs,
+                       rewriter.getDenseI32ArrayAttr(descArgs));
     for (StringRef name : {"tile.shared_bytes", "tile.num_warps",
                            "tile.approx_math"})
       if (Attribute a = func->getAttr(name))

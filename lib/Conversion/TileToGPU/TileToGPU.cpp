@@ -318,6 +318,7 @@ struct ConvertTileToGPU
     populateMmaDotPatterns(tc, patterns, lc);
     populateWarpgroupDotPatterns(tc, patterns, lc);
     populateSharedMemoryPatterns(tc, patterns, lc);
+    populateTmaPatterns(tc, patterns, lc);
     populateDebugPatterns(tc, patterns, lc);
     if (failed(applyPartialConversion(gpuModule, conversionTarget,
                                       std::move(patterns))))

@@ -78,6 +78,9 @@ void populateMmaDotPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
 void populateSharedMemoryPatterns(TileTypeConverter &tc,
                                   RewritePatternSet &patterns,
                                   const LoweringContext &ctx);
+/// mbarriers, TMA copies and tilegpu.local_store (TmaOpToGPU.cpp).
+void populateTmaPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
+                         const LoweringContext &lc);
 void populateDebugPatterns(TileTypeConverter &tc, RewritePatternSet &patterns,
                            const LoweringContext &ctx);
 /// f32 exp/exp2/rsqrt as hardware approximations (a greedy rewrite of the

@@ -31,6 +31,11 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([](SharedMemType type) -> Type {
     return LLVM::LLVMPointerType::get(type.getContext(), 3);
   });
+  // A tensor descriptor is the generic address of its by-value CUtensorMap
+  // parameter (the kernel parameter is byval + nvvm.grid_constant).
+  addConversion([](TensorDescType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext());
+  });
   addConversion([this](Type type) -> std::optional<Type> {
     if (isa<PointerType, Float8E4M3FNType, Float8E5M2Type>(type))
       return convertElementType(type);

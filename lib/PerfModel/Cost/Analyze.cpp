@@ -146,7 +146,7 @@ WorkloadAnalyzer::analyzeLaunch(const LaunchSpec &spec, const Vars &vars) {
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     Type t = func.getArgument(i).getType();
     names.push_back(paramName(func, i));
-    isPointer.push_back(isa<tile::PointerType>(t));
+    isPointer.push_back(isa<tile::PointerType, tile::TensorDescType>(t));
     isFloat.push_back(isa<FloatType>(t));
   }
   LaunchSpec named = spec;

@@ -129,7 +129,33 @@ FailureOr<LaunchCounts> tilec::perfmodel::countLaunch(
     std::string where = "kernel '" + kernelName.str() + "', parameter '" +
                         arg.name + "' (#" + std::to_string(i) + ")";
     AV v;
-    if (auto ptr = dyn_cast<tile::PointerType>(type)) {
+    if (auto desc = dyn_cast<tile::TensorDescType>(type)) {
+      arg.type = elementTypeName(desc.getElementType());
+      if (!arg.isBuffer || arg.shape.empty())
+        return emitError(func.getLoc())
+               << where << " is a tensor descriptor of " << arg.type
+               << ": give its buffer size and tensor (n=COUNT,shape=D0xD1..)";
+      if (int64_t(arg.shape.size()) != desc.getRank())
+        return emitError(func.getLoc())
+               << where << " is a rank-" << desc.getRank()
+               << " tensor descriptor but shape= has " << arg.shape.size()
+               << " dimensions";
+      unsigned bytes = elementBytes(desc.getElementType());
+      if (arg.buffer.empty())
+        arg.buffer = arg.name;
+      BufferInfo info{arg.name, arg.count * bytes, bytes, arg.shape,
+                      arg.strides};
+      if (info.strides.empty()) {
+        info.strides.assign(arg.shape.size(), 1);
+        for (size_t d = arg.shape.size() - 1; d-- > 0;)
+          info.strides[d] = info.strides[d + 1] * arg.shape[d + 1];
+      }
+      buffers[i] = std::move(info);
+      v.kind = AVKind::Ptr;
+      v.width = bytes;
+      v.v = {Iv::of(0)};
+      v.buf = {int32_t(i)};
+    } else if (auto ptr = dyn_cast<tile::PointerType>(type)) {
       arg.type = elementTypeName(ptr.getPointeeType());
       if (!arg.isBuffer)
         return emitError(func.getLoc())

@@ -511,6 +511,8 @@ LogicalResult Evaluator::evalTile(Operation *op) {
       })
       .Case<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(
           [&](Operation *o) { return evalMemory(o); })
+      .Case<tile::DescriptorLoadOp, tile::DescriptorStoreOp>(
+          [&](Operation *o) { return evalDescriptor(o); })
       .Case<tile::ReduceOp, tile::ScanOp>(
           [&](Operation *o) { return evalReduce(o); })
       .Case<tile::DotOp>([&](Operation *o) { return evalDot(o); })
@@ -622,6 +624,74 @@ LogicalResult Evaluator::evalMemory(Operation *op) {
                     nullptr)))
     return failure();
   set(cas, unknown(cas.getType()));
+  return success();
+}
+
+/// A descriptor block moves the elements inside the tensor: each counts
+/// as loaded (stored) once; the rest read as zero and count as masked.
+/// A loaded float block's elements are active where inside (the dot's
+/// useful FLOPs).
+LogicalResult Evaluator::evalDescriptor(Operation *op) {
+  bool isLoad = isa<tile::DescriptorLoadOp>(op);
+  Value desc = op->getOperand(0);
+  auto type = cast<tile::TensorDescType>(desc.getType());
+  ValueRange offsets = isLoad ? cast<tile::DescriptorLoadOp>(op).getOffsets()
+                              : cast<tile::DescriptorStoreOp>(op).getOffsets();
+  const AV &d = get(desc);
+  int32_t buf = d.buf.empty() ? -1 : d.buf[0];
+  if (buf < 0) {
+    error(op) << "tilec-analyze cannot tell which tensor descriptor this is";
+    return failure();
+  }
+  const BufferInfo &b = buffers_[size_t(buf)];
+  ArrayRef<int64_t> block = type.getBlockType().getShape();
+  SmallVector<Iv> start;
+  for (Value o : offsets) {
+    Iv v = get(o).v[0];
+    if (!v.definite() && indefinite(op, "a descriptor offset", get(o).data))
+      return failure();
+    start.push_back(v);
+  }
+  int64_t elems = type.getBlockType().getNumElements();
+  std::vector<Iv> active(size_t(elems), Iv::of(1));
+  uint64_t inside = 0;
+  SmallVector<int64_t> strides(block.size(), 1);
+  for (int64_t i = int64_t(block.size()) - 1; i > 0; --i)
+    strides[i - 1] = strides[i] * block[i];
+  bool bounded = false;
+  for (int64_t i = 0; i < elems; ++i) {
+    bool in = true, maybe = false;
+    for (size_t dim = 0; dim < block.size(); ++dim) {
+      int64_t idx = (i / strides[dim]) % block[dim];
+      Iv c{start[dim].lo + idx, start[dim].hi + idx};
+      int64_t extent = dim < b.shape.size() ? b.shape[dim] : 0;
+      bool surely = c.lo >= 0 && c.hi < extent;
+      bool never = c.hi < 0 || c.lo >= extent;
+      in &= !never;
+      maybe |= !surely && !never;
+    }
+    if (maybe)
+      bounded = true;
+    active[size_t(i)] = in ? (maybe ? Iv{0, 1} : Iv::of(1)) : Iv::of(0);
+    inside += in;
+  }
+  if (bounded)
+    tally_->notes.insert(op->getName().getStringRef().str() +
+                         " offsets differ between the programs counted "
+                         "together: elements that may lie outside the "
+                         "tensor are counted as moved (an upper bound)");
+  BufferTally &t = tally_->buffers[size_t(buf)];
+  uint64_t bytes = inside * b.elementBytes;
+  uint64_t masked = uint64_t(elems) * b.elementBytes - bytes;
+  (isLoad ? t.loaded : t.stored) += bytes;
+  (isLoad ? t.maskedLoads : t.maskedStores) += masked;
+  if (isLoad) {
+    auto load = cast<tile::DescriptorLoadOp>(op);
+    AV r = unknown(load.getType());
+    if (r.kind == AVKind::Float)
+      r.v = std::move(active);
+    set(load, std::move(r));
+  }
   return success();
 }
 

@@ -53,6 +53,9 @@ struct BufferInfo {
   std::string name;
   uint64_t bytes = 0;        ///< the buffer's size
   unsigned elementBytes = 1; ///< of the parameter's pointee type
+  /// A tensor descriptor's tensor (elements, outermost first); empty for
+  /// pointers.
+  std::vector<int64_t> shape, strides;
 };
 
 class Evaluator {
@@ -81,6 +84,7 @@ private:
   mlir::LogicalResult evalControlFlow(mlir::Operation *op);
   mlir::LogicalResult evalReduce(mlir::Operation *op);
   mlir::LogicalResult evalDot(mlir::Operation *op);
+  mlir::LogicalResult evalDescriptor(mlir::Operation *op);
 
   /// Accounts the lanes of a load/store/atomic through `ptr` under `mask`
   /// (null: all active); `active` receives each lane's activity.

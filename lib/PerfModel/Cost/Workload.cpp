@@ -318,6 +318,17 @@ tilec::perfmodel::evalArgs(const LaunchSpec &spec, const Vars &vars,
           haveCount = true;
         } else if (key == "buf" && !value.empty()) {
           arg.buffer = value.str();
+        } else if ((key == "shape" || key == "strides") && !value.empty()) {
+          // A tensor descriptor's tensor: D0xD1.. (expressions).
+          llvm::SmallVector<StringRef> dims;
+          value.split(dims, 'x');
+          std::vector<int64_t> &out = key == "shape" ? arg.shape : arg.strides;
+          for (StringRef dim : dims) {
+            auto n = evalExpr(dim.trim(), vars);
+            if (!n)
+              return fail(where + ": " + toString(n.takeError()));
+            out.push_back(*n);
+          }
         } else {
           return fail(where + ": '" + names[i] +
                       "' is a pointer: give n=COUNT[,buf=NAME] (unknown "

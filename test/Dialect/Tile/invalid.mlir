@@ -12,7 +12,7 @@ func.func @kernel_returns(%n: i32) -> i32 attributes {tile.kernel} {
 
 // -----
 
-// expected-error @+1 {{kernel parameter #1 has type 'tensor<4xf32>'; kernel parameters are i1, i32, i64, f16, bf16, f32 or !tile.ptr}}
+// expected-error @+1 {{kernel parameter #1 has type 'tensor<4xf32>'; kernel parameters are i1, i32, i64, f16, bf16, f32, !tile.ptr or !tile.tensordesc (pass tiles through memory)}}
 func.func @kernel_tile_param(%n: i32, %t: tensor<4xf32>) attributes {tile.kernel} {
   return
 }

@@ -638,8 +638,9 @@ TEST(Builder, RowwiseKernelOf3072LetsThePassChooseTheWarps) {
       [](ops::Block &b) { b.store("y", b["x"] * b["x"]); });
   EXPECT_EQ(k.str().find("tile.num_warps"), std::string::npos) << k.str();
   CompileResult r = k.compile();
-  EXPECT_NE(r.metadataJson.find("\"num_warps\": 12"), std::string::npos)
-      << r.metadataJson;
+  ASSERT_EQ(r.metadata.kernels.size(), 1u);
+  EXPECT_EQ(r.metadata.kernels[0].numWarps, 12);
+  EXPECT_EQ(r.metadata.kernels[0].threadsPerProgram, 384);
   EXPECT_NE(r.ptx.find(".maxntid 384, 1, 1"), std::string::npos);
 }
 

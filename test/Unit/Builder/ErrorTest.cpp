@@ -89,6 +89,45 @@ TEST_F(Errors, ScalarType) {
                      "i32, i64, f16, bf16 or f32");
 }
 
+TEST_F(Errors, TensorDescBlock) {
+  EXPECT_BUILD_ERROR(k.tensorDesc("d", DType::F32, {512, 4}),
+                     "Kernel::tensorDesc",
+                     "tensor descriptor 'd': dimension 0 of the block is 512; "
+                     "a tensor descriptor's block dimensions are 1 to 256 "
+                     "elements (the TMA's box limit)");
+}
+
+TEST_F(Errors, TensorDescInnerBytes) {
+  EXPECT_BUILD_ERROR(k.tensorDesc("d", DType::F16, {64, 4}),
+                     "Kernel::tensorDesc",
+                     "the innermost block dimension spans 8 bytes");
+}
+
+TEST_F(Errors, TensorDescBool) {
+  EXPECT_BUILD_ERROR(k.tensorDesc("d", DType::I1, {64, 16}),
+                     "Kernel::tensorDesc",
+                     "tensor descriptor 'd' has element type i1");
+}
+
+TEST_F(Errors, DescriptorOffsets) {
+  Value d = k.tensorDesc("d", DType::F32, {8, 8});
+  EXPECT_BUILD_ERROR(k.descriptorLoad(d, {n}), "tile.descriptor_load",
+                     "the descriptor is 2-D but 1 offset was given (one per "
+                     "dimension, outermost first)");
+}
+
+TEST_F(Errors, DescriptorOfPointer) {
+  EXPECT_BUILD_ERROR(k.descriptorLoad(fp, {n, n}), "tile.descriptor_load",
+                     "expects a tensor descriptor (Kernel::tensorDesc), got ");
+}
+
+TEST_F(Errors, DescriptorStoreKind) {
+  Value d = k.tensorDesc("d", DType::F32, {8, 8});
+  Value i = k.zeros({8, 8}, DType::I32);
+  EXPECT_BUILD_ERROR(k.descriptorStore(d, {n, n}, i), "tile.descriptor_store",
+                     "into a descriptor of");
+}
+
 TEST_F(Errors, GridAxis) {
   EXPECT_BUILD_ERROR(k.programId(3), "tile.program_id",
                      "grid axis must be 0, 1 or 2, got 3");

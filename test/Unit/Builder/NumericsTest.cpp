@@ -128,6 +128,29 @@ TEST(Numerics, VectorAdd) {
     ASSERT_EQ(z[i], x[i] + y[i]) << i;
 }
 
+/// A descriptor block copy with 2 added, over a ragged 37 x 20 tensor in
+/// rows of 24 (8 x 16 blocks): the blocks past the edges read zeros and
+/// write nothing, so the padding between rows keeps its value.
+TEST(Numerics, TensorDescriptorCopy) {
+  Kernel k("desc_copy");
+  Value x = k.tensorDesc("x", DType::F32, {8, 16});
+  Value y = k.tensorDesc("y", DType::F32, {8, 16});
+  Value m = k.programId(0) * 8, n = k.programId(1) * 16;
+  k.descriptorStore(y, {m, n}, k.descriptorLoad(x, {m, n}) + 2.0);
+  const int64_t rows = 37, cols = 20, ld = 24;
+  std::vector<float> in = randomValues(rows * ld, -10, 10, DType::F32, 3);
+  std::vector<float> out(rows * ld, -1.0f);
+  run(k, {cdiv(rows, 8), cdiv(cols, 16)},
+      {Arg::tensorDesc(Arg::buffer(in.data(), in.size()), {rows, cols},
+                       {ld, 1}),
+       Arg::tensorDesc(Arg::buffer(out.data(), out.size()), {rows, cols},
+                       {ld, 1})});
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < ld; ++c)
+      ASSERT_EQ(out[r * ld + c], c < cols ? in[r * ld + c] + 2.0f : -1.0f)
+          << r << ", " << c;
+}
+
 TEST(Numerics, CosCos) {
   const int n = 2500;
   std::vector<float> x = randomValues(n, -4, 4, DType::F32, 3), y(n);

@@ -62,6 +62,44 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                      << pointeeType;
 }
 
+/// The TMA's box rules (cuTensorMapEncodeTiled), which the runtime checks
+/// again when it reads the metadata: a block that breaks them could not be
+/// copied on sm_90a, so it is refused on every target.
+LogicalResult
+TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       RankedTensorType blockType) {
+  Type element = blockType.getElementType();
+  bool intOk = false;
+  if (auto i = dyn_cast<IntegerType>(element))
+    intOk = i.isSignless() &&
+            llvm::is_contained({8u, 16u, 32u, 64u}, i.getWidth());
+  if (!intOk && !element.isF16() && !element.isBF16() && !element.isF32() &&
+      !element.isF64() && !isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    return emitError() << "!tile.tensordesc holds i8, i16, i32, i64, f16, "
+                          "bf16, f32, f64, f8E4M3FN or f8E5M2 elements, not "
+                       << element;
+  if (blockType.getEncoding())
+    return emitError() << "the block type of a !tile.tensordesc has no "
+                          "layout encoding";
+  int64_t rank = blockType.getRank();
+  if (rank < 1 || rank > 5)
+    return emitError() << "a !tile.tensordesc block has 1 to 5 dimensions, "
+                          "not "
+                       << rank;
+  for (auto [i, d] : llvm::enumerate(blockType.getShape()))
+    if (d < 1 || d > 256)
+      return emitError() << "dimension " << i << " of the block is " << d
+                         << "; a tensor descriptor's block dimensions are 1 "
+                            "to 256 elements (the TMA's box limit)";
+  int64_t innerBytes =
+      blockType.getShape().back() * element.getIntOrFloatBitWidth() / 8;
+  if (innerBytes % 16 != 0)
+    return emitError() << "the innermost block dimension spans " << innerBytes
+                       << " bytes; a tensor descriptor's must span a multiple "
+                          "of 16 bytes (the TMA's box rule)";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -143,10 +181,13 @@ static bool isValidKernelName(StringRef name) {
 }
 
 /// Bytes a kernel parameter takes in the PTX parameter space (the runtime's
-/// ParamInfo::abiBytes: pointers 8, i1 as 4, scalars their size).
+/// ParamInfo::abiBytes: pointers 8, i1 as 4, scalars their size, tensor
+/// descriptors the 128-byte CUtensorMap, aligned to 64).
 static unsigned paramBytes(Type type) {
   if (isa<PointerType>(type))
     return 8;
+  if (isa<TensorDescType>(type))
+    return 128;
   if (type.isInteger(1))
     return 4;
   return type.getIntOrFloatBitWidth() / 8;
@@ -178,14 +219,14 @@ static LogicalResult verifyKernelSignature(func::FuncOp func) {
                << "; a kernel's pointers point to i1, i8, i16, i32, i64, "
                   "f16, bf16, f32, f64, f8E4M3FN or f8E5M2 (the runtime's "
                   "element types)";
-    } else if (!isKernelScalarType(argType)) {
+    } else if (!isKernelScalarType(argType) && !isa<TensorDescType>(argType)) {
       return func.emitOpError("kernel parameter #")
              << i << " has type " << argType
-             << "; kernel parameters are i1, i32, i64, f16, bf16, f32 or "
-                "!tile.ptr (pass tiles through memory)";
+             << "; kernel parameters are i1, i32, i64, f16, bf16, f32, "
+                "!tile.ptr or !tile.tensordesc (pass tiles through memory)";
     }
     unsigned size = paramBytes(argType);
-    bytes = llvm::alignTo(bytes, size) + size;
+    bytes = llvm::alignTo(bytes, std::min(size, 64u)) + size;
   }
   if (bytes > kMaxKernelParamBytes)
     return func.emitOpError("has ")

@@ -425,6 +425,51 @@ void StoreOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor descriptor loads and stores
+//===----------------------------------------------------------------------===//
+
+/// Checks the offsets and the tile (`what`) against the descriptor's block.
+static LogicalResult verifyDescriptorAccess(Operation *op, Value desc,
+                                            ValueRange offsets, StringRef what,
+                                            Type tile) {
+  auto type = cast<TensorDescType>(desc.getType());
+  if (int64_t(offsets.size()) != type.getRank())
+    return op->emitOpError("has ")
+           << offsets.size() << " offset" << (offsets.size() == 1 ? "" : "s")
+           << ", but the descriptor is " << type.getRank()
+           << "-D (one offset per dimension, outermost first)";
+  if (!sameShapeAndElement(tile, type.getBlockType()))
+    return op->emitOpError("expects the ")
+           << what << " to be the descriptor's block "
+           << type.getBlockType() << ", got " << tile;
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  return verifyDescriptorAccess(*this, getDesc(), getOffsets(), "result",
+                                getType());
+}
+
+void DescriptorLoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  return verifyDescriptorAccess(*this, getDesc(), getOffsets(), "value",
+                                getValue().getType());
+}
+
+void DescriptorStoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
 // Atomics
 //===----------------------------------------------------------------------===//
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -110,3 +111,86 @@ LogicalResult WarpgroupWaitOp::verify() {
 
 #define GET_OP_CLASSES
 #include "tilec/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA copies
+//===----------------------------------------------------------------------===//
+
+/// A buffer of mbarriers: one i64 per slot (slots of 1x1).
+static LogicalResult verifyBarriers(Operation *op, Value barriers) {
+  auto type = cast<SharedMemType>(barriers.getType());
+  if (type.getSlotElements() != 1 || !type.getElementType().isInteger(64))
+    return op->emitOpError("expects a buffer of i64 mbarriers (slots of "
+                           "1x1xi64), got ")
+           << type;
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  if (failed(verifyBarriers(*this, getBarriers())))
+    return failure();
+  auto count = static_cast<int32_t>(getCount());
+  if (count < 1 || count >= (1 << 20))
+    return emitOpError("arrival count must be in [1, 2^20), got ") << count;
+  return success();
+}
+
+LogicalResult MBarrierExpectOp::verify() {
+  if (failed(verifyBarriers(*this, getBarriers())))
+    return failure();
+  auto bytes = static_cast<int32_t>(getBytes());
+  if (bytes < 1 || bytes >= (1 << 20))
+    return emitOpError("transaction bytes must be in [1, 2^20), got ")
+           << bytes;
+  return success();
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+/// The TMA moves a descriptor block into or out of a slot in the layout
+/// its boxes make (tilegpu::getTmaBox): the slot must be the block, in
+/// #tilegpu.nvmma_shared with the boxes' swizzle.
+static LogicalResult verifyTmaSlot(Operation *op, Value desc,
+                                   ValueRange offsets, Value buffer) {
+  auto d = cast<tile::TensorDescType>(desc.getType());
+  auto buf = cast<SharedMemType>(buffer.getType());
+  if (int64_t(offsets.size()) != d.getRank())
+    return op->emitOpError("has ")
+           << offsets.size() << " offsets for a " << d.getRank()
+           << "-D descriptor";
+  if (buf.getSlotShape() != d.getBlockType().getShape() ||
+      buf.getElementType() != d.getElementType())
+    return op->emitOpError("slot of ")
+           << buf << " is not the descriptor's block " << d.getBlockType();
+  TmaBox box = getTmaBox(d.getBlockType().getShape(),
+                         d.getElementType().getIntOrFloatBitWidth());
+  auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(buf.getLayout());
+  if (!box.swizzle || !nvmma || nvmma.getSwizzle() != box.swizzle ||
+      nvmma.getOrder() != ArrayRef<unsigned>{1, 0})
+    return op->emitOpError("needs a slot in #tilegpu.nvmma_shared<{swizzle = ")
+           << box.swizzle
+           << ", order = [1, 0]}> (the TMA boxes' arrangement), got "
+           << buf.getLayout();
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  if (failed(verifyBarriers(*this, getBarriers())))
+    return failure();
+  return verifyTmaSlot(*this, getDesc(), getOffsets(), getBuffer());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  return verifyTmaSlot(*this, getDesc(), getOffsets(), getBuffer());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  auto buf = cast<SharedMemType>(getBuffer().getType());
+  auto v = cast<RankedTensorType>(getValue().getType());
+  if (v.getShape() != buf.getSlotShape() ||
+      v.getElementType() != buf.getElementType())
+    return emitOpError("value ") << v << " is not a slot of " << buf;
+  return success();
+}

@@ -591,6 +591,25 @@ mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
   return {};
 }
 
+TmaBox mlir::tilegpu::getTmaBox(ArrayRef<int64_t> block, unsigned elemBits) {
+  TmaBox result;
+  result.box.assign(block.begin(), block.end());
+  // Only 2-D 16-bit blocks get the swizzled arrangement (the one wgmma and
+  // local_load read); the rest travel as one plain box.
+  // (getNvmmaSharedLayout's rule.)
+  if (block.size() != 2 || elemBits != 16 || block[0] % 8)
+    return result;
+  int64_t rowBytes = block[1] * elemBits / 8;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0) {
+      result.swizzle = swizzle;
+      result.box[1] = swizzle * 8 / elemBits;
+      result.copies = block[1] / result.box[1];
+      return result;
+    }
+  return result;
+}
+
 int64_t mlir::tilegpu::getSharedOffset(SharedLayoutAttr layout, int64_t rowLen,
                                        int64_t row, int64_t col) {
   int64_t vec = layout.getVec();

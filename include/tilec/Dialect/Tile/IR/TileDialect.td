@@ -24,7 +24,7 @@ def Tile_Dialect : Dialect {
 
     Kernels are `func.func` ops carrying the unit attribute `tile.kernel`
     (and optionally `tile.num_warps`); their parameters are scalars
-    (i1/i32/i64/f16/bf16/f32) or pointers, and may carry `tile.divisibility`
+    (i1/i32/i64/f16/bf16/f32), pointers or tensor descriptors, and may carry `tile.divisibility`
     hints. A tile's tensor type may carry a layout encoding attribute (one of
     the `tilegpu` dialect's); the layout pass attaches them, the ops here
     ignore them when they check shapes.
@@ -81,6 +81,37 @@ def Tile_PtrType : Tile_Type<"Pointer", "ptr"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TensorDescType : Tile_Type<"TensorDesc", "tensordesc"> {
+  let summary = "a tensor in global memory read and written in blocks";
+  let description = [{
+    A kernel parameter naming a 1- to 5-D tensor in global memory (base
+    address, shape and strides, given at launch) that
+    `tile.descriptor_load` / `tile.descriptor_store` access one block of
+    `blockType`'s shape at a time, bounds-checked element by element (reads
+    outside the tensor give zero, writes outside it are dropped), as
+    Triton's `make_tensor_descriptor`. On sm_90a the runtime passes it as a
+    TMA `CUtensorMap`; elsewhere as the base address, shape and strides
+    (docs/metadata.md).
+
+    The block's dimensions are 1 to 256 elements and its innermost one
+    spans a multiple of 16 bytes (the TMA's box rules); its element type is
+    an integer of 8 to 64 bits or a float.
+
+    ```mlir
+    !tile.tensordesc<tensor<128x64xbf16>>
+    ```
+  }];
+  let parameters = (ins "RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getBlockType().getRank(); }
+    ::mlir::Type getElementType() const {
+      return getBlockType().getElementType();
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
@@ -91,6 +122,9 @@ def Tile_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64],
 def Tile_Ptr : DialectType<Tile_Dialect,
     CPred<"::llvm::isa<::mlir::tile::PointerType>($_self)">, "pointer">;
 def Tile_Scalar : AnyTypeOf<[Tile_Int, Tile_Float, Tile_Ptr], "scalar">;
+def Tile_TensorDesc : DialectType<Tile_Dialect,
+    CPred<"::llvm::isa<::mlir::tile::TensorDescType>($_self)">,
+    "tensor descriptor", "::mlir::tile::TensorDescType">;
 
 def Tile_Tensor : RankedTensorOf<[Tile_Int, Tile_Float, Tile_Ptr]>;
 def Tile_IntTensor : RankedTensorOf<[Tile_Int]>;

@@ -296,6 +296,49 @@ def Tile_StoreOp : Tile_Op<"store", [Tile_OwnLayoutRule,
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "load one block of a tensor descriptor";
+  let description = [{
+    The block of the descriptor's block shape whose first element is at
+    `offsets` (in elements, outermost dimension first, as Triton's
+    `desc.load([m, k])`); elements outside the tensor read as zero. The
+    offsets may be negative or past the end.
+
+    ```mlir
+    %a = tile.descriptor_load %d[%m, %k] : !tile.tensordesc<tensor<128x64xbf16>> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` attr-dict `:` qualified(type($desc)) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "store one block of a tensor descriptor";
+  let description = [{
+    Writes `value` (of the descriptor's block shape) to the block whose
+    first element is at `offsets` (elements, outermost first); elements
+    outside the tensor are dropped.
+
+    ```mlir
+    tile.descriptor_store %d[%m, %n], %c : !tile.tensordesc<tensor<128x128xbf16>>, tensor<128x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
+                   Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $value attr-dict `:` qualified(type($desc))
+    `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [Tile_OwnLayoutRule,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "atomic read-modify-write; returns the old values";

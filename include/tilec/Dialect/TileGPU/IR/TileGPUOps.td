@@ -172,4 +172,147 @@ def TileGPU_WarpgroupWaitOp : TileGPU_Op<"warpgroup_wait", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA copies (sm_90a; made by tile-lower-descriptors)
+//===----------------------------------------------------------------------===//
+
+def TileGPU_MBarrierInitOp : TileGPU_Op<"mbarrier_init", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "initialize every slot of a buffer of mbarriers";
+  let description = [{
+    `barriers` is a buffer of `1x1xi64` slots, each one mbarrier object.
+    Thread 0 initializes each with an arrival count of `count`
+    (`mbarrier.init`), then makes the initialization visible to the async
+    proxy (`fence.mbarrier_init`); a barrier of the whole program follows,
+    so no thread uses an mbarrier before it is initialized.
+
+    ```mlir
+    tilegpu.mbarrier_init %bars {count = 1 : i32} : !tilegpu.smem<3x1x1xi64, #plain>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$barriers, I32Attr:$count);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_MBarrierExpectOp : TileGPU_Op<"mbarrier_expect", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "thread 0 announces the bytes a phase of an mbarrier awaits";
+  let description = [{
+    Thread 0 of the program adds `bytes` to the transaction count of the
+    mbarrier in slot `slot` of `barriers`; the other threads do nothing.
+    With `arrive` it also arrives on it (`mbarrier.arrive.expect_tx`: the
+    mbarrier's one expected arrival, count 1), else only expects
+    (`mbarrier.expect_tx`; the arrivals come from `tilegpu.mbarrier_wait`
+    without a phase).
+
+    ```mlir
+    tilegpu.mbarrier_expect %bars[%s] {arrive, bytes = 32768 : i32} : !tilegpu.smem<3x1x1xi64, #plain>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$barriers, I32:$slot,
+                   I32Attr:$bytes, UnitAttr:$arrive);
+  let assemblyFormat = "$barriers `[` $slot `]` attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_MBarrierWaitOp : TileGPU_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for a phase of an mbarrier to complete";
+  let description = [{
+    With `phase` (0 or 1), every thread waits until the mbarrier's phase
+    of that parity has completed (`mbarrier.try_wait.parity`, looped).
+    Without it, every thread arrives on the mbarrier (initialized with the
+    program's thread count) and waits for the phase it arrived on to
+    complete (`mbarrier.arrive`, then `mbarrier.try_wait` on its state).
+    Either way the TMA copies that completed the phase are visible after.
+
+    ```mlir
+    tilegpu.mbarrier_wait %bars[%s], %phase : !tilegpu.smem<3x1x1xi64, #plain>
+    tilegpu.mbarrier_wait %bar[%c0] : !tilegpu.smem<1x1x1xi64, #plain>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$barriers, I32:$slot,
+                   Optional<I32>:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $slot `]` (`,` $phase^)? attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "thread 0 starts TMA copies of a descriptor block into a slot";
+  let description = [{
+    Thread 0 of the program starts copying the block of `desc` at
+    `offsets` (elements, outermost first) into slot `slot` of `buffer`
+    (`cp.async.bulk.tensor` to shared::cluster, one copy per box of
+    tilegpu::getTmaBox, each box one atom of the slot's
+    #tilegpu.nvmma_shared layout); the copies complete on the mbarrier in
+    slot `barrier_slot` of `barriers` (complete_tx::bytes), whose
+    transaction count must have been raised by the block's bytes
+    (`tilegpu.mbarrier_expect`). Elements outside the tensor become zero.
+
+    ```mlir
+    tilegpu.tma_load %d[%m, %k] into %buf[%s], %bars[%s]
+        : !tile.tensordesc<tensor<128x64xbf16>> into !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x1x1xi64, #plain>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
+                   TileGPU_SharedMem:$buffer, I32:$slot,
+                   TileGPU_SharedMem:$barriers, I32:$barrier_slot);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `into` $buffer `[` $slot `]` `,` $barriers `[`
+    $barrier_slot `]` attr-dict `:` qualified(type($desc)) `into`
+    type($buffer) `,` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "store a slot to a descriptor block through the TMA";
+  let description = [{
+    Every thread orders its writes of slot `slot` of `buffer` before the
+    async proxy (`fence.proxy.async.shared::cta`), a barrier follows, then
+    thread 0 copies the slot to the block of `desc` at `offsets`
+    (`cp.async.bulk.tensor` from shared::cta, one copy per box), commits
+    and waits until the copies have read the slot (`wait_group.read 0`).
+    Elements outside the tensor are dropped. The slot may be written again
+    after the next barrier.
+
+    ```mlir
+    tilegpu.tma_store %d[%m, %n] from %buf[%c0]
+        : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<1x128x64xbf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
+                   TileGPU_SharedMem:$buffer, I32:$slot);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `from` $buffer `[` $slot `]` attr-dict `:`
+    qualified(type($desc)) `from` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "write a tile into a slot of a shared memory buffer";
+  let description = [{
+    Each thread writes its elements of `value` (a distributed layout) at
+    their place in slot `slot` of `buffer`.
+
+    ```mlir
+    tilegpu.local_store %v into %buf[%c0] : tensor<128x64xbf16, #blocked> into !tilegpu.smem<1x128x64xbf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, TileGPU_SharedMem:$buffer,
+                   I32:$slot);
+  let assemblyFormat = [{
+    $value `into` $buffer `[` $slot `]` attr-dict `:` type($value) `into`
+    type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILEGPU_OPS_TD

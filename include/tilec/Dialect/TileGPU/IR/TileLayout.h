@@ -176,6 +176,21 @@ NvmmaSharedLayoutAttr getNvmmaSharedLayout(MLIRContext *ctx,
                                            ArrayRef<unsigned> order,
                                            unsigned elemBits);
 
+/// How a tensor descriptor's block travels by TMA on sm_90a: `copies`
+/// boxes of `box` (outermost dim first), box c holding the block's columns
+/// [c * box.back(), (c + 1) * box.back()) of every row, stored one after
+/// the other. With `swizzle` (128, 64 or 32 bytes; 0 for none) the result
+/// is the block in `#tilegpu.nvmma_shared<{swizzle, order = [1, 0]}>`,
+/// which is what wgmma's descriptors read: the box's inner dim is one
+/// swizzle atom. The runtime's metadata names `box` as the parameter's
+/// block.
+struct TmaBox {
+  SmallVector<int64_t> box;
+  unsigned swizzle = 0;
+  int64_t copies = 1;
+};
+TmaBox getTmaBox(ArrayRef<int64_t> block, unsigned elemBits);
+
 /// Element offset (not bytes) of (row, col) — row along order[1], col along
 /// order[0] — in a tile of `rowLen` elements per row with layout `layout`.
 int64_t getSharedOffset(SharedLayoutAttr layout, int64_t rowLen, int64_t row,

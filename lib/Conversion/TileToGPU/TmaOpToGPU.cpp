@@ -1,0 +1,284 @@
+//===- TmaOpToGPU.cpp - mbarriers, TMA copies and shared stores -----------===//
+//
+// The ops tile-lower-descriptors makes on TMA targets, through MLIR's NVVM
+// ops: tilegpu.mbarrier_init (mbarrier.init by thread 0, fence.mbarrier_init,
+// barrier), tilegpu.mbarrier_expect (mbarrier.[arrive.]expect_tx by thread
+// 0), tilegpu.mbarrier_wait (try_wait.parity, or arrive + try_wait on the
+// state), tilegpu.tma_load / tilegpu.tma_store (cp.async.bulk.tensor by
+// thread 0, one copy per box of tilegpu::getTmaBox) and
+// tilegpu.local_store (each thread's runs at their swizzled place).
+//
+// A descriptor is the generic address of the kernel's by-value CUtensorMap
+// parameter; the TMA's coordinates are innermost first (CUDA's order), the
+// ops' offsets outermost first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileToGPUPatterns.h"
+#include "tilec/Dialect/TileGPU/IR/TileLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// The address of slot `slot` of a buffer of `slotBytes`-byte slots.
+Value slotAddress(OpBuilder &b, Location loc, Value base, Value slot,
+                  int64_t slotBytes) {
+  Value off = arith::MulIOp::create(b, loc, slot, i32Val(b, loc, slotBytes));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{off});
+}
+
+/// Opens `if (threadIdx.x == 0)` at the builder; the guard restores the
+/// insertion point after the `if` when it goes out of scope.
+void insideThreadZero(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      i32Val(b, loc, 0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+}
+
+/// One box copy per atom: box c starts at column offsets.back() + c * width
+/// and lands c * rows * swizzle bytes into the slot.
+struct BoxCopy {
+  SmallVector<Value> coords; ///< innermost first
+  Value shared;
+};
+
+SmallVector<BoxCopy> boxCopies(OpBuilder &b, Location loc, TensorDescType desc,
+                               ValueRange offsets, Value slotBase) {
+  ArrayRef<int64_t> block = desc.getBlockType().getShape();
+  TmaBox box = getTmaBox(block, desc.getElementType().getIntOrFloatBitWidth());
+  int64_t atomBytes = block[0] * int64_t(box.swizzle);
+  SmallVector<BoxCopy> copies;
+  for (int64_t c = 0; c < box.copies; ++c) {
+    BoxCopy copy;
+    Value inner = offsets.back();
+    if (c)
+      inner = arith::AddIOp::create(b, loc, inner,
+                                    i32Val(b, loc, c * box.box.back()));
+    copy.coords.push_back(inner);
+    for (int64_t d = int64_t(offsets.size()) - 2; d >= 0; --d)
+      copy.coords.push_back(offsets[d]);
+    copy.shared =
+        c ? LLVM::GEPOp::create(b, loc, slotBase.getType(), b.getI8Type(),
+                                slotBase,
+                                ValueRange{i32Val(b, loc, c * atomBytes)})
+                .getResult()
+          : slotBase;
+    copies.push_back(copy);
+  }
+  return copies;
+}
+
+int64_t slotBytesOf(SharedMemType type) {
+  return type.getSlotElements() * getStorageBytes(type.getElementType());
+}
+
+/// tilegpu.mbarrier_init -> mbarrier.init per slot by thread 0, the fence
+/// that publishes it to the async proxy, and a barrier.
+struct MBarrierInitOpLowering : public OpConversionPattern<MBarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<SharedMemType>(op.getBarriers().getType());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      insideThreadZero(rewriter, loc);
+      for (int64_t s = 0; s < type.getShape()[0]; ++s)
+        NVVM::MBarrierInitOp::create(
+            rewriter, loc,
+            slotAddress(rewriter, loc, adaptor.getBarriers(),
+                        i32Val(rewriter, loc, s), 8),
+            i32Val(rewriter, loc, op.getCount()), Value());
+      NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    }
+    barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.mbarrier_expect -> mbarrier.arrive.expect_tx or
+/// mbarrier.expect_tx, by thread 0.
+struct MBarrierExpectOpLowering
+    : public OpConversionPattern<MBarrierExpectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      insideThreadZero(rewriter, loc);
+      Value addr = slotAddress(rewriter, loc, adaptor.getBarriers(),
+                               adaptor.getSlot(), 8);
+      Value bytes = i32Val(rewriter, loc, op.getBytes());
+      auto cta = NVVM::MemScopeKindAttr::get(getContext(),
+                                             NVVM::MemScopeKind::CTA);
+      if (op.getArrive())
+        NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, Type(), addr,
+                                               bytes, cta,
+                                               rewriter.getBoolAttr(false),
+                                               Value());
+      else
+        NVVM::MBarrierExpectTxOp::create(rewriter, loc, addr, bytes, cta);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.mbarrier_wait -> a try_wait.parity loop (NVVM's op loops), or
+/// arrive, then try_wait on the returned state until it succeeds.
+struct MBarrierWaitOpLowering : public OpConversionPattern<MBarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value addr = slotAddress(rewriter, loc, adaptor.getBarriers(),
+                             adaptor.getSlot(), 8);
+    if (Value phase = adaptor.getPhase()) {
+      // A suspend hint of 0: the hardware's own time limit.
+      NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, addr, phase,
+                                            i32Val(rewriter, loc, 0));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    auto cta =
+        NVVM::MemScopeKindAttr::get(getContext(), NVVM::MemScopeKind::CTA);
+    Type i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
+    Value state = NVVM::MBarrierArriveOp::create(rewriter, loc, i64, addr,
+                                                 Value(), cta)
+                      .getRes();
+    auto loop = scf::WhileOp::create(rewriter, loc, TypeRange{}, ValueRange{});
+    Block *before = rewriter.createBlock(&loop.getBefore());
+    Value done = NVVM::MBarrierTryWaitOp::create(rewriter, loc, i1, addr,
+                                                 state, Value(), cta);
+    Value again = arith::XOrIOp::create(rewriter, loc, done,
+                                        i1Val(rewriter, loc, true));
+    scf::ConditionOp::create(rewriter, loc, again, ValueRange{});
+    rewriter.createBlock(&loop.getAfter());
+    scf::YieldOp::create(rewriter, loc);
+    (void)before;
+    rewriter.setInsertionPointAfter(loop);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.tma_load -> one cp.async.bulk.tensor per box, by thread 0.
+struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto bufType = cast<SharedMemType>(op.getBuffer().getType());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      insideThreadZero(rewriter, loc);
+      Value base = slotAddress(rewriter, loc, adaptor.getBuffer(),
+                               adaptor.getSlot(), slotBytesOf(bufType));
+      Value bar = slotAddress(rewriter, loc, adaptor.getBarriers(),
+                              adaptor.getBarrierSlot(), 8);
+      // The copy names its destination in the cluster's shared window
+      // (shared::cluster), where this CTA's own shared memory lies too.
+      auto clusterPtr = LLVM::LLVMPointerType::get(getContext(), 7);
+      for (BoxCopy &c :
+           boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
+                     adaptor.getOffsets(), base))
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            rewriter, loc,
+            LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, c.shared),
+            adaptor.getDesc(), c.coords, bar,
+            ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.tma_store -> fence.proxy.async and a barrier, then thread 0's
+/// cp.async.bulk.tensor per box, commit_group and wait_group.read 0.
+struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto bufType = cast<SharedMemType>(op.getBuffer().getType());
+    // Every thread's plain stores to the slot, before the TMA reads it.
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    barrier(rewriter, loc);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      insideThreadZero(rewriter, loc);
+      Value base = slotAddress(rewriter, loc, adaptor.getBuffer(),
+                               adaptor.getSlot(), slotBytesOf(bufType));
+      for (BoxCopy &c : boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
+                                  adaptor.getOffsets(), base))
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            rewriter, loc, adaptor.getDesc(), c.shared, c.coords, Value(),
+            NVVM::TMAStoreModeAttr::get(getContext(),
+                                        NVVM::TMAStoreMode::TILE),
+            Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
+                                           rewriter.getI32IntegerAttr(0),
+                                           rewriter.getUnitAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.local_store -> each thread's runs at their swizzled place.
+struct LocalStoreOpLowering : public OpConversionPattern<LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    auto bufType = cast<SharedMemType>(op.getBuffer().getType());
+    FailureOr<DistributedLayout> layout = getLayoutOrError(op, type);
+    if (failed(layout))
+      return failure();
+    Type elemType = getTypeConverter<TileTypeConverter>()->convertElementType(
+        type.getElementType());
+    SharedTile tile =
+        makeSharedTile(bufType.getLayout(), bufType.getSlotShape(), elemType);
+    Value base = slotAddress(rewriter, loc, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0], slotBytesOf(bufType));
+    storeTileToShared(rewriter, loc, *layout, adaptor.getValue(), tile, base);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::populateTmaPatterns(TileTypeConverter &tc,
+                                                   RewritePatternSet &patterns,
+                                                   const LoweringContext &) {
+  patterns.add<MBarrierInitOpLowering, MBarrierExpectOpLowering,
+               MBarrierWaitOpLowering, TmaLoadOpLowering, TmaStoreOpLowering,
+               LocalStoreOpLowering>(tc, patterns.getContext());
+}

@@ -1,0 +1,73 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @not_barriers() {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<3x1x2xi64, #plain>
+  // expected-error @+1 {{'tilegpu.mbarrier_init' op expects a buffer of i64 mbarriers (slots of 1x1xi64), got '!tilegpu.smem<3x1x2xi64}}
+  tilegpu.mbarrier_init %bars {count = 1 : i32} : !tilegpu.smem<3x1x2xi64, #plain>
+  return
+}
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @count() {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<1x1x1xi64, #plain>
+  // expected-error @+1 {{'tilegpu.mbarrier_init' op arrival count must be in [1, 2^20), got 0}}
+  tilegpu.mbarrier_init %bars {count = 0 : i32} : !tilegpu.smem<1x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @bytes(%s: i32) {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<1x1x1xi64, #plain>
+  // expected-error @+1 {{'tilegpu.mbarrier_expect' op transaction bytes must be in [1, 2^20), got 0}}
+  tilegpu.mbarrier_expect %bars[%s] {bytes = 0 : i32} : !tilegpu.smem<1x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @slot_shape(%d: !tile.tensordesc<tensor<128x64xbf16>>, %i: i32) {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<1x1x1xi64, #plain>
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x64x64xbf16, #nvmma>
+  // expected-error @+1 {{'tilegpu.tma_load' op slot of '!tilegpu.smem<1x64x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>' is not the descriptor's block 'tensor<128x64xbf16>'}}
+  tilegpu.tma_load %d[%i, %i] into %buf[%i], %bars[%i] : !tile.tensordesc<tensor<128x64xbf16>> into !tilegpu.smem<1x64x64xbf16, #nvmma>, !tilegpu.smem<1x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+func.func @slot_swizzle(%d: !tile.tensordesc<tensor<128x64xbf16>>, %i: i32) {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<1x1x1xi64, #plain>
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x128x64xbf16, #nvmma>
+  // expected-error @+1 {{'tilegpu.tma_load' op needs a slot in #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}> (the TMA boxes' arrangement), got #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>}}
+  tilegpu.tma_load %d[%i, %i] into %buf[%i], %bars[%i] : !tile.tensordesc<tensor<128x64xbf16>> into !tilegpu.smem<1x128x64xbf16, #nvmma>, !tilegpu.smem<1x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @store_offsets(%d: !tile.tensordesc<tensor<128x64xbf16>>, %i: i32) {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x128x64xbf16, #nvmma>
+  // expected-error @+1 {{'tilegpu.tma_store' op has 1 offsets for a 2-D descriptor}}
+  tilegpu.tma_store %d[%i] from %buf[%i] : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<1x128x64xbf16, #nvmma>
+  return
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @local_store(%v: tensor<128x32xbf16>, %i: i32) {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x128x64xbf16, #nvmma>
+  // expected-error @+1 {{'tilegpu.local_store' op value 'tensor<128x32xbf16>' is not a slot of}}
+  tilegpu.local_store %v into %buf[%i] : tensor<128x32xbf16> into !tilegpu.smem<1x128x64xbf16, #nvmma>
+  return
+}

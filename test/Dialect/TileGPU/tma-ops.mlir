@@ -1,0 +1,32 @@
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
+
+// mbarriers and TMA copies (made by tile-lower-descriptors).
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-LABEL: func.func @tma
+func.func @tma(%d: !tile.tensordesc<tensor<128x64xbf16>>, %m: i32, %k: i32,
+               %s: i32, %p: i32, %v: tensor<128x64xbf16>) -> tensor<128x64xbf16> {
+  // CHECK: %[[BARS:.*]] = tilegpu.local_alloc : !tilegpu.smem<3x1x1xi64
+  %bars = tilegpu.local_alloc : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: %[[BUF:.*]] = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvmma>
+  %buf = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvmma>
+  // CHECK: tilegpu.mbarrier_init %[[BARS]] {count = 1 : i32}
+  tilegpu.mbarrier_init %bars {count = 1 : i32} : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.mbarrier_expect %[[BARS]][%{{.*}}] {arrive, bytes = 16384 : i32}
+  tilegpu.mbarrier_expect %bars[%s] {arrive, bytes = 16384 : i32} : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.mbarrier_expect %[[BARS]][%{{.*}}] {bytes = 16384 : i32}
+  tilegpu.mbarrier_expect %bars[%s] {bytes = 16384 : i32} : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.tma_load %{{.*}}[%{{.*}}, %{{.*}}] into %[[BUF]][%{{.*}}], %[[BARS]][%{{.*}}] : !tile.tensordesc<tensor<128x64xbf16>> into
+  tilegpu.tma_load %d[%m, %k] into %buf[%s], %bars[%s] : !tile.tensordesc<tensor<128x64xbf16>> into !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.mbarrier_wait %[[BARS]][%{{.*}}], %{{.*}} :
+  tilegpu.mbarrier_wait %bars[%s], %p : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.mbarrier_wait %[[BARS]][%{{.*}}] :
+  tilegpu.mbarrier_wait %bars[%s] : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.local_store %{{.*}} into %[[BUF]][%{{.*}}] : tensor<128x64xbf16> into
+  tilegpu.local_store %v into %buf[%s] : tensor<128x64xbf16> into !tilegpu.smem<3x128x64xbf16, #nvmma>
+  // CHECK: tilegpu.tma_store %{{.*}}[%{{.*}}, %{{.*}}] from %[[BUF]][%{{.*}}] : !tile.tensordesc<tensor<128x64xbf16>> from
+  tilegpu.tma_store %d[%m, %k] from %buf[%s] : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<3x128x64xbf16, #nvmma>
+  %t = tilegpu.local_load %buf[%s] : !tilegpu.smem<3x128x64xbf16, #nvmma> -> tensor<128x64xbf16>
+  return %t : tensor<128x64xbf16>
+}
