@@ -62,7 +62,7 @@ def build(args):
              extra_include_paths=[args.include],
              extra_cflags=["-O2", "-std=c++20"],
              extra_ldflags=[f"-L{args.lib}", "-lTilecRuntime",
-                            "-lTilecSupport", "-ldl"],
+                            "-lTilecSupport", "-lTilecChip", "-ldl"],
              with_cuda=True, is_python_module=False,
              build_directory=args.build, verbose=False)
     except Exception as e:  # the compiler's output is in the exception

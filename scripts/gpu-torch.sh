@@ -36,7 +36,7 @@ abi=$("$python" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))') 
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DTILEC_RUNTIME_ONLY=ON -DTILEC_ENABLE_TESTS=OFF \
   -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$abi" >"$logs/configure.log" 2>&1 &&
-  cmake --build "$build" --target TilecRuntime TilecSupport >"$logs/build.log" 2>&1 || {
+  cmake --build "$build" --target TilecRuntime TilecSupport TilecChip >"$logs/build.log" 2>&1 || {
   echo "gpu-torch: FAIL: the runtime did not build; see $logs"
   tail -30 "$logs/configure.log" "$logs/build.log"
   exit 1

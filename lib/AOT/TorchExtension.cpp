@@ -370,7 +370,7 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "//   torch.utils.cpp_extension.load(name=\"tilec_ops\", sources=[THIS],\n"
        "//       extra_include_paths=[PREFIX + \"/include\"], extra_ldflags=[\n"
        "//       \"-L\" + PREFIX + \"/lib\", \"-lTilecRuntime\", "
-       "\"-lTilecSupport\", \"-ldl\"],\n"
+       "\"-lTilecSupport\", \"-lTilecChip\", \"-ldl\"],\n"
        "//       is_python_module=False)\n//\n// Operators:\n";
   std::vector<Binding> bindings;
   for (const KernelMetadata &k : metadata->kernels)

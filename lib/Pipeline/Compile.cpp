@@ -120,7 +120,8 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
             desc.getBlockType().getShape(),
             desc.getElementType().getIntOrFloatBitWidth());
         p.desc.rank = int(box.box.size());
-        for (size_t d = 0; d < box.box.size() && d < size_t(runtime::kMaxTensorRank); ++d)
+        for (size_t d = 0; d < box.box.size() && d < size_t(tilec::runtime::kMaxTensorRank);
+             ++d)
           p.desc.block[d] = box.box[d];
         p.desc.swizzle = int(box.swizzle);
       }

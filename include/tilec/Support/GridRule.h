@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +63,16 @@ public:
   /// that checks arguments before launching; no overflow checks).
   std::string toCpp(std::span<const std::string> names) const;
 
+  /// Same program over the same parameters (what metadata round trips and
+  /// comparisons of kernel metadata need); the texts may differ in blanks.
+  bool operator==(const Expr &other) const {
+    return params_ == other.params_ && steps_.size() == other.steps_.size() &&
+           std::equal(steps_.begin(), steps_.end(), other.steps_.begin(),
+                      [](const Step &a, const Step &b) {
+                        return a.op == b.op && a.value == b.value;
+                      });
+  }
+
 private:
   friend Expected<Expr> parse(std::string_view, std::span<const ParamRef>);
   enum class Op : uint8_t { Const, Param, Neg, Add, Sub, Mul, Div, Mod,
@@ -88,6 +99,8 @@ struct Rule {
   bool empty() const { return dims.empty(); }
   /// `["cdiv(n, 1024)"]`, for messages and docs.
   std::string text() const;
+
+  bool operator==(const Rule &) const = default;
 };
 
 } // namespace tilec::grid
