@@ -43,7 +43,10 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
 }
 export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-$build/cubin-cache}
 export MAX_JOBS=${MAX_JOBS:-16}
-"$python" "$root/scripts/gpu-torch.py" --sources "$dir" \
+# Unbuffered, with the fault handler: a crash shows where it happened (the
+# last PASS line printed is then the last check that finished).
+export PYTHONUNBUFFERED=1
+"$python" -X faulthandler "$root/scripts/gpu-torch.py" --sources "$dir" \
   --include "$root/include" --lib "$build/lib" \
   --build "$build/extension" 2>&1 | tee "$logs/gpu-torch.log"
 rc=${PIPESTATUS[0]}
