@@ -162,7 +162,7 @@ def check_refusals(ops, have):
     expect_error("refuses a mix of devices",
                  lambda: ops.add(x, y.cpu(), z, n), "y must be a CUDA tensor")
     expect_error("refuses a short tensor",
-                 lambda: ops.add(x, y, z[: n - 1], n),
+                 lambda: ops.add(x, y, torch.empty(n - 1, device=dev), n),
                  "z has 999 elements but the kernel reaches 1000")
     wide = torch.randn(2 * n, device=dev)
     expect_error("refuses a non-contiguous tensor",
@@ -181,6 +181,18 @@ def check_refusals(ops, have):
         expect_error("refuses a bad grid",
                      lambda: ops.softmax(t, torch.empty_like(t), 96, [1, 2, 3, 4]),
                      "grid must list 1 to 3 program counts")
+
+
+def check_short_view(ops, have):
+    """Last, because it crashed the process on 2026-12-01 (a view shorter
+    than the extent as the mutable output): the same refusal as above."""
+    if "add" not in have:
+        return
+    n = 1000
+    x, y, z = (torch.randn(n, device="cuda") for _ in range(3))
+    expect_error("refuses a short view",
+                 lambda: ops.add(x, y, z[: n - 1], n),
+                 "z has 999 elements but the kernel reaches 1000")
 
 
 def block(ops, x, r, w, w1, b1, eps):
@@ -309,7 +321,8 @@ def main():
           f"{torch.initial_seed()}")
     have = build(args)
     ops = torch.ops.tilec
-    for step in (check_operators, check_refusals, check_block, check_overhead):
+    for step in (check_operators, check_refusals, check_block, check_overhead,
+                 check_short_view):
         try:
             step(ops, have)
         except Exception as e:
