@@ -254,21 +254,27 @@ struct Binding {
              " == 0, " + pre + "'s data must be " +
              std::to_string(p.divisibility) +
              "-byte aligned (the kernel was compiled for it: "
-             "tile.divisibility), got address \", " +
-             n + ".data_ptr());\n";
+             "tile.divisibility), got address \", "
+             "std::to_string(reinterpret_cast<uintptr_t>(" +
+             n + ".data_ptr())));\n";
       if (p.extent) {
         s += "  {\n    const int64_t need = " + p.extent->toCpp(names) +
              ";\n";
+        // Integers (and addresses) go into messages through std::to_string:
+        // on the H200's PyTorch 2.11, a TORCH_CHECK that fails with an
+        // integer argument crashes the process (a minimal load_inline
+        // extension does too), while strings, devices and dtypes are fine.
         s += "    TORCH_CHECK(" + n + ".numel() >= need, " + pre + " has \", " +
-             n + ".numel(), \" elements but the kernel reaches \", need, " +
+             "std::to_string(" + n + ".numel()), \" elements but the kernel "
+             "reaches \", std::to_string(need), " +
              "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
       }
     }
     if (!hasRule())
       s += "  TORCH_CHECK(grid.size() >= 1 && grid.size() <= 3, \"" + op +
            ": grid must list 1 to 3 program counts (x, y, z): the kernel "
-           "declares no grid rule (tile.grid), got \", grid.size(), \" "
-           "entries\");\n";
+           "declares no grid rule (tile.grid), got \", "
+           "std::to_string(grid.size()), \" entries\");\n";
     s += "}\n\n";
     return s;
   }
@@ -401,7 +407,7 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "::Kernels>, kMaxDevices> kernels;\n";
   s += "  static std::mutex mutex;\n";
   s += "  TORCH_CHECK(device >= 0 && device < kMaxDevices, \"tilec: device \", "
-       "device, \" is out of range\");\n";
+       "std::to_string(device), \" is out of range\");\n";
   s += "  if (const auto *k = loaded[device].load(std::memory_order_acquire))\n"
        "    return *k;\n";
   s += "  std::lock_guard<std::mutex> lock(mutex);\n";
