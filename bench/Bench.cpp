@@ -255,11 +255,15 @@ void benchBiasGelu(Bencher &b, Rng &rng, const std::string &dir,
   b.row("gelu(x+b) bf16 16384^2", ms, 2.0 * 2 * m * n, 0);
 }
 
+/// A row softmax on f32: peers.py's 32768x4096 with examples/softmax.tile,
+/// or (softmax5000) 16384 rows of 5000 with the 5000-wide tile of
+/// test/GPU/kernels/nonpow2.tile.
 void benchSoftmax(Bencher &b, Rng &rng, const std::string &dir,
-                  std::vector<Module> &keep) {
+                  std::vector<Module> &keep, const char *kernel = "softmax",
+                  int64_t rows = 32768, int64_t cols = 4096,
+                  const char *note = "") {
   const Context &ctx = b.ctx();
-  const int64_t rows = 32768, cols = 4096;
-  Kernel k = kernelOf(ctx, dir, "softmax", keep);
+  Kernel k = kernelOf(ctx, dir, kernel, keep);
   size_t sets = b.sets(rows * cols * 4);
   std::vector<DeviceBuffer<float>> xs;
   for (size_t i = 0; i < sets; ++i)
@@ -270,8 +274,9 @@ void benchSoftmax(Bencher &b, Rng &rng, const std::string &dir,
         return k.launch(nullptr, Grid(rows), xs[i], out, int32_t(cols));
       },
       sets);
-  requireWritten(out, "softmax");
-  b.row("softmax fp32 32768x4096", ms, 2.0 * 4 * rows * cols, 0);
+  requireWritten(out, kernel);
+  b.row("softmax fp32 " + std::to_string(rows) + "x" + std::to_string(cols),
+        ms, 2.0 * 4 * rows * cols, 0, note);
 }
 
 /// Tiles that are not powers of two (issue 16; test/GPU/kernels/nonpow2.tile,
@@ -280,26 +285,6 @@ void benchSoftmax(Bencher &b, Rng &rng, const std::string &dir,
 /// softmax over 16384 rows of 5000 f32 with a 5000-wide tile (10 warps, 120
 /// padded slots), layernorm over 32768 rows of 3072 bf16 with a 3072-wide
 /// tile (12 warps, exact).
-void benchSoftmax5000(Bencher &b, Rng &rng, const std::string &dir,
-                      std::vector<Module> &keep) {
-  const Context &ctx = b.ctx();
-  const int64_t rows = 16384, cols = 5000;
-  Kernel k = kernelOf(ctx, dir, "softmax5000", keep);
-  size_t sets = b.sets(rows * cols * 4);
-  std::vector<DeviceBuffer<float>> xs;
-  for (size_t i = 0; i < sets; ++i)
-    xs.push_back(randomBuffer<float>(ctx, rng, rows * cols));
-  auto out = outputBuffer<float>(ctx, rows * cols);
-  double ms = b.time(
-      [&](size_t i) {
-        return k.launch(nullptr, Grid(rows), xs[i], out, int32_t(cols));
-      },
-      sets);
-  requireWritten(out, "softmax5000");
-  b.row("softmax fp32 16384x5000", ms, 2.0 * 4 * rows * cols, 0,
-        "5000-wide tile");
-}
-
 void benchLayernorm3072(Bencher &b, Rng &rng, const std::string &dir,
                         std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -627,7 +612,8 @@ int main(int argc, char **argv) {
     else if (w == "attention")
       benchAttention(b, rng, dir, keep);
     else if (w == "softmax5000")
-      benchSoftmax5000(b, rng, dir, keep);
+      benchSoftmax(b, rng, dir, keep, "softmax5000", 16384, 5000,
+                   "5000-wide tile");
     else if (w == "layernorm3072")
       benchLayernorm3072(b, rng, dir, keep);
     else if (w == "matmul_tma")

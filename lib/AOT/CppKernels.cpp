@@ -68,19 +68,6 @@ const std::set<std::string_view> &cppKeywords() {
   return words;
 }
 
-bool isIdentifier(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
-    return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-          (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  // Names with a double underscore or _Capital are reserved in C++.
-  if (s.find("__") != std::string_view::npos ||
-      (s[0] == '_' && s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z'))
-    return false;
-  return !cppKeywords().count(s);
-}
 
 /// Names the generated namespace declares besides the kernels.
 /// (Kernel names may equal the generated functions' locals: a local hides
@@ -138,7 +125,7 @@ std::vector<std::string> paramNames(const KernelMetadata &k,
     std::string n = k.params[i].name;
     while (cppKeywords().count(n) || used.count(n))
       n += "_";
-    if (!isIdentifier(n))
+    if (!isCppIdentifier(n))
       n = "arg" + std::to_string(i);
     while (used.count(n))
       n += "_";
@@ -281,6 +268,20 @@ Status inFile(const std::string &file, const Status &s) {
 
 } // namespace
 
+bool isCppIdentifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+    return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  // Names with a double underscore or _Capital are reserved in C++.
+  if (s.find("__") != std::string_view::npos ||
+      (s[0] == '_' && s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z'))
+    return false;
+  return !cppKeywords().count(s);
+}
+
 namespace {
 
 /// The generator proper: `metadata` describes the kernels, `metadataJson`
@@ -300,7 +301,7 @@ Expected<CppKernels> generate(std::string_view binary,
       std::string part(ns.substr(start, sep == std::string_view::npos
                                             ? std::string_view::npos
                                             : sep - start));
-      if (!isIdentifier(part))
+      if (!isCppIdentifier(part))
         return Status::error("the namespace '" + options.namespaceName +
                              "' is not a C++ namespace name");
       nsParts.push_back(part);
@@ -310,7 +311,7 @@ Expected<CppKernels> generate(std::string_view binary,
     }
   }
   for (const KernelMetadata &k : metadata.kernels) {
-    if (!isIdentifier(k.name))
+    if (!isCppIdentifier(k.name))
       return inFile(options.metadataName,
                     Status::error("kernel '" + k.name +
                                   "' cannot be a C++ function name (rename "

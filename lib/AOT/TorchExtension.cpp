@@ -37,14 +37,10 @@ using runtime::Status;
 
 namespace {
 
+/// A C++ identifier (isCppIdentifier) that also suits a schema and a
+/// Python attribute: no leading underscore.
 bool isIdentifier(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
-    return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-          (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  return s.find("__") == std::string_view::npos && s[0] != '_';
+  return isCppIdentifier(s) && s[0] != '_';
 }
 
 /// Names a schema argument may not take: Python and C++ keywords that are

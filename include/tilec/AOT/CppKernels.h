@@ -56,6 +56,10 @@ generateCppKernels(std::string_view binary,
                    const runtime::ModuleMetadata &metadata,
                    const CppKernelsOptions &options = {});
 
+/// True for a name the generated C++ may use as is: an identifier that is
+/// not a C++ keyword and not reserved (no `__`, no leading `_` + capital).
+bool isCppIdentifier(std::string_view s);
+
 } // namespace tilec::aot
 
 #endif // TILEC_AOT_CPPKERNELS_H
