@@ -5,12 +5,17 @@
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
 // matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma matmul_tma_ragged
+// matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
 // attention launch softmax5000 layernorm3072 (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
 // examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
 // 4000x4096x4096, matmul_tma and matmul_tma_ragged, examples/matmul_tma.tile
-// (sm_90 and later) on 8192^3 and 4000x4096x4096, attention, the builder's
+// (sm_90 and later) on 8192^3 and 4000x4096x4096, matmul_tma_bias_gelu,
+// examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
+// matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
+// program per SM (the descriptor matmuls' grids follow the descriptors'
+// blocks), attention, the builder's
 // attention_d128, and softmax5000 and layernorm3072, the kernels of
 // test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
 // unless --matmul-tile says otherwise, or one program per SM with
@@ -349,6 +354,19 @@ int64_t gTileM = 128, gTileN = 128;
 /// SM, each looping over the tiles).
 bool gPersistent = false;
 
+/// The device's SM count (persistent grids), or exit naming `what`.
+int smCount(const Context &ctx, const char *what) {
+  int sms = 0;
+  if (ctx.driver().cuDeviceGetAttribute(
+          &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx.device()) !=
+          CUDA_SUCCESS ||
+      sms < 1) {
+    std::fprintf(stderr, "FATAL %s: no SM count\n", what);
+    std::exit(1);
+  }
+  return sms;
+}
+
 /// One matmul row: kernel DIR/<name> on M x K by K x N, T data (bf16 or
 /// f16). The work strings are peers.py's (and bench/peers_gemm.py's).
 struct MatmulWork {
@@ -372,17 +390,8 @@ void benchMatmul(Bencher &b, Rng &rng, const std::string &dir,
   auto bias = randomBuffer<T>(ctx, rng, w.n);
   auto c = outputBuffer<T>(ctx, w.m * w.n);
   Grid grid(ceilDiv(w.m, gTileM), ceilDiv(w.n, gTileN));
-  if (gPersistent) {
-    int sms = 0;
-    if (ctx.driver().cuDeviceGetAttribute(
-            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx.device()) !=
-            CUDA_SUCCESS ||
-        sms < 1) {
-      std::fprintf(stderr, "FATAL %s: no SM count\n", w.name);
-      std::exit(1);
-    }
-    grid = Grid(sms);
-  }
+  if (gPersistent)
+    grid = Grid(smCount(ctx, w.name));
   const int32_t m = int32_t(w.m), n = int32_t(w.n), kk = int32_t(w.k);
   double ms = b.time(
       [&](size_t) {
@@ -434,33 +443,50 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   }
 }
 
-/// examples/matmul_tma.tile (A and B through tensor descriptors, TMA on
-/// sm_90) at bf16 8192^3: its own row, beside the pointer matmul's.
 /// examples/matmul_tma.tile (A and B through tensor descriptors) on bf16
 /// M x K by K x N: peers.py's 8192^3 matmul and bench/peers_gemm.py's
-/// ragged 4000x4096x4096.
+/// ragged 4000x4096x4096; with `biasGelu`,
+/// examples/matmul_tma_bias_gelu.tile beside peers.py's gelu(A@B+b).
 void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
                     std::vector<Module> &keep, int64_t m, int64_t n,
-                    int64_t kk) {
+                    int64_t kk, bool biasGelu = false,
+                    bool persistent = false) {
   const Context &ctx = b.ctx();
-  Kernel k = kernelOf(ctx, dir, "matmul_tma", keep);
+  const char *name = biasGelu     ? "matmul_tma_bias_gelu"
+                     : persistent ? "matmul_tma_persistent"
+                                  : "matmul_tma";
+  Kernel k = kernelOf(ctx, dir, name, keep);
   auto a = randomBuffer<BFloat16>(ctx, rng, m * kk);
   auto bm = randomBuffer<BFloat16>(ctx, rng, kk * n);
+  auto bias = randomBuffer<BFloat16>(ctx, rng, n);
   auto c = outputBuffer<BFloat16>(ctx, m * n);
-  Grid grid(ceilDiv(m, 128), ceilDiv(n, 128));
+  // The tile: A's block rows by B's block columns (BLOCK_N of the file).
+  const auto &params = k.metadata().params;
+  Grid grid(ceilDiv(m, params[0].desc.tile[0]),
+            ceilDiv(n, params[1].desc.tile[1]));
+  if (persistent) // one program per SM, at most one per tile
+    grid = Grid(std::min<int64_t>(int64_t(grid.x) * grid.y,
+                                  smCount(ctx, name)));
   double ms = b.time(
       [&](size_t) {
+        if (biasGelu)
+          return k.launch(nullptr, grid, tensorDesc(a, {m, kk}),
+                          tensorDesc(bm, {kk, n}), c, bias, int32_t(m),
+                          int32_t(n), int32_t(kk), int32_t(n));
         return k.launch(nullptr, grid, tensorDesc(a, {m, kk}),
                         tensorDesc(bm, {kk, n}), c, int32_t(m), int32_t(n),
                         int32_t(kk), int32_t(n));
       },
       1);
-  requireWritten(c, "matmul_tma");
-  std::string work = m == n && n == kk
-                         ? "matmul bf16 " + std::to_string(n) + "^3"
-                         : "matmul bf16 " + std::to_string(m) + "x" +
-                               std::to_string(n) + "x" + std::to_string(kk);
-  b.row(work + " (descriptors)", ms, 0, 2.0 * m * n * kk, "matmul_tma");
+  requireWritten(c, name);
+  std::string shape = m == n && n == kk
+                          ? std::to_string(n) + "^3"
+                          : std::to_string(m) + "x" + std::to_string(n) +
+                                "x" + std::to_string(kk);
+  std::string work = biasGelu ? "gelu(A@B+b) bf16 " + shape
+                              : "matmul bf16 " + shape;
+  b.row(work + (persistent ? " (descriptors, persistent)" : " (descriptors)"),
+        ms, 0, 2.0 * m * n * kk, name);
 }
 
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
@@ -539,7 +565,9 @@ int main(int argc, char **argv) {
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
-      "matmul_ragged", "matmul_tma", "matmul_tma_ragged", "attention",
+      "matmul_ragged", "matmul_tma", "matmul_tma_ragged",
+      "matmul_tma_bias_gelu", "matmul_tma_persistent",
+      "matmul_tma_persistent_ragged", "attention",
       "launch", "softmax5000", "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
@@ -549,10 +577,10 @@ int main(int argc, char **argv) {
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma "
-      "matmul_tma_ragged attention launch softmax5000 layernorm3072 "
-      "(default: all but matmul_bias_gelu, matmul_fp16, matmul_ragged, "
-      "matmul_tma, matmul_tma_ragged, attention, softmax5000 and "
-      "layernorm3072).");
+      "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
+      "matmul_tma_persistent_ragged attention launch softmax5000 "
+      "layernorm3072 (default: add coscos bias_gelu softmax layernorm "
+      "rmsnorm matmul launch).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -620,6 +648,12 @@ int main(int argc, char **argv) {
       benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192);
     else if (w == "matmul_tma_ragged")
       benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096);
+    else if (w == "matmul_tma_persistent")
+      benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, false, true);
+    else if (w == "matmul_tma_persistent_ragged")
+      benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096, false, true);
+    else if (w == "matmul_tma_bias_gelu")
+      benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, /*biasGelu=*/true);
     else
       benchLaunch(b, rng, dir, keep);
   }

@@ -41,6 +41,9 @@ struct PipelineOptions {
   /// Software pipelining depth of dot operand loads in loops, for kernels
   /// without tile.num_stages (1: none).
   int numStages = 3;
+  /// Warp-specialize TMA-fed wgmma loops (a producer warpgroup issues the
+  /// copies) in kernels without tile.warp_specialize.
+  bool warpSpecialize = true;
   int optLevel = 3;           ///< 0..3
   /// Every kernel as if marked tile.approx_math (f32 erf in ten
   /// instructions, absolute error under 5e-7; Support/ApproxErf.h).

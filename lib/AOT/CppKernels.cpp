@@ -141,7 +141,7 @@ std::string paramDoc(const ParamInfo &p) {
     d += "tensor descriptor of " + std::string(runtime::dtypeName(p.type)) +
          ", rank " + std::to_string(p.desc.rank) + ", block ";
     for (int i = 0; i < p.desc.rank; ++i)
-      d += (i ? "x" : "") + std::to_string(p.desc.block[i]);
+      d += (i ? "x" : "") + std::to_string(p.desc.tile[i]);
     d += " (tensorDesc(ptr, shape, strides): elements, outermost first)";
     return d;
   }

@@ -113,7 +113,8 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
         p.kind = ParamInfo::Kind::Pointer;
         type = ptr.getPointeeType();
       } else if (auto desc = dyn_cast<tile::TensorDescType>(type)) {
-        // The box one TMA copy moves and the swizzle the lowering chose.
+        // The box one TMA copy moves, the block the kernel moves, and the
+        // swizzle the lowering chose.
         p.kind = ParamInfo::Kind::TensorDesc;
         type = desc.getElementType();
         tilegpu::TmaBox box = tilegpu::getTmaBox(
@@ -123,6 +124,9 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
         for (size_t d = 0; d < box.box.size() && d < size_t(tilec::runtime::kMaxTensorRank);
              ++d)
           p.desc.block[d] = box.box[d];
+        for (auto [d, extent] : llvm::enumerate(desc.getBlockType().getShape()))
+          if (d < size_t(tilec::runtime::kMaxTensorRank))
+            p.desc.tile[d] = extent;
         p.desc.swizzle = int(box.swizzle);
       }
       std::optional<tilec::DType> dtype = tilec::dtypeOf(type);

@@ -90,6 +90,7 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   TileLowerDescriptorsOptions descriptors;
   descriptors.numStages = options.numStages;
   descriptors.chip = options.arch;
+  descriptors.warpSpecializeByDefault = options.warpSpecialize;
   pm.addPass(createTileLowerDescriptors(descriptors));
   // Dot operand loads in loops become cp.async copies issued ahead.
   TilePipelineLoopsOptions pipelining;

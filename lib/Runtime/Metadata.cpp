@@ -36,7 +36,7 @@ std::string KernelMetadata::signature() const {
     } else if (p.kind == ParamInfo::Kind::TensorDesc) {
       out += "tensor_desc<" + std::string(dtypeName(p.type)) + ", ";
       for (int d = 0; d < p.desc.rank; ++d)
-        out += (d ? "x" : "") + std::to_string(p.desc.block[d]);
+        out += (d ? "x" : "") + std::to_string(p.desc.tile[d]);
       out += ">";
     } else {
       out += dtypeName(p.type);
@@ -239,6 +239,26 @@ Status readTensorDesc(const Fields &f, ParamInfo &p) {
                      ", not a whole number from 1 to 256 (the TMA's box "
                      "limit)");
     d.block[i] = *e;
+  }
+  // The kernel's block: whole boxes along each dimension.
+  for (int i = 0; i < d.rank; ++i)
+    d.tile[i] = d.block[i];
+  if (f.find("tile")) {
+    auto tile = f.get("tile", Kind::Array);
+    if (!tile.ok())
+      return tile.status();
+    const Value &t = **tile;
+    if (t.size() != size_t(d.rank))
+      return f.error("\"tile\" has " + std::to_string(t.size()) +
+                     " dimensions but \"rank\" is " + std::to_string(d.rank));
+    for (int i = 0; i < d.rank; ++i) {
+      std::optional<int64_t> e = json::asInt64(t[i]);
+      if (!e || *e < d.block[i] || *e % d.block[i] != 0 || *e > (1 << 20))
+        return f.error("\"tile\"[" + std::to_string(i) + "] is " +
+                       show(t[i]) + ", not a multiple of the box's " +
+                       std::to_string(d.block[i]));
+      d.tile[i] = *e;
+    }
   }
   int64_t innerBytes = d.block[d.rank - 1] * dtypeSize(p.type);
   if (innerBytes % 16 != 0)

@@ -43,6 +43,10 @@ json::Value paramJson(const ParamInfo &p) {
   for (int d = 0; d < p.desc.rank && d < kMaxTensorRank; ++d)
     block.push_back(p.desc.block[d]);
   j["block"] = std::move(block);
+  json::Value tile = json::Value::array();
+  for (int d = 0; d < p.desc.rank && d < kMaxTensorRank; ++d)
+    tile.push_back(p.desc.tile[d]);
+  j["tile"] = std::move(tile);
   j["swizzle"] = p.desc.swizzle;
   j["fill"] = p.desc.nanFill ? "nan" : "zero";
   return j;

@@ -5,8 +5,10 @@
 //                   [--matmul-persistent]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
-// examples/*.tile (matmul_bias_gelu, matmul_fp16 and matmul_tma, sm_90 and
-// later, when DIR has them; the first may also be the builder's
+// examples/*.tile (matmul_bias_gelu, matmul_fp16, matmul_tma,
+// matmul_tma_bias_gelu and matmul_tma_persistent, the last three sm_90 and
+// later, when DIR has them;
+// the first may also be the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, same parameters; and the
 // builder's attention_d128) and runs it on fresh random inputs at several
 // sizes,
@@ -393,7 +395,8 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 /// tiles (or --matmul-tile).
 template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
-                    bool biasGelu, const char *name, bool tma = false) {
+                    bool biasGelu, const char *name, bool tma = false,
+                    bool persistent = false) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -421,12 +424,24 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
     auto c = Output<T>::make(ctx, m * sc);
     Grid grid(ceilDiv(m, gMatmulTileM), ceilDiv(n, gMatmulTileN));
-    if (gMatmulPersistent)
+    if (tma) {
+      // The tile is the descriptors' blocks: A's rows by B's columns.
+      const auto &params = k.metadata().params;
+      grid = Grid(ceilDiv(m, params[0].desc.tile[0]),
+                  ceilDiv(n, params[1].desc.tile[1]));
+    }
+    // Persistent programs: 5, fewer than the tiles of the larger shapes and
+    // more than those of the smallest (idle programs).
+    if (gMatmulPersistent || persistent)
       grid = Grid(5);
     std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
           // A and B as tensor descriptors over the same padded rows.
+          if (tma && biasGelu)
+            return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                            tensorDesc(db, {kk, n}, {sb, 1}), c, dbias,
+                            int32_t(m), int32_t(n), int32_t(kk), int32_t(sc));
           if (tma)
             return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
                             tensorDesc(db, {kk, n}, {sb, 1}), c, int32_t(m),
@@ -465,6 +480,19 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 void testMatmulTma(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
                            "matmul_tma ", /*tma=*/true);
+}
+
+void testMatmulTmaPersistent(const Context &ctx, const Kernel &k, Rng &rng,
+                             bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                           "matmul_tma_persistent ", /*tma=*/true,
+                           /*persistent=*/true);
+}
+
+void testMatmulTmaBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
+                           bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true,
+                           "matmul_tma_bias_gelu ", /*tma=*/true);
 }
 
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
@@ -572,6 +600,8 @@ const Example kExamples[] = {
     {"attention_d128", testAttentionD128, /*optional=*/true},
     // sm_90 and later (descriptors); the nvcc fixtures have none.
     {"matmul_tma", testMatmulTma, /*optional=*/true},
+    {"matmul_tma_bias_gelu", testMatmulTmaBiasGelu, /*optional=*/true},
+    {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
 };
 
 int usage(const char *why) {

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --tile-assign-layouts=chip=sm_90a --tile-lower-descriptors="chip=sm_90a num-stages=3" --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-assign-layouts=chip=sm_90a --tile-lower-descriptors="chip=sm_90a num-stages=3 warp-specialize=false" --canonicalize | FileCheck %s
 
 // A wgmma dot whose operands are descriptor loads in the loop reads a
 // 4-slot ring (num-stages + 1) of 128-byte-swizzled slots, one mbarrier

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Frontend.h"
+#include "tilec/Params.h"
 #include "tilec/InitAll.h"
 #include "tilec/Interpreter.h"
 #include "tilec/Pipeline.h"
@@ -51,6 +52,12 @@ static cl::list<std::string>
                       "or a buffer spec (n=, in=, rand=, min=, max=, fill=, "
                       "iota, save=, out=, print, expect=, atol=, rtol=)"),
              cl::cat(runCategory));
+static cl::list<std::string> paramAssignments(
+    "param",
+    cl::desc("The value of a parameter the file declares in tile.params "
+             "(repeatable, as for tilec; a parameter not given takes its "
+             "first value)"),
+    cl::value_desc("NAME=VALUE"), cl::cat(runCategory));
 static cl::opt<bool> runPipeline(
     "pipeline",
     cl::desc("Run tilec's front end (inline, canonicalize) before running"),
@@ -135,9 +142,16 @@ int main(int argc, char **argv) {
     context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  std::map<std::string, int64_t> assign;
+  for (const std::string &a : paramAssignments) {
+    std::string error;
+    if (!tilec::parseParamAssignment(a, assign, error))
+      return fail(error);
+  }
   std::string readError;
-  OwningOpRef<ModuleOp> parsed =
-      tilec::parseTileFile(inputFilename, sourceMgr, context, readError);
+  tilec::TileParams tileParams;
+  OwningOpRef<ModuleOp> parsed = tilec::parseTileFileWithParams(
+      inputFilename, sourceMgr, context, assign, tileParams, readError);
   if (!readError.empty())
     return fail(readError);
   if (!parsed)

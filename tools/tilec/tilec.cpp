@@ -107,6 +107,12 @@ static cl::opt<int> numStages(
     cl::desc("Software pipelining depth of dot operand loads in loops, for "
              "kernels without tile.num_stages (1..8; 1: none)"),
     cl::init(3), cl::cat(tilecCategory));
+static cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("On sm_90a, give a TMA-fed wgmma loop a producer warpgroup that "
+             "issues the copies (default true; kernels may say "
+             "tile.warp_specialize)"),
+    cl::init(true), cl::cat(tilecCategory));
 static cl::opt<int64_t> maxTileElements(
     "max-tile-elements",
     cl::desc("The most elements one tile may have (default 2^20 = 1048576); "
@@ -476,6 +482,7 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.numStages = numStages;
+  options.warpSpecialize = warpSpecialize;
   // A declared num_warps / num_stages that the text does not use is the
   // option's value; the command line must then not give the option too.
   for (auto [name, option, field] :

@@ -33,7 +33,13 @@ inline constexpr int kMaxTensorRank = 5;
 /// reads out of bounds give.
 struct TensorDescInfo {
   int rank = 0;
+  /// The box of one TMA copy (cuTensorMapEncodeTiled's boxDim).
   int64_t block[kMaxTensorRank] = {};
+  /// The block one descriptor_load / descriptor_store moves (the kernel's
+  /// tensordesc type): `block` repeated along the innermost dimension when
+  /// the box is narrower (`"tile"`; the box itself when absent). A
+  /// caller's grid follows from it.
+  int64_t tile[kMaxTensorRank] = {};
   /// Swizzle span in bytes: 0 (none), 32, 64 or 128.
   int swizzle = 0;
   /// Out-of-bounds elements read as NaN (`"fill": "nan"`), else as zero.

@@ -82,8 +82,11 @@ def TileLowerDescriptors : Pass<"tile-lower-descriptors", "::mlir::ModuleOp"> {
   let description = [{
     On TMA targets (sm_90 and later), a wgmma dot in an scf.for whose two
     operands are descriptor loads reads them from a ring of swizzled
-    shared memory slots that thread 0 fills by TMA copies completing on one
-    mbarrier per slot, `num-stages` (or `num-stages + 1`) slots deep; every
+    shared memory slots filled by TMA copies completing on an mbarrier per
+    slot, `num-stages` (or `num-stages + 1`) slots deep: by a producer
+    warpgroup added to the program (tilegpu.warp_specialize; empty
+    mbarriers return the slots) for the kernel's first such loop when it
+    can, else by thread 0 between the dots; every
     other descriptor load is one TMA copy into a slot of its own, waited
     for and read back with tilegpu.local_load, and every descriptor store a
     tilegpu.local_store and a TMA store. On other targets every descriptor
@@ -95,6 +98,10 @@ def TileLowerDescriptors : Pass<"tile-lower-descriptors", "::mlir::ModuleOp"> {
            "Slots of the descriptor pipelines (1: one slot per load)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "GPU target (tilec::Target)">,
+    Option<"warpSpecializeByDefault", "warp-specialize", "bool",
+           /*default=*/"true",
+           "Warp-specialize a kernel's first TMA-fed wgmma loop unless the "
+           "kernel says tile.warp_specialize = false">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::tilegpu::TileGPUDialect",

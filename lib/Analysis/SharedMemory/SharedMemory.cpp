@@ -1,9 +1,11 @@
 //===- SharedMemory.cpp - shared memory sizes and buffer placement --------===//
 //
 // Sizes are those the lowering addresses: a buffer is its slots one after
-// the other, each slot its elements densely. Placement is a linear scan of
-// the kernel's top-level ops (buffers are allocated at the top level of a
-// kernel by the pipelining pass).
+// the other, each slot its elements densely. Placement is a scan of the
+// kernel's ops in program order: a buffer shares addresses with the
+// conversion scratch only when no op using scratch runs while it is live
+// (from the kernel's entry to its last use, a use in a loop lasting the
+// whole loop).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -42,11 +45,14 @@ bool tilec::smem::fits(int64_t bytes, const Target &target) {
   return bytes <= target.maxSharedMemoryPerBlock();
 }
 
-/// The top-level op of `kernel`'s body that contains `op`.
-static Operation *topLevel(func::FuncOp kernel, Operation *op) {
-  while (op->getParentOp() != kernel)
-    op = op->getParentOp();
-  return op;
+/// The op a use keeps its buffer live through: the outermost loop around
+/// it (each iteration reads the buffer again), else the user itself.
+static Operation *liveExtent(func::FuncOp kernel, Operation *user) {
+  Operation *extent = user;
+  for (Operation *p = user->getParentOp(); p != kernel; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      extent = p;
+  return extent;
 }
 
 int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
@@ -56,6 +62,20 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
   if (allocs.empty())
     return llvm::alignTo(scratchBytes, 16);
 
+  // Program order: ops numbered in pre-order, each op's extent ending at
+  // its last nested op.
+  DenseMap<Operation *, unsigned> first, last;
+  SmallVector<Operation *> ordered;
+  kernel.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    first[op] = ordered.size();
+    ordered.push_back(op);
+  });
+  for (Operation *op : ordered) {
+    unsigned end = first[op];
+    op->walk([&](Operation *inner) { end = std::max(end, first[inner]); });
+    last[op] = end;
+  }
+
   bool overlap = false;
   for (LocalAllocOp alloc : allocs) {
     // A buffer's range starts at the kernel's entry, not at its allocation:
@@ -63,29 +83,24 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
     // writes, not after their reads, so a scratch user before the loop (a
     // tile converted to a dot operand, as attention's Q) may still be
     // reading when the prologue's first copies land.
-    Operation *begin = &kernel.getBody().front().front();
-    Operation *end = topLevel(kernel, alloc);
+    Operation *end = alloc;
     bool copies = false;
     for (Operation *user : alloc->getUsers()) {
-      Operation *top = topLevel(kernel, user);
-      if (end->isBeforeInBlock(top))
-        end = top;
+      Operation *extent = liveExtent(kernel, user);
+      if (last[extent] > last[end])
+        end = extent;
       copies |= isa<AsyncCopyOp>(user);
     }
     if (copies) {
+      // The copies are in flight until the async_wait that drains them.
       Operation *wait = end->getNextNode();
       while (wait && !(isa<AsyncWaitOp>(wait) &&
                        cast<AsyncWaitOp>(wait).getPending() == 0))
         wait = wait->getNextNode();
-      end = wait ? wait : &kernel.getBody().front().back();
+      end = wait ? wait : end->getBlock()->getTerminator();
     }
-    for (Operation *op = begin; op; op = op->getNextNode()) {
-      op->walk([&](Operation *inner) {
-        overlap |= tilec::smem::scratchBytes(inner) > 0;
-      });
-      if (op == end)
-        break;
-    }
+    for (unsigned i = 0, e = last[end]; i <= e; ++i)
+      overlap |= tilec::smem::scratchBytes(ordered[i]) > 0;
   }
   int64_t offset = overlap ? llvm::alignTo(scratchBytes, 128) : 0;
   for (LocalAllocOp alloc : allocs) {

@@ -4,7 +4,8 @@
 // becomes a gpu.func kernel with one parameter per kernel parameter
 // (pointers as global LLVM pointers; i1 parameters were widened to i32 by
 // the pass; tensor descriptors as byval 128-byte grid constants) and
-// known_block_size = 32 * warps.
+// known_block_size = 32 * warps (and a warp-specialized kernel's producer
+// warps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +50,12 @@ struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
         rewriter.getFunctionType(inputs, {}));
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      rewriter.getUnitAttr());
+    // A warp-specialized kernel launches its producer warps after the
+    // tile program's.
     int threads = 32 * getNumWarps(func);
+    if (auto extra = func->getAttrOfType<IntegerAttr>(
+            tilegpu::WarpSpecializeOp::getProducerWarpsAttrName()))
+      threads += 32 * int(extra.getInt());
     gpuFunc.setKnownBlockSizeAttr(
         rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
     // A tensor descriptor's CUtensorMap is passed by value, 64-byte aligned,

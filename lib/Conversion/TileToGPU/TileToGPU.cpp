@@ -245,13 +245,18 @@ struct ConvertTileToGPU
       shared.push_back(NamedAttribute(
           k.getSymNameAttr(),
           IntegerAttr::get(IntegerType::get(ctx, 64), bytes)));
+      int launched = getNumWarps(k);
+      if (auto extra = k->getAttrOfType<IntegerAttr>(
+              tilegpu::WarpSpecializeOp::getProducerWarpsAttrName()))
+        launched += int(extra.getInt());
       warps.push_back(NamedAttribute(
           k.getSymNameAttr(),
-          IntegerAttr::get(IntegerType::get(ctx, 32), getNumWarps(k))));
+          IntegerAttr::get(IntegerType::get(ctx, 32), launched)));
     }
     module->setAttr("tile.shared_bytes", DictionaryAttr::get(ctx, shared));
     // The warps each kernel launches with, which tile-assign-layouts may
-    // have chosen (a tile of 3072 takes 12): for the metadata.
+    // have chosen (a tile of 3072 takes 12), producer warps included: for
+    // the metadata.
     module->setAttr("tile.kernel_warps", DictionaryAttr::get(ctx, warps));
 
     // The analysis reads the tile IR the patterns are about to rewrite.

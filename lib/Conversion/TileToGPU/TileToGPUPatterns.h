@@ -136,7 +136,20 @@ Value smemAddress(OpBuilder &b, Location loc, Value byteOffset);
 /// Stores/loads a scalar of any lowered element type to/from shared memory.
 void storeShared(OpBuilder &b, Location loc, Value v, Value byteOffset);
 Value loadShared(OpBuilder &b, Location loc, Type type, Value byteOffset);
+/// A barrier of the threads that run the code at `b`: the whole program,
+/// or in a warp-specialized program's consumer side only the consumers
+/// (named barrier 1).
 void barrier(OpBuilder &b, Location loc);
+
+/// The name of the attribute on the scf.if a tilegpu.warp_specialize
+/// lowers to: the number of consumer threads (its else side); its then
+/// side is the producer's, run by one thread.
+inline constexpr llvm::StringLiteral kConsumerThreadsAttr =
+    "tilegpu.consumer_threads";
+/// Which side of a warp-specialized program the code at `block` is on.
+enum class WarpRole { Program, Producer, Consumer };
+/// The role of `block`, and for a consumer the consumers' thread count.
+WarpRole getWarpRole(Block *block, int64_t *consumerThreads = nullptr);
 /// Bytes a lowered scalar takes in memory (i1: 1, pointers: 8).
 int64_t getStorageBytes(Type type);
 

@@ -6,7 +6,9 @@
 // 0), tilegpu.mbarrier_wait (try_wait.parity, or arrive + try_wait on the
 // state), tilegpu.tma_load / tilegpu.tma_store (cp.async.bulk.tensor by
 // thread 0, one copy per box of tilegpu::getTmaBox) and
-// tilegpu.local_store (each thread's runs at their swizzled place).
+// tilegpu.local_store (each thread's runs at their swizzled place),
+// tilegpu.mbarrier_arrive (lane 0 of each warp) and tilegpu.warp_specialize
+// (an if over the thread index, setmaxnreg on each side).
 //
 // A descriptor is the generic address of the kernel's by-value CUtensorMap
 // parameter; the TMA's coordinates are innermost first (CUDA's order), the
@@ -18,6 +20,7 @@
 #include "tilec/Dialect/TileGPU/IR/TileLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -38,8 +41,11 @@ Value slotAddress(OpBuilder &b, Location loc, Value base, Value slot,
 }
 
 /// Opens `if (threadIdx.x == 0)` at the builder; the guard restores the
-/// insertion point after the `if` when it goes out of scope.
+/// insertion point after the `if` when it goes out of scope. A
+/// warp-specialized producer side is one thread already: no `if`.
 void insideThreadZero(OpBuilder &b, Location loc) {
+  if (getWarpRole(b.getInsertionBlock()) == WarpRole::Producer)
+    return;
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                       i32Val(b, loc, 0));
@@ -179,6 +185,81 @@ struct MBarrierWaitOpLowering : public OpConversionPattern<MBarrierWaitOp> {
   }
 };
 
+/// tilegpu.mbarrier_arrive -> mbarrier.arrive by lane 0 of each warp.
+struct MBarrierArriveOpLowering
+    : public OpConversionPattern<MBarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lane = NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type());
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        lane, i32Val(rewriter, loc, 0));
+    auto ifOp = scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value addr = slotAddress(rewriter, loc, adaptor.getBarriers(),
+                             adaptor.getSlot(), 8);
+    NVVM::MBarrierArriveOp::create(
+        rewriter, loc, Type(), addr, Value(),
+        NVVM::MemScopeKindAttr::get(getContext(), NVVM::MemScopeKind::CTA));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.warp_specialize ->
+///   if (tid >= consumers) { setmaxnreg.dec; if (tid == consumers) producer }
+///   else { setmaxnreg.inc; consumer }
+/// with the outer if marked (kConsumerThreadsAttr) so that the barriers and
+/// thread-0 ops lowered inside know their side.
+struct WarpSpecializeOpLowering
+    : public OpConversionPattern<WarpSpecializeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    int64_t consumers = 32 * getNumWarps(func.getOperation());
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value producerSide =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, tid,
+                              i32Val(rewriter, loc, consumers));
+    auto sides = scf::IfOp::create(rewriter, loc, producerSide,
+                                   /*withElse=*/true);
+    sides->setAttr(kConsumerThreadsAttr,
+                   rewriter.getI64IntegerAttr(consumers));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(sides.thenBlock()->getTerminator());
+    NVVM::SetMaxRegisterOp::create(rewriter, loc, op.getProducerRegisters(),
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        tid, i32Val(rewriter, loc, consumers));
+    auto issuer = scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
+    rewriter.inlineBlockBefore(&op.getProducer().front(),
+                               issuer.thenBlock()->getTerminator());
+    rewriter.setInsertionPoint(sides.elseBlock()->getTerminator());
+    NVVM::SetMaxRegisterOp::create(rewriter, loc, op.getConsumerRegisters(),
+                                   NVVM::SetMaxRegisterAction::increase);
+    // Barriers the passes before placed among the consumers' ops.
+    op.getConsumer().walk([&](gpu::BarrierOp b) {
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPoint(b);
+      NVVM::BarrierOp::create(rewriter, b.getLoc(), Type(),
+                              i32Val(rewriter, b.getLoc(), 1),
+                              i32Val(rewriter, b.getLoc(), consumers),
+                              NVVM::BarrierReductionAttr(), Value());
+      rewriter.eraseOp(b);
+    });
+    rewriter.inlineBlockBefore(&op.getConsumer().front(),
+                               sides.elseBlock()->getTerminator());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// tilegpu.tma_load -> one cp.async.bulk.tensor per box, by thread 0.
 struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -279,6 +360,7 @@ void mlir::tile::gpu_lowering::populateTmaPatterns(TileTypeConverter &tc,
                                                    RewritePatternSet &patterns,
                                                    const LoweringContext &) {
   patterns.add<MBarrierInitOpLowering, MBarrierExpectOpLowering,
-               MBarrierWaitOpLowering, TmaLoadOpLowering, TmaStoreOpLowering,
-               LocalStoreOpLowering>(tc, patterns.getContext());
+               MBarrierWaitOpLowering, MBarrierArriveOpLowering,
+               TmaLoadOpLowering, TmaStoreOpLowering, LocalStoreOpLowering,
+               WarpSpecializeOpLowering>(tc, patterns.getContext());
 }

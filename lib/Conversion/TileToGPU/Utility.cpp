@@ -351,7 +351,31 @@ Value mlir::tile::gpu_lowering::loadShared(OpBuilder &b, Location loc,
   return LLVM::LoadOp::create(b, loc, type, addr);
 }
 
+WarpRole mlir::tile::gpu_lowering::getWarpRole(Block *block,
+                                               int64_t *consumerThreads) {
+  for (Region *r = block->getParent(); r; r = r->getParentRegion()) {
+    Operation *op = r->getParentOp();
+    auto threads = op->getAttrOfType<IntegerAttr>(kConsumerThreadsAttr);
+    if (!threads)
+      continue;
+    if (r->getRegionNumber() == 0)
+      return WarpRole::Producer;
+    if (consumerThreads)
+      *consumerThreads = threads.getInt();
+    return WarpRole::Consumer;
+  }
+  return WarpRole::Program;
+}
+
 void mlir::tile::gpu_lowering::barrier(OpBuilder &b, Location loc) {
+  int64_t threads = 0;
+  if (getWarpRole(b.getInsertionBlock(), &threads) == WarpRole::Consumer) {
+    // Barrier 0 would wait for the producer warps, which never reach it.
+    NVVM::BarrierOp::create(b, loc, Type(), i32Val(b, loc, 1),
+                            i32Val(b, loc, threads),
+                            NVVM::BarrierReductionAttr(), Value());
+    return;
+  }
   NVVM::Barrier0Op::create(b, loc);
 }
 

@@ -6,6 +6,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Frontend.h"
+#include "tilec/Params.h"
 #include "tilec/Pipeline.h"
 #include "tilec/Runtime/Metadata.h"
 
@@ -37,9 +38,11 @@ WorkloadAnalyzer::load(const std::string &path) {
   // The parser reads a SourceMgr's main buffer: one SourceMgr per file.
   // Its locations name the file, so diagnostic handlers find the source.
   llvm::SourceMgr sourceMgr;
+  // A file with tile.params is analyzed at its parameters' first values.
   std::string readError;
-  OwningOpRef<ModuleOp> source =
-      tilec::parseTileFile(path, sourceMgr, context_, readError);
+  tilec::TileParams params;
+  OwningOpRef<ModuleOp> source = tilec::parseTileFileWithParams(
+      path, sourceMgr, context_, {}, params, readError);
   if (!readError.empty()) {
     error_ = readError;
     return failure();

@@ -712,3 +712,17 @@ func.func @huge_divisibility(%n: i64 {tile.divisibility = 2199023255552 : i64}) 
 func.func @i1_divisibility(%b: i1 {tile.divisibility = 2 : i32}) attributes {tile.kernel} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.warp_specialize' must be a bool attribute (true or false)}}
+func.func @ws_not_bool() attributes {tile.kernel, tile.warp_specialize = 1 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.warp_specialize' may only mark a tile.kernel}}
+func.func @ws_not_kernel() attributes {tile.warp_specialize = true} {
+  return
+}

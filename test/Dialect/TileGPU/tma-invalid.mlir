@@ -71,3 +71,44 @@ func.func @local_store(%v: tensor<128x32xbf16>, %i: i32) {
   tilegpu.local_store %v into %buf[%i] : tensor<128x32xbf16> into !tilegpu.smem<1x128x64xbf16, #nvmma>
   return
 }
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @arrive_not_barriers(%s: i32) {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<3x1x2xi64, #plain>
+  // expected-error @+1 {{'tilegpu.mbarrier_arrive' op expects a buffer of i64 mbarriers (slots of 1x1xi64), got '!tilegpu.smem<3x1x2xi64}}
+  tilegpu.mbarrier_arrive %bars[%s] : !tilegpu.smem<3x1x2xi64, #plain>
+  return
+}
+
+// -----
+
+func.func @budget() {
+  // expected-error @+1 {{'tilegpu.warp_specialize' op consumer_registers must be a multiple of 8 in [24, 256], got 233}}
+  tilegpu.warp_specialize producer {
+  } consumer {
+  } {consumer_registers = 233 : i32, producer_registers = 40 : i32}
+  return
+}
+
+// -----
+
+func.func @small_budget() {
+  // expected-error @+1 {{'tilegpu.warp_specialize' op producer_registers must be a multiple of 8 in [24, 256], got 16}}
+  tilegpu.warp_specialize producer {
+  } consumer {
+  } {consumer_registers = 232 : i32, producer_registers = 16 : i32}
+  return
+}
+
+// -----
+
+func.func @region_args() {
+  // expected-error @+1 {{'tilegpu.warp_specialize' op regions take no arguments}}
+  tilegpu.warp_specialize producer {
+  ^bb0(%x: i32):
+  } consumer {
+  } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+  return
+}

@@ -30,3 +30,21 @@ func.func @tma(%d: !tile.tensordesc<tensor<128x64xbf16>>, %m: i32, %k: i32,
   %t = tilegpu.local_load %buf[%s] : !tilegpu.smem<3x128x64xbf16, #nvmma> -> tensor<128x64xbf16>
   return %t : tensor<128x64xbf16>
 }
+
+// A warp-specialized program: the producer and consumer regions, and the
+// consumers' per-warp release of a slot.
+// CHECK-LABEL: func.func @specialized
+func.func @specialized(%s: i32, %p: i32) {
+  %bars = tilegpu.local_alloc : !tilegpu.smem<3x1x1xi64, #plain>
+  // CHECK: tilegpu.warp_specialize producer {
+  // CHECK-NEXT: tilegpu.mbarrier_wait %{{.*}}[%{{.*}}], %{{.*}} :
+  // CHECK-NEXT: } consumer {
+  // CHECK-NEXT: tilegpu.mbarrier_arrive %{{.*}}[%{{.*}}] : !tilegpu.smem<3x1x1xi64
+  // CHECK-NEXT: } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+  tilegpu.warp_specialize producer {
+    tilegpu.mbarrier_wait %bars[%s], %p : !tilegpu.smem<3x1x1xi64, #plain>
+  } consumer {
+    tilegpu.mbarrier_arrive %bars[%s] : !tilegpu.smem<3x1x1xi64, #plain>
+  } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+  return
+}

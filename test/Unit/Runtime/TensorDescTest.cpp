@@ -91,6 +91,34 @@ TEST(TensorDescMetadata, Defaults) {
   EXPECT_EQ(k.params[1].desc.block[4], 8);
 }
 
+TEST(TensorDescMetadata, Tile) {
+  // The kernel's block: boxes side by side along the innermost dimension
+  // (a 64 x 256 bf16 block is four 64 x 64 boxes); the box when absent.
+  EXPECT_EQ(gemm().params[1].desc.tile[1], 64);
+  KernelMetadata k = gemm(R"({"name": "a_desc", "kind": "tensor_desc",
+    "type": "bf16", "rank": 2, "block": [64, 64], "tile": [64, 256],
+    "swizzle": 128})");
+  EXPECT_EQ(k.params[1].desc.block[1], 64);
+  EXPECT_EQ(k.params[1].desc.tile[0], 64);
+  EXPECT_EQ(k.params[1].desc.tile[1], 256);
+  EXPECT_EQ(k.signature(),
+            "c: ptr<f32>, a_desc: tensor_desc<bf16, 64x256>, k: i32");
+  const std::string tiled = R"({"name": "a_desc", "kind": "tensor_desc",
+    "type": "bf16", "rank": 2, "block": [64, 64], "tile": TILE,
+    "swizzle": 128})";
+  auto with = [&](const std::string &t) {
+    std::string s = tiled;
+    s.replace(s.find("TILE"), 4, t);
+    return document(s);
+  };
+  EXPECT_EQ(error(with("[64, 100]")),
+            kWhere + "\"tile\"[1] is 100, not a multiple of the box's 64");
+  EXPECT_EQ(error(with("[32, 64]")),
+            kWhere + "\"tile\"[0] is 32, not a multiple of the box's 64");
+  EXPECT_EQ(error(with("[64]")),
+            kWhere + "\"tile\" has 1 dimensions but \"rank\" is 2");
+}
+
 TEST(TensorDescMetadata, Errors) {
   EXPECT_EQ(error(editParam("\"bf16\"", "\"i1\"")),
             kWhere + "a tensor descriptor of i1 elements is not supported "

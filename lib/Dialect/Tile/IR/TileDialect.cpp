@@ -274,6 +274,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << value.getInt();
     return success();
   }
+  if (name == getWarpSpecializeAttrName()) {
+    if (!isa<BoolAttr>(attr.getValue()))
+      return op->emitError("'tile.warp_specialize' must be a bool attribute "
+                           "(true or false)");
+    if (!isa<func::FuncOp>(op) || !op->hasAttr(getKernelAttrName()))
+      return op->emitError("'tile.warp_specialize' may only mark a "
+                           "tile.kernel");
+    return success();
+  }
   if (name == getApproxMathAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError("'tile.approx_math' must be a unit attribute");

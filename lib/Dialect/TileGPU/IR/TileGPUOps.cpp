@@ -194,3 +194,22 @@ LogicalResult LocalStoreOp::verify() {
     return emitOpError("value ") << v << " is not a slot of " << buf;
   return success();
 }
+
+LogicalResult MBarrierArriveOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  // setmaxnreg's rule: a multiple of 8 in [24, 256].
+  for (auto [name, regs] : {std::pair<StringRef, int32_t>{
+                                "producer_registers", getProducerRegisters()},
+                            {"consumer_registers", getConsumerRegisters()}})
+    if (regs < 24 || regs > 256 || regs % 8)
+      return emitOpError() << name
+                           << " must be a multiple of 8 in [24, 256], got "
+                           << regs;
+  for (Region *r : {&getProducer(), &getConsumer()})
+    if (r->front().getNumArguments())
+      return emitOpError("regions take no arguments");
+  return success();
+}

@@ -48,6 +48,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
       return ::llvm::StringLiteral("tile.num_stages");
     }
+    /// Whether a kernel's TMA-fed dot loop may be warp-specialized (a bool;
+    /// default true on sm_90a): a producer warpgroup issues the copies.
+    static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
+      return ::llvm::StringLiteral("tile.warp_specialize");
+    }
     /// A kernel whose math may use tilec's shorter approximations (unit):
     /// erf with an absolute error under 5e-7 (Support/ApproxErf.h).
     static constexpr ::llvm::StringLiteral getApproxMathAttrName() {

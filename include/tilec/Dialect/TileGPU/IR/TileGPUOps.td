@@ -199,7 +199,8 @@ def TileGPU_MBarrierExpectOp : TileGPU_Op<"mbarrier_expect", [
     MemoryEffects<[MemWrite]>]> {
   let summary = "thread 0 announces the bytes a phase of an mbarrier awaits";
   let description = [{
-    Thread 0 of the program adds `bytes` to the transaction count of the
+    Thread 0 of the program (in a warp_specialize producer region: the
+    one thread that runs it) adds `bytes` to the transaction count of the
     mbarrier in slot `slot` of `barriers`; the other threads do nothing.
     With `arrive` it also arrives on it (`mbarrier.arrive.expect_tx`: the
     mbarrier's one expected arrival, count 1), else only expects
@@ -244,7 +245,8 @@ def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "thread 0 starts TMA copies of a descriptor block into a slot";
   let description = [{
-    Thread 0 of the program starts copying the block of `desc` at
+    Thread 0 of the program (in a warp_specialize producer region: the
+    one thread that runs it) starts copying the block of `desc` at
     `offsets` (elements, outermost first) into slot `slot` of `buffer`
     (`cp.async.bulk.tensor` to shared::cluster, one copy per box of
     tilegpu::getTmaBox, each box one atom of the slot's
@@ -313,6 +315,73 @@ def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [
     type($buffer)
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_MBarrierArriveOp : TileGPU_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "each warp arrives once on an mbarrier";
+  let description = [{
+    Lane 0 of every warp that runs the op arrives on the mbarrier in slot
+    `slot` of `barriers` (`mbarrier.arrive`, release at CTA scope): the
+    warp says it is done with what the mbarrier guards. An mbarrier that
+    `n` warps release is initialized with count `n`. The warp's lanes must
+    be converged (after a warp-synchronous op such as a warpgroup_dot's
+    wait, every lane's reads are done when lane 0 arrives).
+
+    ```mlir
+    tilegpu.mbarrier_arrive %empty[%s] : !tilegpu.smem<4x1x1xi64, #plain>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$barriers, I32:$slot);
+  let assemblyFormat = "$barriers `[` $slot `]` attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [
+    RecursiveMemoryEffects, SingleBlock, NoTerminator]> {
+  let summary = "a producer warpgroup and the consumer warps of a program";
+  let description = [{
+    Splits the program's threads in two. The consumers are the kernel's
+    `tile.num_warps` warps (threads 0 .. 32 * num_warps - 1): they run the
+    `consumer` region, and every tile in it keeps the layout it was
+    assigned for those warps. One more warpgroup (4 warps) is launched
+    after them: its first thread runs the `producer` region, which holds
+    only scalar code and the producer's TMA and mbarrier ops; the other
+    three producer warps do nothing. Each side first moves its register
+    budget with `setmaxnreg` (`producer_registers` for the producer
+    warpgroup, `consumer_registers` for the consumers): the producer needs
+    few, the consumers' accumulators many.
+
+    The regions see the values of the program defined before the op. A
+    barrier in the consumer region synchronizes the consumers alone (the
+    named barrier 1 over their threads), never the producer. The two sides
+    communicate only through mbarriers in shared memory.
+
+    ```mlir
+    tilegpu.warp_specialize producer {
+      scf.for %k = %c0 to %K step %c64 { ... tilegpu.tma_load ... }
+    } consumer {
+      %acc = scf.for ... { tilegpu.mbarrier_wait ...; tilegpu.warpgroup_dot ... }
+      tile.store %ptrs, %acc ...
+    } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+    ```
+  }];
+  let arguments = (ins I32Attr:$producer_registers,
+                   I32Attr:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = [{
+    `producer` $producer `consumer` $consumer attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The warps the producer side adds to a program.
+    static constexpr int kProducerWarps = 4;
+    /// The name of the kernel attribute that counts the producer warps
+    /// (so that the launch and the metadata count them too).
+    static llvm::StringRef getProducerWarpsAttrName() {
+      return "tilegpu.producer_warps";
+    }
+  }];
 }
 
 #endif // TILEGPU_OPS_TD
