@@ -585,18 +585,17 @@ Status applyFamilyOverrides(std::vector<SpaceFamily> &families,
                       [](const SpaceDim &d) { return !d.values.empty(); }))
         kept.push_back(std::move(f));
     }
-    if (kept.empty())
+    if (kept.empty()) {
+      std::string values, names;
+      for (int64_t v : o.values)
+        values += (values.empty() ? "" : ", ") + std::to_string(v);
+      for (const SpaceFamily &f : families)
+        if (names.find(f.name) == std::string::npos)
+          names += (names.empty() ? "" : ", ") + f.name;
       return Status::error("--space " + o.name + ": no family of the GEMM "
-                           "space has these values (" +
-                           describe(ParamValues{{o.name, o.values[0]}}) +
-                           "...; families: " +
-                           [&] {
-                             std::string n;
-                             for (const SpaceFamily &f : families)
-                               n += (n.empty() ? "" : ", ") + f.name;
-                             return n;
-                           }() +
-                           ")");
+                           "space for this target has " + o.name + " in {" +
+                           values + "} (families: " + names + ")");
+    }
     families = std::move(kept);
   }
   return Status();
