@@ -33,6 +33,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -327,6 +328,7 @@ Expected<Manifest> compileAll(
   std::mutex mutex;
   int done = 0;
   const int n = static_cast<int>(m.candidates.size());
+  std::vector<std::string> ptxHash(n);
   parallelFor(n, options.jobs, [&](int i) {
     Candidate &c = m.candidates[i];
     auto start = std::chrono::steady_clock::now();
@@ -337,7 +339,10 @@ Expected<Manifest> compileAll(
       c.pruned = true;
       c.reason = reason;
     } else {
-      finish(c, compileOne(c), outDir, ptxas, *target,
+      Compiled compiled = compileOne(c);
+      if (compiled.error.empty())
+        ptxHash[i] = runtime::hash128Hex(compiled.ptx);
+      finish(c, compiled, outDir, ptxas, *target,
              "c" + std::to_string(c.id));
       if (!c.pruned && splitKOf(c) > 1)
         c.reduce = reduce;
@@ -350,6 +355,29 @@ Expected<Manifest> compileAll(
     if (options.progress)
       options.progress(progressLine(done, n, c));
   });
+  // Two parameter sets can make one kernel (the TMA ring takes num_stages
+  // + 1 slots only when they fit: 4 and 5 stages of 64x256 are both 5
+  // slots). Measuring both would only cost time: the later one goes.
+  std::map<std::string, int> firstWith;
+  for (int i = 0; i < n; ++i) {
+    Candidate &c = m.candidates[i];
+    if (c.pruned || ptxHash[i].empty())
+      continue;
+    auto [it, fresh] = firstWith.emplace(ptxHash[i], c.id);
+    if (fresh)
+      continue;
+    llvm::sys::fs::remove(outDir + "/" + c.binary);
+    llvm::sys::fs::remove(outDir + "/" + c.metadata);
+    c.pruned = true;
+    c.reason = "compiles to the same PTX as candidate " +
+               std::to_string(it->second);
+    c.binary.clear();
+    c.metadata.clear();
+    c.reduce = {};
+    if (options.progress)
+      options.progress("candidate " + std::to_string(c.id) + ": pruned: " +
+                       c.reason);
+  }
   if (!writeFile(outDir + "/manifest.json", writeManifest(m), error))
     return Status::error(error);
   return m;
