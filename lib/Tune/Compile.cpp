@@ -357,20 +357,22 @@ Expected<Manifest> compileAll(
   });
   // Two parameter sets can make one kernel (the TMA ring takes num_stages
   // + 1 slots only when they fit: 4 and 5 stages of 64x256 are both 5
-  // slots). Measuring both would only cost time: the later one goes.
+  // slots). Measuring both would only cost time: the later one goes. Not
+  // across split factors: SPLIT_K is the grid's, not the code's.
   std::map<std::string, int> firstWith;
   for (int i = 0; i < n; ++i) {
     Candidate &c = m.candidates[i];
     if (c.pruned || ptxHash[i].empty())
       continue;
-    auto [it, fresh] = firstWith.emplace(ptxHash[i], c.id);
+    auto [it, fresh] = firstWith.emplace(
+        ptxHash[i] + " SPLIT_K=" + std::to_string(splitKOf(c)), c.id);
     if (fresh)
       continue;
     llvm::sys::fs::remove(outDir + "/" + c.binary);
     llvm::sys::fs::remove(outDir + "/" + c.metadata);
     c.pruned = true;
     c.reason = "compiles to the same PTX as candidate " +
-               std::to_string(it->second);
+               std::to_string(it->second) + " (and launches the same grid)";
     c.binary.clear();
     c.metadata.clear();
     c.reduce = {};
