@@ -5,6 +5,10 @@
 // (shared memory over the target's limit, shapes the lowering refuses),
 // then ptxas -v (registers, spills). A pruned candidate keeps its reason in
 // the manifest, so the table shows why the space is smaller than asked.
+// The builder GEMM's space is a union of families (cp.async, TMA, split-K);
+// a TMA candidate is also pruned by its ring's shared memory before
+// compiling and by the metadata after (descriptor loads left unstaged), and
+// candidates that compile to the same kernel and grid are measured once.
 //
 //===----------------------------------------------------------------------===//
 

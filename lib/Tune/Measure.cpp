@@ -8,7 +8,11 @@
 // previous launch and look faster than it runs in a model, where other
 // kernels evict them. Before timing, each candidate's C on set 0 is
 // compared with a host reference at sampled elements, so a kernel that is
-// fast because it is wrong does not win.
+// fast because it is wrong does not win. A split-K candidate is a plan of
+// two launches (the slices into an f32 workspace, the reduce into C),
+// checked and timed as one; TMA candidates get tensor descriptors made
+// from the same buffers. What cannot run or cannot pay on a shape is
+// skipped with its reason before anything is allocated.
 //
 //===----------------------------------------------------------------------===//
 
