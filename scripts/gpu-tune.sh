@@ -4,7 +4,9 @@
 #   scripts/gpu-tune.sh CANDIDATES_DIR
 #
 # CANDIDATES_DIR is what `tilec-tune compile --builder matmul -o DIR
-# --arch sm_90a` wrote on the CPU machine (docs/tuning.md). Builds
+# --arch sm_90a` wrote on the CPU machine (docs/tuning.md): the cp.async,
+# TMA and split-K families (a split-K candidate is a plan of two kernels,
+# launched and checked as one). Builds
 # tilec-tune with -DTILEC_RUNTIME_ONLY=ON into $BUILD (default build-gpu),
 # then, with an empty cache in $LOGS/tune-cache:
 #   1. tunes the 15 LLM shapes of peers.py gemm_sweep in one process (every
@@ -13,8 +15,10 @@
 #      and it took at most 120 s;
 #   2. runs again in a second process: PASS when all 15 come from the cache
 #      (0 measurements);
-#   3. tunes two ragged shapes (edges in every dimension) without the cache:
-#      PASS when no candidate is wrong;
+#   3. tunes three ragged shapes (edges in every dimension; the last small
+#      M with a long K, so that split-K plans run) without the cache, 256
+#      elements of C checked per candidate: PASS when no candidate is wrong
+#      and a split-K plan was measured;
 #   4. runs peers.py gemm_sweep (cuBLAS, Triton) unless PEERS=none, and
 #      prints the table (scripts/tune-compare.py): tilec's winner beside
 #      them, the ratio to cuBLAS and the geometric mean.
@@ -95,9 +99,39 @@ check "second process, 0 measurements ($ms ms)" "$out/tune-second.json" 1 ||
   failures=$((failures + 1))
 
 echo "== 3. ragged shapes, every candidate checked"
-"$tune" measure "$cands" --gemm 1000x4000x4000 --gemm 77x1040x208 --no-cache \
-  --check-samples 256 --json "$out/tune-ragged.json" >"$out/tune-ragged.log"
+"$tune" measure "$cands" --gemm 1000x4000x4000 --gemm 77x1040x208 \
+  --gemm 77x1040x2000 --no-cache --check-samples 256 \
+  --json "$out/tune-ragged.json" >"$out/tune-ragged.log"
 check "ragged shapes" "$out/tune-ragged.json" 0 || failures=$((failures + 1))
+python3 - "$out/tune-ragged.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+doc = json.load(open(sys.argv[1]))
+split = [c for s in doc["shapes"] for c in s["candidates"]
+         if c["status"] == "ok" and c["params"].get("SPLIT_K", 1) > 1]
+tma = [c for s in doc["shapes"] for c in s["candidates"]
+       if c["status"] == "ok" and c["params"].get("TMA", 0) == 1]
+ok = bool(split) or not any(
+    c["params"].get("SPLIT_K", 1) > 1 for s in doc["shapes"] for c in s["candidates"])
+print(("PASS" if ok else "FAIL") +
+      f" ragged plans: {len(split)} split-K and {len(tma)} TMA measurements checked correct")
+sys.exit(0 if ok else 1)
+PY
+
+echo "== winners by family (first process)"
+python3 - "$out/tune-first.json" <<'PY'
+import json, sys
+for s in json.load(open(sys.argv[1]))["shapes"]:
+    w = s["winner"]
+    if not w:
+        continue
+    p = w["params"]
+    kind = ("split-K x%d" % p["SPLIT_K"] if p.get("SPLIT_K", 1) > 1 else
+            "TMA" if p.get("TMA", 0) == 1 else "cp.async")
+    skipped = sum(c["status"] == "skipped" for c in s["candidates"])
+    measured = sum(c["status"] == "ok" for c in s["candidates"])
+    print(f'  {s["m"]}x{s["n"]}x{s["k"]}: {kind}, {w["median_ms"]:.4f} ms '
+          f'({measured} measured, {skipped} skipped for the shape)')
+PY
 
 peers=${PEERS:-}
 if [ -z "$peers" ]; then

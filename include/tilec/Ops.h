@@ -291,7 +291,33 @@ struct MatmulConfig {
   /// cuDeviceGetAttribute's MULTIPROCESSOR_COUNT); program p computes
   /// tiles p, p + P, ... of the groupM order, looping inside the kernel.
   bool persistent = false;
+  /// A and B as tensor descriptors (`!tile.tensordesc` blocks of blockM x
+  /// blockK and blockK x blockN, read by descriptorLoad: the TMA on sm_90);
+  /// the parameters stride_am and stride_bk stay (unused: the descriptors
+  /// carry the strides) so that every GEMM variant has one signature.
+  bool descriptors = false;
+  /// Split-K: grid axis 2 splits the K loop into numPrograms(2) slices of
+  /// whole K steps; slice z writes its f32 partial tile to `c + z * M *
+  /// stride_cm` (c is then an f32 workspace, cType must be F32, and
+  /// splitKReduceKernel sums the slices into the output). No epilogue
+  /// arguments and no `persistent` (the epilogue belongs after the sum).
+  bool splitK = false;
 };
+
+/// The second kernel of a split-K plan: out[r, c] = sum over s < splits of
+/// ws[s][r][c] (ws f32, S x M x N contiguous: row stride N), cast to
+/// `cType`, stored with row stride stride_cm. Deterministic (the slices are
+/// summed in order, no atomics). Parameters: ws, c, M, N, stride_cm,
+/// splits. Grid: (M, cdiv(N, blockN)).
+struct SplitKReduceConfig {
+  DType cType = DType::BF16;
+  int blockN = 1024; ///< columns per program (a power of two)
+  int numWarps = 4;
+  int ptrDivisibility = 16;
+  int strideDivisibility = 16;
+};
+Kernel splitKReduceKernel(std::string name, const SplitKReduceConfig &config,
+                          SourceLoc loc = SourceLoc::current());
 
 /// A matmul tile: C's rows and columns per program, the K step.
 struct MatmulTile {

@@ -381,12 +381,26 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
                std::string("aType and bType differ (") +
                    std::string(dtypeName(config.aType)) + " and " +
                    std::string(dtypeName(config.bType)) + ")");
+  if (config.splitK) {
+    if (config.cType != DType::F32)
+      buildError("matmulKernel",
+                 std::string("splitK writes f32 partial sums: cType must be "
+                             "f32 (splitKReduceKernel casts), got ") +
+                     std::string(dtypeName(config.cType)));
+    if (!epilogueArgs.empty() || config.persistent)
+      buildError("matmulKernel", "splitK takes no epilogue arguments and no "
+                                 "persistent programs: the epilogue belongs "
+                                 "after the slices are summed");
+  }
   auto impl = newBlock(std::move(name), config.numWarps, "matmulKernel");
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
-  Value a = k.pointer("a", config.aType, pd);
-  Value bp = k.pointer("b", config.bType, pd);
+  const int bm = config.blockM, bn = config.blockN, bk = config.blockK;
+  Value a = config.descriptors ? k.tensorDesc("a", config.aType, {bm, bk})
+                               : k.pointer("a", config.aType, pd);
+  Value bp = config.descriptors ? k.tensorDesc("b", config.bType, {bk, bn})
+                                : k.pointer("b", config.bType, pd);
   Value c = k.pointer("c", config.cType, pd);
   declareParams(b, epilogueArgs, pd);
   Value M = k.scalar("M", DType::I32), N = k.scalar("N", DType::I32),
@@ -398,7 +412,17 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   addImplicit(b, "N", N);
   addImplicit(b, "K", K);
 
-  const int bm = config.blockM, bn = config.blockN, bk = config.blockK;
+  // Split-K: program z of grid axis 2 takes K steps [z * per, (z + 1) *
+  // per) of the cdiv(K, bk) steps, per = cdiv(steps, splits): whole steps,
+  // so only the last slice meets K's edge (masked or zero-filled as
+  // without split-K); a slice past K runs no step and writes zeros.
+  Value kBegin, kEnd;
+  if (config.splitK) {
+    Value steps = cdiv(K, bk);
+    Value per = cdiv(steps, k.numPrograms(2)) * bk;
+    kBegin = minimum(k.programId(2) * per, K);
+    kEnd = minimum(kBegin + per, K);
+  }
   // One output tile (pidM, pidN): the K loop, the epilogue, the store.
   auto tile = [&](Value pidM, Value pidN) {
     Value rm = pidM * bm + k.range(bm), rn = pidN * bn + k.range(bn);
@@ -414,24 +438,51 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
 
     // The K loop of examples/matmul.tile: pointers step along K; the last
     // step masks k >= K with zeros, which add nothing to the dot.
-    Value a0 = a + rm2 * strideAm + rkA;
-    Value b0 = bp + rkB * strideBk + rn2;
     DType accType = config.aType == DType::I8 ? DType::I32 : DType::F32;
-    std::vector<Value> loop =
-        k.forLoop(0, K, bk, {k.zeros({bm, bn}, accType), a0, b0},
-                  [&](Value kk, std::vector<Value> carried) {
-                    Value left = K - kk;
-                    Value at = k.load(carried[1], rowMask & (rkA < left), 0);
-                    Value bt = k.load(carried[2], (rkB < left) & colMask, 0);
-                    Value acc = k.dot(at, bt, carried[0], config.precision);
-                    return std::vector<Value>{acc, carried[1] + bk,
-                                              carried[2] + strideBk * bk};
-                  });
+    Operand lo = config.splitK ? Operand(kBegin) : Operand(0);
+    Operand hi = config.splitK ? Operand(kEnd) : Operand(K);
+    std::vector<Value> loop;
+    if (config.descriptors) {
+      // The TMA reads zeros past the tensors' edges: no masks. The offsets
+      // come from the induction variable alone, as tile-lower-descriptors
+      // needs to stage both blocks in its ring.
+      Value m0 = pidM * bm, n0 = pidN * bn;
+      loop = k.forLoop(lo, hi, bk, {k.zeros({bm, bn}, accType)},
+                       [&](Value kk, std::vector<Value> carried) {
+                         Value at = k.descriptorLoad(a, {m0, kk});
+                         Value bt = k.descriptorLoad(bp, {kk, n0});
+                         return std::vector<Value>{k.dot(
+                             at, bt, carried[0], config.precision)};
+                       });
+    } else {
+      Value a0 = a + rm2 * strideAm + rkA;
+      Value b0 = bp + rkB * strideBk + rn2;
+      if (config.splitK) {
+        a0 = a0 + kBegin;
+        b0 = b0 + kBegin * strideBk;
+      }
+      loop = k.forLoop(lo, hi, bk, {k.zeros({bm, bn}, accType), a0, b0},
+                       [&](Value kk, std::vector<Value> carried) {
+                         Value left = K - kk;
+                         Value at =
+                             k.load(carried[1], rowMask & (rkA < left), 0);
+                         Value bt =
+                             k.load(carried[2], (rkB < left) & colMask, 0);
+                         Value acc =
+                             k.dot(at, bt, carried[0], config.precision);
+                         return std::vector<Value>{acc, carried[1] + bk,
+                                                   carried[2] + strideBk * bk};
+                       });
+    }
     Value acc =
         loop[0].maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
 
     Value tileMask = rowMask & colMask;
     Value cRowStarts = rm2 * strideCm;
+    Value cBase = c;
+    if (config.splitK) // slice z's partial tiles, M rows further each
+      cBase = c + k.programId(2).to(DType::I64) * M.to(DType::I64) *
+                      strideCm.to(DType::I64);
     for (Entry &e : b.entries) {
       if (e.arg.kind == Arg::Kind::Input)
         e.tile = k.load(e.param + cRowStarts + rn2, tileMask)
@@ -452,7 +503,7 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
     runBody(block, b, [&](Block &blk) { out = epilogue(acc, blk); });
     if (out.isNull())
       buildError("matmulKernel", "the epilogue returned a null Value");
-    k.store(c + cRowStarts + rn2, out, tileMask);
+    k.store(cBase + cRowStarts + rn2, out, tileMask);
   };
   // Tile t of the npm x npn tiles of C, in launch order (t = x + y * npm)
   // or remapped to groups of groupM tile rows swept column by column, so
@@ -482,6 +533,33 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   } else {
     tile(k.programId(0), k.programId(1));
   }
+  return k;
+}
+
+Kernel splitKReduceKernel(std::string name, const SplitKReduceConfig &config,
+                          SourceLoc loc) {
+  CallSite site("splitKReduceKernel", loc);
+  checkPositive(config.blockN, "splitKReduceKernel", "blockN");
+  Kernel k(std::move(name), {config.numWarps});
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  Value ws = k.pointer("ws", DType::F32, pd);
+  Value c = k.pointer("c", config.cType, pd);
+  Value M = k.scalar("M", DType::I32), N = k.scalar("N", DType::I32, sd);
+  Value strideCm = k.scalar("stride_cm", DType::I32, sd);
+  Value splits = k.scalar("splits", DType::I32);
+  // Program (row, column block): contiguous loads from each slice and one
+  // contiguous store, so both vectorize.
+  Value row = k.programId(0);
+  Value cols = k.programId(1) * config.blockN + k.range(config.blockN);
+  Value mask = (cols < N) & (row < M);
+  Value rowStart = row.to(DType::I64) * N.to(DType::I64);
+  Value slice = M.to(DType::I64) * N.to(DType::I64);
+  Value sum = k.forLoop(0, splits, 1, k.zeros({config.blockN}, DType::F32),
+                        [&](Value s, Value acc) {
+                          Value at = ws + s.to(DType::I64) * slice + rowStart;
+                          return acc + k.load(at + cols, mask, 0);
+                        });
+  k.store(c + row.to(DType::I64) * strideCm.to(DType::I64) + cols, sum, mask);
   return k;
 }
 

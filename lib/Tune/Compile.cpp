@@ -5,6 +5,10 @@
 // (shared memory over the target's limit, shapes the lowering refuses),
 // then ptxas -v (registers, spills). A pruned candidate keeps its reason in
 // the manifest, so the table shows why the space is smaller than asked.
+// The builder GEMM's space is a union of families (cp.async, TMA, split-K);
+// a TMA candidate is also pruned by its ring's shared memory before
+// compiling and by the metadata after (descriptor loads left unstaged), and
+// candidates that compile to the same kernel and grid are measured once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +37,9 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -88,8 +94,8 @@ struct Compiled {
 /// Runs ptxas -v on `ptx`; fills the candidate's binary, registers and
 /// spills, or prunes it.
 void assemble(Candidate &c, const Compiled &compiled, const std::string &dir,
-              const std::string &ptxas, const Target &target, int threads) {
-  std::string base = "c" + std::to_string(c.id);
+              const std::string &ptxas, const Target &target, int threads,
+              const std::string &base) {
   std::string ptxPath = dir + "/" + base + ".ptx";
   std::string error;
   if (!writeFile(ptxPath, compiled.ptx, error)) {
@@ -125,8 +131,11 @@ void assemble(Candidate &c, const Compiled &compiled, const std::string &dir,
   }
   // "ptxas info    : Used 168 registers, used 1 barriers, ..." and
   // "    0 bytes stack frame, 24 bytes spill stores, 24 bytes spill loads".
+  // Other lines mention registers too ("(C7514) ... accumulator registers
+  // of a wgmma"): the count is the one after "Used ".
   auto numberBefore = [&](llvm::StringRef word) -> int64_t {
-    size_t at = output.find(word.str());
+    size_t from = word == " registers" ? output.find("Used ") : 0;
+    size_t at = output.find(word.str(), from == std::string::npos ? 0 : from);
     if (at == std::string::npos)
       return -1;
     llvm::StringRef head = llvm::StringRef(output).take_front(at).rtrim();
@@ -163,7 +172,8 @@ void assemble(Candidate &c, const Compiled &compiled, const std::string &dir,
 /// Writes a compiled candidate's files; prunes by the metadata's shared
 /// memory and ptxas.
 void finish(Candidate &c, const Compiled &compiled, const std::string &dir,
-            const std::string &ptxas, const Target &target) {
+            const std::string &ptxas, const Target &target,
+            const std::string &base) {
   if (!compiled.error.empty()) {
     c.pruned = true;
     c.reason = compiled.error;
@@ -186,11 +196,11 @@ void finish(Candidate &c, const Compiled &compiled, const std::string &dir,
                target.getChip().str();
     return;
   }
-  assemble(c, compiled, dir, ptxas, target, threads);
+  assemble(c, compiled, dir, ptxas, target, threads, base);
   if (c.pruned)
     return;
   std::string error;
-  c.metadata = "c" + std::to_string(c.id) + ".json";
+  c.metadata = base + ".json";
   if (!writeFile(dir + "/" + c.metadata, compiled.metadataJson, error)) {
     c.pruned = true;
     c.reason = error;
@@ -281,10 +291,19 @@ std::string choosePtxas(const CompileOptions &options) {
 
 /// Compiles the candidates with `compileOne` in parallel and writes the
 /// folder.
+/// The split-K plans' second kernel, compiled once for the folder.
+struct ReducePlan {
+  std::function<Compiled()> compile; ///< null: no split-K candidates
+  int64_t blockN = 0;
+  std::string kernel;
+};
+
 Expected<Manifest> compileAll(
     Manifest m, const std::string &outDir, const CompileOptions &options,
     const std::function<Compiled(const Candidate &)> &compileOne,
-    const std::function<std::string(const Candidate &)> &prePrune) {
+    const std::function<std::string(const Candidate &, const Target &)>
+        &prePrune,
+    const ReducePlan &reducePlan = {}) {
   std::string error;
   if (!support::createFolders(outDir, error))
     return Status::error(error);
@@ -295,25 +314,42 @@ Expected<Manifest> compileAll(
   if (!options.ptxasPath.empty() && options.ptxasPath != "off" &&
       ptxas.empty())
     return Status::error("ptxas not found at '" + options.ptxasPath + "'");
-  int id = 0;
-  for (ParamValues &p : enumerate(m.space)) {
-    Candidate c;
-    c.id = id++;
-    c.params = std::move(p);
-    m.candidates.push_back(std::move(c));
+  // The reduce kernel first: if it cannot be built, no split-K plan can
+  // run, and each says why.
+  std::string reduceError;
+  ReduceStep reduce;
+  bool anySplit = false;
+  for (const Candidate &c : m.candidates)
+    anySplit |= splitKOf(c) > 1;
+  if (anySplit && reducePlan.compile) {
+    Candidate r;
+    finish(r, reducePlan.compile(), outDir, ptxas, *target, "reduce");
+    if (r.pruned)
+      reduceError = "the split-K reduce kernel: " + r.reason;
+    else
+      reduce = {reducePlan.kernel, r.binary, r.metadata, reducePlan.blockN};
   }
   std::mutex mutex;
   int done = 0;
   const int n = static_cast<int>(m.candidates.size());
+  std::vector<std::string> ptxHash(n);
   parallelFor(n, options.jobs, [&](int i) {
     Candidate &c = m.candidates[i];
     auto start = std::chrono::steady_clock::now();
-    std::string reason = prePrune ? prePrune(c) : "";
+    std::string reason = prePrune ? prePrune(c, *target) : "";
+    if (reason.empty() && splitKOf(c) > 1)
+      reason = reduceError;
     if (!reason.empty()) {
       c.pruned = true;
       c.reason = reason;
     } else {
-      finish(c, compileOne(c), outDir, ptxas, *target);
+      Compiled compiled = compileOne(c);
+      if (compiled.error.empty())
+        ptxHash[i] = runtime::hash128Hex(compiled.ptx);
+      finish(c, compiled, outDir, ptxas, *target,
+             "c" + std::to_string(c.id));
+      if (!c.pruned && splitKOf(c) > 1)
+        c.reduce = reduce;
     }
     c.compileMs = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
@@ -323,6 +359,31 @@ Expected<Manifest> compileAll(
     if (options.progress)
       options.progress(progressLine(done, n, c));
   });
+  // Two parameter sets can make one kernel (the TMA ring takes num_stages
+  // + 1 slots only when they fit: 4 and 5 stages of 64x256 are both 5
+  // slots). Measuring both would only cost time: the later one goes. Not
+  // across split factors: SPLIT_K is the grid's, not the code's.
+  std::map<std::string, int> firstWith;
+  for (int i = 0; i < n; ++i) {
+    Candidate &c = m.candidates[i];
+    if (c.pruned || ptxHash[i].empty())
+      continue;
+    auto [it, fresh] = firstWith.emplace(
+        ptxHash[i] + " SPLIT_K=" + std::to_string(splitKOf(c)), c.id);
+    if (fresh)
+      continue;
+    llvm::sys::fs::remove(outDir + "/" + c.binary);
+    llvm::sys::fs::remove(outDir + "/" + c.metadata);
+    c.pruned = true;
+    c.reason = "compiles to the same PTX as candidate " +
+               std::to_string(it->second) + " (and launches the same grid)";
+    c.binary.clear();
+    c.metadata.clear();
+    c.reduce = {};
+    if (options.progress)
+      options.progress("candidate " + std::to_string(c.id) + ": pruned: " +
+                       c.reason);
+  }
   if (!writeFile(outDir + "/manifest.json", writeManifest(m), error))
     return Status::error(error);
   return m;
@@ -352,12 +413,6 @@ Expected<SpaceDim> tune::parseSpaceDim(const std::string &text) {
   if (d.values.empty())
     return Status::error("--space " + d.name + ": no values");
   return d;
-}
-
-std::vector<SpaceDim> tune::defaultGemmSpace() {
-  return {{"BLOCK_M", {64, 128}},   {"BLOCK_N", {64, 128, 256}},
-          {"BLOCK_K", {32, 64}},    {"num_warps", {4, 8}},
-          {"num_stages", {3, 4}},   {"GROUP_M", {8}}};
 }
 
 Expected<Manifest> tune::compileTextCandidates(const std::string &path,
@@ -419,6 +474,13 @@ Expected<Manifest> tune::compileTextCandidates(const std::string &path,
     if (Status s = applyOverrides(m.space, rest, false); !s.ok())
       return s;
   }
+  int id = 0;
+  for (ParamValues &p : enumerate(m.space)) {
+    Candidate c;
+    c.id = id++;
+    c.params = std::move(p);
+    m.candidates.push_back(std::move(c));
+  }
   return compileAll(
       m, outDir, options,
       [&](const Candidate &c) {
@@ -474,6 +536,10 @@ ops::MatmulConfig gemmConfig(const ParamValues &p) {
   cfg.blockK = static_cast<int>(valueOf(p, "BLOCK_K"));
   cfg.numWarps = static_cast<int>(valueOf(p, "num_warps"));
   cfg.groupM = static_cast<int>(valueOf(p, "GROUP_M"));
+  cfg.descriptors = valueOf(p, "TMA") == 1;
+  cfg.splitK = valueOf(p, "SPLIT_K") > 1;
+  if (cfg.splitK) // the partial sums; the reduce kernel casts to bf16
+    cfg.cType = DType::F32;
   return cfg;
 }
 
@@ -482,7 +548,194 @@ Kernel buildGemm(const ops::MatmulConfig &cfg) {
                            [](Value acc, ops::Block &) { return acc; });
 }
 
+constexpr const char *kReduceKernel = "matmul_splitk_reduce";
+constexpr int kReduceBlockN = 1024;
+
+Kernel buildReduce() {
+  ops::SplitKReduceConfig rc;
+  rc.cType = DType::BF16;
+  rc.blockN = kReduceBlockN;
+  return ops::splitKReduceKernel(kReduceKernel, rc);
+}
+
+/// Dimensions whose --space values select families rather than replace
+/// values: a TMA or split-K candidate is another kernel, not another tile.
+bool selectsFamilies(const std::string &name) {
+  return name == "TMA" || name == "SPLIT_K";
+}
+
+/// The union of the families' dimensions (names in first-seen order).
+std::vector<SpaceDim> unionSpace(const std::vector<SpaceFamily> &families) {
+  std::vector<SpaceDim> out;
+  for (const SpaceFamily &f : families)
+    for (const SpaceDim &d : f.dims) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const SpaceDim &o) { return o.name == d.name; });
+      if (it == out.end()) {
+        out.push_back(d);
+        continue;
+      }
+      for (int64_t v : d.values)
+        if (std::find(it->values.begin(), it->values.end(), v) ==
+            it->values.end())
+          it->values.push_back(v);
+    }
+  return out;
+}
+
+/// Applies --space to the families: TMA and SPLIT_K keep the families (and
+/// split factors) listed, any other dimension's values are replaced in
+/// every family.
+Status applyFamilyOverrides(std::vector<SpaceFamily> &families,
+                            const std::vector<SpaceDim> &overrides) {
+  for (const SpaceDim &o : overrides) {
+    if (!selectsFamilies(o.name)) {
+      bool found = false;
+      for (SpaceFamily &f : families) {
+        std::vector<SpaceDim> dims = f.dims;
+        if (std::none_of(dims.begin(), dims.end(),
+                         [&](const SpaceDim &d) { return d.name == o.name; }))
+          continue;
+        if (Status s = applyOverrides(dims, {o}, false); !s.ok())
+          return s;
+        f.dims = dims;
+        found = true;
+      }
+      if (!found) {
+        std::vector<SpaceDim> all = unionSpace(families);
+        return applyOverrides(all, {o}, false); // the error naming the dims
+      }
+      continue;
+    }
+    std::vector<SpaceFamily> kept;
+    for (SpaceFamily f : families) {
+      for (SpaceDim &d : f.dims)
+        if (d.name == o.name)
+          std::erase_if(d.values, [&](int64_t v) {
+            return std::find(o.values.begin(), o.values.end(), v) ==
+                   o.values.end();
+          });
+      if (std::all_of(f.dims.begin(), f.dims.end(),
+                      [](const SpaceDim &d) { return !d.values.empty(); }))
+        kept.push_back(std::move(f));
+    }
+    if (kept.empty()) {
+      std::string values, names;
+      for (int64_t v : o.values)
+        values += (values.empty() ? "" : ", ") + std::to_string(v);
+      for (const SpaceFamily &f : families)
+        if (names.find(f.name) == std::string::npos)
+          names += (names.empty() ? "" : ", ") + f.name;
+      return Status::error("--space " + o.name + ": no family of the GEMM "
+                           "space for this target has " + o.name + " in {" +
+                           values + "} (families: " + names + ")");
+    }
+    families = std::move(kept);
+  }
+  return Status();
+}
+
+/// Why the builder GEMM candidate `c` cannot work on `target`, or "".
+std::string pruneGemm(const Candidate &c, const Target &target) {
+  // The f32 accumulator is spread over the program's threads; past the
+  // 255 registers a thread has it can only spill.
+  int64_t m = valueOf(c.params, "BLOCK_M"), n = valueOf(c.params, "BLOCK_N");
+  int64_t k = valueOf(c.params, "BLOCK_K");
+  int64_t threads = 32 * valueOf(c.params, "num_warps");
+  int64_t perThread = m * n / threads;
+  if (perThread > 255 - 16)
+    return "the " + std::to_string(m) + " x " + std::to_string(n) +
+           " f32 accumulator alone takes " + std::to_string(perThread) +
+           " registers per thread (" + std::to_string(threads) +
+           " threads), more than the 239 a thread can give it (255 less 16 "
+           "for addresses and indices)";
+  if (usesTma(c)) {
+    if (!target.hasTma())
+      return target.getChip().str() + " has no TMA (tensor descriptors need "
+                                      "sm_90 or later)";
+    // tile-lower-descriptors stages A and B in a ring of num_stages + 1
+    // slots when that fits, else num_stages; less than num_stages cannot
+    // hold the pipeline.
+    int64_t stages = valueOf(c.params, "num_stages");
+    int64_t slot = (m * k + k * n) * 2; // bf16
+    int64_t limit = target.maxSharedMemoryPerBlock();
+    if (stages * slot > limit)
+      return "the TMA ring of " + std::to_string(stages) + " slots of " +
+             std::to_string(slot) + " bytes (A " + std::to_string(m) + "x" +
+             std::to_string(k) + " + B " + std::to_string(k) + "x" +
+             std::to_string(n) + " bf16) takes " +
+             std::to_string(stages * slot) + " bytes of shared memory, over "
+             "the " + std::to_string(limit) + " of " + target.getChip().str();
+  }
+  return "";
+}
+
+/// A TMA candidate whose descriptor loads did not become the ring of
+/// tile-lower-descriptors (its shared memory holds fewer than num_stages
+/// slots) would copy one block at a time with no overlap: not worth
+/// measuring. Ask the metadata rather than guess the lowering's rules.
+std::string checkTmaRing(const Candidate &c, const std::string &metadata) {
+  int64_t m = valueOf(c.params, "BLOCK_M"), n = valueOf(c.params, "BLOCK_N");
+  int64_t k = valueOf(c.params, "BLOCK_K");
+  int64_t stages = valueOf(c.params, "num_stages");
+  int64_t ring = stages * (m * k + k * n) * 2;
+  Expected<json::Value> meta = json::parse(metadata);
+  int64_t shared = 0;
+  if (meta.ok() && (*meta)["kernels"].is_array() &&
+      !(*meta)["kernels"].empty())
+    shared = json::asInt64((*meta)["kernels"][0]["shared_bytes"]).value_or(0);
+  if (shared >= ring)
+    return "";
+  return "the descriptor loads are not staged in a TMA ring (" +
+         std::to_string(shared) + " bytes of shared memory, a ring of " +
+         std::to_string(stages) + " stages needs " + std::to_string(ring) +
+         "): tile-lower-descriptors does not pipeline " + std::to_string(m) +
+         "x" + std::to_string(n) + " at " +
+         std::to_string(valueOf(c.params, "num_warps")) + " warps";
+}
+
 } // namespace
+
+std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
+  auto family = [](std::string name, std::vector<int64_t> bm,
+                   std::vector<int64_t> bn, std::vector<int64_t> bk,
+                   std::vector<int64_t> warps, std::vector<int64_t> stages,
+                   int64_t tma, std::vector<int64_t> splits) {
+    return SpaceFamily{std::move(name),
+                       {{"BLOCK_M", std::move(bm)},
+                        {"BLOCK_N", std::move(bn)},
+                        {"BLOCK_K", std::move(bk)},
+                        {"num_warps", std::move(warps)},
+                        {"num_stages", std::move(stages)},
+                        {"GROUP_M", {8}},
+                        {"TMA", {tma}},
+                        {"SPLIT_K", std::move(splits)}}};
+  };
+  std::vector<SpaceFamily> f = {
+      family("cp.async", {64, 128}, {64, 128, 256}, {32, 64}, {4, 8}, {3, 4},
+             0, {1})};
+  llvm::Expected<Target> t = Target::get(arch);
+  bool wgmma = t && t->hasWgmma();
+  if (!t)
+    llvm::consumeError(t.takeError());
+  if (wgmma) {
+    // The descriptor tiles that feed wgmma from the TMA ring: one or two
+    // warpgroups of m64nN; 128x256 and 256x128 need both (8 warps).
+    f.push_back(family("tma", {128}, {128}, {64}, {4, 8}, {3, 4, 5}, 1, {1}));
+    f.push_back(family("tma", {64}, {256}, {64}, {4, 8}, {3, 4, 5}, 1, {1}));
+    f.push_back(family("tma", {128}, {256}, {64}, {8}, {3, 4, 5}, 1, {1}));
+    f.push_back(family("tma", {256}, {128}, {64}, {8}, {3, 4, 5}, 1, {1}));
+  }
+  // Split-K for small M, large K: small tiles, so that tiles x slices fill
+  // the SMs; through the TMA where there is wgmma.
+  f.push_back(family("splitk", {64, 128}, {64, 128}, {64}, {4}, {4},
+                     wgmma ? 1 : 0, {2, 4, 8, 16}));
+  return f;
+}
+
+std::vector<SpaceDim> tune::defaultGemmSpace() {
+  return unionSpace(defaultGemmFamilies("sm_90a"));
+}
 
 Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
                                                const CompileOptions &options) {
@@ -492,53 +745,71 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
   m.compiler = compilerIdentity();
   m.target = options.arch;
   m.problem = "gemm";
-  m.space = defaultGemmSpace();
-  if (Status s = applyOverrides(m.space, options.overrides, false); !s.ok())
+  m.families = defaultGemmFamilies(options.arch);
+  if (Status s = applyFamilyOverrides(m.families, options.overrides); !s.ok())
     return s;
-  // The generator's IR at its default configuration stands for the
-  // kernel: a change to matmulKernel changes it.
+  m.space = unionSpace(m.families);
+  // The generator's IR at its default configuration, in each of its forms,
+  // stands for the kernel: a change to matmulKernel or the reduce kernel
+  // changes it.
   try {
+    ParamValues base = {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"BLOCK_K", 32},
+                        {"num_warps", 8}, {"GROUP_M", 8}};
+    ParamValues tma = base, split = base;
+    tma.emplace_back("TMA", 1);
+    split.emplace_back("TMA", 1);
+    split.emplace_back("SPLIT_K", 4);
     m.kernelHash = runtime::hash128Hex(
-        "builder:matmul\n" + buildGemm(gemmConfig({{"BLOCK_M", 128},
-                                                   {"BLOCK_N", 128},
-                                                   {"BLOCK_K", 32},
-                                                   {"num_warps", 8},
-                                                   {"GROUP_M", 8}}))
-                                 .str());
+        "builder:matmul\n" + buildGemm(gemmConfig(base)).str() +
+        buildGemm(gemmConfig(tma)).str() + buildGemm(gemmConfig(split)).str() +
+        buildReduce().str());
   } catch (const BuildError &e) {
     return Status::error(std::string("the GEMM generator failed: ") +
                          e.what());
   }
+  int id = 0;
+  std::set<ParamValues> seen; // --space can make two families alike
+  for (const SpaceFamily &f : m.families)
+    for (ParamValues &p : enumerate(f.dims)) {
+      if (!seen.insert(p).second)
+        continue;
+      Candidate c;
+      c.id = id++;
+      c.family = f.name;
+      c.params = std::move(p);
+      m.candidates.push_back(std::move(c));
+    }
+  auto compileKernel = [&](const std::function<Kernel()> &build,
+                           int numStages) {
+    Compiled out;
+    try {
+      Kernel k = build();
+      PipelineOptions po;
+      po.arch = options.arch;
+      po.emit = EmitLevel::PTX;
+      if (numStages > 0)
+        po.numStages = numStages;
+      CompileResult r = k.compile(po);
+      out.ptx = r.ptx;
+      out.metadataJson = runtime::writeMetadata(r.metadata);
+    } catch (const BuildError &e) {
+      out.error = e.message();
+    }
+    return out;
+  };
+  ReducePlan reduce;
+  reduce.kernel = kReduceKernel;
+  reduce.blockN = kReduceBlockN;
+  reduce.compile = [&] { return compileKernel(buildReduce, 0); };
   return compileAll(
       m, outDir, options,
       [&](const Candidate &c) {
-        Compiled out;
-        try {
-          Kernel k = buildGemm(gemmConfig(c.params));
-          PipelineOptions po;
-          po.arch = options.arch;
-          po.emit = EmitLevel::PTX;
-          po.numStages = static_cast<int>(valueOf(c.params, "num_stages"));
-          CompileResult r = k.compile(po);
-          out.ptx = r.ptx;
-          out.metadataJson = runtime::writeMetadata(r.metadata);
-        } catch (const BuildError &e) {
-          out.error = e.message();
-        }
+        int stages = static_cast<int>(valueOf(c.params, "num_stages"));
+        Compiled out = compileKernel(
+            [&] { return buildGemm(gemmConfig(c.params)); }, stages);
+        if (out.error.empty() && usesTma(c))
+          out.error = checkTmaRing(c, out.metadataJson);
         return out;
       },
-      [](const Candidate &c) -> std::string {
-        // The f32 accumulator is spread over the program's threads; past
-        // the 255 registers a thread has it can only spill.
-        int64_t m = valueOf(c.params, "BLOCK_M"), n = valueOf(c.params, "BLOCK_N");
-        int64_t threads = 32 * valueOf(c.params, "num_warps");
-        int64_t perThread = m * n / threads;
-        if (perThread > 255 - 16)
-          return "the " + std::to_string(m) + " x " + std::to_string(n) +
-                 " f32 accumulator alone takes " + std::to_string(perThread) +
-                 " registers per thread (" + std::to_string(threads) +
-                 " threads), more than the 239 a thread can give it (255 "
-                 "less 16 for addresses and indices)";
-        return "";
-      });
+      pruneGemm, reduce);
 }

@@ -71,6 +71,9 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
   std::vector<GeneratedFile> files;
   std::set<int> ids;
   std::string ptrTypes[3];
+  bool reduceEmbedded = false;
+  std::string reduceKernel;
+  int64_t reduceBlockN = 0;
   for (const auto &[shape, w] : winners) {
     const Candidate *c = m.find(w.id);
     if (!c || c->pruned)
@@ -94,8 +97,44 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     if (!k || k->params.size() != 9)
       return Status::error(dir + "/" + c->metadata + ": no GEMM kernel '" +
                            m.kernel + "'");
-    for (int i = 0; i < 3; ++i)
+    // The user passes pointers; the table makes the descriptors. C's type
+    // is the reduce's output for a split-K plan.
+    if (splitKOf(*c) == 1)
+      ptrTypes[2] = cppType(k->params[2].type);
+    for (int i = 0; i < 2; ++i)
       ptrTypes[i] = cppType(k->params[i].type);
+    if (splitKOf(*c) > 1 && !reduceEmbedded) {
+      Expected<std::string> rbin = readAll(dir + "/" + c->reduce.binary);
+      if (!rbin.ok())
+        return rbin.status();
+      Expected<std::string> rmeta = readAll(dir + "/" + c->reduce.metadata);
+      if (!rmeta.ok())
+        return rmeta.status();
+      Expected<runtime::ModuleMetadata> rmd = runtime::parseMetadata(*rmeta);
+      if (!rmd.ok())
+        return rmd.status().withContext(dir + "/" + c->reduce.metadata);
+      const runtime::KernelMetadata *rk = rmd->find(c->reduce.kernel);
+      if (!rk || rk->params.size() != 6)
+        return Status::error(dir + "/" + c->reduce.metadata +
+                             ": no split-K reduce kernel '" + c->reduce.kernel +
+                             "'");
+      ptrTypes[2] = cppType(rk->params[1].type);
+      aot::CppKernelsOptions ro;
+      std::string rbase = options.baseName + "_reduce";
+      ro.namespaceName = options.namespaceName + "::reduce";
+      ro.headerInclude = rbase + ".h";
+      ro.origin = "tilec-tune split-K reduce (" + c->reduce.kernel + ")";
+      ro.binaryName = c->reduce.binary;
+      ro.metadataName = c->reduce.metadata;
+      auto rgen = aot::generateCppKernels(*rbin, *rmeta, ro);
+      if (!rgen.ok())
+        return rgen.status();
+      files.push_back({rbase + ".h", rgen->header});
+      files.push_back({rbase + ".cpp", rgen->source});
+      reduceEmbedded = true;
+      reduceKernel = c->reduce.kernel;
+      reduceBlockN = c->reduce.blockN;
+    }
     aot::CppKernelsOptions ko;
     std::string base = options.baseName + "_c" + std::to_string(w.id);
     ko.namespaceName = options.namespaceName + "::c" + std::to_string(w.id);
@@ -115,7 +154,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
   struct Entry {
     int64_t m, n, k, align;
     int id;
-    int64_t blockM, blockN;
+    int64_t blockM, blockN, splitK;
     GemmShape measured;
   };
   std::map<std::string, Entry> table;
@@ -125,7 +164,8 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
                   Entry{pow2AtLeast16(shape.m), pow2AtLeast16(shape.n),
                         pow2AtLeast16(shape.k), alignOf(shape), w.id,
                         valueOf(c->params, "BLOCK_M"),
-                        valueOf(c->params, "BLOCK_N"), w.measuredShape});
+                        valueOf(c->params, "BLOCK_N"), splitKOf(*c),
+                        w.measuredShape});
   }
 
   const std::string ns = options.namespaceName;
@@ -138,10 +178,13 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     guard += std::isalnum(static_cast<unsigned char>(ch))
                  ? char(std::toupper(static_cast<unsigned char>(ch)))
                  : '_';
-  h += "#ifndef " + guard + "\n#define " + guard + "\n\n#include \"tilec/Runtime/Runtime.h\"\n\n#include <cstdint>\n\n";
+  h += "#ifndef " + guard + "\n#define " + guard + "\n\n#include \"tilec/Runtime/Runtime.h\"\n\n#include <cstddef>\n#include <cstdint>\n\n";
   h += "namespace " + ns + " {\n\n";
   h += "/// C = A * B (row-major, row strides in elements) with the kernel "
-       "tuned for\n/// the shape's bucket; grid and kernel chosen here. " +
+       "tuned for\n/// the shape's bucket; grid and kernel chosen here. A "
+       "split-K plan (SPLIT_K > 1)\n/// launches two kernels and needs "
+       "`workspace` of workspaceBytes(...) bytes\n/// (f32, not shared "
+       "between concurrent calls); others ignore it. " +
        std::to_string(table.size()) + " buckets tuned:\n";
   for (const auto &[bucket, e] : table)
     h += "///   " + bucket + ": candidate " + std::to_string(e.id) + " (" +
@@ -149,7 +192,12 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
   h += rt + "Status " + m.kernel + "(CUstream stream, " + ptrTypes[0] +
        " a, " + ptrTypes[1] + " b,\n    " + ptrTypes[2] +
        " c, int32_t M, int32_t N, int32_t K, int32_t stride_am,\n"
-       "    int32_t stride_bk, int32_t stride_cm);\n\n";
+       "    int32_t stride_bk, int32_t stride_cm,\n    " + rt +
+       "DevicePtr<float> workspace = {}, size_t workspace_bytes = 0);\n\n";
+  h += "/// The workspace the plan for this shape needs, in bytes (0: one "
+       "kernel).\nsize_t workspaceBytes(int64_t M, int64_t N, int64_t K, "
+       "int64_t stride_am,\n                      int64_t stride_bk, int64_t "
+       "stride_cm);\n\n";
   h += "/// The candidate the table takes for a shape with these strides, or -1 "
        "if\n/// none can take them.\nint tunedCandidate(int64_t M, int64_t N, "
        "int64_t K, int64_t stride_am,\n                   int64_t stride_bk, "
@@ -161,10 +209,12 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
   s += "#include \"" + options.baseName + ".h\"\n";
   for (int id : ids)
     s += "#include \"" + options.baseName + "_c" + std::to_string(id) + ".h\"\n";
+  if (reduceEmbedded)
+    s += "#include \"" + options.baseName + "_reduce.h\"\n";
   s += "\n#include <cstdlib>\n#include <string>\n\nnamespace " + ns +
        " {\n\nnamespace {\n\n";
   s += "struct Entry {\n  int64_t m, n, k, align;\n  int id;\n  int64_t "
-       "blockM, blockN;\n};\n\n";
+       "blockM, blockN, splitK;\n};\n\n";
   s += "// bucket (M, N, K rounded up to powers of two, at least 16; the\n"
        "// strides' alignment) -> the winner measured there.\n";
   s += "const Entry kTable[] = {\n";
@@ -172,7 +222,8 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     s += "    {" + std::to_string(e.m) + ", " + std::to_string(e.n) + ", " +
          std::to_string(e.k) + ", " + std::to_string(e.align) + ", " +
          std::to_string(e.id) + ", " + std::to_string(e.blockM) + ", " +
-         std::to_string(e.blockN) + "}, // " + bucket + ", measured on " +
+         std::to_string(e.blockN) + ", " + std::to_string(e.splitK) +
+         "}, // " + bucket + ", measured on " +
          std::to_string(e.measured.m) + "x" + std::to_string(e.measured.n) +
          "x" + std::to_string(e.measured.k) + "\n";
   s += "};\n\n";
@@ -205,6 +256,10 @@ const Entry *find(int64_t M, int64_t N, int64_t K, int64_t sa, int64_t sb,
   for (const Entry &e : kTable) {
     if (e.align > align) // its kernel's divisibility hints refuse the strides
       continue;
+    // A split-K plan's workspace has row stride N, which its kernels
+    // compiled for 16-divisible strides need to be.
+    if (e.splitK > 1 && N % 16 != 0)
+      continue;
     // The same bucket first, then the same N, K and alignment with the
     // nearest M, then the nearest in all three.
     int64_t cost = distance(e.m, m) + 1000 * (distance(e.n, n) +
@@ -226,23 +281,65 @@ int tunedCandidate(int64_t M, int64_t N, int64_t K, int64_t stride_am,
   return e ? e->id : -1;
 }
 
+size_t workspaceBytes(int64_t M, int64_t N, int64_t K, int64_t stride_am,
+                      int64_t stride_bk, int64_t stride_cm) {
+  const Entry *e = find(M, N, K, stride_am, stride_bk, stride_cm);
+  return e && e->splitK > 1 ? size_t(e->splitK) * M * N * sizeof(float) : 0;
+}
+
 )";
   s += rt + "Status " + m.kernel + "(CUstream stream, " + ptrTypes[0] +
        " a, " + ptrTypes[1] + " b,\n    " + ptrTypes[2] +
        " c, int32_t M, int32_t N, int32_t K, int32_t stride_am,\n"
-       "    int32_t stride_bk, int32_t stride_cm) {\n";
+       "    int32_t stride_bk, int32_t stride_cm,\n    " + rt +
+       "DevicePtr<float> workspace, size_t workspace_bytes) {\n";
   s += "  const Entry *e = find(M, N, K, stride_am, stride_bk, stride_cm);\n"
        "  if (!e)\n    return " + rt +
        "Status::error(\"" + m.kernel +
        ": no tuned kernel takes strides (\" +\n        std::to_string(stride_am) + \", \" + "
        "std::to_string(stride_bk) + \", \" +\n        std::to_string(stride_cm) + \")\");\n";
-  s += "  const " + rt + "Grid grid(cdiv(M, e->blockM), cdiv(N, e->blockN));\n";
-  s += "  switch (e->id) {\n";
-  for (int id : ids)
-    s += "  case " + std::to_string(id) + ":\n    return c" +
-         std::to_string(id) + "::" + m.kernel +
-         "(stream, grid, a, b, c, M, N, K, stride_am, stride_bk, "
-         "stride_cm);\n";
+  s += "  const " + rt + "Grid grid(cdiv(M, e->blockM), cdiv(N, e->blockN), "
+       "e->splitK);\n";
+  s += "  const size_t need = workspaceBytes(M, N, K, stride_am, stride_bk, "
+       "stride_cm);\n"
+       "  if (need > workspace_bytes || (need && !workspace))\n"
+       "    return " + rt + "Status::error(\"" + m.kernel +
+       ": the tuned plan (candidate \" +\n"
+       "        std::to_string(e->id) + \", SPLIT_K=\" + "
+       "std::to_string(e->splitK) +\n"
+       "        \") needs a workspace of \" + std::to_string(need) + "
+       "\" bytes, got \" +\n"
+       "        std::to_string(workspace_bytes));\n";
+  s += "  " + rt + "Status s;\n  switch (e->id) {\n";
+  for (int id : ids) {
+    const Candidate *c = m.find(id);
+    bool split = splitKOf(*c) > 1;
+    auto operand = [&](int i, const char *name, const char *shape,
+                       const char *stride) {
+      // Descriptor parameters take the tensor the pointer holds.
+      Expected<std::string> meta = readAll(dir + "/" + c->metadata);
+      Expected<runtime::ModuleMetadata> md =
+          meta.ok() ? runtime::parseMetadata(*meta)
+                    : Expected<runtime::ModuleMetadata>(meta.status());
+      const runtime::KernelMetadata *k = md.ok() ? md->find(m.kernel) : nullptr;
+      if (k && k->params[i].kind == runtime::ParamInfo::Kind::TensorDesc)
+        return rt + "tensorDesc(" + name + ", {" + shape + "}, {" + stride +
+               ", 1})";
+      return std::string(name);
+    };
+    s += "  case " + std::to_string(id) + ":\n    s = c" + std::to_string(id) +
+         "::" + m.kernel + "(stream, grid, " + operand(0, "a", "M, K", "stride_am") +
+         ",\n        " + operand(1, "b", "K, N", "stride_bk") + ", " +
+         (split ? "workspace, M, N, K, stride_am, stride_bk, N);\n"
+                : "c, M, N, K, stride_am, stride_bk, stride_cm);\n");
+    if (split)
+      s += "    if (!s.ok())\n      return s;\n    return reduce::" +
+           reduceKernel + "(stream, " + rt + "Grid(M, cdiv(N, " +
+           std::to_string(reduceBlockN) +
+           ")), workspace,\n        c, M, N, stride_cm, int32_t(e->splitK));\n";
+    else
+      s += "    return s;\n";
+  }
   s += "  }\n  return " + rt + "Status::error(\"" + m.kernel +
        ": the table names no embedded kernel\");\n}\n\n";
   s += "} // namespace " + ns + "\n";

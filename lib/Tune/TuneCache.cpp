@@ -51,8 +51,39 @@ std::string tune::gemmBucket(const GemmShape &s) {
          std::to_string(align);
 }
 
+std::string GemmPlan::describe() const {
+  if (kernels.size() <= 1)
+    return "1 kernel";
+  std::string out = "SPLIT_K=" + std::to_string(splitK) + ":";
+  for (size_t i = 0; i < kernels.size(); ++i)
+    out += (i ? ", " : " ") + kernels[i];
+  return out;
+}
+
+GemmPlan tune::planOf(const Manifest &m, const Candidate &c) {
+  GemmPlan p;
+  p.splitK = splitKOf(c);
+  p.tma = usesTma(c);
+  p.kernels = {m.kernel};
+  if (!c.reduce.kernel.empty()) {
+    p.kernels.push_back(c.reduce.kernel);
+    p.reduceBlockN = c.reduce.blockN;
+  }
+  return p;
+}
+
+Winner tune::winnerOf(const Manifest &m, const Candidate &c) {
+  Winner w;
+  w.id = c.id;
+  w.params = c.params;
+  w.plan = planOf(m, c);
+  return w;
+}
+
+// v2: entries carry the plan (split-K); a v1 entry has another key, so it
+// is never read as a v2 one.
 std::string TuneKeyParts::text() const {
-  return "tilec-tune winner v1\nkernel " + kernelHash + "\nspace " +
+  return "tilec-tune winner v2\nkernel " + kernelHash + "\nspace " +
          spaceHash + "\nproblem " + problem + "\nbucket " + bucket +
          "\ndevice " + device + "\ncompiler " + compiler + "\n";
 }
@@ -99,6 +130,35 @@ CacheLookup TuneCache::lookup(const TuneKeyParts &parts,
       !j.contains("shape") || !j["shape"].is_array() ||
       j["shape"].size() != 3)
     return ignore("an entry without the fields of a winner");
+  if (json::asInt64(j.value("version", json::Value(0))).value_or(0) != 2)
+    return ignore("an entry of another format version (this tilec-tune "
+                  "writes 2)");
+  GemmPlan plan;
+  {
+    const json::Value *p = j.contains("plan") ? &j["plan"] : nullptr;
+    bool ok = p && p->is_object() && p->contains("split_k") &&
+              json::asInt64((*p)["split_k"]) &&
+              *json::asInt64((*p)["split_k"]) >= 1 && p->contains("tma") &&
+              p->at("tma").is_boolean() && p->contains("kernels") &&
+              p->at("kernels").is_array() && !p->at("kernels").empty() &&
+              p->contains("reduce_block_n") &&
+              json::asInt64((*p)["reduce_block_n"]);
+    for (size_t i = 0; ok && i < p->at("kernels").size(); ++i)
+      ok = p->at("kernels")[i].is_string();
+    if (!ok)
+      return ignore("an entry without a well-formed plan (split_k, tma, "
+                    "kernels, reduce_block_n)");
+    plan.splitK = *json::asInt64((*p)["split_k"]);
+    plan.tma = p->at("tma").get<bool>();
+    for (const json::Value &k : p->at("kernels"))
+      plan.kernels.push_back(k.get<std::string>());
+    plan.reduceBlockN = *json::asInt64((*p)["reduce_block_n"]);
+    if ((plan.kernels.size() > 1) != (plan.splitK > 1) ||
+        plan.kernels.size() > 2)
+      return ignore("an entry whose plan has " +
+                    std::to_string(plan.kernels.size()) +
+                    " kernels for SPLIT_K=" + std::to_string(plan.splitK));
+  }
   if (j["key"].get<std::string>() != parts.text())
     return ignore("an entry of other key parts (a hash collision or an "
                   "edited file)");
@@ -113,7 +173,13 @@ CacheLookup TuneCache::lookup(const TuneKeyParts &parts,
   if (!c || c->pruned)
     return ignore("an entry naming candidate " + std::to_string(w.id) +
                   ", which the manifest does not have (or pruned)");
+  GemmPlan want = planOf(manifest, *c);
+  if (plan != want)
+    return ignore("an entry whose plan (" + plan.describe() +
+                  ") is not candidate " + std::to_string(w.id) + "'s (" +
+                  want.describe() + ")");
   w.params = c->params;
+  w.plan = plan;
   result.winner = w;
   return result;
 }
@@ -121,7 +187,14 @@ CacheLookup TuneCache::lookup(const TuneKeyParts &parts,
 Status TuneCache::store(const TuneKeyParts &parts, const Winner &w) const {
   json::Value j = json::Value::object();
   j["format"] = "tilec-tune-winner";
+  j["version"] = 2;
   j["key"] = parts.text();
+  json::Value plan = json::Value::object();
+  plan["split_k"] = w.plan.splitK;
+  plan["tma"] = w.plan.tma;
+  plan["kernels"] = w.plan.kernels;
+  plan["reduce_block_n"] = w.plan.reduceBlockN;
+  j["plan"] = plan;
   j["id"] = w.id;
   json::Value params = json::Value::object();
   for (const auto &[n, v] : w.params)

@@ -150,6 +150,9 @@ int measure(const std::string &dir, const std::vector<std::string> &shapes,
       if (c.pruned) {
         o["status"] = "pruned";
         o["reason"] = c.reason;
+      } else if (t && !t->skipped.empty()) {
+        o["status"] = "skipped";
+        o["reason"] = t->skipped;
       } else if (t && t->measured) {
         o["status"] = "ok";
         o["median_ms"] = t->medianMs;
@@ -187,6 +190,11 @@ int measure(const std::string &dir, const std::vector<std::string> &shapes,
       json::Value w = json::Value::object();
       w["id"] = r->winner.id;
       w["params"] = paramsJson(r->winner.params);
+      json::Value plan = json::Value::object();
+      plan["split_k"] = r->winner.plan.splitK;
+      plan["tma"] = r->winner.plan.tma;
+      plan["kernels"] = r->winner.plan.kernels;
+      w["plan"] = plan;
       w["median_ms"] = r->winner.medianMs;
       w["tflops"] = flop / (r->winner.medianMs * 1e-3) / 1e12;
       w["measured_shape"] = {r->winner.measuredShape.m,
@@ -202,9 +210,10 @@ int measure(const std::string &dir, const std::vector<std::string> &shapes,
                     (long long)r->winner.measuredShape.n,
                     (long long)r->winner.measuredShape.k);
       else
-        std::printf("  winner: candidate %d (%s), %.4f ms, %.1f TFLOP/s, "
+        std::printf("  winner: candidate %d (%s; %s), %.4f ms, %.1f TFLOP/s, "
                     "%d measured%s%s\n",
                     r->winner.id, describe(r->winner.params).c_str(),
+                    r->winner.plan.describe().c_str(),
                     r->winner.medianMs,
                     flop / (r->winner.medianMs * 1e-3) / 1e12,
                     r->winner.measured,

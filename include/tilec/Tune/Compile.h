@@ -41,12 +41,22 @@ Expected<Manifest> compileTextCandidates(const std::string &path,
                                          const CompileOptions &options);
 
 /// The builder's GEMM (ops::matmulKernel, bf16 A, B and C, no epilogue)
-/// over BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages and GROUP_M. The
-/// kernel hash is that of the generator's IR at its default configuration.
+/// over the families of defaultGemmFamilies(options.arch); split-K plans
+/// share one reduce kernel (reduce.cubin). The kernel hash is that of the
+/// generator's IR (each form) at its default configuration.
 Expected<Manifest> compileGemmCandidates(const std::string &outDir,
                                          const CompileOptions &options);
 
-/// The default space of compileGemmCandidates.
+/// The families of compileGemmCandidates' space for `arch` (every family
+/// has the dimensions BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages,
+/// GROUP_M, TMA and SPLIT_K): "cp.async" (pointer loads, 48), on targets
+/// with wgmma "tma" (A and B through tensor descriptors: 128x128, 64x256,
+/// 128x256, 256x128, K step 64, stages 3 to 5), and "splitk" (SPLIT_K 2 to
+/// 16 over 64/128-row and -column tiles; through descriptors where there
+/// is wgmma). `--space` replaces a dimension's values in every family,
+/// except TMA and SPLIT_K, whose values select families (and factors).
+std::vector<SpaceFamily> defaultGemmFamilies(const std::string &arch);
+/// The union of defaultGemmFamilies("sm_90a")'s dimensions.
 std::vector<SpaceDim> defaultGemmSpace();
 
 /// Parses "NAME=V,V,..." (a --space).

@@ -40,6 +40,9 @@ struct CandidateTime {
   bool measured = false;
   double medianMs = 0, minMs = 0;
   std::string error; ///< a load, launch or check failure
+  /// Why it was not measured on this shape (shapeSkipReason); empty if it
+  /// was considered.
+  std::string skipped;
 };
 
 struct GemmResult {
@@ -55,9 +58,21 @@ struct GemmResult {
 /// The device identity of the cache key: "NAME sm_XY".
 std::string deviceIdentity(const runtime::Context &context);
 
+/// Why candidate `c` is not worth measuring (or cannot run) on `shape`, on
+/// a GPU of `sms` SMs with operands of `elemBytes`, or "": a TMA candidate
+/// whose rows are not a multiple of 16 bytes; BLOCK_M above both 64 and M's
+/// bucket; for SPLIT_K > 1, output tiles that already make two waves, more
+/// than four waves of programs, slices of fewer K steps than num_stages,
+/// or a workspace over 1 GiB.
+std::string shapeSkipReason(const Candidate &c, const GemmShape &shape,
+                            int sms, int elemBytes);
+
 /// Tunes `manifest` (problem "gemm": kernel(a, b, c, M, N, K, stride_am,
 /// stride_bk, stride_cm), row-major, candidates with BLOCK_M and BLOCK_N,
-/// grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))) on `shape`, or takes the
+/// grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), SPLIT_K); a and b may be
+/// tensor descriptors (shape and strides from the problem); a split-K
+/// candidate's c is an f32 workspace of SPLIT_K x M x N, summed into C by
+/// its reduce step, grid (M, cdiv(N, block_n))) on `shape`, or takes the
 /// winner from the cache.
 Expected<GemmResult> tuneGemm(const runtime::Context &context,
                               const Manifest &manifest, const std::string &dir,

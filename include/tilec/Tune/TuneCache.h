@@ -1,7 +1,8 @@
 //===- TuneCache.h - the persistent cache of tuning winners -----*- C++ -*-===//
 //
-// A winner is kept per (kernel IR hash, tuning space, problem, shape
-// bucket, device, compiler version) in the runtime's cache folder
+// A winner (its candidate and its plan: one kernel or a split-K pair) is
+// kept per (kernel IR hash, tuning space, problem, shape bucket, device,
+// compiler version) in the runtime's cache folder
 // (runtime::defaultCacheDir(), subfolder `tune/`), through the same
 // CubinCache entries as the cubins: written to a temporary file and renamed,
 // with a length and checksum, so readers see a whole entry or none. An
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec::tune {
 
@@ -50,13 +52,33 @@ TuneKeyParts keyParts(const Manifest &manifest, const std::string &bucket,
 /// The cache key (32 hex digits).
 std::string tuneKey(const TuneKeyParts &parts);
 
+/// How a winner runs: one kernel, or a split-K plan of two (the slices
+/// into an f32 workspace of splitK x M x N, then the reduce into C).
+struct GemmPlan {
+  int64_t splitK = 1;
+  bool tma = false; ///< A and B through tensor descriptors
+  /// The kernels launched, in order ("matmul", "matmul_splitk_reduce").
+  std::vector<std::string> kernels;
+  int64_t reduceBlockN = 0; ///< the reduce's columns per program
+  bool operator==(const GemmPlan &) const = default;
+  /// "1 kernel" or "SPLIT_K=4: matmul, matmul_splitk_reduce".
+  std::string describe() const;
+};
+
+/// The plan of candidate `c` of `manifest`.
+GemmPlan planOf(const Manifest &manifest, const Candidate &c);
+
 struct Winner {
   int id = -1;
   ParamValues params;
+  GemmPlan plan;
   double medianMs = 0;
   GemmShape measuredShape; ///< the shape it was measured on
   int measured = 0;        ///< candidates measured
 };
+
+/// A winner's id, parameters and plan from its candidate.
+Winner winnerOf(const Manifest &manifest, const Candidate &c);
 
 /// The result of a lookup.
 struct CacheLookup {

@@ -207,9 +207,9 @@ TEST(TuneManifest, RoundTripAndErrors) {
   };
   EXPECT_EQ(error(edit("\"tilec-tune-candidates\"", "\"x\"")),
             "manifest.format: not a tilec-tune-candidates manifest");
-  EXPECT_EQ(error(edit("\"version\": 1", "\"version\": 2")),
-            "manifest.version: 2 is not the version this tilec-tune reads "
-            "(1)");
+  EXPECT_EQ(error(edit("\"version\": 2", "\"version\": 3")),
+            "manifest.version: 3 is not a version this tilec-tune reads (1, "
+            "2)");
   EXPECT_EQ(error(edit("\"problem\": \"gemm\",", "")),
             "manifest: missing 'problem'");
   EXPECT_EQ(error(edit("\"status\": \"pruned\"", "\"status\": \"maybe\"")),
@@ -232,9 +232,7 @@ TEST(TuneCacheTest, StoreLookupAndDamage) {
   EXPECT_FALSE(cache.lookup(parts, m).winner);
   EXPECT_EQ(cache.lookup(parts, m).ignored, "");
 
-  Winner w;
-  w.id = 2;
-  w.params = m.candidates[2].params;
+  Winner w = winnerOf(m, m.candidates[2]);
   w.medianMs = 0.25;
   w.measuredShape = {16, 64, 64};
   w.measured = 2;
@@ -304,9 +302,7 @@ TEST(TuneCacheTest, ConcurrentWritersNeverShowHalfAnEntry) {
     pid_t pid = fork();
     if (pid == 0) {
       TuneCache cache(cacheDir);
-      Winner w;
-      w.id = p % 2 == 0 ? 0 : 2;
-      w.params = m.candidates[w.id].params;
+      Winner w = winnerOf(m, m.candidates[p % 2 == 0 ? 0 : 2]);
       w.medianMs = p;
       int bad = 0;
       for (int i = 0; i < 40; ++i) {
@@ -456,8 +452,8 @@ TEST(TuneMeasure, RefusesWhatItCannotLaunch) {
             "\"f32\", \"divisibility\": 1}]}]}\n");
   EXPECT_EQ(tuneGemm(*ctx, m, dir, {16, 16, 16}, o).message(),
             "kernel 'matmul' (x: ptr<f32>) is not a GEMM kernel(a, b, c, M, "
-            "N, K, stride_am, stride_bk, stride_cm): 3 pointers to bf16, f16 "
-            "or f32, then 6 i32");
+            "N, K, stride_am, stride_bk, stride_cm): 3 pointers (a, b may be "
+            "tensor descriptors) to bf16, f16 or f32, then 6 i32");
 }
 
 } // namespace
