@@ -590,8 +590,10 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
   };
   std::vector<Shape> shapes = {{1, 2, 1, 100}, {1, 2, 2, 1}, {2, 4, 2, 129}};
   if (!small) {
+    // One head at 4097: the float64 reference is seq^2 x D per head and
+    // product, tens of seconds on one core.
     shapes.push_back({2, 4, 2, 1000});
-    shapes.push_back({1, 2, 1, 4097});
+    shapes.push_back({1, 1, 1, 4097});
   }
   const int64_t BM = 64, BN = 64;
   for (auto [batch, heads, kvHeads, seq] : shapes) {
