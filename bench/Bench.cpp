@@ -43,6 +43,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 
 using namespace tilec::gpu;
@@ -439,6 +440,8 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
 /// shapes, the builder's attention_bwd_{pre,dkdv,dq}_d128 timed together
 /// (delta, then dK and dV, then dQ) after one forward (attention_d128) made
 /// O and lse. FLOPs as peers.py counts them: 2.5 times the forward's.
+/// With attention_bwd_{dkdv,dq}_ds_d128 in DIR, also the store-dS variant
+/// (rows "... store-dS").
 void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
                        std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -458,6 +461,8 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
   auto delta = outputBuffer<float>(ctx, B * H * S);
   const int32_t sb = H * S * D, sh = S * D, ss = D, s = S, h = H, g = 1;
   const float scale = float(1 / std::sqrt(double(D)));
+  std::optional<Kernel> dkdvDs, dqDs;
+  DeviceBuffer<BFloat16> ds;
   for (bool causal : {false, true}) {
     require(fwd.launch(nullptr, Grid(ceilDiv(S, 128), B * H), q, kk, v, o,
                        lse, s, h, g, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
@@ -483,9 +488,40 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
     requireWritten(gq, "attention_bwd_dq_d128");
     requireWritten(gk, "attention_bwd_dkdv_d128");
     double flops = 2.5 * 4.0 * B * H * S * S * D / (causal ? 2 : 1);
-    b.row(std::string("attention bwd bf16 B4 H32 S4096 D128 causal=") +
-              (causal ? "True" : "False"),
-          ms, 0, flops, "3 kernels: delta, dK+dV, dQ");
+    std::string work = std::string("attention bwd bf16 B4 H32 S4096 D128 "
+                                   "causal=") +
+                       (causal ? "True" : "False");
+    b.row(work, ms, 0, flops, "3 kernels: delta, dK+dV, dQ");
+    // The store-dS variant (rematerialization's other side), when DIR has
+    // it: dK/dV writes dS (bf16, B H S^2: 4.3 GB), dQ = dS K reads it.
+    struct stat st;
+    if (stat((dir + "/attention_bwd_dkdv_ds_d128.json").c_str(), &st) != 0)
+      continue;
+    if (!dkdvDs) {
+      dkdvDs = kernelOf(ctx, dir, "attention_bwd_dkdv_ds_d128", keep);
+      dqDs = kernelOf(ctx, dir, "attention_bwd_dq_ds_d128", keep);
+      ds = outputBuffer<BFloat16>(ctx, size_t(B * H) * S * S);
+    }
+    require(gq.memory().fill8(0xff), "poison"); // written again, checked
+    ms = b.time(
+        [&](size_t) {
+          Status st2 = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
+                                  dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+          if (st2.ok())
+            st2 = dkdvDs->launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk,
+                                 v, dout, lse, delta, gk, gv, ds, s, h, g, sb,
+                                 sh, ss, sb, sh, ss, sb, sh, ss, sb, sh, ss,
+                                 sb, sh, ss, sb, sh, ss, scale, causal);
+          if (st2.ok())
+            st2 = dqDs->launch(nullptr, Grid(ceilDiv(S, 64), B * H), kk, ds,
+                               gq, s, h, g, sb, sh, ss, sb, sh, ss, scale,
+                               causal);
+          return st2;
+        },
+        1);
+    requireWritten(gq, "attention_bwd_dq_ds_d128");
+    b.row(work + " store-dS", ms, 0, flops,
+          "3 kernels; dS stored, 4.3 GB");
   }
 }
 

@@ -24,6 +24,13 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"attention_bwd_dkdv_d128",
        [] { return buildAttentionBwd("dkdv", 128); }},
       {"attention_bwd_dq_d128", [] { return buildAttentionBwd("dq", 128); }},
+      {"attention_bwd_dkdv_ds_d64",
+       [] { return buildAttentionBwd("dkdv_ds", 64); }},
+      {"attention_bwd_dq_ds_d64", [] { return buildAttentionBwd("dq_ds", 64); }},
+      {"attention_bwd_dkdv_ds_d128",
+       [] { return buildAttentionBwd("dkdv_ds", 128); }},
+      {"attention_bwd_dq_ds_d128",
+       [] { return buildAttentionBwd("dq_ds", 128); }},
   };
   return all;
 }

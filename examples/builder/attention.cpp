@@ -35,11 +35,21 @@ Kernel examples::buildAttentionBwd(const std::string &part, int headDim) {
                               .blockM = 64,
                               .blockN = headDim >= 128 && part == "dq" ? 32 : 64,
                               .numWarps = 4,
-                              .numStages =
-                                  headDim >= 128 && part == "dkdv" ? 2 : 0};
+                              .numStages = headDim >= 128 && (part == "dkdv" ||
+                                                             part == "dkdv_ds")
+                                               ? 2
+                                               : 0};
   if (part == "pre")
     return ops::attentionBwdPreprocessKernel(name, config);
   if (part == "dkdv")
     return ops::attentionBwdDkDvKernel(name, config);
-  return ops::attentionBwdDqKernel(name, config);
+  if (part == "dq")
+    return ops::attentionBwdDqKernel(name, config);
+  // The store-dS variant: dK/dV also writes dS, dQ is dS K. Its dQ loop
+  // stages only K and dS, so 64 keys a step fit at head_dim 128.
+  config.storeDs = true;
+  if (part == "dkdv_ds")
+    return ops::attentionBwdDkDvKernel(name, config);
+  config.blockN = 64;
+  return ops::attentionBwdDqFromDsKernel(name, config);
 }

@@ -331,6 +331,9 @@ struct AttentionConfig {
   int numWarps = 4;
   /// Pipelining stages (KernelOptions::numStages; 0: the default, 3).
   int numStages = 0;
+  /// attentionBwdDkDvKernel only: also write dS (the store-dS variant of
+  /// the backward, for attentionBwdDqFromDsKernel).
+  bool storeDs = false;
   int ptrDivisibility = 16;
   /// Divisibility hint of the strides.
   int strideDivisibility = 16;
@@ -377,6 +380,19 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
 ///    causal. Grid: (cdiv(seq, blockM), batch * heads).
 Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
                             SourceLoc loc = SourceLoc::current());
+/// The store-dS variant (the rematerialization trade-off's other side):
+/// with config.storeDs the dK/dV kernel takes one more pointer after dv,
+/// ds, [batch * heads, seq, seq] in `dtype`, contiguous, and writes dS
+/// (unscaled; zeros where not visible; blocks past the causal diagonal
+/// unwritten); then dQ = scale * dS K is this matmul, which recomputes
+/// nothing; both take the same config (blockM: their query blocks must be
+/// the same for the causal blocks written to be the ones read). dS in bf16
+/// is seq^2 x batch x heads x 2 bytes: 4.3 GB at B4 H32 S4096.
+/// Parameters: k, ds, dq, seq, heads, group, strides of k and dq,
+/// scale, causal. Grid: (cdiv(seq, blockM), batch * heads).
+Kernel attentionBwdDqFromDsKernel(std::string name,
+                                  const AttentionConfig &config,
+                                  SourceLoc loc = SourceLoc::current());
 
 /// A tensor as PyTorch describes it: element type, sizes and strides in
 /// elements (empty strides: contiguous, row-major).

@@ -93,6 +93,7 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
         lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dk = k.pointer("dk", dt, pd), dv = k.pointer("dv", dt, pd);
+  Value ds = config.storeDs ? k.pointer("ds", dt, pd) : Value();
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
@@ -149,7 +150,15 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
       Value dvAcc = k.dot(pT.to(dt), do2, cc[1]);
       Value dpT = k.dot(vt, doT);
       Value dsT = pT * (dpT - di.expandDims(0));
-      Value dkAcc = k.dot(dsT.to(dt), q2, cc[0]);
+      Value dsLow = dsT.to(dt);
+      // The store-dS variant: dS[bh, query, key], zeros where not visible
+      // (the dQ kernel reads the causal diagonal's blocks whole).
+      if (config.storeDs)
+        k.store(ds + bh.to(DType::I64) * seq.to(DType::I64) *
+                         seq.to(DType::I64) +
+                    (m + rmR) * seq + rn2,
+                dsLow, kin & inR);
+      Value dkAcc = k.dot(dsLow, q2, cc[0]);
       return std::vector<Value>{dkAcc, dvAcc};
     };
     return k.forLoop(lo, seq, BM, acc, step);
@@ -236,6 +245,53 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
   Value acc = k.forLoop(0, fullHi, BN, k.zeros({BM, D}, DType::F32),
                         step(false));
   acc = k.forLoop(fullHi, hi, BN, acc, step(true));
+  k.store(dq + (b * sdqb + h * sdqh) + rm2 * sdqs + rdR, acc * scale, qin);
+  return k;
+}
+
+Kernel attentionBwdDqFromDsKernel(std::string name,
+                                  const AttentionConfig &config,
+                                  SourceLoc loc) {
+  CallSite site("attentionBwdDqFromDsKernel", loc);
+  checkConfig(config, "attentionBwdDqFromDsKernel");
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
+  Value kp = k.pointer("k", dt, pd), ds = k.pointer("ds", dt, pd),
+        dq = k.pointer("dq", dt, pd);
+  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+        group = k.scalar("group", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+  Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
+  Value scale = k.scalar("scale", DType::F32);
+  Value causal = k.scalar("causal", DType::I1);
+
+  Value mblk = k.programId(0), bh = k.programId(1);
+  Value b = bh / heads, h = bh % heads, hk = h / group;
+  // dS of a head is seq^2 elements: its base offset in i64.
+  Value kbase = kp + (b * skb + hk * skh),
+        dsbase = ds + bh.to(DType::I64) * seq.to(DType::I64) *
+                          seq.to(DType::I64);
+  Value m0 = mblk * BM;
+  Value rm2 = (m0 + k.range(BM)).expandDims(1);
+  Value rdR = k.range(D).expandDims(0);
+  Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
+  Value qin = rm2 < seq;
+  // dQ = scale dS K: a matmul over the keys, blocks past the causal
+  // diagonal skipped. The dK/dV kernel wrote every block up to the
+  // diagonal when its query blocks are these (the same blockM): a causal
+  // key block's first query block is the one holding its first key.
+  Value hi = where(causal, minimum(m0 + BM, seq), seq);
+  Value acc = k.forLoop(
+      0, hi, BN, k.zeros({BM, D}, DType::F32), [&](Value n, Value a) {
+        Value kin = (n + rnR) < seq;
+        Value dst = k.load(dsbase + rm2 * seq + (n + rnR), qin & kin, 0);
+        Value k2 = k.load(kbase + (n + rnC) * sks + rdR, (n + rnC) < seq, 0);
+        return k.dot(dst, k2, a);
+      });
   k.store(dq + (b * sdqb + h * sdqh) + rm2 * sdqs + rdR, acc * scale, qin);
   return k;
 }

@@ -561,12 +561,13 @@ std::string gKernelsDir;
 /// (attention_bwd_dq), on [batch, heads, seq, D] contiguous tensors with
 /// grouped-query K/V heads, causal and not, against the float64 gradients
 /// of test/Unit/AttentionReference.h. seq 1, 100, 129 (--small) and 1000,
-/// 4097.
+/// 4097. When the folder has the store-dS variant
+/// (attention_bwd_{dkdv,dq}_ds_d<D>), it runs too: dQ, dK, dV again.
 void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
                          bool small, int64_t D) {
   std::string suffix = "_d" + std::to_string(D);
   std::vector<Module> keep;
-  keep.reserve(3); // the kernels refer to their modules: no reallocation
+  keep.reserve(5); // the kernels refer to their modules: no reallocation
   auto load = [&](const std::string &name) -> std::optional<Kernel> {
     auto m = loadExample(ctx, gKernelsDir, name);
     if (!m.ok()) {
@@ -585,6 +586,16 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
        dqk = load("attention_bwd_dq" + suffix);
   if (!fwd || !pre || !dqk)
     return;
+  // The store-dS variant, when the folder has it.
+  std::optional<Kernel> dkdvDs, dqDs;
+  struct stat st;
+  if (stat((gKernelsDir + "/attention_bwd_dkdv_ds" + suffix + ".json").c_str(),
+           &st) == 0) {
+    dkdvDs = load("attention_bwd_dkdv_ds" + suffix);
+    dqDs = load("attention_bwd_dq_ds" + suffix);
+    if (!dkdvDs || !dqDs)
+      return;
+  }
   struct Shape {
     int64_t batch, heads, kvHeads, seq;
   };
@@ -661,6 +672,29 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
       check(what + " dQ", gq, refDq, 1e-2);
       check(what + " dK", gk, refDk, 1e-2);
       check(what + " dV", gv, refDv, 1e-2);
+      if (!dkdvDs)
+        continue;
+      // Store dS: dK/dV writes it ([batch * heads, seq, seq]), dQ = dS K.
+      auto ds = Output<BFloat16>::make(ctx, size_t(batch * heads) * seq * seq);
+      auto gq2 = Output<BFloat16>::make(ctx, nq);
+      auto gk2 = Output<BFloat16>::make(ctx, nkv),
+           gv2 = Output<BFloat16>::make(ctx, nkv);
+      if (!run(what + " store-dS dkdv", ctx, [&] {
+            return dkdvDs->launch(
+                nullptr, Grid(ceilDiv(seq, BN), batch * kvHeads), dq, dk, dv,
+                ddo, lse, delta, gk2, gv2, ds, S, H, G, qb, hs, ss, kb, hs, ss,
+                kb, hs, ss, qb, hs, ss, kb, hs, ss, kb, hs, ss, scale, causal);
+          }))
+        continue;
+      if (!run(what + " store-dS dq", ctx, [&] {
+            return dqDs->launch(nullptr, Grid(ceilDiv(seq, BM), batch * heads),
+                                dk, ds, gq2, S, H, G, kb, hs, ss, qb, hs, ss,
+                                scale, causal);
+          }))
+        continue;
+      check(what + " store-dS dQ", gq2, refDq, 1e-2);
+      check(what + " store-dS dK", gk2, refDk, 1e-2);
+      check(what + " store-dS dV", gv2, refDv, 1e-2);
     }
   }
 }

@@ -52,6 +52,9 @@ struct Case {
   int64_t dim, batch, heads, kvHeads, seq;
   bool causal;
   int blockM, blockN;
+  /// The store-dS variant: dK/dV writes dS, attentionBwdDqFromDsKernel
+  /// reads it.
+  bool storeDs = false;
 };
 
 /// Runs `fn` of module `k` on `grid`; fails the test on an interpreter
@@ -98,16 +101,19 @@ void check(const Case &c) {
                      " H=" + std::to_string(c.heads) + "/" +
                      std::to_string(c.kvHeads) + " S=" + std::to_string(c.seq) +
                      (c.causal ? " causal" : "") + " blocks " +
-                     std::to_string(c.blockM) + "x" + std::to_string(c.blockN);
+                     std::to_string(c.blockM) + "x" + std::to_string(c.blockN) +
+                     (c.storeDs ? " store dS" : "");
   SCOPED_TRACE(what);
   ops::AttentionConfig config{.dtype = c.dtype,
                               .headDim = int(c.dim),
                               .blockM = c.blockM,
-                              .blockN = c.blockN};
+                              .blockN = c.blockN,
+                              .storeDs = c.storeDs};
   Kernel fwd = ops::attentionKernel("fwd", config);
   Kernel pre = ops::attentionBwdPreprocessKernel("pre", config);
   Kernel dkdv = ops::attentionBwdDkDvKernel("dkdv", config);
-  Kernel dqk = ops::attentionBwdDqKernel("dq", config);
+  Kernel dqk = c.storeDs ? ops::attentionBwdDqFromDsKernel("dq", config)
+                         : ops::attentionBwdDqKernel("dq", config);
   const int64_t D = c.dim, S = c.seq, BH = c.batch * c.heads;
   int64_t nq = BH * S * D, nkv = c.batch * c.kvHeads * S * D;
   std::mt19937 rng(11);
@@ -125,6 +131,9 @@ void check(const Case &c) {
   std::vector<float> qf = make(nq, q), kf = make(nkv, kk), vf = make(nkv, v),
                      df = make(nq, dout);
   std::vector<float> lse(BH * S), delta(BH * S);
+  // dS, poisoned (NaN bits) so that a block the dQ kernel reads but the
+  // dK/dV kernel did not write fails.
+  std::vector<uint16_t> ds(c.storeDs ? BH * S * S : 0, 0xffff);
   float scale = float(1 / std::sqrt(double(D)));
   int32_t qb = c.heads * S * D, kb = c.kvHeads * S * D, hs = S * D, ss = D;
   auto strides = [&](std::vector<Arg> &args, int32_t b) {
@@ -160,16 +169,25 @@ void check(const Case &c) {
         Arg::buffer(v.data(), nkv, t),      Arg::buffer(dout.data(), nq, t),
         Arg::buffer(lse.data(), lse.size()),
         Arg::buffer(delta.data(), delta.size()),
-        Arg::output(dk.data(), nkv, t),     Arg::output(dv.data(), nkv, t),
-        seq,                                heads,
-        group};
+        Arg::output(dk.data(), nkv, t),     Arg::output(dv.data(), nkv, t)};
+    if (c.storeDs)
+      a.push_back(Arg::buffer(ds.data(), ds.size(), t));
+    a.insert(a.end(), {seq, heads, group});
     strides(a, qb), strides(a, kb), strides(a, kb), strides(a, qb);
     strides(a, kb), strides(a, kb);
     a.push_back(Arg::scalar(scale));
     a.push_back(Arg::scalar(c.causal));
     run(dkdv, {(S + c.blockN - 1) / c.blockN, c.batch * c.kvHeads}, a);
   }
-  {
+  if (c.storeDs) {
+    std::vector<Arg> a = {Arg::buffer(kk.data(), nkv, t),
+                          Arg::buffer(ds.data(), ds.size(), t),
+                          Arg::output(dq.data(), nq, t), seq, heads, group};
+    strides(a, kb), strides(a, qb);
+    a.push_back(Arg::scalar(scale));
+    a.push_back(Arg::scalar(c.causal));
+    run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
+  } else {
     std::vector<Arg> a = {
         Arg::buffer(q.data(), nq, t),       Arg::buffer(kk.data(), nkv, t),
         Arg::buffer(v.data(), nkv, t),      Arg::buffer(dout.data(), nq, t),
@@ -208,6 +226,11 @@ TEST(AttentionBwdNumerics, Bf16Dim64GqaCausal) {
   // the causal diagonal in one query block per key block.
   check({DType::BF16, 64, 2, 4, 2, 100, true, 32, 32});
   check({DType::BF16, 64, 1, 4, 1, 77, false, 64, 64});
+}
+
+TEST(AttentionBwdNumerics, StoreDs) {
+  for (bool causal : {false, true})
+    check({DType::BF16, 64, 1, 4, 2, 100, causal, 64, 32, /*storeDs=*/true});
 }
 
 TEST(AttentionBwdNumerics, F16Dim128) {
