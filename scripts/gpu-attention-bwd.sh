@@ -4,9 +4,11 @@
 #   scripts/gpu-attention-bwd.sh KERNELS_DIR
 #
 # KERNELS_DIR holds, as .cubin (or .ptx) + .json, the builder's forward
-# attention_d64 and attention_d128 and its backward
-# attention_bwd_{pre,dkdv,dq}_d{64,128}, made on the development machine by
-#   for k in attention_d64 attention_d128 attention_bwd_{pre,dkdv,dq}_d{64,128}; do
+# attention_d64 and attention_d128, its backward
+# attention_bwd_{pre,dkdv,dq}_d{64,128} and the store-dS variant's
+# attention_bwd_{dkdv_ds,dq_ds}_d{64,128}, made on the development machine by
+#   for k in attention_d64 attention_d128 \
+#       attention_bwd_{pre,dkdv,dq,dkdv_ds,dq_ds}_d{64,128}; do
 #     build/bin/tilec-examples $k > DIR/$k.tile
 #     build/bin/tilec DIR/$k.tile --arch=sm_90a --emit=cubin -o DIR/$k.cubin
 #   done
@@ -15,12 +17,14 @@
 #      then delta, dK/dV and dQ on random inputs (seq 1, 100, 129, 1000,
 #      4097; causal and not; grouped-query heads) against the float64
 #      reference gradients (test/Unit/AttentionReference.h): one PASS/FAIL
-#      line each for O, dQ, dK, dV, norm-wise relative error under 1e-2;
+#      line each for O, dQ, dK, dV, norm-wise relative error under 1e-2,
+#      and for the store-dS variant's dQ, dK, dV;
 #   2. the same at --small --exact under compute-sanitizer memcheck;
 #   3. scripts/gpu-bench.sh KERNELS_DIR attention attention_bwd: the rows
 #      "attention fwd|bwd bf16 B4 H32 S4096 D128 causal=False|True" beside
 #      torch SDPA's forward and backward (peers.py attention attention_bwd),
-#      with the time ratios (bench/compare.py).
+#      with the time ratios (bench/compare.py), and the rows "... store-dS"
+#      (the store-dS backward, 4.3 GB of dS).
 # Exits 1 if a step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
