@@ -4,7 +4,9 @@
 // dK and dV (one program per K/V block and K/V head, looping over the query
 // heads of its group and their query blocks), then dQ (one program per query
 // block, looping over the K/V blocks). P is recomputed block by block from
-// the forward's saved log-sum-exp; no S x S tensor exists.
+// the forward's saved log-sum-exp; no S x S tensor exists (except in the
+// store-dS variant, attentionBwdDqFromDsKernel: the other side of that
+// trade-off, dS written by the dK/dV kernel and read back for dQ).
 //
 // dQ has its own kernel rather than atomics from the dK/dV kernel: every
 // element is written once by one program (deterministic, no zero-fill launch,
