@@ -6,7 +6,7 @@
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
 // matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
-// attention launch softmax5000 layernorm3072 (default: all but
+// attention attention_bwd launch softmax5000 layernorm3072 (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
 // examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
@@ -15,8 +15,9 @@
 // examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
 // matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
 // program per SM (the descriptor matmuls' grids follow the descriptors'
-// blocks), attention, the builder's
-// attention_d128, and softmax5000 and layernorm3072, the kernels of
+// blocks), attention, the builder's attention_d128, attention_bwd, the
+// builder's attention_d128 and attention_bwd_{pre,dkdv,dq}_d128, and
+// softmax5000 and layernorm3072, the kernels of
 // test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
 // unless --matmul-tile says otherwise, or one program per SM with
 // --matmul-persistent (the builder's `persistent` matmuls). Each times
@@ -47,6 +48,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 
 using namespace tilec::gpu;
@@ -443,6 +445,95 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   }
 }
 
+/// Flash attention backward, peers.py's "attention_bwd" rows: the same
+/// shapes, the builder's attention_bwd_{pre,dkdv,dq}_d128 timed together
+/// (delta, then dK and dV, then dQ) after one forward (attention_d128) made
+/// O and lse. FLOPs as peers.py counts them: 2.5 times the forward's.
+/// With attention_bwd_{dkdv,dq}_ds_d128 in DIR, also the store-dS variant
+/// (rows "... store-dS").
+void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
+                       std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t B = 4, H = 32, S = 4096, D = 128, n = B * H * S * D;
+  Kernel fwd = kernelOf(ctx, dir, "attention_d128", keep);
+  Kernel pre = kernelOf(ctx, dir, "attention_bwd_pre_d128", keep);
+  Kernel dkdv = kernelOf(ctx, dir, "attention_bwd_dkdv_d128", keep);
+  Kernel dq = kernelOf(ctx, dir, "attention_bwd_dq_d128", keep);
+  auto q = randomBuffer<BFloat16>(ctx, rng, n);
+  auto kk = randomBuffer<BFloat16>(ctx, rng, n);
+  auto v = randomBuffer<BFloat16>(ctx, rng, n);
+  auto dout = randomBuffer<BFloat16>(ctx, rng, n);
+  auto o = outputBuffer<BFloat16>(ctx, n);
+  auto gq = outputBuffer<BFloat16>(ctx, n), gk = outputBuffer<BFloat16>(ctx, n),
+       gv = outputBuffer<BFloat16>(ctx, n);
+  auto lse = outputBuffer<float>(ctx, B * H * S);
+  auto delta = outputBuffer<float>(ctx, B * H * S);
+  const int32_t sb = H * S * D, sh = S * D, ss = D, s = S, h = H, g = 1;
+  const float scale = float(1 / std::sqrt(double(D)));
+  std::optional<Kernel> dkdvDs, dqDs;
+  DeviceBuffer<BFloat16> ds;
+  for (bool causal : {false, true}) {
+    require(fwd.launch(nullptr, Grid(ceilDiv(S, 128), B * H), q, kk, v, o,
+                       lse, s, h, g, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
+                       sh, ss, scale, causal),
+            "attention_d128");
+    double ms = b.time(
+        [&](size_t) {
+          Status st = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
+                                 dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+          if (st.ok())
+            st = dkdv.launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk, v,
+                             dout, lse, delta, gk, gv, s, h, g, sb, sh, ss, sb,
+                             sh, ss, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
+                             sh, ss, scale, causal);
+          if (st.ok())
+            st = dq.launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk, v,
+                           dout, lse, delta, gq, s, h, g, sb, sh, ss, sb, sh,
+                           ss, sb, sh, ss, sb, sh, ss, sb, sh, ss, scale,
+                           causal);
+          return st;
+        },
+        1);
+    requireWritten(gq, "attention_bwd_dq_d128");
+    requireWritten(gk, "attention_bwd_dkdv_d128");
+    double flops = 2.5 * 4.0 * B * H * S * S * D / (causal ? 2 : 1);
+    std::string work = std::string("attention bwd bf16 B4 H32 S4096 D128 "
+                                   "causal=") +
+                       (causal ? "True" : "False");
+    b.row(work, ms, 0, flops, "3 kernels: delta, dK+dV, dQ");
+    // The store-dS variant (rematerialization's other side), when DIR has
+    // it: dK/dV writes dS (bf16, B H S^2: 4.3 GB), dQ = dS K reads it.
+    struct stat st;
+    if (stat((dir + "/attention_bwd_dkdv_ds_d128.json").c_str(), &st) != 0)
+      continue;
+    if (!dkdvDs) {
+      dkdvDs = kernelOf(ctx, dir, "attention_bwd_dkdv_ds_d128", keep);
+      dqDs = kernelOf(ctx, dir, "attention_bwd_dq_ds_d128", keep);
+      ds = outputBuffer<BFloat16>(ctx, size_t(B * H) * S * S);
+    }
+    require(gq.memory().fill8(0xff), "poison"); // written again, checked
+    ms = b.time(
+        [&](size_t) {
+          Status st2 = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
+                                  dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+          if (st2.ok())
+            st2 = dkdvDs->launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk,
+                                 v, dout, lse, delta, gk, gv, ds, s, h, g, sb,
+                                 sh, ss, sb, sh, ss, sb, sh, ss, sb, sh, ss,
+                                 sb, sh, ss, sb, sh, ss, scale, causal);
+          if (st2.ok())
+            st2 = dqDs->launch(nullptr, Grid(ceilDiv(S, 64), B * H), kk, ds,
+                               gq, s, h, g, sb, sh, ss, sb, sh, ss, scale,
+                               causal);
+          return st2;
+        },
+        1);
+    requireWritten(gq, "attention_bwd_dq_ds_d128");
+    b.row(work + " store-dS", ms, 0, flops,
+          "3 kernels; dS stored, 4.3 GB");
+  }
+}
+
 /// examples/matmul_tma.tile (A and B through tensor descriptors) on bf16
 /// M x K by K x N: peers.py's 8192^3 matmul and bench/peers_gemm.py's
 /// ragged 4000x4096x4096; with `biasGelu`,
@@ -567,7 +658,7 @@ int main(int argc, char **argv) {
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
       "matmul_ragged", "matmul_tma", "matmul_tma_ragged",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
-      "matmul_tma_persistent_ragged", "attention",
+      "matmul_tma_persistent_ragged", "attention", "attention_bwd",
       "launch", "softmax5000", "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
@@ -578,9 +669,9 @@ int main(int argc, char **argv) {
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
-      "matmul_tma_persistent_ragged attention launch softmax5000 "
-      "layernorm3072 (default: add coscos bias_gelu softmax layernorm "
-      "rmsnorm matmul launch).");
+      "matmul_tma_persistent_ragged attention attention_bwd launch "
+      "softmax5000 layernorm3072 (default: add coscos bias_gelu softmax "
+      "layernorm rmsnorm matmul launch).");
   CLI::App &app = cl.app();
   app.add_option("work", work, "what to time")->check(CLI::IsMember(known));
   app.add_option("--kernels", dir, "the compiled kernels' folder")->required();
@@ -639,6 +730,8 @@ int main(int argc, char **argv) {
           {"matmul", "matmul bf16 4000x4096x4096", 4000, 4096, 4096, false});
     else if (w == "attention")
       benchAttention(b, rng, dir, keep);
+    else if (w == "attention_bwd")
+      benchAttentionBwd(b, rng, dir, keep);
     else if (w == "softmax5000")
       benchSoftmax(b, rng, dir, keep, "softmax5000", 16384, 5000,
                    "5000-wide tile");

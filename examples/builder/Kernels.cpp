@@ -17,6 +17,20 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},
+      {"attention_bwd_pre_d64", [] { return buildAttentionBwd("pre", 64); }},
+      {"attention_bwd_dkdv_d64", [] { return buildAttentionBwd("dkdv", 64); }},
+      {"attention_bwd_dq_d64", [] { return buildAttentionBwd("dq", 64); }},
+      {"attention_bwd_pre_d128", [] { return buildAttentionBwd("pre", 128); }},
+      {"attention_bwd_dkdv_d128",
+       [] { return buildAttentionBwd("dkdv", 128); }},
+      {"attention_bwd_dq_d128", [] { return buildAttentionBwd("dq", 128); }},
+      {"attention_bwd_dkdv_ds_d64",
+       [] { return buildAttentionBwd("dkdv_ds", 64); }},
+      {"attention_bwd_dq_ds_d64", [] { return buildAttentionBwd("dq_ds", 64); }},
+      {"attention_bwd_dkdv_ds_d128",
+       [] { return buildAttentionBwd("dkdv_ds", 128); }},
+      {"attention_bwd_dq_ds_d128",
+       [] { return buildAttentionBwd("dq_ds", 128); }},
   };
   return all;
 }

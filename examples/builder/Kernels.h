@@ -63,6 +63,14 @@ Kernel buildMatmul(const std::string &target = "", bool persistent = false);
 /// Grid: (cdiv(seq, 128), batch * heads).
 Kernel buildAttention(int headDim = 128, DType dtype = DType::BF16);
 
+/// Flash attention backward (ops::attentionBwd*Kernel), bf16: `part` is
+/// "pre" (delta = rowsum(dO * O)), "dkdv" or "dq", or the store-dS
+/// variant's "dkdv_ds" (also writes dS) and "dq_ds" (dQ = dS K); named
+/// attention_bwd_<part>_d<D>. 64 keys per dK/dV program, 64 queries per
+/// dQ and delta program, 4 warps. Params and grids: those of the ops
+/// (include/tilec/Ops.h).
+Kernel buildAttentionBwd(const std::string &part, int headDim = 128);
+
 /// Every example by name, with its default meta-parameters.
 struct Example {
   const char *name;

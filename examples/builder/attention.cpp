@@ -1,4 +1,4 @@
-//===- attention.cpp - flash attention forward, head_dim 64 and 128 -------===//
+//===- attention.cpp - flash attention, head_dim 64 and 128 ---------------===//
 //
 // ops::attentionKernel with the blocks of examples/attention.tile: 128
 // queries per program, 64 keys per step; 8 warps at head_dim 128 (each warp
@@ -21,4 +21,35 @@ Kernel examples::buildAttention(int headDim, DType dtype) {
                                      .blockM = 128,
                                      .blockN = 64,
                                      .numWarps = headDim >= 128 ? 8 : 4});
+}
+
+Kernel examples::buildAttentionBwd(const std::string &part, int headDim) {
+  std::string name =
+      "attention_bwd_" + part + "_d" + std::to_string(headDim);
+  // 64 keys per dK/dV program and 64 queries per dQ program (the grids of
+  // the GPU test and the bench). At head_dim 128 the dQ loop steps 32 keys
+  // and the dK/dV loop stages twice, so that the staged copies fit the
+  // 227 KB of shared memory.
+  ops::AttentionConfig config{.dtype = DType::BF16,
+                              .headDim = headDim,
+                              .blockM = 64,
+                              .blockN = headDim >= 128 && part == "dq" ? 32 : 64,
+                              .numWarps = 4,
+                              .numStages = headDim >= 128 && (part == "dkdv" ||
+                                                             part == "dkdv_ds")
+                                               ? 2
+                                               : 0};
+  if (part == "pre")
+    return ops::attentionBwdPreprocessKernel(name, config);
+  if (part == "dkdv")
+    return ops::attentionBwdDkDvKernel(name, config);
+  if (part == "dq")
+    return ops::attentionBwdDqKernel(name, config);
+  // The store-dS variant: dK/dV also writes dS, dQ is dS K. Its dQ loop
+  // stages only K and dS, so 64 keys a step fit at head_dim 128.
+  config.storeDs = true;
+  if (part == "dkdv_ds")
+    return ops::attentionBwdDkDvKernel(name, config);
+  config.blockN = 64;
+  return ops::attentionBwdDqFromDsKernel(name, config);
 }

@@ -267,6 +267,10 @@ struct KernelOptions {
   /// `tile.approx_math`: erf in ten instructions, absolute error under
   /// 5e-7 (Support/ApproxErf.h), for outputs in bf16/f16 or that tolerate it.
   bool approxMath = false;
+  /// `tile.num_stages`: software-pipelining stages of the kernel's loops
+  /// (1: none), in [1, 8]; 0 sets none, so the pipeline's default (3)
+  /// applies. Fewer stages, less shared memory.
+  int numStages = 0;
 };
 
 /// PTX cache operators and eviction hints of loads and stores.

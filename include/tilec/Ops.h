@@ -24,6 +24,8 @@
 
 #include "tilec/Builder.h"
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -353,6 +355,11 @@ struct AttentionConfig {
   /// multiple of blockN).
   int blockM = 128, blockN = 64;
   int numWarps = 4;
+  /// Pipelining stages (KernelOptions::numStages; 0: the default, 3).
+  int numStages = 0;
+  /// attentionBwdDkDvKernel only: also write dS (the store-dS variant of
+  /// the backward, for attentionBwdDqFromDsKernel).
+  bool storeDs = false;
   int ptrDivisibility = 16;
   /// Divisibility hint of the strides.
   int strideDivisibility = 16;
@@ -370,6 +377,102 @@ struct AttentionConfig {
 /// batch * heads).
 Kernel attentionKernel(std::string name, const AttentionConfig &config,
                        SourceLoc loc = SourceLoc::current());
+
+/// Flash attention backward (FlashAttention-2), three kernels run in order,
+/// for the forward of attentionKernel with the same config (dtype, headDim;
+/// the blocks may differ) and its saved lse. P is recomputed block by block
+/// from lse; nothing of size seq x seq is stored. Shapes and strides as the
+/// forward's: q, o, do, dq are [batch, heads, seq, headDim], k, v, dk, dv
+/// [batch, heads / group, seq, headDim] (last dim contiguous), lse and delta
+/// [batch * heads, seq] contiguous f32.
+///
+/// 1. delta = rowsum(dO * O) in f32. Parameters: o, do, delta, seq, heads,
+///    (batch, head, seq) strides of o and do. Grid: (cdiv(seq, blockM),
+///    batch * heads).
+Kernel attentionBwdPreprocessKernel(std::string name,
+                                    const AttentionConfig &config,
+                                    SourceLoc loc = SourceLoc::current());
+/// 2. dK and dV: one program per blockN keys of one K/V head; it loops over
+///    the `group` query heads that read that head (so GQA's sum over the
+///    group needs no atomics) and their blocks of blockM queries (causal:
+///    from the block of its first key). Parameters: q, k, v, do, lse, delta,
+///    dk, dv, seq, heads, group, strides of q, k, v, do, dk, dv, scale (f32),
+///    causal (i1). Grid: (cdiv(seq, blockN), batch * heads / group).
+Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
+                              SourceLoc loc = SourceLoc::current());
+/// 3. dQ: one program per blockM queries of one head, looping over the K/V
+///    blocks (causal: up to its last query). Parameters: q, k, v, do, lse,
+///    delta, dq, seq, heads, group, strides of q, k, v, do, dq, scale,
+///    causal. Grid: (cdiv(seq, blockM), batch * heads).
+Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
+                            SourceLoc loc = SourceLoc::current());
+/// The store-dS variant (the rematerialization trade-off's other side):
+/// with config.storeDs the dK/dV kernel takes one more pointer after dv,
+/// ds, [batch * heads, seq, seq] in `dtype`, contiguous, and writes dS
+/// (unscaled; zeros where not visible; blocks past the causal diagonal
+/// unwritten); then dQ = scale * dS K is this matmul, which recomputes
+/// nothing; both take the same config (blockM: their query blocks must be
+/// the same for the causal blocks written to be the ones read). dS in bf16
+/// is seq^2 x batch x heads x 2 bytes: 4.3 GB at B4 H32 S4096.
+/// Parameters: k, ds, dq, seq, heads, group, strides of k and dq,
+/// scale, causal. Grid: (cdiv(seq, blockM), batch * heads).
+Kernel attentionBwdDqFromDsKernel(std::string name,
+                                  const AttentionConfig &config,
+                                  SourceLoc loc = SourceLoc::current());
+
+/// A tensor as PyTorch describes it: element type, sizes and strides in
+/// elements (empty strides: contiguous, row-major).
+struct TensorSpec {
+  DType dtype = DType::BF16;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+};
+
+struct SdpaOptions {
+  /// is_causal: key j visible to query i when j <= i (top-left).
+  bool causal = false;
+  /// Absent: PyTorch's default, 1 / sqrt(head_dim).
+  std::optional<double> scale;
+};
+
+/// The (batch, head, seq) strides of a [batch, heads, seq, head_dim]
+/// tensor, as the attention kernels take them (i32 scalars).
+struct AttentionStrides {
+  int32_t batch, head, seq;
+};
+
+/// scaled_dot_product_attention's kernels and how to launch them: the
+/// forward (attentionKernel) and the three backward kernels, their grids,
+/// and the scalar parameters that follow the pointers. The outputs o, lse,
+/// delta and the gradients are the caller's buffers: o, do and dq are
+/// contiguous [batch, heads, seq, head_dim], dk and dv contiguous [batch,
+/// kvHeads, seq, head_dim], lse and delta [batch * heads, seq] f32.
+struct SdpaPlan {
+  int64_t batch, heads, kvHeads, seq, headDim;
+  bool causal;
+  float scale;
+  AttentionConfig forwardConfig, backwardConfig;
+  Kernel forward, backwardPreprocess, backwardDkDv, backwardDq;
+  /// The grids (x, y) of the four kernels.
+  std::array<int64_t, 2> forwardGrid, preprocessGrid, dkdvGrid, dqGrid;
+  /// q, k and v as given; o (= do = dq) and dk (= dv) contiguous.
+  AttentionStrides q, k, v, o, dk;
+};
+
+/// torch.nn.functional.scaled_dot_product_attention(q, k, v,
+/// is_causal=options.causal, scale=options.scale, enable_gqa=True), forward
+/// and backward, for q of [batch, heads, seq, head_dim] and k, v of [batch,
+/// kvHeads, seq, head_dim] with any strides whose last is 1: checks the
+/// shapes (head_dim 16..256, a power of two; heads a multiple of kvHeads;
+/// k's and v's seq equal to q's, the one seq the kernels take), dtypes (all
+/// bf16 or all f16) and strides (i32, the kernels' index type), and builds
+/// the kernels named `name`_fwd, _bwd_pre, _bwd_dkdv, _bwd_dq. Errors name
+/// the tensor and dimension, at the caller's line.
+SdpaPlan scaled_dot_product_attention(const TensorSpec &q, const TensorSpec &k,
+                                      const TensorSpec &v,
+                                      const SdpaOptions &options = {},
+                                      std::string name = "sdpa",
+                                      SourceLoc loc = SourceLoc::current());
 
 } // namespace tilec::ops
 

@@ -301,6 +301,13 @@ Kernel::Kernel(std::string name, KernelOptions options, SourceLoc loc)
   if (options.approxMath)
     impl_->func->setAttr(tile::TileDialect::getApproxMathAttrName(),
                          impl_->builder.getUnitAttr());
+  if (options.numStages < 0 || options.numStages > 8)
+    impl_->fail(site(loc, "Kernel"), "numStages must be in [1, 8] (or 0: the "
+                              "pipeline's default), got " +
+                                  std::to_string(options.numStages));
+  if (options.numStages)
+    impl_->func->setAttr(tile::TileDialect::getNumStagesAttrName(),
+                         impl_->builder.getI32IntegerAttr(options.numStages));
 }
 
 const std::string &Kernel::name() const { return impl_->name; }

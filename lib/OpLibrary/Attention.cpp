@@ -42,7 +42,8 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
-  Kernel k(std::move(name), {config.numWarps});
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
   Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
         vp = k.pointer("v", dt, pd), o = k.pointer("o", dt, pd),
         lse = k.pointer("lse", DType::F32, pd);

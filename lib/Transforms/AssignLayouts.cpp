@@ -44,7 +44,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
@@ -685,6 +688,71 @@ private:
   }
 };
 
+/// Ops that compute addresses and masks from scalars: ranges, splats,
+/// broadcasts, expand_dims, addptr, tile constants, and integer (i1
+/// included) elementwise arith.
+bool isIndexOp(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumRegions())
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type)
+    return false;
+  if (isa<RangeOp, SplatOp, BroadcastOp, ExpandDimsOp, AddPtrOp,
+          arith::ConstantOp>(op))
+    return true;
+  return isa<arith::ArithDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::Elementwise>() && isMemoryEffectFree(op) &&
+         type.getElementType().isIntOrIndex();
+}
+
+/// True when `v` is computed by index ops only, from scalars, at most
+/// `depth` ops deep.
+bool isIndexTile(Value v, int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth == 0 || !isIndexOp(def))
+    return false;
+  for (Value o : def->getOperands())
+    if (isa<RankedTensorType>(o.getType()) && !isIndexTile(o, depth - 1))
+      return false;
+  return true;
+}
+
+/// A copy of index tile `v`'s whole computation at `b`'s insertion point.
+Value cloneIndexTile(OpBuilder &b, Value v) {
+  Operation *def = v.getDefiningOp();
+  IRMapping map;
+  for (Value o : def->getOperands())
+    if (isa<RankedTensorType>(o.getType()))
+      map.map(o, cloneIndexTile(b, o));
+  return b.clone(*def, map)->getResult(0);
+}
+
+/// One value has one layout, so an address or mask tile used by several
+/// ops ties their layouts together: a key mask shared by a [D, N] load of
+/// K^T and the [M, N] scores it masks (one value when D = M, after CSE)
+/// gave the load the dot accumulator's layout, and scalar loads. Each use
+/// past the first gets its own copy of the whole computation (from
+/// scalars: cheap), before the axis analysis so that the copies have
+/// theirs; the CSE after the pass merges copies that end up alike.
+void splitSharedIndexTiles(func::FuncOp func) {
+  SmallVector<Value> shared;
+  func.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
+      return;
+    Value v = op->getResult(0);
+    if (!v.use_empty() && !v.hasOneUse() && isIndexTile(v, 8))
+      shared.push_back(v);
+  });
+  for (Value v : shared) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &u : v.getUses())
+      uses.push_back(&u);
+    OpBuilder b(v.getDefiningOp());
+    for (OpOperand *u : llvm::drop_begin(uses))
+      u->set(cloneIndexTile(b, v));
+  }
+}
+
 struct TileAssignLayouts
     : public tilec::impl::TileAssignLayoutsBase<TileAssignLayouts> {
   using Base::Base;
@@ -696,6 +764,9 @@ struct TileAssignLayouts
       getOperation().emitError(llvm::toString(target.takeError()));
       return signalPassFailure();
     }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (isKernel(func))
+        splitSharedIndexTiles(func);
     ModuleAxisInfo axis(getOperation());
     if (!axis.succeeded())
       return signalPassFailure();

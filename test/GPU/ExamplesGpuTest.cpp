@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 
 using namespace tilec::gpu;
@@ -578,6 +579,164 @@ void testAttentionD128(const Context &ctx, const Kernel &k, Rng &rng,
   testAttentionDim(ctx, k, rng, small, 128, "attention_d128");
 }
 
+/// The kernel folder (--kernels): the backward test loads the forward and
+/// the other backward kernels beside the one it was handed.
+std::string gKernelsDir;
+
+/// Flash attention backward, bf16 (the builder's attention_bwd_*_d<D>,
+/// 64x64 blocks): the forward attention_d<D> makes O and lse, then delta
+/// (attention_bwd_pre), dK and dV (attention_bwd_dkdv, handed in) and dQ
+/// (attention_bwd_dq), on [batch, heads, seq, D] contiguous tensors with
+/// grouped-query K/V heads, causal and not, against the float64 gradients
+/// of test/Unit/AttentionReference.h. seq 1, 100, 129 (--small) and 1000,
+/// 4097. When the folder has the store-dS variant
+/// (attention_bwd_{dkdv,dq}_ds_d<D>), it runs too: dQ, dK, dV again.
+void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
+                         bool small, int64_t D) {
+  std::string suffix = "_d" + std::to_string(D);
+  std::vector<Module> keep;
+  keep.reserve(5); // the kernels refer to their modules: no reallocation
+  auto load = [&](const std::string &name) -> std::optional<Kernel> {
+    auto m = loadExample(ctx, gKernelsDir, name);
+    if (!m.ok()) {
+      report(false, name + " load", m.message());
+      return std::nullopt;
+    }
+    keep.push_back(std::move(*m));
+    auto k = keep.back().kernel(name);
+    if (!k.ok()) {
+      report(false, name + " kernel", k.message());
+      return std::nullopt;
+    }
+    return *k;
+  };
+  auto fwd = load("attention" + suffix), pre = load("attention_bwd_pre" + suffix),
+       dqk = load("attention_bwd_dq" + suffix);
+  if (!fwd || !pre || !dqk)
+    return;
+  // The store-dS variant, when the folder has it.
+  std::optional<Kernel> dkdvDs, dqDs;
+  struct stat st;
+  if (stat((gKernelsDir + "/attention_bwd_dkdv_ds" + suffix + ".json").c_str(),
+           &st) == 0) {
+    dkdvDs = load("attention_bwd_dkdv_ds" + suffix);
+    dqDs = load("attention_bwd_dq_ds" + suffix);
+    if (!dkdvDs || !dqDs)
+      return;
+  }
+  struct Shape {
+    int64_t batch, heads, kvHeads, seq;
+  };
+  std::vector<Shape> shapes = {{1, 2, 1, 100}, {1, 2, 2, 1}, {2, 4, 2, 129}};
+  if (!small) {
+    // One head at 4097: the float64 reference is seq^2 x D per head and
+    // product, tens of seconds on one core.
+    shapes.push_back({2, 4, 2, 1000});
+    shapes.push_back({1, 1, 1, 4097});
+  }
+  const int64_t BM = 64, BN = 64;
+  for (auto [batch, heads, kvHeads, seq] : shapes) {
+    for (bool causal : {false, true}) {
+      size_t nq = batch * heads * seq * D, nkv = batch * kvHeads * seq * D,
+             nl = batch * heads * seq;
+      auto q = randomNormal<BFloat16>(rng, nq);
+      auto kk = randomNormal<BFloat16>(rng, nkv);
+      auto v = randomNormal<BFloat16>(rng, nkv);
+      auto dout = randomNormal<BFloat16>(rng, nq);
+      auto dq = upload(ctx, q), dk = upload(ctx, kk), dv = upload(ctx, v),
+           ddo = upload(ctx, dout);
+      auto o = Output<BFloat16>::make(ctx, nq);
+      auto lse = Output<float>::make(ctx, nl), delta = Output<float>::make(ctx, nl);
+      auto gq = Output<BFloat16>::make(ctx, nq);
+      auto gk = Output<BFloat16>::make(ctx, nkv), gv = Output<BFloat16>::make(ctx, nkv);
+      std::string what = "attention_bwd" + suffix + " B=" +
+                         std::to_string(batch) + " H=" + std::to_string(heads) +
+                         " Hkv=" + std::to_string(kvHeads) +
+                         " S=" + std::to_string(seq) + (causal ? " causal" : "");
+      float scale = float(1 / std::sqrt(double(D)));
+      int32_t qb = heads * seq * D, kb = kvHeads * seq * D, hs = seq * D,
+              ss = D, S = seq, H = heads, G = heads / kvHeads;
+      if (!run(what + " fwd", ctx, [&] {
+            return fwd->launch(nullptr, Grid(ceilDiv(seq, 128), batch * heads),
+                               dq, dk, dv, o, lse, S, H, G, qb, hs, ss, kb, hs,
+                               ss, kb, hs, ss, qb, hs, ss, scale, causal);
+          }))
+        continue;
+      if (!run(what + " pre", ctx, [&] {
+            return pre->launch(nullptr, Grid(ceilDiv(seq, BM), batch * heads),
+                               o, ddo, delta, S, H, qb, hs, ss, qb, hs, ss);
+          }))
+        continue;
+      if (!run(what + " dkdv", ctx, [&] {
+            return dkdv.launch(nullptr,
+                               Grid(ceilDiv(seq, BN), batch * kvHeads), dq, dk,
+                               dv, ddo, lse, delta, gk, gv, S, H, G, qb, hs, ss,
+                               kb, hs, ss, kb, hs, ss, qb, hs, ss, kb, hs, ss,
+                               kb, hs, ss, scale, causal);
+          }))
+        continue;
+      if (!run(what + " dq", ctx, [&] {
+            return dqk->launch(nullptr, Grid(ceilDiv(seq, BM), batch * heads),
+                               dq, dk, dv, ddo, lse, delta, gq, S, H, G, qb, hs,
+                               ss, kb, hs, ss, kb, hs, ss, qb, hs, ss, qb, hs,
+                               ss, scale, causal);
+          }))
+        continue;
+      auto floats = [](const std::vector<BFloat16> &x) {
+        std::vector<float> f(x.size());
+        for (size_t i = 0; i < x.size(); ++i)
+          f[i] = float(toDouble(x[i]));
+        return f;
+      };
+      std::vector<float> qf = floats(q), kf = floats(kk), vf = floats(v),
+                         df = floats(dout);
+      tilec::test::AttentionShape shape{batch, heads, kvHeads, seq, D, causal,
+                                        double(scale)};
+      std::vector<double> refO, refL, refDq, refDk, refDv;
+      tilec::test::attentionReference(shape, qf, kf, vf, refO, refL);
+      tilec::test::attentionBackwardReference(shape, qf, kf, vf, df, refDq,
+                                              refDk, refDv);
+      check(what + " O", o, refO, 1e-2);
+      check(what + " dQ", gq, refDq, 1e-2);
+      check(what + " dK", gk, refDk, 1e-2);
+      check(what + " dV", gv, refDv, 1e-2);
+      if (!dkdvDs)
+        continue;
+      // Store dS: dK/dV writes it ([batch * heads, seq, seq]), dQ = dS K.
+      auto ds = Output<BFloat16>::make(ctx, size_t(batch * heads) * seq * seq);
+      auto gq2 = Output<BFloat16>::make(ctx, nq);
+      auto gk2 = Output<BFloat16>::make(ctx, nkv),
+           gv2 = Output<BFloat16>::make(ctx, nkv);
+      if (!run(what + " store-dS dkdv", ctx, [&] {
+            return dkdvDs->launch(
+                nullptr, Grid(ceilDiv(seq, BN), batch * kvHeads), dq, dk, dv,
+                ddo, lse, delta, gk2, gv2, ds, S, H, G, qb, hs, ss, kb, hs, ss,
+                kb, hs, ss, qb, hs, ss, kb, hs, ss, kb, hs, ss, scale, causal);
+          }))
+        continue;
+      if (!run(what + " store-dS dq", ctx, [&] {
+            return dqDs->launch(nullptr, Grid(ceilDiv(seq, BM), batch * heads),
+                                dk, ds, gq2, S, H, G, kb, hs, ss, qb, hs, ss,
+                                scale, causal);
+          }))
+        continue;
+      check(what + " store-dS dQ", gq2, refDq, 1e-2);
+      check(what + " store-dS dK", gk2, refDk, 1e-2);
+      check(what + " store-dS dV", gv2, refDv, 1e-2);
+    }
+  }
+}
+
+void testAttentionBwd64(const Context &ctx, const Kernel &k, Rng &rng,
+                        bool small) {
+  testAttentionBwdDim(ctx, k, rng, small, 64);
+}
+
+void testAttentionBwd128(const Context &ctx, const Kernel &k, Rng &rng,
+                         bool small) {
+  testAttentionBwdDim(ctx, k, rng, small, 128);
+}
+
 struct Example {
   const char *name;
   void (*test)(const Context &, const Kernel &, Rng &, bool);
@@ -585,6 +744,8 @@ struct Example {
   /// examples/*.tile, or an example that the nvcc fixtures have no stand-in
   /// for (attention).
   bool optional = false;
+  /// The kernel file and entry handed to `test`, when not `name`.
+  const char *file = nullptr;
 };
 const Example kExamples[] = {
     {"add", testAdd},
@@ -598,6 +759,12 @@ const Example kExamples[] = {
     {"matmul_fp16", testMatmulFp16, /*optional=*/true},
     {"attention", testAttention, /*optional=*/true},
     {"attention_d128", testAttentionD128, /*optional=*/true},
+    // The builder's backward (attention_bwd_{pre,dkdv,dq}_d<D>) with its
+    // forward attention_d<D>.
+    {"attention_bwd_d64", testAttentionBwd64, /*optional=*/true,
+     "attention_bwd_dkdv_d64"},
+    {"attention_bwd_d128", testAttentionBwd128, /*optional=*/true,
+     "attention_bwd_dkdv_d128"},
     // sm_90 and later (descriptors); the nvcc fixtures have none.
     {"matmul_tma", testMatmulTma, /*optional=*/true},
     {"matmul_tma_bias_gelu", testMatmulTmaBiasGelu, /*optional=*/true},
@@ -673,21 +840,23 @@ int main(int argc, char **argv) {
               ctx.deviceName().c_str(), ctx.arch().c_str(), o.kernels.c_str(),
               static_cast<unsigned long long>(o.seed));
   Rng rng(o.seed);
+  gKernelsDir = o.kernels;
   for (const Example &e : kExamples) {
     if (!o.only.empty() && !o.only.count(e.name))
       continue;
     struct stat st;
+    std::string file = e.file ? e.file : e.name;
     if (e.optional &&
-        stat((o.kernels + "/" + e.name + ".json").c_str(), &st) != 0) {
+        stat((o.kernels + "/" + file + ".json").c_str(), &st) != 0) {
       std::printf("SKIP %s: not in %s\n", e.name, o.kernels.c_str());
       continue;
     }
-    auto module = loadExample(ctx, o.kernels, e.name);
+    auto module = loadExample(ctx, o.kernels, file);
     if (!module.ok()) {
       report(false, std::string(e.name) + " load", module.message());
       continue;
     }
-    auto kernel = module->kernel(e.name);
+    auto kernel = module->kernel(file);
     if (!kernel.ok()) {
       report(false, std::string(e.name) + " kernel", kernel.message());
       continue;

@@ -172,18 +172,24 @@ func.func @dot(%s: f32, %y: !tile.ptr<f32>)
 
 // Two broadcasts of one column tile into tiles of different layouts: the
 // column takes the first layout and the second broadcast gets a conversion.
+// The column is data (loaded): an address computed from scalars only would
+// be copied per use instead (@split_index below).
 // CHECK-LABEL: func.func @conflict
 // CHECK: %[[RO:.*]] = arith.muli {{.*}} : tensor<64x1xi32, #[[L1:.*]]>
 // CHECK: tile.broadcast %[[RO]] : tensor<64x1xi32, #[[L1]]> -> tensor<64x64xi32, #[[L1]]>
 // CHECK: %[[CVT:.*]] = tile.convert_layout %[[RO]] : tensor<64x1xi32, #[[L1]]> -> tensor<64x1xi32, #[[L2:.*]]>
 // CHECK: tile.broadcast %[[CVT]] : tensor<64x1xi32, #[[L2]]> -> tensor<64x32xi32, #[[L2]]>
 func.func @conflict(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
-                    %y: !tile.ptr<f16> {tile.divisibility = 16 : i32})
+                    %y: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                    %rowp: !tile.ptr<i32> {tile.divisibility = 16 : i32})
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.range 0, 64 : tensor<64xi32>
   %r1 = tile.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %rs = tile.splat %rowp : !tile.ptr<i32> -> tensor<64x1x!tile.ptr<i32>>
+  %rp = tile.addptr %rs, %r1 : tensor<64x1x!tile.ptr<i32>>, tensor<64x1xi32>
+  %rl = tile.load %rp : tensor<64x1x!tile.ptr<i32>>
   %k = arith.constant dense<64> : tensor<64x1xi32>
-  %ro = arith.muli %r1, %k : tensor<64x1xi32>
+  %ro = arith.muli %rl, %k : tensor<64x1xi32>
   %c = tile.range 0, 64 : tensor<64xi32>
   %c0 = tile.expand_dims %c, 0 : tensor<64xi32> -> tensor<1x64xi32>
   %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
@@ -298,5 +304,58 @@ func.func @notmma(%s: f32, %h: bf16, %y: !tile.ptr<f32>)
   %e = tile.dot %ha, %hb, %hz : tensor<8x16xbf16>, tensor<16x64xbf16> -> tensor<8x64xf32>
   %es = tile.splat %y : !tile.ptr<f32> -> tensor<8x64x!tile.ptr<f32>>
   tile.store %es, %e : tensor<8x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// An address or mask computed from scalars only, used by two ops whose
+// tiles want different layouts, is copied per use before the layouts are
+// chosen (the key mask of attention's K^T load and of its scores, one value
+// after CSE when head_dim equals the query block): the K^T copy keeps its
+// column-major layout, the row-major copy its own, and no conversion.
+// CHECK-DAG: #[[$COLS:blocked[0-9]*]] = #tilegpu.blocked<{{.*}}order = [0, 1]}>
+// CHECK-DAG: #[[$ROWS:blocked[0-9]*]] = #tilegpu.blocked<{{.*}}order = [1, 0]}>
+// CHECK-LABEL: func.func @split_index
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.load {{.*}} : tensor<64x64x!tile.ptr<bf16>, #[[$COLS]]>
+// CHECK: tile.store {{.*}} : tensor<64x64x!tile.ptr<bf16>, #[[$COLS]]>
+// CHECK: tile.load {{.*}} : tensor<64x64x!tile.ptr<bf16>, #[[$ROWS]]>
+// CHECK: tile.store {{.*}} : tensor<64x64x!tile.ptr<bf16>, #[[$ROWS]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @split_index(%k: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                       %o: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                       %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %col = tile.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %row = tile.expand_dims %r, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %ns = tile.splat %n : i32 -> tensor<1x64xi32>
+  %in = arith.cmpi slt, %col, %ns : tensor<1x64xi32>
+  %inb = tile.broadcast %in : tensor<1x64xi1> -> tensor<64x64xi1>
+  %zero = arith.constant dense<0.0> : tensor<64x64xbf16>
+  %stride = arith.constant dense<64> : tensor<1x64xi32>
+  %rstride = arith.constant dense<64> : tensor<64x1xi32>
+  // K^T: contiguous along dim 0, copied from k to o.
+  %cs = arith.muli %col, %stride : tensor<1x64xi32>
+  %rowb = tile.broadcast %row : tensor<64x1xi32> -> tensor<64x64xi32>
+  %csb = tile.broadcast %cs : tensor<1x64xi32> -> tensor<64x64xi32>
+  %toff = arith.addi %rowb, %csb : tensor<64x64xi32>
+  %ks = tile.splat %k : !tile.ptr<bf16> -> tensor<64x64x!tile.ptr<bf16>>
+  %kp = tile.addptr %ks, %toff : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  %kt = tile.load %kp, %inb, %zero : tensor<64x64x!tile.ptr<bf16>>
+  %os = tile.splat %o : !tile.ptr<bf16> -> tensor<64x64x!tile.ptr<bf16>>
+  %op = tile.addptr %os, %toff : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  tile.store %op, %kt, %inb : tensor<64x64x!tile.ptr<bf16>>
+  // Row-major, contiguous along dim 1, with the same mask.
+  %rs = arith.muli %row, %rstride : tensor<64x1xi32>
+  %rsb = tile.broadcast %rs : tensor<64x1xi32> -> tensor<64x64xi32>
+  %colb = tile.broadcast %col : tensor<1x64xi32> -> tensor<64x64xi32>
+  %roff = arith.addi %rsb, %colb : tensor<64x64xi32>
+  %kp2 = tile.addptr %ks, %roff : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  %kr = tile.load %kp2, %inb, %zero : tensor<64x64x!tile.ptr<bf16>>
+  %op2 = tile.addptr %os, %roff : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  tile.store %op2, %kr, %inb : tensor<64x64x!tile.ptr<bf16>>
   return
 }

@@ -41,6 +41,9 @@ TEST_F(Errors, NumWarps) {
   EXPECT_BUILD_ERROR(Kernel("k", {.numWarps = 33}), "Kernel",
                      "numWarps must be in [1, 32] (or 0: the layout pass "
                      "chooses), got 33");
+  EXPECT_BUILD_ERROR(Kernel("k", {.numStages = 9}), "Kernel",
+                     "numStages must be in [1, 8] (or 0: the pipeline's "
+                     "default), got 9");
 }
 
 TEST_F(Errors, ParamName) {
@@ -1016,6 +1019,83 @@ TEST_F(Generators, AttentionBlocks) {
       "attentionKernel",
       "blockM (64) must be a multiple of blockN (128): a causal program's "
       "diagonal starts at a key block");
+}
+
+TEST_F(Generators, AttentionBackwardConfig) {
+  EXPECT_BUILD_ERROR(ops::attentionBwdDkDvKernel("a", {.dtype = DType::F32}),
+                     "attentionBwdDkDvKernel",
+                     "dtype must be bf16 or f16 (the tensor cores' 16-bit "
+                     "types), got f32");
+  EXPECT_BUILD_ERROR(ops::attentionBwdDqKernel("a", {.headDim = 96}),
+                     "attentionBwdDqKernel",
+                     "headDim must be a power of two of at least 16, got 96");
+  EXPECT_BUILD_ERROR(
+      ops::attentionBwdPreprocessKernel("a", {.blockM = 32, .blockN = 64}),
+      "attentionBwdPreprocessKernel",
+      "blockM (32) must be a multiple of blockN (64)");
+}
+
+TEST_F(Generators, SdpaShapes) {
+  using ops::TensorSpec;
+  const DType bf = DType::BF16;
+  TensorSpec q{bf, {2, 8, 100, 64}}, kv{bf, {2, 2, 100, 64}};
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention({bf, {8, 100, 64}}, kv, kv),
+      "scaled_dot_product_attention",
+      "q must be [batch, heads, seq, head_dim], got [8, 100, 64]");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, kv, {bf, {2, 2, 100, 32}}),
+      "scaled_dot_product_attention",
+      "k [2, 2, 100, 64] and v [2, 2, 100, 32] must have the same shape");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, {bf, {2, 2, 100, 32}},
+                                        {bf, {2, 2, 100, 32}}),
+      "scaled_dot_product_attention",
+      "k's head_dim (32) must equal q's (64)");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, {bf, {1, 2, 100, 64}},
+                                        {bf, {1, 2, 100, 64}}),
+      "scaled_dot_product_attention", "k's batch (1) must equal q's (2)");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, {bf, {2, 2, 50, 64}},
+                                        {bf, {2, 2, 50, 64}}),
+      "scaled_dot_product_attention",
+      "k's seq (50) must equal q's (100): the kernels take one sequence "
+      "length");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, {bf, {2, 3, 100, 64}},
+                                        {bf, {2, 3, 100, 64}}),
+      "scaled_dot_product_attention",
+      "q's heads (8) must be a multiple of k's (3) for grouped-query "
+      "attention");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention({bf, {2, 8, 100, 48}},
+                                        {bf, {2, 2, 100, 48}},
+                                        {bf, {2, 2, 100, 48}}),
+      "scaled_dot_product_attention",
+      "head_dim must be a power of two from 16 to 256, got 48");
+}
+
+TEST_F(Generators, SdpaDTypesAndStrides) {
+  using ops::TensorSpec;
+  const DType bf = DType::BF16;
+  TensorSpec q{bf, {2, 8, 100, 64}}, kv{bf, {2, 2, 100, 64}};
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention({DType::F32, q.sizes}, kv, kv),
+      "scaled_dot_product_attention", "q must be bf16 or f16, got f32");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, kv, {DType::F16, kv.sizes}),
+      "scaled_dot_product_attention",
+      "v is f16 but q is bf16: all three must have one dtype");
+  // [b, h, s, d] viewed from a [b, h, d, s] tensor: head_dim not contiguous.
+  EXPECT_BUILD_ERROR(ops::scaled_dot_product_attention(
+                         q, {bf, kv.sizes, {12800, 6400, 1, 100}}, kv),
+                     "scaled_dot_product_attention",
+                     "k's head_dim must be contiguous (stride 1), got "
+                     "stride 100");
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(q, kv, {bf, kv.sizes, {1, 2}}),
+      "scaled_dot_product_attention", "v has 2 strides for 4 dims");
 }
 
 TEST_F(Generators, ParamClash) {

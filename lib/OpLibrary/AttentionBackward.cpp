@@ -1,0 +1,301 @@
+//===- AttentionBackward.cpp - the flash attention backward generators ----===//
+//
+// FlashAttention-2's backward as three kernels: delta = rowsum(dO * O), then
+// dK and dV (one program per K/V block and K/V head, looping over the query
+// heads of its group and their query blocks), then dQ (one program per query
+// block, looping over the K/V blocks). P is recomputed block by block from
+// the forward's saved log-sum-exp; no S x S tensor exists (except in the
+// store-dS variant, attentionBwdDqFromDsKernel: the other side of that
+// trade-off, dS written by the dK/dV kernel and read back for dQ).
+//
+// dQ has its own kernel rather than atomics from the dK/dV kernel: every
+// element is written once by one program (deterministic, no zero-fill launch,
+// no f32 scratch to round afterwards), at the price of recomputing Q K^T and
+// dO V^T once more (2 of the backward's 5 products).
+//
+// Every operand is loaded in the orientation its dot wants (K^T, Q^T, dO^T,
+// V^T through pointers contiguous along their first dim, as the forward's
+// K^T), so no tile is transposed in registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include <cmath>
+
+namespace tilec::ops {
+
+namespace {
+
+const float kLog2e = float(1.0 / std::log(2.0));
+
+void checkConfig(const AttentionConfig &config, const char *gen) {
+  if (config.dtype != DType::BF16 && config.dtype != DType::F16)
+    buildError(gen, "dtype must be bf16 or f16 (the tensor cores' 16-bit "
+                    "types), got " +
+                        std::string(dtypeName(config.dtype)));
+  auto powerOfTwo = [&](int v, int lo, const char *what) {
+    if (v < lo || (v & (v - 1)))
+      buildError(gen, std::string(what) + " must be a power of two of at "
+                                          "least " +
+                          std::to_string(lo) + ", got " + std::to_string(v));
+  };
+  powerOfTwo(config.headDim, 16, "headDim");
+  powerOfTwo(config.blockM, 16, "blockM");
+  powerOfTwo(config.blockN, 16, "blockN");
+  if (config.blockM % config.blockN)
+    buildError(gen, "blockM (" + std::to_string(config.blockM) +
+                        ") must be a multiple of blockN (" +
+                        std::to_string(config.blockN) +
+                        "): a causal dQ program's diagonal starts at a key "
+                        "block");
+}
+
+} // namespace
+
+Kernel attentionBwdPreprocessKernel(std::string name,
+                                    const AttentionConfig &config,
+                                    SourceLoc loc) {
+  CallSite site("attentionBwdPreprocessKernel", loc);
+  checkConfig(config, "attentionBwdPreprocessKernel");
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM;
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
+  Value o = k.pointer("o", dt, pd), dop = k.pointer("do", dt, pd),
+        delta = k.pointer("delta", DType::F32, pd);
+  Value seq = k.scalar("seq", DType::I32),
+        heads = k.scalar("heads", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value sob = stride("sob"), soh = stride("soh"), sos = stride("sos");
+  Value sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  Value bh = k.programId(1), b = bh / heads, h = bh % heads;
+  Value rows = k.programId(0) * BM + k.range(BM);
+  Value r2 = rows.expandDims(1), rd = k.range(D).expandDims(0);
+  Value in = r2 < seq;
+  Value ot = k.load(o + (b * sob + h * soh) + r2 * sos + rd, in, 0);
+  Value dot = k.load(dop + (b * sdb + h * sdh) + r2 * sds + rd, in, 0);
+  Value d = k.reduce(ot.to(DType::F32) * dot.to(DType::F32), 1, Combine::sum);
+  k.store(delta + bh * seq + rows, d, rows < seq);
+  return k;
+}
+
+Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
+                              SourceLoc loc) {
+  CallSite site("attentionBwdDkDvKernel", loc);
+  checkConfig(config, "attentionBwdDkDvKernel");
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
+  Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
+        vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd),
+        lse = k.pointer("lse", DType::F32, pd),
+        delta = k.pointer("delta", DType::F32, pd),
+        dk = k.pointer("dk", dt, pd), dv = k.pointer("dv", dt, pd);
+  Value ds = config.storeDs ? k.pointer("ds", dt, pd) : Value();
+  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+        group = k.scalar("group", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
+  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+  Value svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+  Value sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  Value sdkb = stride("sdkb"), sdkh = stride("sdkh"), sdks = stride("sdks");
+  Value sdvb = stride("sdvb"), sdvh = stride("sdvh"), sdvs = stride("sdvs");
+  Value scale = k.scalar("scale", DType::F32);
+  Value causal = k.scalar("causal", DType::I1);
+
+  // Program (key block, batch * kv head).
+  Value nblk = k.programId(0), bhk = k.programId(1);
+  Value kvHeads = heads / group;
+  Value b = bhk / kvHeads, hk = bhk % kvHeads;
+  Value n0 = nblk * BN;
+  Value rn2 = (n0 + k.range(BN)).expandDims(1); // [BN, 1] key rows
+  Value rdR = k.range(D).expandDims(0), rdC = k.range(D).expandDims(1);
+  Value rmR = k.range(BM).expandDims(0), rmC = k.range(BM).expandDims(1);
+  Value kin = rn2 < seq;
+  Value kt = k.load(kp + (b * skb + hk * skh) + rn2 * sks + rdR, kin, 0);
+  Value vt = k.load(vp + (b * svb + hk * svh) + rn2 * svs + rdR, kin, 0);
+  Value qkScale = scale * kLog2e;
+
+  // Query blocks from the one holding the program's first key (causal) to
+  // seq. One loop, masked throughout: the masked blocks are at both ends
+  // (the causal diagonal first, the ragged block last), and two loops more
+  // would stage their own copies of Q, Q^T, dO and dO^T in shared memory
+  // (the allocator gives each loop's buffers their own bytes).
+  Value lo = where(causal, n0 / BM * BM, 0);
+
+  auto headLoop = [&](Value g, std::vector<Value> acc) {
+    Value h = hk * group + g, bh = b * heads + h;
+    Value qbase = q + (b * sqb + h * sqh), dobase = dop + (b * sdb + h * sdh);
+    Value lbase = lse + bh * seq, dbase = delta + bh * seq;
+    // Q^T and dO^T ([D, BM], contiguous along D), Q and dO ([BM, D]).
+    Value qTOffs = rdC + rmR * sqs, qOffs = rmC * sqs + rdR;
+    Value doTOffs = rdC + rmR * sds, doOffs = rmC * sds + rdR;
+    auto step = [&](Value m, std::vector<Value> cc) {
+      Value cols = m + k.range(BM);
+      Value inR = (m + rmR) < seq, inC = (m + rmC) < seq, in1 = cols < seq;
+      Value qT = k.load(qbase + m * sqs + qTOffs, inR, 0);
+      Value q2 = k.load(qbase + m * sqs + qOffs, inC, 0);
+      Value doT = k.load(dobase + m * sds + doTOffs, inR, 0);
+      Value do2 = k.load(dobase + m * sds + doOffs, inC, 0);
+      Value l = k.load(lbase + cols, in1, 0);
+      Value di = k.load(dbase + cols, in1, 0);
+      // Transposed scores: keys along rows, queries along columns.
+      Value sT = k.dot(kt, qT) * qkScale;
+      Value pT = exp2(sT - (l * kLog2e).expandDims(0));
+      Value visible = inR & ((rn2 <= (m + rmR)) | !causal);
+      pT = where(visible, pT, 0.0f);
+      Value dvAcc = k.dot(pT.to(dt), do2, cc[1]);
+      Value dpT = k.dot(vt, doT);
+      Value dsT = pT * (dpT - di.expandDims(0));
+      Value dsLow = dsT.to(dt);
+      // The store-dS variant: dS[bh, query, key], zeros where not visible
+      // (the dQ kernel reads the causal diagonal's blocks whole).
+      if (config.storeDs)
+        k.store(ds + bh.to(DType::I64) * seq.to(DType::I64) *
+                         seq.to(DType::I64) +
+                    (m + rmR) * seq + rn2,
+                dsLow, kin & inR);
+      Value dkAcc = k.dot(dsLow, q2, cc[0]);
+      return std::vector<Value>{dkAcc, dvAcc};
+    };
+    return k.forLoop(lo, seq, BM, acc, step);
+  };
+  std::vector<Value> init = {k.zeros({BN, D}, DType::F32),
+                             k.zeros({BN, D}, DType::F32)};
+  std::vector<Value> fin = k.forLoop(0, group, 1, init, headLoop);
+  k.store(dk + (b * sdkb + hk * sdkh) + rn2 * sdks + rdR, fin[0] * scale,
+          kin);
+  k.store(dv + (b * sdvb + hk * sdvh) + rn2 * sdvs + rdR, fin[1], kin);
+  return k;
+}
+
+Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
+                            SourceLoc loc) {
+  CallSite site("attentionBwdDqKernel", loc);
+  checkConfig(config, "attentionBwdDqKernel");
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
+  Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
+        vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd),
+        lse = k.pointer("lse", DType::F32, pd),
+        delta = k.pointer("delta", DType::F32, pd),
+        dq = k.pointer("dq", dt, pd);
+  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+        group = k.scalar("group", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
+  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+  Value svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+  Value sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
+  Value scale = k.scalar("scale", DType::F32);
+  Value causal = k.scalar("causal", DType::I1);
+
+  Value mblk = k.programId(0), bh = k.programId(1);
+  Value b = bh / heads, h = bh % heads, hk = h / group;
+  Value kbase = kp + (b * skb + hk * skh), vbase = vp + (b * svb + hk * svh);
+  Value m0 = mblk * BM;
+  Value rows = m0 + k.range(BM);
+  Value rm2 = rows.expandDims(1);
+  Value rdR = k.range(D).expandDims(0), rdC = k.range(D).expandDims(1);
+  Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
+  Value qin = rm2 < seq, in1 = rows < seq;
+  Value qt = k.load(q + (b * sqb + h * sqh) + rm2 * sqs + rdR, qin, 0);
+  Value dot = k.load(dop + (b * sdb + h * sdh) + rm2 * sds + rdR, qin, 0);
+  Value l2 = (k.load(lse + bh * seq + rows, in1, 0) * kLog2e).expandDims(1);
+  Value di = k.load(delta + bh * seq + rows, in1, 0).expandDims(1);
+  Value qkScale = scale * kLog2e;
+  // K^T and V^T ([D, BN]) and K ([BN, D]) within a block.
+  Value kTOffs = rdC + rnR * sks, vTOffs = rdC + rnR * svs,
+        kOffs = rnC * sks + rdR;
+
+  auto step = [&](bool masked) {
+    return [&, masked](Value n, Value acc) {
+      Value kT, vT, k2;
+      if (masked) {
+        Value inR = (n + rnR) < seq;
+        kT = k.load(kbase + n * sks + kTOffs, inR, 0);
+        vT = k.load(vbase + n * svs + vTOffs, inR, 0);
+        k2 = k.load(kbase + n * sks + kOffs, (n + rnC) < seq, 0);
+      } else {
+        kT = k.load(kbase + n * sks + kTOffs);
+        vT = k.load(vbase + n * svs + vTOffs);
+        k2 = k.load(kbase + n * sks + kOffs);
+      }
+      Value p = exp2(k.dot(qt, kT) * qkScale - l2);
+      if (masked) {
+        Value visible = ((n + rnR) < seq) & (((n + rnR) <= rm2) | !causal);
+        p = where(visible, p, 0.0f);
+      }
+      Value ds = p * (k.dot(dot, vT) - di);
+      return k.dot(ds.to(dt), k2, acc);
+    };
+  };
+  // As the forward: unmasked blocks, then the ragged and diagonal ones;
+  // causal programs stop at their last query.
+  Value seqFull = seq / BN * BN;
+  Value fullHi = where(causal, minimum(seqFull, m0), seqFull);
+  Value hi = where(causal, minimum(m0 + BM, seq), seq);
+  Value acc = k.forLoop(0, fullHi, BN, k.zeros({BM, D}, DType::F32),
+                        step(false));
+  acc = k.forLoop(fullHi, hi, BN, acc, step(true));
+  k.store(dq + (b * sdqb + h * sdqh) + rm2 * sdqs + rdR, acc * scale, qin);
+  return k;
+}
+
+Kernel attentionBwdDqFromDsKernel(std::string name,
+                                  const AttentionConfig &config,
+                                  SourceLoc loc) {
+  CallSite site("attentionBwdDqFromDsKernel", loc);
+  checkConfig(config, "attentionBwdDqFromDsKernel");
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
+  Value kp = k.pointer("k", dt, pd), ds = k.pointer("ds", dt, pd),
+        dq = k.pointer("dq", dt, pd);
+  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+        group = k.scalar("group", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+  Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
+  Value scale = k.scalar("scale", DType::F32);
+  Value causal = k.scalar("causal", DType::I1);
+
+  Value mblk = k.programId(0), bh = k.programId(1);
+  Value b = bh / heads, h = bh % heads, hk = h / group;
+  // dS of a head is seq^2 elements: its base offset in i64.
+  Value kbase = kp + (b * skb + hk * skh),
+        dsbase = ds + bh.to(DType::I64) * seq.to(DType::I64) *
+                          seq.to(DType::I64);
+  Value m0 = mblk * BM;
+  Value rm2 = (m0 + k.range(BM)).expandDims(1);
+  Value rdR = k.range(D).expandDims(0);
+  Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
+  Value qin = rm2 < seq;
+  // dQ = scale dS K: a matmul over the keys, blocks past the causal
+  // diagonal skipped. The dK/dV kernel wrote every block up to the
+  // diagonal when its query blocks are these (the same blockM): a causal
+  // key block's first query block is the one holding its first key.
+  Value hi = where(causal, minimum(m0 + BM, seq), seq);
+  Value acc = k.forLoop(
+      0, hi, BN, k.zeros({BM, D}, DType::F32), [&](Value n, Value a) {
+        Value kin = (n + rnR) < seq;
+        Value dst = k.load(dsbase + rm2 * seq + (n + rnR), qin & kin, 0);
+        Value k2 = k.load(kbase + (n + rnC) * sks + rdR, (n + rnC) < seq, 0);
+        return k.dot(dst, k2, a);
+      });
+  k.store(dq + (b * sdqb + h * sdqh) + rm2 * sdqs + rdR, acc * scale, qin);
+  return k;
+}
+
+} // namespace tilec::ops
