@@ -128,14 +128,12 @@ evalArgs(const LaunchSpec &spec, const Vars &vars,
 //===----------------------------------------------------------------------===//
 
 /// Registers, spills and static shared memory per kernel from `ptxas -v`
-/// on `ptx` for `arch`. `ptxas` empty: $TILEC_PTXAS, else the search of
-/// tilec::cuda::findPtxas. Fails when ptxas is missing or fails.
-llvm::Expected<std::map<std::string, Resources>>
+/// on `ptx` for `arch` (runtime::parsePtxasReport). `ptxas` empty:
+/// $TILEC_PTXAS, else the search of tilec::cuda::findPtxas. Fails when
+/// ptxas is missing or fails.
+llvm::Expected<std::map<std::string, runtime::KernelResources>>
 ptxasResources(llvm::StringRef ptx, llvm::StringRef arch,
                llvm::StringRef ptxas = "");
-
-/// Parses ptxas's -v report (what ptxasResources runs on).
-std::map<std::string, Resources> parsePtxasReport(llvm::StringRef report);
 
 /// True when `ptx` has tensor-core instructions (mma, wgmma).
 bool hasTensorCoreInstructions(llvm::StringRef ptx);
