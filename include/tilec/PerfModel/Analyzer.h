@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,12 @@ struct CountOptions {
   /// programs all behave differently, e.g. a trip count per program, needs
   /// one per program).
   uint64_t maxEvaluations = 200000;
+  /// Called after each evaluation that counted a box of programs: the
+  /// programs counted so far, the grid's, the evaluations so far
+  /// (tilec-analyze's progress line on a terminal).
+  std::function<void(uint64_t counted, uint64_t programs,
+                     uint64_t evaluations)>
+      progress;
 };
 
 /// Counts launch of `kernel` (a func.func with tile.kernel in `module`) on
