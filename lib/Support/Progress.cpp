@@ -15,10 +15,13 @@ std::string progressText(std::string_view tool, std::string_view what,
                   std::to_string(done);
   if (total > 0) {
     s += " of " + std::to_string(total);
-    // Whole percents, rounded down: 100% only when all is done.
-    uint64_t percent = done >= total ? 100 : done * 100 / total;
-    if (total > UINT64_MAX / 100)
-      percent = done / (total / 100);
+    // Whole percents, rounded down (100% only when all is done), in 128
+    // bits so that counts near 2^64 do not overflow.
+    uint64_t percent =
+        done >= total
+            ? 100
+            : static_cast<uint64_t>(static_cast<unsigned __int128>(done) *
+                                    100 / total);
     s += " (" + std::to_string(percent) + "%)";
   }
   if (!detail.empty())

@@ -459,7 +459,7 @@ TEST(Metadata, Resources) {
                           ","));
   };
   EXPECT_EQ(bad("[]"), "invalid kernel metadata: kernels[0] 'softmax': "
-                       "\"resources\": is [], not an object");
+                       "\"resources\": is an array, not an object");
   EXPECT_EQ(bad("{}"), "invalid kernel metadata: kernels[0] 'softmax': "
                        "\"resources\": missing \"registers\"");
   EXPECT_EQ(bad(R"({"registers": 300})"),
