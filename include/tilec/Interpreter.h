@@ -29,6 +29,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -149,6 +150,9 @@ struct RunOptions {
   /// writing different values to one address. Kernels that synchronize
   /// programs (tile.atomic_cas or atomic xchg) are not checked.
   bool checkRaces = true;
+  /// Called after each program with the programs run and the grid's total
+  /// (tilec-run's progress line on a terminal).
+  std::function<void(uint64_t done, uint64_t total)> onProgramDone;
 };
 
 /// What a run did.

@@ -72,7 +72,8 @@ struct CompileResult {
   std::string cubin; ///< cubin bytes (emit == cubin)
   /// The kernels' metadata (emit >= ptx), the runtime's own types: pass it
   /// to runtime::Module::loadPtx as is; runtime::writeMetadata makes the
-  /// `k.json` file of docs/metadata.md from it.
+  /// `k.json` file of docs/metadata.md from it. With emit == cubin each
+  /// kernel's `resources` holds what ptxas -v reported.
   runtime::ModuleMetadata metadata;
 };
 

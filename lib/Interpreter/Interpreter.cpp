@@ -353,12 +353,15 @@ FailureOr<RunStats> tilec::runKernel(ModuleOp module, StringRef kernelName,
   Executor executor(memory, grid, options, stats);
   executor.checkRaces = options.checkRaces && !synchronizesPrograms(kernel) &&
                         grid.x * grid.y * grid.z < int64_t(UINT32_MAX);
+  const uint64_t total = uint64_t(grid.x) * grid.y * grid.z;
   for (int64_t z = 0; z < grid.z; ++z)
     for (int64_t y = 0; y < grid.y; ++y)
       for (int64_t x = 0; x < grid.x; ++x) {
         if (failed(executor.runProgram(kernel, tiles, {x, y, z})))
           return failure();
         ++stats.programs;
+        if (options.onProgramDone)
+          options.onProgramDone(stats.programs, total);
       }
   return stats;
 }

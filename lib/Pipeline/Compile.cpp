@@ -273,9 +273,12 @@ private:
   std::vector<std::string> files_;
 };
 
+/// The cubin of `ptx`, from ptxas -v; `report` gets ptxas's report (what
+/// the metadata's "resources" are read from).
 FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
                                 const tilec::Target &target,
-                                const tilec::PipelineOptions &options) {
+                                const tilec::PipelineOptions &options,
+                                std::string &report) {
   FailureOr<std::string> ptxas = findPtxas(module, options.ptxasPath);
   if (failed(ptxas))
     return failure();
@@ -299,7 +302,8 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
   }
   std::string arch = target.getPtxasArch();
   std::string opt = "-O" + std::to_string(options.optLevel);
-  SmallVector<StringRef> args = {*ptxas, arch, opt, in, "-o", out};
+  // -v last: stand-in ptxas scripts of the tests read the input as $3.
+  SmallVector<StringRef> args = {*ptxas, arch, opt, in, "-o", out, "-v"};
   std::optional<StringRef> redirects[] = {std::nullopt, err, err};
   std::string execError;
   int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects, 0,
@@ -308,10 +312,23 @@ FailureOr<std::string> assemble(ModuleOp module, StringRef ptx,
   auto cubin = llvm::MemoryBuffer::getFile(out);
   if (rc != 0 || !cubin) {
     std::string message = execError;
-    if (log && !(*log)->getBuffer().empty())
-      message = (*log)->getBuffer().trim().split('\n').first.str();
+    // The first line that is not -v's report says what went wrong.
+    if (log) {
+      SmallVector<StringRef> lines;
+      (*log)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (StringRef line : lines)
+        if (!line.starts_with("ptxas info") && !line.starts_with(" ")) {
+          message = line.trim().str();
+          break;
+        }
+    }
+    if (message.empty())
+      message = "exit status " + std::to_string(rc) +
+                (cubin ? "" : ", no cubin written");
     return module.emitError("ptxas failed: ") << message;
   }
+  if (log)
+    report = (*log)->getBuffer().str();
   return (*cubin)->getBuffer().str();
 }
 
@@ -405,11 +422,17 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
     return failure();
   result.ptx = *ptx;
   if (options.emit == EmitLevel::Cubin) {
+    std::string report;
     FailureOr<std::string> cubin =
-        assemble(module, result.ptx, *target, options);
+        assemble(module, result.ptx, *target, options, report);
     if (failed(cubin))
       return failure();
     result.cubin = *cubin;
+    std::map<std::string, runtime::KernelResources> used =
+        runtime::parsePtxasReport(report);
+    for (runtime::KernelMetadata &k : metadata->kernels)
+      if (auto it = used.find(k.name); it != used.end())
+        k.resources = it->second;
   }
   result.metadata = std::move(*metadata);
   llvm::raw_string_ostream os(result.ir);

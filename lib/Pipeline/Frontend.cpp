@@ -9,6 +9,7 @@
 
 #include "tilec/Frontend.h"
 #include "tilec/InitAll.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -89,8 +90,10 @@ OwningOpRef<ModuleOp> tilec::parseTileSource(llvm::SourceMgr &sourceMgr,
   OwningOpRef<ModuleOp> module =
       detail::constructContainerOpForParserIfNecessary<ModuleOp>(
           &parsed, &context, FileLineColLoc::get(&context, file, 0, 0));
-  if (module)
+  if (module) {
     attachSourceNames(*module, state);
+    tile::expandShorthands(*module);
+  }
   return module;
 }
 

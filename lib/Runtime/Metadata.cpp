@@ -345,6 +345,34 @@ Expected<ParamInfo> parseParam(const Value &v, const std::string &where) {
   return f.error("\"kind\" is " + json::quote(*kind) + ", not " + known);
 }
 
+/// `"resources"`: what ptxas reported, every field a count of 0 or more
+/// (registers up to 255, the most a thread has).
+Expected<KernelResources> parseResources(const Value &v,
+                                         const std::string &where) {
+  Fields f(v, where + "\"resources\": ");
+  if (!v.is_object())
+    return f.error("is " + show(v) + ", not an object");
+  KernelResources r;
+  auto registers = f.integer("registers", 0, 255, "a whole number from 0 to 255");
+  if (!registers.ok())
+    return registers.status();
+  r.registers = static_cast<int>(*registers);
+  for (auto [key, field] :
+       {std::pair{"spill_store_bytes", &r.spillStoreBytes},
+        std::pair{"spill_load_bytes", &r.spillLoadBytes},
+        std::pair{"stack_bytes", &r.stackBytes},
+        std::pair{"static_shared_bytes", &r.staticSharedBytes}}) {
+    // Only "registers" is required: a count left out is 0.
+    if (!f.find(key))
+      continue;
+    auto n = f.integer(key, 0, INT32_MAX, "a whole number of bytes (0 or more)");
+    if (!n.ok())
+      return n.status();
+    *field = *n;
+  }
+  return r;
+}
+
 Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
   if (!v.is_object())
     return Status::error("invalid kernel metadata: " + where + "is " + show(v) +
@@ -379,6 +407,13 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
   if (!shared.ok())
     return shared.status();
   k.sharedBytes = *shared;
+
+  if (const Value *r = f.find("resources")) {
+    auto resources = parseResources(*r, here);
+    if (!resources.ok())
+      return resources.status();
+    k.resources = *resources;
+  }
 
   auto params = f.get("params", Kind::Array);
   if (!params.ok())

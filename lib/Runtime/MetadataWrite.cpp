@@ -66,6 +66,16 @@ std::string writeMetadata(const ModuleMetadata &m) {
     kj["num_warps"] = k.numWarps;
     kj["threads_per_program"] = k.threadsPerProgram;
     kj["shared_bytes"] = k.sharedBytes;
+    if (k.resources) {
+      const KernelResources &r = *k.resources;
+      json::Value rj = json::Value::object();
+      rj["registers"] = r.registers;
+      rj["spill_store_bytes"] = r.spillStoreBytes;
+      rj["spill_load_bytes"] = r.spillLoadBytes;
+      rj["stack_bytes"] = r.stackBytes;
+      rj["static_shared_bytes"] = r.staticSharedBytes;
+      kj["resources"] = std::move(rj);
+    }
     if (!k.grid.dims.empty()) {
       json::Value grid = json::Value::array();
       for (const grid::Expr &d : k.grid.dims)

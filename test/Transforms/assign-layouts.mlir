@@ -70,7 +70,7 @@ func.func @unaligned(%x: !tile.ptr<f32>) attributes {tile.kernel} {
 // CHECK: tile.range 0, 128 : tensor<128xi32, #[[$COL]]>
 // CHECK: tile.expand_dims {{.*}} : tensor<8xi32, #[[$ROW]]> -> tensor<8x1xi32, #[[$B]]>
 // CHECK: tile.broadcast {{.*}} : tensor<8x1xi32, #[[$B]]> -> tensor<8x128xi32, #[[$B]]>
-// CHECK: tile.reduce({{.*}}) axis = 1 : (tensor<8x128xf32, #[[$B]]>) -> tensor<8xf32, #[[$ROW]]>
+// CHECK: tile.reduce add({{.*}}) axis = 1 : (tensor<8x128xf32, #[[$B]]>) -> tensor<8xf32, #[[$ROW]]>
 // CHECK: tile.store {{.*}} : tensor<8x!tile.ptr<f32>, #[[$ROW]]>
 func.func @rowsum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                   %y: !tile.ptr<f32> {tile.divisibility = 16 : i32})

@@ -16,6 +16,7 @@
 #include "tilec/InitAll.h"
 #include "tilec/PerfModel/Analyzer.h"
 #include "tilec/PerfModel/Report.h"
+#include "tilec/Support/Progress.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -222,6 +223,21 @@ int main(int argc, char **argv) {
   options.usePtxas = !noPtxas;
   options.ptxasPath = ptxasPath;
   options.count.maxEvaluations = maxEvaluations;
+  // Kernels whose programs differ take many evaluations on a large grid:
+  // a line on a terminal says how far the counting is.
+  tilec::support::ProgressLine progress("tilec-analyze");
+  std::string current;
+  if (progress.enabled())
+    options.count.progress = [&](uint64_t counted, uint64_t programs,
+                                 uint64_t evaluations) {
+      progress.update(current + ": counted programs", counted, programs,
+                      std::to_string(evaluations) + " evaluations");
+    };
+  // An error goes on a clean line.
+  ScopedDiagnosticHandler clearFirst(&context, [&](Diagnostic &) {
+    progress.clear();
+    return failure();
+  });
   WorkloadAnalyzer analyzer(context, options);
 
   ProfileRun predictions;
@@ -229,7 +245,9 @@ int main(int argc, char **argv) {
   std::string report, index;
   std::set<std::string> slugs;
   for (const WorkloadSpec &spec : specs) {
+    current = spec.name;
     FailureOr<WorkloadAnalysis> analysis = analyzer.analyze(spec);
+    progress.clear();
     if (failed(analysis)) {
       if (!analyzer.error().empty())
         return fail(analyzer.error());

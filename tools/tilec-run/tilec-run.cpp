@@ -16,6 +16,7 @@
 #include "tilec/Interpreter.h"
 #include "tilec/Pipeline.h"
 #include "tilec/Interpreter/HostArgs.h"
+#include "tilec/Support/Progress.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -197,14 +198,29 @@ int main(int argc, char **argv) {
   }
 
   tilec::RunOptions options;
+  double ms = 0;
   options.emulateTF32 = !noTF32;
   options.checkRaces = !noRaceCheck;
-  auto start = std::chrono::steady_clock::now();
-  FailureOr<tilec::RunStats> stats =
-      tilec::runKernel(module, name, grid, args, options);
-  double ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
+  // A large grid runs for minutes: a line on a terminal says how far it is.
+  tilec::support::ProgressLine progress("tilec-run");
+  if (progress.enabled())
+    options.onProgramDone = [&](uint64_t done, uint64_t total) {
+      progress.update("program", done, total, "@" + name.str());
+    };
+  FailureOr<tilec::RunStats> stats;
+  {
+    // An error goes on a clean line.
+    ScopedDiagnosticHandler clearFirst(&context, [&](Diagnostic &) {
+      progress.clear();
+      return failure();
+    });
+    auto start = std::chrono::steady_clock::now();
+    stats = tilec::runKernel(module, name, grid, args, options);
+    ms = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+             .count();
+  }
+  progress.clear();
   if (failed(stats))
     return 1;
   if (printStats)

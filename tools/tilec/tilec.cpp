@@ -18,6 +18,7 @@
 #include "tilec/PerfModel/Analyzer.h"
 #include "tilec/PerfModel/DeviceModel.h"
 #include "tilec/Runtime/Metadata.h"
+#include "tilec/Support/CudaTools.h"
 #include "tilec/Version.h"
 #include "tilec/AOT/TorchExtension.h"
 
@@ -315,17 +316,11 @@ static void printVersion(llvm::raw_ostream &os) {
      << tilec::Target::getKnownChipList() << "\n";
 }
 
-/// --resource-usage: ptxas -v's report for each kernel, and the occupancy
-/// CUDA's rules give it on the target. Returns failure if ptxas fails.
-static LogicalResult reportResources(const tilec::CompileResult &result,
-                                     const tilec::Target &target) {
-  auto resources =
-      tilec::perfmodel::ptxasResources(result.ptx, target.getChip(), ptxasPath);
-  if (!resources) {
-    llvm::errs() << "tilec: error: --resource-usage: "
-                 << llvm::toString(resources.takeError()) << "\n";
-    return failure();
-  }
+/// --resource-usage: ptxas -v's report for each kernel (the metadata's
+/// resources: the compilation ran ptxas), and the occupancy CUDA's rules
+/// give it on the target.
+static void reportResources(const tilec::CompileResult &result,
+                            const tilec::Target &target) {
   const tilec::runtime::ModuleMetadata &metadata = result.metadata;
   // The occupancy rules of the target's SM, on a model that has them.
   auto model = tilec::perfmodel::builtinDeviceModel(
@@ -335,12 +330,14 @@ static LogicalResult reportResources(const tilec::CompileResult &result,
   model->maxThreadsPerSM = target.getMaxThreadsPerSM();
   model->maxBlocksPerSM = target.getMaxProgramsPerSM();
   model->regsPerSM = target.getRegistersPerSM();
-  for (auto &[name, r] : *resources) {
-    tilec::perfmodel::Resources use = r;
-    if (const auto *k = metadata.find(name)) {
-      use.threadsPerProgram = k->threadsPerProgram;
-      use.dynamicSharedBytes = k->sharedBytes;
-    }
+  for (const tilec::runtime::KernelMetadata &k : metadata.kernels) {
+    if (!k.resources)
+      continue;
+    const std::string &name = k.name;
+    tilec::perfmodel::Resources use =
+        tilec::perfmodel::Resources::fromPtxas(*k.resources);
+    use.threadsPerProgram = k.threadsPerProgram;
+    use.dynamicSharedBytes = k.sharedBytes;
     llvm::outs() << "tilec: " << name << " on " << target.getChip() << ": "
                  << use.registers << " registers, " << use.spillBytes
                  << " bytes spilled, " << use.stackBytes << " bytes stack, "
@@ -362,7 +359,6 @@ static LogicalResult reportResources(const tilec::CompileResult &result,
                    << " (smaller tiles or fewer stages need fewer "
                       "registers)\n";
   }
-  return success();
 }
 
 /// --emit=torch: the extension's one source at -o.
@@ -504,8 +500,9 @@ int main(int argc, char **argv) {
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;
+  bool embedCubin = emit == Emit::Cubin;
   if (emit == Emit::CppHeader || emit == Emit::Torch) {
-    bool embedCubin = cppEmbed == CppEmbed::Cubin;
+    embedCubin = cppEmbed == CppEmbed::Cubin;
     if (cppEmbed == CppEmbed::Auto) {
       embedCubin = !tilec::findPtxasPath(ptxasPath).empty();
       if (!embedCubin)
@@ -516,6 +513,18 @@ int main(int argc, char **argv) {
     if (embedCubin)
       options.emit = tilec::EmitLevel::Cubin;
   }
+  // ptxas's report comes with a cubin: -v on PTX assembles it too (the
+  // same ptxas flags as --emit=cubin) and writes the PTX.
+  if (resourceUsage) {
+    std::string why;
+    if (tilec::cuda::findPtxas(ptxasPath.getValue(), "TILEC_PTXAS", &why)
+            .empty()) {
+      llvm::errs() << "tilec: error: --resource-usage needs ptxas: " << why
+                   << "\n";
+      return 1;
+    }
+    options.emit = tilec::EmitLevel::Cubin;
+  }
   tilec::ParamsDiagnosticNote paramsNote(
       context, params,
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
@@ -524,6 +533,9 @@ int main(int argc, char **argv) {
       tilec::compileModule(*module, options);
   if (failed(result))
     return 1;
+  // A cubin made only for -v's report is not the output.
+  if (!embedCubin)
+    result->cubin.clear();
 
   if (resourceUsage) {
     llvm::Expected<tilec::Target> target = tilec::Target::get(options.arch);
@@ -532,8 +544,7 @@ int main(int argc, char **argv) {
                    << "\n";
       return 1;
     }
-    if (failed(reportResources(*result, *target)))
-      return 1;
+    reportResources(*result, *target);
   }
   if (emit == Emit::CppHeader)
     return failed(writeCppKernels(*result));
@@ -541,7 +552,7 @@ int main(int argc, char **argv) {
     return failed(writeTorchExtension(*result));
   if (options.emit < tilec::EmitLevel::PTX)
     return failed(writeFile(outputFilename, result->ir));
-  bool cubin = options.emit == tilec::EmitLevel::Cubin;
+  bool cubin = emit == Emit::Cubin;
   if (failed(writeFile(outputFilename, cubin ? result->cubin : result->ptx)))
     return 1;
   if (outputFilename != "-") {

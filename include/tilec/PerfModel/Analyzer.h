@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,12 @@ struct CountOptions {
   /// programs all behave differently, e.g. a trip count per program, needs
   /// one per program).
   uint64_t maxEvaluations = 200000;
+  /// Called after each evaluation that counted a box of programs: the
+  /// programs counted so far, the grid's, the evaluations so far
+  /// (tilec-analyze's progress line on a terminal).
+  std::function<void(uint64_t counted, uint64_t programs,
+                     uint64_t evaluations)>
+      progress;
 };
 
 /// Counts launch of `kernel` (a func.func with tile.kernel in `module`) on
@@ -128,14 +135,12 @@ evalArgs(const LaunchSpec &spec, const Vars &vars,
 //===----------------------------------------------------------------------===//
 
 /// Registers, spills and static shared memory per kernel from `ptxas -v`
-/// on `ptx` for `arch`. `ptxas` empty: $TILEC_PTXAS, else the search of
-/// tilec::cuda::findPtxas. Fails when ptxas is missing or fails.
-llvm::Expected<std::map<std::string, Resources>>
+/// on `ptx` for `arch` (runtime::parsePtxasReport). `ptxas` empty:
+/// $TILEC_PTXAS, else the search of tilec::cuda::findPtxas. Fails when
+/// ptxas is missing or fails.
+llvm::Expected<std::map<std::string, runtime::KernelResources>>
 ptxasResources(llvm::StringRef ptx, llvm::StringRef arch,
                llvm::StringRef ptxas = "");
-
-/// Parses ptxas's -v report (what ptxasResources runs on).
-std::map<std::string, Resources> parsePtxasReport(llvm::StringRef report);
 
 /// True when `ptx` has tensor-core instructions (mma, wgmma).
 bool hasTensorCoreInstructions(llvm::StringRef ptx);

@@ -12,6 +12,7 @@
 #ifndef TILEC_PERFMODEL_DEVICEMODEL_H
 #define TILEC_PERFMODEL_DEVICEMODEL_H
 
+#include "tilec/Runtime/Metadata.h"
 #include "tilec/Runtime/Status.h"
 
 #include <cstdint>
@@ -88,6 +89,18 @@ struct Resources {
   int64_t spillBytes = -1;        ///< spill stores + loads; -1 unknown
   int64_t stackBytes = -1;
   std::string source; ///< "ptxas -v", "cuFuncGetAttribute", or why unknown
+
+  /// What ptxas reported (the metadata's "resources"), threads and dynamic
+  /// shared memory left for the caller.
+  static Resources fromPtxas(const runtime::KernelResources &r) {
+    Resources use;
+    use.registers = r.registers;
+    use.staticSharedBytes = r.staticSharedBytes;
+    use.spillBytes = r.spillStoreBytes + r.spillLoadBytes;
+    use.stackBytes = r.stackBytes;
+    use.source = "ptxas -v";
+    return use;
+  }
 
   bool known() const { return registers >= 0 && staticSharedBytes >= 0; }
   int64_t sharedBytes() const {

@@ -18,6 +18,7 @@
 #include "tilec/Support/GridRule.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,6 +77,25 @@ struct ParamInfo {
   bool operator==(const ParamInfo &) const = default;
 };
 
+/// What ptxas reported for a kernel (`ptxas -v`): the metadata carries it
+/// when tilec ran ptxas (--emit=cubin, --resource-usage, a C++ header that
+/// embeds a cubin), so that a spilling kernel is visible without a GPU.
+struct KernelResources {
+  /// Registers per thread.
+  int registers = 0;
+  /// Bytes of register spills written to and read from local memory.
+  int64_t spillStoreBytes = 0;
+  int64_t spillLoadBytes = 0;
+  /// The stack frame per thread (spills and local arrays).
+  int64_t stackBytes = 0;
+  /// Static shared memory (`.shared` declarations), beside the dynamic
+  /// `shared_bytes` the launch passes.
+  int64_t staticSharedBytes = 0;
+
+  bool spills() const { return spillStoreBytes > 0 || spillLoadBytes > 0; }
+  bool operator==(const KernelResources &) const = default;
+};
+
 /// One kernel of a module.
 struct KernelMetadata {
   std::string name;
@@ -87,6 +107,9 @@ struct KernelMetadata {
   /// `tile.grid` attribute); empty when the kernel declares none (the
   /// caller then gives the grid).
   grid::Rule grid;
+  /// ptxas's report (`"resources"`), when tilec ran ptxas; empty for PTX
+  /// compiled without it.
+  std::optional<KernelResources> resources;
   /// How many of `params` are tensor descriptors.
   unsigned tensorDescCount() const;
 
@@ -125,6 +148,17 @@ Expected<ModuleMetadata> parseMetadata(std::string_view json);
 /// parseMetadata reads back to an equal ModuleMetadata. Writes what it is
 /// given; the reader is the check.
 std::string writeMetadata(const ModuleMetadata &metadata);
+
+/// The kernels of a `ptxas -v` report (its stderr), by entry name:
+///
+///   ptxas info    : Compiling entry function 'softmax' for 'sm_90'
+///   ptxas info    : Function properties for softmax
+///       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+///   ptxas info    : Used 27 registers, used 1 barriers, 32 bytes smem
+///
+/// Lines it does not know are skipped; a kernel without a "Used N registers"
+/// line is left out.
+std::map<std::string, KernelResources> parsePtxasReport(std::string_view report);
 
 } // namespace tilec::runtime
 

@@ -96,9 +96,15 @@ WorkloadAnalyzer::load(const std::string &path) {
       if (options_.usePtxas) {
         auto resources =
             ptxasResources(compiled.ptx, ptxLevel.arch, options_.ptxasPath);
-        if (resources)
-          compiled.resources = std::move(*resources);
-        else
+        if (resources) {
+          // The metadata tilec-analyze -o writes carries them too.
+          for (auto &[name, used] : *resources) {
+            compiled.resources[name] = Resources::fromPtxas(used);
+            for (runtime::KernelMetadata &k : compiled.metadata->kernels)
+              if (k.name == name)
+                k.resources = used;
+          }
+        } else
           compiled.note = llvm::toString(resources.takeError());
       } else {
         compiled.note = "ptxas not run (--no-ptxas)";

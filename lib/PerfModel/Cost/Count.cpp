@@ -221,6 +221,8 @@ FailureOr<LaunchCounts> tilec::perfmodel::countLaunch(
       {Iv{0, grid[0] - 1}, Iv{0, grid[1] - 1}, Iv{0, grid[2] - 1}}};
   Tally total;
   uint64_t evaluations = 0;
+  const uint64_t programs = uint64_t(grid[0]) * grid[1] * grid[2];
+  uint64_t counted = 0;
   while (!boxes.empty()) {
     Box box = boxes.back();
     boxes.pop_back();
@@ -240,6 +242,9 @@ FailureOr<LaunchCounts> tilec::perfmodel::countLaunch(
                       uint64_t(box[2].hi - box[2].lo + 1);
       if (!total.addScaled(one, size))
         return emitError(func.getLoc()) << "counts overflow 64 bits";
+      counted += size;
+      if (options.progress)
+        options.progress(counted, programs, evaluations);
       break;
     }
     case Evaluator::Outcome::Indefinite: {

@@ -1,16 +1,12 @@
 //===- Ptxas.cpp - registers and shared memory from ptxas -v --------------===//
 //
 // ptxas decides registers and spills; the analyzer asks it (-v) rather than
-// guessing. The report is one block per entry function:
-//
-//   ptxas info    : Compiling entry function 'softmax' for 'sm_90'
-//   ptxas info    : Function properties for softmax
-//       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-//   ptxas info    : Used 27 registers, used 1 barriers, 32 bytes smem, ...
+// guessing, and reads its report with runtime::parsePtxasReport.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/PerfModel/Analyzer.h"
+#include "tilec/Runtime/Metadata.h"
 #include "tilec/Support/CudaTools.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -30,59 +26,9 @@ llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// The number just before `unit` in `line` ("27 registers" -> 27), or -1.
-int64_t numberBefore(StringRef line, StringRef unit) {
-  size_t at = line.find(unit);
-  if (at == StringRef::npos)
-    return -1;
-  StringRef head = line.take_front(at).rtrim();
-  size_t start = head.find_last_not_of("0123456789");
-  StringRef digits =
-      start == StringRef::npos ? head : head.drop_front(start + 1);
-  int64_t v;
-  if (digits.getAsInteger(10, v))
-    return -1;
-  return v;
-}
-
 } // namespace
 
-std::map<std::string, Resources>
-tilec::perfmodel::parsePtxasReport(StringRef report) {
-  std::map<std::string, Resources> result;
-  Resources *current = nullptr;
-  llvm::SmallVector<StringRef> lines;
-  report.split(lines, '\n');
-  for (StringRef line : lines) {
-    for (StringRef marker :
-         {"Compiling entry function '", "Function properties for "}) {
-      size_t at = line.find(marker);
-      if (at == StringRef::npos)
-        continue;
-      StringRef name = line.drop_front(at + marker.size());
-      name = name.take_until([](char c) { return c == '\'' || c == ' '; });
-      current = &result[name.str()];
-      current->source = "ptxas -v";
-      if (current->staticSharedBytes < 0)
-        current->staticSharedBytes = 0;
-    }
-    if (!current)
-      continue;
-    if (int64_t regs = numberBefore(line, " registers"); regs >= 0)
-      current->registers = int(regs);
-    if (int64_t smem = numberBefore(line, " bytes smem"); smem >= 0)
-      current->staticSharedBytes = smem;
-    if (int64_t stack = numberBefore(line, " bytes stack frame"); stack >= 0) {
-      current->stackBytes = stack;
-      int64_t stores = numberBefore(line, " bytes spill stores");
-      int64_t loads = numberBefore(line, " bytes spill loads");
-      current->spillBytes = (stores > 0 ? stores : 0) + (loads > 0 ? loads : 0);
-    }
-  }
-  return result;
-}
-
-llvm::Expected<std::map<std::string, Resources>>
+llvm::Expected<std::map<std::string, tilec::runtime::KernelResources>>
 tilec::perfmodel::ptxasResources(StringRef ptx, StringRef arch,
                                  StringRef ptxasPath) {
   std::string why;
@@ -117,7 +63,7 @@ tilec::perfmodel::ptxasResources(StringRef ptx, StringRef arch,
   }
   if (!text)
     return fail("cannot read ptxas's report");
-  return parsePtxasReport((*text)->getBuffer());
+  return tilec::runtime::parsePtxasReport((*text)->getBuffer().str());
 }
 
 bool tilec::perfmodel::hasTensorCoreInstructions(StringRef ptx) {

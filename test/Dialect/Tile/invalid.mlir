@@ -251,7 +251,8 @@ func.func @addptr_shape(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<8xi32>) {
 // -----
 
 func.func @addptr_result(%p: !tile.ptr<f32>, %o: i32) {
-  // expected-error @+1 {{'tile.addptr' op failed to verify that all of {ptr, result} have same type}}
+  // expected-error @+2 {{'tile.addptr' op inferred type(s) '!tile.ptr<f32>' are incompatible with return type(s) of operation '!tile.ptr<f16>'}}
+  // expected-error @+1 {{'tile.addptr' op failed to infer returned types}}
   %0 = "tile.addptr"(%p, %o) : (!tile.ptr<f32>, i32) -> !tile.ptr<f16>
   return
 }

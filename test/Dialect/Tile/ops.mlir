@@ -95,13 +95,13 @@ func.func @reductions(%x: tensor<8x16xf32>, %i: tensor<8x16xi32>)
     tile.yield %m, %mi : f32, i32
   }
   %flat = tile.reshape %x : tensor<8x16xf32> -> tensor<128xf32>
-  // CHECK: tile.reduce(%{{.*}}) axis = 0 : (tensor<128xf32>) -> f32
+  // CHECK: tile.reduce add(%{{.*}}) axis = 0 : (tensor<128xf32>) -> f32
   %s = tile.reduce(%flat) axis = 0 : (tensor<128xf32>) -> f32 {
   ^bb0(%a: f32, %b: f32):
     %c = arith.addf %a, %b : f32
     tile.yield %c : f32
   }
-  // CHECK: tile.scan(%{{.*}}) axis = 1 reverse : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: tile.scan add(%{{.*}}) axis = 1 reverse : (tensor<8x16xf32>) -> tensor<8x16xf32>
   %c = tile.scan(%x) axis = 1 reverse : (tensor<8x16xf32>) -> tensor<8x16xf32> {
   ^bb0(%a: f32, %b: f32):
     %d = arith.addf %a, %b : f32

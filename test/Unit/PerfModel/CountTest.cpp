@@ -829,7 +829,8 @@ TEST(Workloads, ArgumentSpecs) {
 }
 
 TEST(Ptxas, ReportParses) {
-  auto r = parsePtxasReport(R"(ptxas info    : 0 bytes gmem
+  std::map<std::string, Resources> r;
+  for (auto &[name, used] : tilec::runtime::parsePtxasReport(R"(ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function 'softmax' for 'sm_90'
 ptxas info    : Function properties for softmax
     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -838,7 +839,8 @@ ptxas info    : Compiling entry function 'matmul' for 'sm_90'
 ptxas info    : Function properties for matmul
     6520 bytes stack frame, 17360 bytes spill stores, 15728 bytes spill loads
 ptxas info    : Used 32 registers, used 0 barriers, 6520 bytes cumulative stack size
-)");
+)"))
+    r[name] = Resources::fromPtxas(used);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r["softmax"].registers, 27);
   EXPECT_EQ(r["softmax"].staticSharedBytes, 32);

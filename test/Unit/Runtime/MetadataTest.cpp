@@ -377,6 +377,11 @@ TEST(Metadata, WriteThenParseIsTheSameValue) {
   desc.desc.swizzle = 128;
   desc.desc.nanFill = true;
   k.params = {x, n, flag, desc};
+  k.resources = tilec::runtime::KernelResources{.registers = 168,
+                                                .spillStoreBytes = 24,
+                                                .spillLoadBytes = 16,
+                                                .stackBytes = 40,
+                                                .staticSharedBytes = 1024};
   m.kernels = {k, KernelMetadata{
                       .name = "empty", .numWarps = 1, .threadsPerProgram = 32}};
   std::string text = tilec::runtime::writeMetadata(m);
@@ -419,6 +424,77 @@ TEST(Metadata, WrittenLayout) {
   ]
 }
 )");
+}
+
+// ptxas's report, when tilec ran ptxas: optional, checked when present.
+TEST(Metadata, Resources) {
+  auto plain = parseMetadata(kSoftmax);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  EXPECT_FALSE(plain->kernels[0].resources);
+  auto m = parseMetadata(edit(
+      R"("shared_bytes": 0,)",
+      R"("shared_bytes": 0, "resources": {"registers": 40,
+         "spill_store_bytes": 8, "spill_load_bytes": 4, "stack_bytes": 16,
+         "static_shared_bytes": 32, "newer_field": 1},)"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  ASSERT_TRUE(m->kernels[0].resources);
+  const KernelResources &r = *m->kernels[0].resources;
+  EXPECT_EQ(r.registers, 40);
+  EXPECT_EQ(r.spillStoreBytes, 8);
+  EXPECT_EQ(r.spillLoadBytes, 4);
+  EXPECT_EQ(r.stackBytes, 16);
+  EXPECT_EQ(r.staticSharedBytes, 32);
+  EXPECT_TRUE(r.spills());
+  // Only the registers are required.
+  auto least = parseMetadata(edit(R"("shared_bytes": 0,)",
+                                  R"("shared_bytes": 0, "resources":
+                                     {"registers": 27},)"));
+  ASSERT_TRUE(least.ok()) << least.message();
+  EXPECT_EQ(*least->kernels[0].resources, KernelResources{.registers = 27});
+  EXPECT_FALSE(least->kernels[0].resources->spills());
+
+  auto bad = [](const std::string &resources) {
+    return error(edit(R"("shared_bytes": 0,)",
+                      "\"shared_bytes\": 0, \"resources\": " + resources +
+                          ","));
+  };
+  EXPECT_EQ(bad("[]"), "invalid kernel metadata: kernels[0] 'softmax': "
+                       "\"resources\": is an array, not an object");
+  EXPECT_EQ(bad("{}"), "invalid kernel metadata: kernels[0] 'softmax': "
+                       "\"resources\": missing \"registers\"");
+  EXPECT_EQ(bad(R"({"registers": 300})"),
+            "invalid kernel metadata: kernels[0] 'softmax': \"resources\": "
+            "\"registers\" is 300, not a whole number from 0 to 255");
+  EXPECT_EQ(bad(R"({"registers": 30, "spill_load_bytes": -4})"),
+            "invalid kernel metadata: kernels[0] 'softmax': \"resources\": "
+            "\"spill_load_bytes\" is -4, not a whole number of bytes (0 or "
+            "more)");
+}
+
+TEST(Metadata, PtxasReport) {
+  auto r = tilec::runtime::parsePtxasReport(R"(ptxas info    : 0 bytes gmem
+ptxas info    : Function properties for __internal_trig_reduction_slowpathd
+    40 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Compiling entry function 'softmax' for 'sm_90'
+ptxas info    : Function properties for softmax
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 27 registers, used 1 barriers, 32 bytes smem, 384 bytes cmem[0]
+ptxas info    : Compiling entry function 'matmul' for 'sm_90'
+ptxas info    : Function properties for matmul
+    6520 bytes stack frame, 17360 bytes spill stores, 15728 bytes spill loads
+ptxas info    : Used 32 registers, used 0 barriers, 6520 bytes cumulative stack size)");
+  // The device function has no register line: only the entries are kept.
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r["softmax"], (KernelResources{.registers = 27,
+                                           .staticSharedBytes = 32}));
+  EXPECT_EQ(r["matmul"], (KernelResources{.registers = 32,
+                                          .spillStoreBytes = 17360,
+                                          .spillLoadBytes = 15728,
+                                          .stackBytes = 6520}));
+  EXPECT_TRUE(tilec::runtime::parsePtxasReport("").empty());
+  EXPECT_TRUE(tilec::runtime::parsePtxasReport(
+                  "ptxas fatal   : Unresolved extern function 'f'\n")
+                  .empty());
 }
 
 } // namespace

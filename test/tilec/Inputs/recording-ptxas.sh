@@ -1,5 +1,5 @@
 #!/bin/sh
-# A stand-in ptxas (-arch, -O, input, -o, output): records the input's path
+# A stand-in ptxas (-arch, -O, input, -o, output, -v): records the input's path
 # and its directory's mode in $RECORD, then fails, or with $KILL_PARENT=1
 # sends SIGTERM to tilec first.
 echo "$3" > "$RECORD"

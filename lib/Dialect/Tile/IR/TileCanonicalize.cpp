@@ -9,6 +9,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -59,7 +60,8 @@ OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
   Attribute offset = adaptor.getOffset();
   if (auto splat = dyn_cast_if_present<SplatElementsAttr>(offset))
     offset = splat.getSplatValue<Attribute>();
-  if (auto i = dyn_cast_if_present<IntegerAttr>(offset); i && i.getValue() == 0)
+  if (auto i = dyn_cast_if_present<IntegerAttr>(offset);
+      i && i.getValue() == 0 && getPtr().getType() == getType())
     return getPtr();
   return {};
 }
@@ -155,4 +157,76 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<SplatThroughShapeOp<TransOp>, TransOfTrans>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// The text shorthands, expanded
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// addptr(base, offsets) with a scalar base -> addptr(splat(base), offsets).
+LogicalResult expandScalarBase(RewriterBase &rewriter, AddPtrOp op) {
+  if (op.getPtr().getType() == op.getType())
+    return failure();
+  rewriter.setInsertionPoint(op);
+  Value bases =
+      SplatOp::create(rewriter, op.getLoc(), op.getType(), op.getPtr());
+  rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), bases,
+                                        op.getOffset());
+  return success();
+}
+
+/// range(start, end) offset s -> splat(s) + range(start, end).
+LogicalResult expandRangeOffset(RewriterBase &rewriter, RangeOp op) {
+  if (!op.getOffset())
+    return failure();
+  rewriter.setInsertionPoint(op);
+  Value range = RangeOp::create(rewriter, op.getLoc(), op.getType(),
+                                op.getStartAttr(), op.getEndAttr());
+  Value offsets =
+      SplatOp::create(rewriter, op.getLoc(), op.getType(), op.getOffset());
+  rewriter.replaceOpWithNewOp<arith::AddIOp>(op, offsets, range);
+  return success();
+}
+
+struct ExpandScalarBase : public OpRewritePattern<AddPtrOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddPtrOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandScalarBase(rewriter, op);
+  }
+};
+
+struct ExpandRangeOffset : public OpRewritePattern<RangeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RangeOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandRangeOffset(rewriter, op);
+  }
+};
+} // namespace
+
+void AddPtrOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<ExpandScalarBase>(context);
+}
+
+void RangeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ExpandRangeOffset>(context);
+}
+
+void mlir::tile::expandShorthands(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isa<AddPtrOp, RangeOp>(op))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (Operation *op : ops) {
+    if (auto addptr = dyn_cast<AddPtrOp>(op))
+      (void)expandScalarBase(rewriter, addptr);
+    else
+      (void)expandRangeOffset(rewriter, cast<RangeOp>(op));
+  }
 }

@@ -265,8 +265,26 @@ LogicalResult ConvertLayoutOp::verify() {
 // Pointers
 //===----------------------------------------------------------------------===//
 
+/// A scalar base with a tile of offsets gives a tile of pointers.
+LogicalResult AddPtrOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return failure();
+  Type ptr = operands[0].getType();
+  auto offsets = dyn_cast<RankedTensorType>(operands[1].getType());
+  if (isa<PointerType>(ptr) && offsets)
+    inferred.push_back(RankedTensorType::get(offsets.getShape(), ptr));
+  else
+    inferred.push_back(ptr);
+  return success();
+}
+
 LogicalResult AddPtrOp::verify() {
   Type ptr = getPtr().getType();
+  if (isa<PointerType>(ptr) && isa<RankedTensorType>(getOffset().getType()))
+    return success(); // one base, a tile of offsets
   if (!sameShape(ptr, getOffset().getType()))
     return emitOpError("offset type ")
            << getOffset().getType() << " does not match the shape of " << ptr;

@@ -16,6 +16,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h.inc"
@@ -48,6 +49,13 @@ Type getPointeeTypeSameShape(Type type);
 
 /// True when `func` is a kernel (carries `tile.kernel`).
 bool isKernel(Operation *func);
+
+/// Rewrites the text shorthands under `root` into the forms the passes
+/// take: `tile.addptr` of a scalar base and a tile of offsets into a splat
+/// and an addptr, `tile.range ... offset %s` into a range, a splat and an
+/// addi (the front end does this right after parsing; canonicalization
+/// does it too). Nothing else changes.
+void expandShorthands(Operation *root);
 
 /// The warps per program of a kernel: its `tile.num_warps`, else `dflt`.
 int getNumWarps(Operation *func, int dflt = 4);

@@ -17,6 +17,7 @@ include "tilec/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 // Every op with two tiles or more says how their layouts relate: the
 // interface's default (all share one layout), or its own rule in
@@ -66,16 +67,30 @@ def Tile_RangeOp : Tile_Op<"range", [Tile_LayoutRule, Pure]> {
   let summary = "1-D tile of consecutive i32 values [start, end)";
   let description = [{
     The tile `[start, start + 1, ..., end - 1]`; its length `end - start`
-    need not be a power of two.
+    need not be a power of two. With `offset`, a scalar is added to every
+    element: the offsets of a program's block in one op.
 
     ```mlir
     %offs = tile.range 0, 128 : tensor<128xi32>
+    %offs = tile.range 0, 128 offset %start : tensor<128xi32>
     ```
+
+    The offset form is text shorthand: the front end (and canonicalization)
+    expands it to `tile.range`, `tile.splat` and `arith.addi`, so the passes
+    after it see the range without an offset.
   }];
-  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let arguments = (ins I32Attr:$start, I32Attr:$end, Optional<I32>:$offset);
   let results = (outs RankedTensorOf<[I32]>:$result);
-  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let assemblyFormat =
+      "$start `,` $end (`offset` $offset^)? attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::IntegerAttr":$start,
+                   "::mlir::IntegerAttr":$end), [{
+      build($_builder, $_state, type, start, end, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -216,15 +231,22 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [
 //===----------------------------------------------------------------------===//
 
 def Tile_AddPtrOp : Tile_Op<"addptr", [Tile_LayoutRule, Pure,
-    AllTypesMatch<["ptr", "result"]>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "advance pointers by a number of elements";
   let description = [{
     `ptr + offset`, in units of the pointee type, elementwise for tiles. The
-    offset is a same-shaped integer tile (or an integer, for a pointer).
+    offset is a same-shaped integer tile (or an integer, for a pointer). A
+    scalar pointer with a tile of offsets is the tile of pointers from one
+    base, `splat(base) + offsets`:
 
     ```mlir
     %p = tile.addptr %base, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    %p = tile.addptr %x, %offs : !tile.ptr<f32>, tensor<128xi32>
     ```
+
+    The scalar-base form is text shorthand: the front end (and
+    canonicalization) expands it to `tile.splat` and `tile.addptr`, so the
+    passes after it see pointer tiles only.
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
   let results = (outs Tile_PtrLike:$result);
@@ -232,6 +254,7 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Tile_LayoutRule, Pure,
       "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_BitcastOp : Tile_Op<"bitcast", [Tile_LayoutRule, Pure]> {
@@ -407,12 +430,26 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_OwnLayoutRule,
       tile.yield %c : f32
     }
     ```
+
+    The commonest combiners have a name instead of the region (the parser
+    builds the region; the printer prints the name when the region is
+    exactly that one): `add`, `mul`, `max`, `min` (floats: `arith.addf`,
+    `mulf`, `maxnumf`, `minnumf`; integers: `addi`, `muli`, `maxsi`,
+    `minsi`), `umax`, `umin`, `and`, `or`, `xor` (integers), and `argmax`,
+    `argmin` on a value tile and an index tile (the first index of the
+    largest or smallest value):
+
+    ```mlir
+    %s = tile.reduce add(%x) axis = 1 : (tensor<4x128xf32>) -> tensor<4xf32>
+    %v, %i = tile.reduce argmax(%x, %idx) axis = 0
+        : (tensor<128xf32>, tensor<128xi32>) -> (f32, i32)
+    ```
   }];
   let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
   let results = (outs Variadic<Tile_Value>:$results);
   let regions = (region SizedRegion<1>:$combineOp);
-  let assemblyFormat = "`(` $srcs `)` `axis` `=` $axis attr-dict `:` "
-                       "functional-type($srcs, $results) $combineOp";
+  // The combiner is a region or a name (TileCombiners.cpp).
+  let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;
 }
 
@@ -430,15 +467,15 @@ def Tile_ScanOp : Tile_Op<"scan", [Tile_LayoutRule,
       %s = arith.addi %a, %b : i32
       tile.yield %s : i32
     }
+    %c = tile.scan add(%x) axis = 0 reverse : (tensor<256xi32>) -> tensor<256xi32>
     ```
   }];
   let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
                    UnitAttr:$reverse);
   let results = (outs Variadic<Tile_Tensor>:$results);
   let regions = (region SizedRegion<1>:$combineOp);
-  let assemblyFormat = "`(` $srcs `)` `axis` `=` $axis (`reverse` $reverse^)? "
-                       "attr-dict `:` functional-type($srcs, $results) "
-                       "$combineOp";
+  // The combiner is a region or a name (TileCombiners.cpp).
+  let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;
 }
 
