@@ -6,7 +6,8 @@
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
 // matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
-// attention attention_bwd launch softmax5000 layernorm3072 (default: all but
+// matmul_tma_fp16 attention attention_bwd launch softmax5000 layernorm3072
+// (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
 // examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
@@ -14,8 +15,8 @@
 // (sm_90 and later) on 8192^3 and 4000x4096x4096, matmul_tma_bias_gelu,
 // examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
 // matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
-// program per SM (the descriptor matmuls' grids follow the descriptors'
-// blocks), attention, the builder's attention_d128, attention_bwd, the
+// program per SM, matmul_tma_fp16, the builder's f16 descriptor matmul
+// (the descriptor matmuls' grids follow the descriptors' blocks), attention, the builder's attention_d128, attention_bwd, the
 // builder's attention_d128 and attention_bwd_{pre,dkdv,dq}_d128, and
 // softmax5000 and layernorm3072, the kernels of
 // test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
@@ -580,6 +581,31 @@ void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
         ms, 0, 2.0 * m * n * kk, name);
 }
 
+/// The builder's f16 descriptor matmul (tilec-examples matmul_tma_fp16)
+/// on 8192^3, beside peers.py's matmul_fp16 rows.
+void benchMatmulTmaFp16(Bencher &b, Rng &rng, const std::string &dir,
+                        std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t n = 8192;
+  Kernel k = kernelOf(ctx, dir, "matmul_tma_fp16", keep);
+  auto a = randomBuffer<Half>(ctx, rng, n * n);
+  auto bm = randomBuffer<Half>(ctx, rng, n * n);
+  auto c = outputBuffer<Half>(ctx, n * n);
+  const auto &params = k.metadata().params;
+  Grid grid(ceilDiv(n, params[0].desc.tile[0]),
+            ceilDiv(n, params[1].desc.tile[1]));
+  const int32_t v = int32_t(n);
+  double ms = b.time(
+      [&](size_t) {
+        return k.launch(nullptr, grid, tensorDesc(a, {n, n}),
+                        tensorDesc(bm, {n, n}), c, v, v, v, v, v, v);
+      },
+      1);
+  requireWritten(c, "matmul_tma_fp16");
+  b.row("matmul fp16 8192^3 (descriptors)", ms, 0, 2.0 * n * n * n,
+        "matmul_tma_fp16");
+}
+
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
                  std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -658,7 +684,8 @@ int main(int argc, char **argv) {
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
       "matmul_ragged", "matmul_tma", "matmul_tma_ragged",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
-      "matmul_tma_persistent_ragged", "attention", "attention_bwd",
+      "matmul_tma_persistent_ragged", "matmul_tma_fp16", "attention",
+      "attention_bwd",
       "launch", "softmax5000", "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
@@ -669,7 +696,8 @@ int main(int argc, char **argv) {
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
-      "matmul_tma_persistent_ragged attention attention_bwd launch "
+      "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_bwd "
+      "launch "
       "softmax5000 layernorm3072 (default: add coscos bias_gelu softmax "
       "layernorm rmsnorm matmul launch).");
   CLI::App &app = cl.app();
@@ -745,6 +773,8 @@ int main(int argc, char **argv) {
       benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, false, true);
     else if (w == "matmul_tma_persistent_ragged")
       benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096, false, true);
+    else if (w == "matmul_tma_fp16")
+      benchMatmulTmaFp16(b, rng, dir, keep);
     else if (w == "matmul_tma_bias_gelu")
       benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, /*biasGelu=*/true);
     else

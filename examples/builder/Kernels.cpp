@@ -15,6 +15,7 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"residual_rmsnorm", [] { return buildResidualRmsNorm(); }},
       {"matmul", [] { return buildMatmul(); }},
       {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
+      {"matmul_tma_fp16", [] { return buildMatmulTmaFp16(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},
       {"attention_bwd_pre_d64", [] { return buildAttentionBwd("pre", 64); }},

@@ -58,6 +58,12 @@ Kernel buildMatmulBiasGelu(int blockM = 128, int blockN = 128, int blockK = 32);
 /// P the SM count, each looping over the tiles.
 Kernel buildMatmul(const std::string &target = "", bool persistent = false);
 
+/// c = a @ b, f16 in and out, f32 accumulation, A and B through tensor
+/// descriptors, 128x256 tiles, K step 64: ops::matmulKernel with
+/// `descriptors`. Params: a, b (descriptors), c, M, N, K, stride_am,
+/// stride_bk (unused), stride_cm. Grid: (cdiv(M, 128), cdiv(N, 256)).
+Kernel buildMatmulTmaFp16();
+
 /// Flash attention forward (ops::attentionKernel): named attention_d<D>
 /// (_f16 for f16). Params: those of examples/attention.tile.
 /// Grid: (cdiv(seq, 128), batch * heads).

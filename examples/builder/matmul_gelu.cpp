@@ -2,7 +2,8 @@
 //
 // The accumulator tile never leaves registers: the bias add and GELU run on
 // it before the one store of C. The plain matmul takes the tile of its
-// target (ops::defaultMatmulTile).
+// target (ops::defaultMatmulTile); the f16 one reads A and B through tensor
+// descriptors (the TMA and, on sm_90a, a producer warpgroup).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,4 +25,16 @@ Kernel examples::buildMatmul(const std::string &target, bool persistent) {
   return ops::matmulKernel("matmul",
                            {.target = target, .persistent = persistent}, {},
                            [](Value acc, ops::Block &) { return acc; });
+}
+
+Kernel examples::buildMatmulTmaFp16() {
+  return ops::matmulKernel("matmul_tma_fp16",
+                           {.aType = DType::F16,
+                            .bType = DType::F16,
+                            .cType = DType::F16,
+                            .blockM = 128,
+                            .blockN = 256,
+                            .blockK = 64,
+                            .descriptors = true},
+                           {}, [](Value acc, ops::Block &) { return acc; });
 }

@@ -397,7 +397,7 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
                     bool biasGelu, const char *name, bool tma = false,
-                    bool persistent = false) {
+                    bool persistent = false, bool builderTma = false) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -425,7 +425,7 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
     auto c = Output<T>::make(ctx, m * sc);
     Grid grid(ceilDiv(m, gMatmulTileM), ceilDiv(n, gMatmulTileN));
-    if (tma) {
+    if (tma || builderTma) {
       // The tile is the descriptors' blocks: A's rows by B's columns.
       const auto &params = k.metadata().params;
       grid = Grid(ceilDiv(m, params[0].desc.tile[0]),
@@ -439,6 +439,13 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
           // A and B as tensor descriptors over the same padded rows.
+          // The builder's descriptor matmul keeps the pointer matmul's
+          // strides (unused) beside the descriptors.
+          if (builderTma)
+            return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                            tensorDesc(db, {kk, n}, {sb, 1}), c, int32_t(m),
+                            int32_t(n), int32_t(kk), int32_t(sa), int32_t(sb),
+                            int32_t(sc));
           if (tma && biasGelu)
             return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
                             tensorDesc(db, {kk, n}, {sb, 1}), c, dbias,
@@ -481,6 +488,13 @@ void testMatmul(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 void testMatmulTma(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
                            "matmul_tma ", /*tma=*/true);
+}
+
+void testMatmulTmaFp16(const Context &ctx, const Kernel &k, Rng &rng,
+                       bool small) {
+  testMatmulWith<Half>(ctx, k, rng, small, /*biasGelu=*/false,
+                       "matmul_tma_fp16 ", /*tma=*/false, /*persistent=*/false,
+                       /*builderTma=*/true);
 }
 
 void testMatmulTmaPersistent(const Context &ctx, const Kernel &k, Rng &rng,
@@ -769,6 +783,8 @@ const Example kExamples[] = {
     {"matmul_tma", testMatmulTma, /*optional=*/true},
     {"matmul_tma_bias_gelu", testMatmulTmaBiasGelu, /*optional=*/true},
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
+    // The builder's (tilec-examples matmul_tma_fp16).
+    {"matmul_tma_fp16", testMatmulTmaFp16, /*optional=*/true},
 };
 
 int usage(const char *why) {

@@ -374,6 +374,8 @@ TEST(Metadata, WriteThenParseIsTheSameValue) {
   desc.desc.rank = 2;
   desc.desc.block[0] = 64;
   desc.desc.block[1] = 64;
+  desc.desc.tile[0] = 64; // the kernel's block: four boxes wide
+  desc.desc.tile[1] = 256;
   desc.desc.swizzle = 128;
   desc.desc.nanFill = true;
   k.params = {x, n, flag, desc};
