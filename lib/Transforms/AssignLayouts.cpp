@@ -764,6 +764,8 @@ struct TileAssignLayouts
       getOperation().emitError(llvm::toString(target.takeError()));
       return signalPassFailure();
     }
+    // Text shorthands the front end expands (tile-opt may not have).
+    tile::expandShorthands(getOperation());
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isKernel(func))
         splitSharedIndexTiles(func);

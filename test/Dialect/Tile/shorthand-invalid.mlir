@@ -74,3 +74,43 @@ func.func @bad_offset_type(%x: !tile.ptr<f32>) {
   %s = tile.addptr %q, %r : tensor<128x!tile.ptr<f32>>, tensor<64xi32>
   return
 }
+
+// -----
+
+func.func @outer_kind(%r: tensor<16xi32>, %c: tensor<32xi32>) {
+  // expected-error @+1 {{unknown outer operation 'max' (add, sub, mul, and, or, xor)}}
+  %0 = tile.outer max %r, %c : tensor<16xi32>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @outer_rank(%r: tensor<16x2xi32>, %c: tensor<32xi32>) {
+  // expected-error @+1 {{tile.outer combines two 1-D tiles, got 'tensor<16x2xi32>' and 'tensor<32xi32>'}}
+  %0 = tile.outer add %r, %c : tensor<16x2xi32>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @outer_types(%r: tensor<16xi32>, %c: tensor<32xi64>) {
+  // expected-error @+1 {{'tile.outer' op operands have element types 'i32' and 'i64'}}
+  %0 = tile.outer add %r, %c : tensor<16xi32>, tensor<32xi64>
+  return
+}
+
+// -----
+
+func.func @outer_float_and(%r: tensor<16xf32>, %c: tensor<32xf32>) {
+  // expected-error @+1 {{'tile.outer' op 'and' does not take 'f32' tiles (integers or i1)}}
+  %0 = tile.outer and %r, %c : tensor<16xf32>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @outer_bool_add(%r: tensor<16xi1>, %c: tensor<32xi1>) {
+  // expected-error @+1 {{'tile.outer' op 'add' does not take 'i1' tiles (integers or floats)}}
+  %0 = tile.outer add %r, %c : tensor<16xi1>, tensor<32xi1>
+  return
+}

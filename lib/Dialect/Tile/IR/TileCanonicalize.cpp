@@ -189,6 +189,59 @@ LogicalResult expandRangeOffset(RewriterBase &rewriter, RangeOp op) {
   return success();
 }
 
+/// outer(kind, l, r) -> arith(broadcast(expand_dims(l, 1)),
+///                          broadcast(expand_dims(r, 0))).
+LogicalResult expandOuter(RewriterBase &rewriter, OuterOp op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  auto side = [&](Value v, int axis) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> unit{t.getDimSize(0)};
+    unit.insert(unit.begin() + axis, 1);
+    Value e = ExpandDimsOp::create(
+        rewriter, loc, RankedTensorType::get(unit, t.getElementType()), v,
+        rewriter.getI32IntegerAttr(axis));
+    return BroadcastOp::create(rewriter, loc, type, e);
+  };
+  Value l = side(op.getLhs(), 1), r = side(op.getRhs(), 0);
+  bool isFloat = isa<FloatType>(type.getElementType());
+  Value v;
+  switch (op.getKind()) {
+  case OuterKind::Add:
+    v = isFloat ? arith::AddFOp::create(rewriter, loc, l, r).getResult()
+                : arith::AddIOp::create(rewriter, loc, l, r).getResult();
+    break;
+  case OuterKind::Sub:
+    v = isFloat ? arith::SubFOp::create(rewriter, loc, l, r).getResult()
+                : arith::SubIOp::create(rewriter, loc, l, r).getResult();
+    break;
+  case OuterKind::Mul:
+    v = isFloat ? arith::MulFOp::create(rewriter, loc, l, r).getResult()
+                : arith::MulIOp::create(rewriter, loc, l, r).getResult();
+    break;
+  case OuterKind::And:
+    v = arith::AndIOp::create(rewriter, loc, l, r);
+    break;
+  case OuterKind::Or:
+    v = arith::OrIOp::create(rewriter, loc, l, r);
+    break;
+  case OuterKind::Xor:
+    v = arith::XOrIOp::create(rewriter, loc, l, r);
+    break;
+  }
+  rewriter.replaceOp(op, v);
+  return success();
+}
+
+struct ExpandOuter : public OpRewritePattern<OuterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(OuterOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandOuter(rewriter, op);
+  }
+};
+
 struct ExpandScalarBase : public OpRewritePattern<AddPtrOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddPtrOp op,
@@ -216,16 +269,23 @@ void RangeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<ExpandRangeOffset>(context);
 }
 
+void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ExpandOuter>(context);
+}
+
 void mlir::tile::expandShorthands(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<AddPtrOp, RangeOp>(op))
+    if (isa<AddPtrOp, RangeOp, OuterOp>(op))
       ops.push_back(op);
   });
   IRRewriter rewriter(root->getContext());
   for (Operation *op : ops) {
     if (auto addptr = dyn_cast<AddPtrOp>(op))
       (void)expandScalarBase(rewriter, addptr);
+    else if (auto outer = dyn_cast<OuterOp>(op))
+      (void)expandOuter(rewriter, outer);
     else
       (void)expandRangeOffset(rewriter, cast<RangeOp>(op));
   }

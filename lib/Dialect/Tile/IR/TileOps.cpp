@@ -583,6 +583,75 @@ void AtomicRMWOp::print(OpAsmPrinter &p) {
   p << " : " << getPtr().getType();
 }
 
+LogicalResult OuterOp::verify() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  if (lhs.getRank() != 1 || rhs.getRank() != 1)
+    return emitOpError("combines two 1-D tiles, got ")
+           << lhs << " and " << rhs;
+  Type elem = lhs.getElementType();
+  if (elem != rhs.getElementType())
+    return emitOpError("operands have element types ")
+           << elem << " and " << rhs.getElementType();
+  auto result = cast<RankedTensorType>(getType());
+  if (result.getShape() !=
+          ArrayRef<int64_t>{lhs.getDimSize(0), rhs.getDimSize(0)} ||
+      result.getElementType() != elem)
+    return emitOpError("result ")
+           << result << " is not the " << lhs.getDimSize(0) << "x"
+           << rhs.getDimSize(0) << " tile of " << elem;
+  bool logical = getKind() == OuterKind::And || getKind() == OuterKind::Or ||
+                 getKind() == OuterKind::Xor;
+  bool ok = logical ? elem.isSignlessInteger()
+                    : (elem.isSignlessInteger() && !elem.isInteger(1)) ||
+                          isa<FloatType>(elem);
+  if (!ok)
+    return emitOpError("'")
+           << stringifyOuterKind(getKind()) << "' does not take " << elem
+           << (logical ? " tiles (integers or i1)"
+                       : " tiles (integers or floats)");
+  return success();
+}
+
+ParseResult OuterOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringRef kindName;
+  SMLoc kindLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&kindName))
+    return failure();
+  auto kind = symbolizeOuterKind(kindName);
+  if (!kind)
+    return parser.emitError(kindLoc, "unknown outer operation '")
+           << kindName << "' (add, sub, mul, and, or, xor)";
+  result.addAttribute("kind", OuterKindAttr::get(parser.getContext(), *kind));
+  OpAsmParser::UnresolvedOperand lhs, rhs;
+  Type lhsType, rhsType;
+  SMLoc typesLoc;
+  if (parser.parseOperand(lhs) || parser.parseComma() ||
+      parser.parseOperand(rhs) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColon() || (typesLoc = parser.getCurrentLocation(), false) ||
+      parser.parseType(lhsType) || parser.parseComma() ||
+      parser.parseType(rhsType) ||
+      parser.resolveOperand(lhs, lhsType, result.operands) ||
+      parser.resolveOperand(rhs, rhsType, result.operands))
+    return failure();
+  auto l = dyn_cast<RankedTensorType>(lhsType);
+  auto r = dyn_cast<RankedTensorType>(rhsType);
+  if (!l || !r || l.getRank() != 1 || r.getRank() != 1)
+    return parser.emitError(typesLoc, "tile.outer combines two 1-D tiles, got ")
+           << lhsType << " and " << rhsType;
+  result.addTypes(RankedTensorType::get({l.getDimSize(0), r.getDimSize(0)},
+                                        l.getElementType()));
+  return success();
+}
+
+void OuterOp::print(OpAsmPrinter &p) {
+  p << " " << stringifyOuterKind(getKind()) << " " << getLhs() << ", "
+    << getRhs();
+  p.printOptionalAttrDict((*this)->getAttrs(), {"kind"});
+  p << " : " << getLhs().getType() << ", " << getRhs().getType();
+}
+
 void AtomicRMWOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {

@@ -39,6 +39,13 @@ def Tile_RMWKind : Tile_I32Enum<"RMWKind", "atomic read-modify-write kind", [
   I32EnumAttrCase<"Xor", 8, "xor">, I32EnumAttrCase<"Xchg", 9, "xchg">]>;
 def Tile_RMWKindAttr : Tile_EnumAttr<"rmw", Tile_RMWKind>;
 
+/// The elementwise operation of tile.outer.
+def Tile_OuterKind : Tile_I32Enum<"OuterKind", "outer operation", [
+  I32EnumAttrCase<"Add", 0, "add">, I32EnumAttrCase<"Sub", 1, "sub">,
+  I32EnumAttrCase<"Mul", 2, "mul">, I32EnumAttrCase<"And", 3, "and">,
+  I32EnumAttrCase<"Or", 4, "or">, I32EnumAttrCase<"Xor", 5, "xor">]>;
+def Tile_OuterKindAttr : Tile_EnumAttr<"outer", Tile_OuterKind>;
+
 /// Memory ordering of an atomic.
 def Tile_MemSemantic : Tile_I32Enum<"MemSemantic", "memory semantic", [
   I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>,

@@ -144,6 +144,31 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Tile_OwnLayoutRule, Pure]> {
   let hasCanonicalizer = 1;
 }
 
+def Tile_OuterOp : Tile_Op<"outer", [Pure]> {
+  let summary = "combine a column and a row into a 2-D tile";
+  let description = [{
+    `result[i, j] = kind(lhs[i], rhs[j])` for 1-D `lhs` (M) and `rhs` (N):
+    an M x N tile, Triton's `lhs[:, None] + rhs[None, :]` in one op. `add`,
+    `sub` and `mul` take integers or floats, `and`, `or` and `xor`
+    integers or i1 (masks). The result type follows from the operands.
+
+    ```mlir
+    %offs = tile.outer add %rows, %cols : tensor<128xi32>, tensor<64xi32>
+    %mask = tile.outer and %rin, %cin : tensor<128xi1>, tensor<64xi1>
+    ```
+
+    Text shorthand: the front end (and canonicalization) expand it into
+    `tile.expand_dims`, `tile.broadcast` of each side and the arith op, so
+    the passes after it see those.
+  }];
+  let arguments = (ins Tile_OuterKindAttr:$kind, Tile_Tensor:$lhs,
+                   Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
 def Tile_ReshapeOp : Tile_Op<"reshape", [Tile_OwnLayoutRule, Pure]> {
   let summary = "same elements, row-major order, another shape";
   let description = [{
