@@ -14,6 +14,7 @@
 #include "tilec/Support/CommandLine.h"
 #include "tilec/Support/Files.h"
 #include "tilec/Support/Json.h"
+#include "tilec/Support/Progress.h"
 #include "tilec/Tune/Dispatch.h"
 #include "tilec/Tune/Manifest.h"
 #include "tilec/Tune/Measure.h"
@@ -410,9 +411,12 @@ int main(int argc, char **argv) {
       return cl.usageError(d.message());
     co.overrides.push_back(*d);
   }
-  co.progress = [](const std::string &line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-  };
+  // A line per candidate while they compile, on a terminal only (a log
+  // or a pipe gets the table at the end, which says the same).
+  if (support::stderrIsTerminal())
+    co.progress = [](const std::string &line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    };
   Expected<Manifest> m = builder.empty()
                              ? compileTextCandidates(input, outDir, co)
                              : compileGemmCandidates(outDir, co);
