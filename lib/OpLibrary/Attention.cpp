@@ -20,24 +20,7 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
                        SourceLoc loc) {
   CallSite site("attentionKernel", loc);
   const char *gen = "attentionKernel";
-  if (config.dtype != DType::BF16 && config.dtype != DType::F16)
-    buildError(gen, "dtype must be bf16 or f16 (the tensor cores' 16-bit "
-                    "types), got " +
-                        std::string(dtypeName(config.dtype)));
-  auto powerOfTwo = [&](int v, int lo, const char *what) {
-    if (v < lo || (v & (v - 1)))
-      buildError(gen, std::string(what) + " must be a power of two of at "
-                                          "least " +
-                          std::to_string(lo) + ", got " + std::to_string(v));
-  };
-  powerOfTwo(config.headDim, 16, "headDim");
-  powerOfTwo(config.blockM, 16, "blockM");
-  powerOfTwo(config.blockN, 16, "blockN");
-  if (config.blockM % config.blockN)
-    buildError(gen, "blockM (" + std::to_string(config.blockM) +
-                        ") must be a multiple of blockN (" +
-                        std::to_string(config.blockN) +
-                        "): a causal program's diagonal starts at a key block");
+  detail::checkAttentionConfig(config, gen, "");
 
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
@@ -122,3 +105,27 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
 }
 
 } // namespace tilec::ops
+
+void tilec::ops::detail::checkAttentionConfig(const AttentionConfig &config,
+                                              const char *gen,
+                                              const char *diagonalOf) {
+  if (config.dtype != DType::BF16 && config.dtype != DType::F16)
+    buildError(gen, "dtype must be bf16 or f16 (the tensor cores' 16-bit "
+                    "types), got " +
+                        std::string(dtypeName(config.dtype)));
+  auto powerOfTwo = [&](int v, int lo, const char *what) {
+    if (v < lo || (v & (v - 1)))
+      buildError(gen, std::string(what) + " must be a power of two of at "
+                                          "least " +
+                          std::to_string(lo) + ", got " + std::to_string(v));
+  };
+  powerOfTwo(config.headDim, 16, "headDim");
+  powerOfTwo(config.blockM, 16, "blockM");
+  powerOfTwo(config.blockN, 16, "blockN");
+  if (config.blockM % config.blockN)
+    buildError(gen, "blockM (" + std::to_string(config.blockM) +
+                        ") must be a multiple of blockN (" +
+                        std::to_string(config.blockN) + "): a causal " +
+                        diagonalOf +
+                        "program's diagonal starts at a key block");
+}

@@ -29,35 +29,13 @@ namespace {
 
 const float kLog2e = float(1.0 / std::log(2.0));
 
-void checkConfig(const AttentionConfig &config, const char *gen) {
-  if (config.dtype != DType::BF16 && config.dtype != DType::F16)
-    buildError(gen, "dtype must be bf16 or f16 (the tensor cores' 16-bit "
-                    "types), got " +
-                        std::string(dtypeName(config.dtype)));
-  auto powerOfTwo = [&](int v, int lo, const char *what) {
-    if (v < lo || (v & (v - 1)))
-      buildError(gen, std::string(what) + " must be a power of two of at "
-                                          "least " +
-                          std::to_string(lo) + ", got " + std::to_string(v));
-  };
-  powerOfTwo(config.headDim, 16, "headDim");
-  powerOfTwo(config.blockM, 16, "blockM");
-  powerOfTwo(config.blockN, 16, "blockN");
-  if (config.blockM % config.blockN)
-    buildError(gen, "blockM (" + std::to_string(config.blockM) +
-                        ") must be a multiple of blockN (" +
-                        std::to_string(config.blockN) +
-                        "): a causal dQ program's diagonal starts at a key "
-                        "block");
-}
-
 } // namespace
 
 Kernel attentionBwdPreprocessKernel(std::string name,
                                     const AttentionConfig &config,
                                     SourceLoc loc) {
   CallSite site("attentionBwdPreprocessKernel", loc);
-  checkConfig(config, "attentionBwdPreprocessKernel");
+  detail::checkAttentionConfig(config, "attentionBwdPreprocessKernel", "dQ ");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM;
@@ -84,7 +62,7 @@ Kernel attentionBwdPreprocessKernel(std::string name,
 Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
                               SourceLoc loc) {
   CallSite site("attentionBwdDkDvKernel", loc);
-  checkConfig(config, "attentionBwdDkDvKernel");
+  detail::checkAttentionConfig(config, "attentionBwdDkDvKernel", "dQ ");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
@@ -177,7 +155,7 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
 Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
                             SourceLoc loc) {
   CallSite site("attentionBwdDqKernel", loc);
-  checkConfig(config, "attentionBwdDqKernel");
+  detail::checkAttentionConfig(config, "attentionBwdDqKernel", "dQ ");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
@@ -255,7 +233,7 @@ Kernel attentionBwdDqFromDsKernel(std::string name,
                                   const AttentionConfig &config,
                                   SourceLoc loc) {
   CallSite site("attentionBwdDqFromDsKernel", loc);
-  checkConfig(config, "attentionBwdDqFromDsKernel");
+  detail::checkAttentionConfig(config, "attentionBwdDqFromDsKernel", "dQ ");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;

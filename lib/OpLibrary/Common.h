@@ -55,6 +55,13 @@ Value maskedSum(const Value &x, int dim, bool keepdim);
 /// The maximum along `dim`, padding excluded; NaN propagates.
 Value maskedMax(const Value &x, int dim, bool keepdim);
 
+/// The attention generators' shared checks of `config` (dtype, powers of
+/// two, blockM a multiple of blockN), as errors of generator `gen`;
+/// `diagonalOf` names the program whose causal diagonal needs the last
+/// ("" or "dQ ").
+void checkAttentionConfig(const AttentionConfig &config, const char *gen,
+                          const char *diagonalOf);
+
 } // namespace tilec::ops::detail
 
 #endif // TILEC_LIB_OPS_COMMON_H
