@@ -14,10 +14,12 @@
 // num_stages. Two schedules feed it.
 //
 // Warp-specialized (the default for the kernel's first such loop when it
-// lies at the top level of the kernel, the producer's inputs before the
-// loop are pure scalar code, and tile.warp_specialize is not false): a
-// tilegpu.warp_specialize adds a producer warpgroup to the program's
-// num_warps consumer warps. Two mbarriers per slot: `full` (count 1: the
+// lies at the top level of the kernel or in a nest of scf.for loops there,
+// what the producer needs from outside it is pure scalar code, and
+// tile.warp_specialize is not false): a tilegpu.warp_specialize adds a
+// producer warpgroup to the program's num_warps consumer warps; in a nest
+// the producer clones the outer loops' scalar code and the ring's slot and
+// parity run on from one outer iteration to the next. Two mbarriers per slot: `full` (count 1: the
 // producer's arrive.expect_tx, then the TMA's bytes) and `empty` (count
 // num_warps: lane 0 of each consumer warp).
 //
