@@ -15,8 +15,9 @@
 //
 // Warp-specialized (the default for the kernel's first such loop when it
 // lies at the top level of the kernel or in a nest of scf.for loops there,
-// what the producer needs from outside it is pure scalar code, and
-// tile.warp_specialize is not false): a tilegpu.warp_specialize adds a
+// what the producer needs from outside it is pure scalar code, the program
+// has 8 or more warps (with 4, setmaxnreg could not raise the consumers'
+// registers), and tile.warp_specialize is not false): a tilegpu.warp_specialize adds a
 // producer warpgroup to the program's num_warps consumer warps; in a nest
 // the producer clones the outer loops' scalar code and the ring's slot and
 // parity run on from one outer iteration to the next. Two mbarriers per slot: `full` (count 1: the
@@ -427,8 +428,9 @@ void pipelineLoop(scf::ForOp loop, StagedDot &sd) {
 /// The setmaxnreg budgets of a warp-specialized program with `warps`
 /// consumer warps: the producer warpgroup keeps 40 registers, the
 /// consumers share the rest of what ptxas gives the program at entry
-/// (65536 / threads, a multiple of 8, at most 255).
-std::pair<int, int> registerBudgets(int warps) {
+/// (65536 / threads, a multiple of 8, at most 255); none when that would
+/// not raise the consumers' count.
+std::optional<std::pair<int, int>> registerBudgets(int warps) {
   const int producer = 40;
   int threads = 32 * (warps + WarpSpecializeOp::kProducerWarps);
   int atEntry = std::min(255, 65536 / threads) & ~7;
@@ -436,7 +438,12 @@ std::pair<int, int> registerBudgets(int warps) {
                                            producer) /
                   (32 * warps)) &
                  ~7;
-  return {producer, std::min(consumer, 240)};
+  consumer = std::min(consumer, 240);
+  // setmaxnreg.inc may not lower the count: with few consumer warps (4:
+  // ptxas may already give them 255 at entry) there is nothing to gain.
+  if (consumer <= atEntry)
+    return std::nullopt;
+  return std::pair{producer, consumer};
 }
 
 /// The ops outside `loop` that the producer needs (the bounds of the loop
@@ -495,7 +502,8 @@ producerInputs(ArrayRef<scf::ForOp> chain, const StagedDot &sd) {
 /// of the file. False when it does not apply.
 bool warpSpecialize(func::FuncOp func, scf::ForOp loop, StagedDot &sd) {
   int warps = getNumWarps(func);
-  if (warps % 4)
+  std::optional<std::pair<int, int>> budgets = registerBudgets(warps);
+  if (warps % 4 || !budgets)
     return false;
   SmallVector<scf::ForOp> chain{loop};
   for (Operation *p = loop->getParentOp(); p != func; p = p->getParentOp()) {
@@ -520,7 +528,7 @@ bool warpSpecialize(func::FuncOp func, scf::ForOp loop, StagedDot &sd) {
   Operation *firstRingOp = bufs[0].getDefiningOp();
   Value full = allocBarriers(b, loc, sd.slots, 1);
   Value empty = allocBarriers(b, loc, sd.slots, warps);
-  auto [producerRegs, consumerRegs] = registerBudgets(warps);
+  auto [producerRegs, consumerRegs] = *budgets;
   auto ws = WarpSpecializeOp::create(b, loc, producerRegs, consumerRegs);
   Block *producer = b.createBlock(&ws.getProducer());
   Block *consumer = b.createBlock(&ws.getConsumer());

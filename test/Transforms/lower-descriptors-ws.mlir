@@ -174,3 +174,30 @@ func.func @persistent(%a: !tile.tensordesc<tensor<128x64xbf16>>,
   }
   return
 }
+
+// -----
+
+// Four warps (one consumer warpgroup): ptxas could already give them 248
+// registers or more at entry, so setmaxnreg would gain nothing; the
+// program's own threads feed the ring.
+// CHECK-LABEL: func.func @four_warps
+// CHECK-NOT: tilegpu.warp_specialize
+// CHECK: tilegpu.warpgroup_dot
+// CHECK-NEXT: gpu.barrier
+func.func @four_warps(%a: !tile.tensordesc<tensor<64x64xbf16>>,
+                      %b: !tile.tensordesc<tensor<64x128xbf16>>,
+                      %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %K: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %zero) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %a[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>> -> tensor<64x64xbf16>
+    %bt = tile.descriptor_load %b[%k, %c0] : !tile.tensordesc<tensor<64x128xbf16>> -> tensor<64x128xbf16>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  }
+  %cs = tile.splat %c : !tile.ptr<f32> -> tensor<64x128x!tile.ptr<f32>>
+  tile.store %cs, %acc : tensor<64x128x!tile.ptr<f32>>
+  return
+}
