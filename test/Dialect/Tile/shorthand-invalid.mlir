@@ -114,3 +114,20 @@ func.func @outer_bool_add(%r: tensor<16xi1>, %c: tensor<32xi1>) {
   %0 = tile.outer add %r, %c : tensor<16xi1>, tensor<32xi1>
   return
 }
+
+// -----
+
+// The verifier's own checks, reachable through the generic form.
+func.func @outer_generic_rank(%r: tensor<16x2xi32>, %c: tensor<32xi32>) {
+  // expected-error @+1 {{'tile.outer' op combines two 1-D tiles, got 'tensor<16x2xi32>' and 'tensor<32xi32>'}}
+  %0 = "tile.outer"(%r, %c) {kind = #tile.outer<add>} : (tensor<16x2xi32>, tensor<32xi32>) -> tensor<16x32xi32>
+  return
+}
+
+// -----
+
+func.func @outer_generic_result(%r: tensor<16xi32>, %c: tensor<32xi32>) {
+  // expected-error @+1 {{'tile.outer' op result 'tensor<32x16xi32>' is not the 16x32 tile of 'i32'}}
+  %0 = "tile.outer"(%r, %c) {kind = #tile.outer<add>} : (tensor<16xi32>, tensor<32xi32>) -> tensor<32x16xi32>
+  return
+}
