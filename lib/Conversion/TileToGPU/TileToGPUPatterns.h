@@ -140,6 +140,9 @@ Value loadShared(OpBuilder &b, Location loc, Type type, Value byteOffset);
 /// or in a warp-specialized program's consumer side only the consumers
 /// (named barrier 1).
 void barrier(OpBuilder &b, Location loc);
+/// The named barrier 1 over a warp-specialized program's `threads`
+/// consumer threads.
+void consumerBarrier(OpBuilder &b, Location loc, int64_t threads);
 
 /// The name of the attribute on the scf.if a tilegpu.warp_specialize
 /// lowers to: the number of consumer threads (its else side); its then

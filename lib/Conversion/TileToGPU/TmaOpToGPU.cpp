@@ -247,10 +247,7 @@ struct WarpSpecializeOpLowering
     op.getConsumer().walk([&](gpu::BarrierOp b) {
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(b);
-      NVVM::BarrierOp::create(rewriter, b.getLoc(), Type(),
-                              i32Val(rewriter, b.getLoc(), 1),
-                              i32Val(rewriter, b.getLoc(), consumers),
-                              NVVM::BarrierReductionAttr(), Value());
+      consumerBarrier(rewriter, b.getLoc(), consumers);
       rewriter.eraseOp(b);
     });
     rewriter.inlineBlockBefore(&op.getConsumer().front(),

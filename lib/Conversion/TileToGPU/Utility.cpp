@@ -367,15 +367,18 @@ WarpRole mlir::tile::gpu_lowering::getWarpRole(Block *block,
   return WarpRole::Program;
 }
 
+void mlir::tile::gpu_lowering::consumerBarrier(OpBuilder &b, Location loc,
+                                               int64_t threads) {
+  NVVM::BarrierOp::create(b, loc, Type(), i32Val(b, loc, 1),
+                          i32Val(b, loc, threads),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
 void mlir::tile::gpu_lowering::barrier(OpBuilder &b, Location loc) {
   int64_t threads = 0;
-  if (getWarpRole(b.getInsertionBlock(), &threads) == WarpRole::Consumer) {
-    // Barrier 0 would wait for the producer warps, which never reach it.
-    NVVM::BarrierOp::create(b, loc, Type(), i32Val(b, loc, 1),
-                            i32Val(b, loc, threads),
-                            NVVM::BarrierReductionAttr(), Value());
-    return;
-  }
+  // Barrier 0 would wait for the producer warps, which never reach it.
+  if (getWarpRole(b.getInsertionBlock(), &threads) == WarpRole::Consumer)
+    return consumerBarrier(b, loc, threads);
   NVVM::Barrier0Op::create(b, loc);
 }
 
