@@ -57,6 +57,13 @@ std::string Driver::defaultLibraryPath() {
   return env && *env ? env : "libcuda.so.1";
 }
 
+/// The CUDA version whose signatures the entry points are asked for: those
+/// Driver.h declares. Not CUDA_VERSION: CUDA 13 changed cuCtxGetDevice and
+/// cuCtxSynchronize to take a context under the same names, so a lookup at
+/// 13000 returns functions that the declared types call with a garbage
+/// context (a crash on the H200). 12.0 is also the oldest driver tilec runs on.
+constexpr int kDriverApiVersion = 12000;
+
 Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
   dlerror();
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -84,8 +91,8 @@ Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
 
   auto resolve = [&](const char *name, void **fn) -> Status {
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
-    CUresult r =
-        getProc(name, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+    CUresult r = getProc(name, fn, kDriverApiVersion,
+                         CU_GET_PROC_ADDRESS_DEFAULT, &found);
     // A missing symbol comes back as CUDA_ERROR_NOT_FOUND with a status that
     // says why; name what is missing rather than the error.
     if (found != CU_GET_PROC_ADDRESS_SUCCESS || (r == CUDA_SUCCESS && !*fn))
@@ -106,7 +113,7 @@ Expected<std::unique_ptr<Driver>> Driver::load(const std::string &path) {
         where + " failed to initialise: cuInit failed: " + d->errorString(r));
   if (CUresult r = d->cuDriverGetVersion(&d->version_); r != CUDA_SUCCESS)
     return d->error("cuDriverGetVersion", r);
-  if (d->version_ < 12000)
+  if (d->version_ < kDriverApiVersion)
     return Status::error(where + " supports CUDA " +
                          std::to_string(d->version_ / 1000) + "." +
                          std::to_string(d->version_ % 1000 / 10) +

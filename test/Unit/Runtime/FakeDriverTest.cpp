@@ -62,6 +62,7 @@ struct Fake {
     return out;
   }
   void clearCurrent() { get<void (*)()>("fake_clearCurrent")(); }
+  int newSignatures() { return get<int (*)()>("fake_newSignatures")(); }
 };
 
 const char *kPtx = R"(.version 8.0
@@ -244,6 +245,10 @@ TEST_F(FakeDriver, ContextAndDevice) {
                             "create a tilec::runtime::Context first");
   EXPECT_TRUE(ctx->makeCurrent().ok());
   EXPECT_TRUE(ctx->synchronize().ok());
+  // CUDA 13 gave cuCtxGetDevice and cuCtxSynchronize a context parameter;
+  // the runtime must ask for the signatures it calls (a lookup at 13000
+  // passed garbage as the context and crashed on the H200).
+  EXPECT_EQ(fake.newSignatures(), 0);
   EXPECT_EQ(ctx->driver().version(), 13000);
   EXPECT_NE(ctx->driver().identity().find("13000 "), std::string::npos);
 }

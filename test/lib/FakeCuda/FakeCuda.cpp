@@ -22,6 +22,9 @@
 // cuTensorMapEncodeTiled validates as the real one does and writes a
 // recognizable map that launches check (the "tensor maps" block below).
 //
+// A lookup at CUDA 13.0 or later gets CUDA 13's cuCtxGetDevice and
+// cuCtxSynchronize, which take a context, as from the real driver.
+//
 // Two devices, each with its primary context. TILEC_FAKE_CUDA_MODE makes it
 // a broken driver: "nodevice" (cuInit fails), "old" (CUDA 11.8), "partial"
 // (no cuGraphLaunch), "refusemaps" (cuTensorMapEncodeTiled fails). Tests
@@ -477,6 +480,28 @@ CUresult fCtxGetDevice(CUdevice *d) {
   *d = tCurrent == reinterpret_cast<CUcontext>(&gPrimaryContexts[1]) ? 1 : 0;
   return needContext();
 }
+// CUDA 13 gave these two a context parameter (null: the current one) under
+// the same names: a lookup at version 13000 or later gets them, as from the
+// real driver (and counted: gNewSignatures). Called with the CUDA 12
+// signature, `c` is whatever the register held; a context the fake never
+// made is refused.
+int gNewSignatures = 0;
+CUresult checkContextArg(CUcontext c) {
+  if (!c || c == reinterpret_cast<CUcontext>(&gPrimaryContexts[0]) ||
+      c == reinterpret_cast<CUcontext>(&gPrimaryContexts[1]))
+    return CUDA_SUCCESS;
+  return CUDA_ERROR_INVALID_CONTEXT;
+}
+CUresult fCtxSynchronize13(CUcontext c) {
+  if (CUresult r = checkContextArg(c))
+    return r;
+  return fCtxSynchronize();
+}
+CUresult fCtxGetDevice13(CUdevice *d, CUcontext c) {
+  if (CUresult r = checkContextArg(c))
+    return r;
+  return fCtxGetDevice(d);
+}
 CUresult fMemAlloc(CUdeviceptr *p, size_t bytes) {
   if (CUresult r = needContext())
     return r;
@@ -780,9 +805,12 @@ CUresult fGraphExecDestroy(CUgraphExec e) {
 struct Entry {
   const char *name;
   void *fn;
+  int since = 0; // the first CUDA version with this signature
 };
 #define E(name, fn)                                                            \
   { name, reinterpret_cast<void *>(&fn) }
+#define E13(name, fn)                                                          \
+  { name, reinterpret_cast<void *>(&fn), 13000 }
 const Entry kEntries[] = {
     E("cuInit", fInit),
     E("cuDriverGetVersion", fDriverGetVersion),
@@ -798,7 +826,9 @@ const Entry kEntries[] = {
     E("cuCtxGetCurrent", fCtxGetCurrent),
     E("cuCtxPushCurrent", fCtxPushCurrent),
     E("cuCtxPopCurrent", fCtxPopCurrent),
+    E13("cuCtxSynchronize", fCtxSynchronize13),
     E("cuCtxSynchronize", fCtxSynchronize),
+    E13("cuCtxGetDevice", fCtxGetDevice13),
     E("cuCtxGetDevice", fCtxGetDevice),
     E("cuMemAlloc", fMemAlloc),
     E("cuMemFree", fMemFree),
@@ -840,18 +870,23 @@ const Entry kEntries[] = {
     E("cuGraphExecDestroy", fGraphExecDestroy),
 };
 #undef E
+#undef E13
 
 } // namespace
 
 extern "C" {
 
 // What the runtime looks up by name.
-CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int, cuuint64_t,
+// The newest signature of `symbol` at `cudaVersion` (kEntries lists the
+// newer first).
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                             cuuint64_t,
                              CUdriverProcAddressQueryResult *status) {
   for (const Entry &e : kEntries)
-    if (std::strcmp(e.name, symbol) == 0 &&
+    if (std::strcmp(e.name, symbol) == 0 && e.since <= cudaVersion &&
         !(mode("partial") && std::strcmp(symbol, "cuGraphLaunch") == 0)) {
       *pfn = e.fn;
+      gNewSignatures += e.since > 0;
       if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
       return CUDA_SUCCESS;
@@ -870,6 +905,8 @@ int fake_linkCount() { return gLinks; }
 int fake_moduleLoadCount() { return gModuleLoads; }
 int fake_liveAllocations() { return gLiveAllocations; }
 int fake_primaryRetains() { return gRetains; }
+/// Lookups that got a CUDA 13 signature (cuCtxGetDevice, cuCtxSynchronize).
+int fake_newSignatures() { return gNewSignatures; }
 int fake_launchCount() { return static_cast<int>(gLaunches.size()); }
 /// cuTensorMapEncodeTiled calls that succeeded.
 int fake_tensorMapEncodeCount() { return gTensorMapEncodes; }
