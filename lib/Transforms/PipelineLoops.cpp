@@ -244,6 +244,20 @@ void emitCopies(OpBuilder &b, Location loc, ArrayRef<Candidate> cands,
   AsyncCommitOp::create(b, loc);
 }
 
+/// True when `dot`'s A operand is a register tile that wgmma can take as
+/// it is (the accumulator layout's dot_operand: mma.sync's A fragments),
+/// not one of the loads staged for it.
+bool registerA(DotOp dot, ArrayRef<Candidate> cands) {
+  if (llvm::any_of(cands, [&](Candidate c) {
+        return c.wgmmaDot == dot && c.convert.getResult() == dot.getA();
+      }))
+    return false;
+  auto op = dyn_cast_if_present<DotOperandLayoutAttr>(
+      dot.getA().getType().getEncoding());
+  return op && op.getOpIdx() == 0 && op.getKWidth() == 2 &&
+         op.getParent() == dot.getType().getEncoding();
+}
+
 /// The wgmma dot of `cands` that may keep its group in flight: the only
 /// wgmma dot, whose accumulator is a loop-carried value used by the dot
 /// alone and whose result only goes back to it through the yield.
@@ -256,7 +270,10 @@ DotOp inFlightDot(scf::ForOp loop, ArrayRef<Candidate> cands) {
       return {};
     dot = c.wgmmaDot;
   }
-  if (!dot)
+  // A register A is redefined by the next iteration while the group could
+  // still read it: only dots reading both operands from slots stay in
+  // flight.
+  if (!dot || registerA(dot, cands))
     return {};
   auto arg = dyn_cast<BlockArgument>(dot.getC());
   if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 ||
@@ -330,14 +347,18 @@ void pipelineLoop(scf::ForOp loop, int stages, const tilec::Target &target) {
                             << ": no load feeds a dot operand conversion\n");
     return;
   }
-  // A wgmma dot needs both operands staged for it; else both go through
-  // ldmatrix (the dot then runs as mma.sync, the same thread map).
+  // A wgmma dot needs B staged for it, and A staged too or in registers
+  // (registerA); else its operands go through ldmatrix (the dot then runs
+  // as mma.sync, the same thread map).
   for (Candidate &c : cands) {
     if (!c.wgmmaDot)
       continue;
     int staged = llvm::count_if(
         cands, [&](const Candidate &o) { return o.wgmmaDot == c.wgmmaDot; });
-    if (staged != 2) {
+    bool aInRegisters = staged == 1 &&
+                        c.wgmmaDot.getB() == c.convert.getResult() &&
+                        registerA(c.wgmmaDot, cands);
+    if (staged != 2 && !aInRegisters) {
       c.wgmmaDot = {};
       c.shared = stagingLayout(cast<RankedTensorType>(c.load.getType()));
     }
@@ -469,19 +490,27 @@ void pipelineLoop(scf::ForOp loop, int stages, const tilec::Target &target) {
                  return yields;
                }));
 
-  // wgmma dots read both slots directly.
+  // wgmma dots read their slots directly (A from registers when it is
+  // not staged).
   for (Candidate &c : cands) {
     DotOp dot = c.wgmmaDot;
-    if (!dot || dot.getA() != c.convert.getResult())
+    if (!dot)
       continue;
-    Candidate &other = *llvm::find_if(cands, [&](const Candidate &o) {
-      return o.wgmmaDot == dot && &o != &c;
-    });
     OpBuilder db(dot);
-    Value d = WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(),
-                                     c.buffer, readSlot, other.buffer,
-                                     readSlot, dot.getC(),
-                                     dot == asyncDot ? 1 : 0);
+    Value d;
+    if (dot.getB() == c.convert.getResult() && registerA(dot, cands)) {
+      d = WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(), dot.getA(),
+                                 Value(), c.buffer, readSlot, dot.getC(), 0);
+    } else if (dot.getA() == c.convert.getResult()) {
+      Candidate &other = *llvm::find_if(cands, [&](const Candidate &o) {
+        return o.wgmmaDot == dot && &o != &c;
+      });
+      d = WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(), c.buffer,
+                                 readSlot, other.buffer, readSlot, dot.getC(),
+                                 dot == asyncDot ? 1 : 0);
+    } else {
+      continue;
+    }
     dot.replaceAllUsesWith(d);
     dot.erase();
   }

@@ -262,3 +262,66 @@ func.func @big(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
   tile.store %cs, %acc : tensor<64x256x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// A is loaded once before the loop, so it stays in registers: wgmma takes
+// it from there (the dot_operand layout of the wgmma accumulator is
+// mma.sync's A fragments, wgmma's register A), and only B is staged, in
+// the descriptors' layout. Even though the accumulator is only carried to
+// the next dot, the dot waits for its own group (pending = 0): the next
+// iteration may redefine A's registers while a group is in flight.
+// LAYOUT-LABEL: func.func @register_a
+// LAYOUT: tile.dot {{.*}} -> tensor<64x64xf32, #mma>
+// CHECK-LABEL: func.func @register_a
+// CHECK: %[[AREG:.*]] = tile.convert_layout {{.*}} -> tensor<64x16xf16, #dot_op>
+// CHECK: %[[B:.*]] = tilegpu.local_alloc : !tilegpu.smem<3x16x64xf16, #nvmma
+// CHECK-NOT: tilegpu.local_alloc
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[RD:.*]] = %c0_i32, %{{.*}} = %c2_i32)
+// CHECK-NEXT: tilegpu.async_wait {fence_async, pending = 1 : i32}
+// CHECK-NOT: tilegpu.local_load
+// CHECK: tilegpu.warpgroup_dot %[[AREG]], %[[B]][%[[RD]]], %[[ACC]] : tensor<64x16xf16, #dot_op>, !tilegpu.smem<3x16x64xf16, #nvmma{{[0-9]*}}> -> tensor<64x64xf32, #mma>
+// CHECK-NOT: tilegpu.warpgroup_wait
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+func.func @register_a(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                      %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                      %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                      %K: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %r = tile.range 0, 16 : tensor<16xi32>
+  %r64 = tile.range 0, 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r64, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %k16 = arith.constant dense<16> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %k16 : tensor<64x1xi32>
+  %rob = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x16xi32>
+  %ks = tile.expand_dims %r, 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %ksb = tile.broadcast %ks : tensor<1x16xi32> -> tensor<64x16xi32>
+  %aoff = arith.addi %rob, %ksb : tensor<64x16xi32>
+  %as = tile.splat %a : !tile.ptr<f16> -> tensor<64x16x!tile.ptr<f16>>
+  %ap = tile.addptr %as, %aoff : tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>
+  %at = tile.load %ap : tensor<64x16x!tile.ptr<f16>>
+  %kr = tile.expand_dims %r, 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %k64 = arith.constant dense<64> : tensor<16x1xi32>
+  %kro = arith.muli %kr, %k64 : tensor<16x1xi32>
+  %krob = tile.broadcast %kro : tensor<16x1xi32> -> tensor<16x64xi32>
+  %cols = tile.expand_dims %r64, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %colsb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<16x64xi32>
+  %boff = arith.addi %krob, %colsb : tensor<16x64xi32>
+  %bs = tile.splat %b : !tile.ptr<f16> -> tensor<16x64x!tile.ptr<f16>>
+  %bp0 = tile.addptr %bs, %boff : tensor<16x64x!tile.ptr<f16>>, tensor<16x64xi32>
+  %bstep = arith.constant dense<1024> : tensor<16x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc, %be = scf.for %k = %c0 to %K step %c16
+      iter_args(%acc_i = %zero, %bp = %bp0)
+      -> (tensor<64x64xf32>, tensor<16x64x!tile.ptr<f16>>) : i32 {
+    %bt = tile.load %bp : tensor<16x64x!tile.ptr<f16>>
+    %d = tile.dot %at, %bt, %acc_i : tensor<64x16xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
+    %bpn = tile.addptr %bp, %bstep : tensor<16x64x!tile.ptr<f16>>, tensor<16x64xi32>
+    scf.yield %d, %bpn : tensor<64x64xf32>, tensor<16x64x!tile.ptr<f16>>
+  }
+  %cs = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  tile.store %cs, %acc : tensor<64x64x!tile.ptr<f32>>
+  return
+}

@@ -1,8 +1,8 @@
 //===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma (sm_90a) --===//
 //
-// tilegpu.warpgroup_dot reads A and B from shared memory slots in a
-// #tilegpu.nvmma_shared layout through 64-bit matrix descriptors (PTX ISA,
-// "matrix descriptor format"):
+// tilegpu.warpgroup_dot reads B, and A unless A is a register tile, from
+// shared memory slots in a #tilegpu.nvmma_shared layout through 64-bit
+// matrix descriptors (PTX ISA, "matrix descriptor format"):
 //   bits  0-13  start address >> 4
 //   bits 16-29  leading byte offset >> 4: the stride between atoms along
 //               the contiguous dim (rows * swizzle bytes)
@@ -21,6 +21,10 @@
 // 16 * warps * b + 64g; its accumulator registers are the thread's
 // elements of the version 3 layout (mma.sync's m16n8 C fragment repeated
 // along N: register 4j + 2h + e is row l/4 + 8h, column 8j + 2(l%4) + e).
+// A register A tile (the accumulator layout's dot_operand, as mma.sync
+// reads it) gives each instruction the warp's A fragment of its 16 rows
+// and k16 step as four b32 registers; nvvm.wgmma.mma_async takes A only
+// through a descriptor, so that form is inline PTX.
 // wgmma.fence before, one commit_group after, and wait_group `pending`
 // (0: the dot is complete when the op returns). tilegpu.warpgroup_wait is
 // wait_group N as inline PTX whose outputs are the accumulator registers
@@ -96,6 +100,48 @@ Value descriptor(OpBuilder &b, Location loc, const OperandDesc &d,
   return arith::OrIOp::create(b, loc, wide, fields);
 }
 
+/// One wgmma.mma_async with A from registers (four b32 per thread: the
+/// mma.sync A fragment of the warp's 16 rows) and B through `descB`, as
+/// inline PTX: nvvm.wgmma.mma_async takes A only as a descriptor. The
+/// accumulator registers are outputs tied to inputs.
+Value wgmmaRegisterA(OpBuilder &b, Location loc, Type accType,
+                     ArrayRef<Value> acc, ArrayRef<Value> aRegs, Value descB,
+                     int64_t instrN, bool bf16, bool transB) {
+  MLIRContext *ctx = b.getContext();
+  size_t n = acc.size();
+  std::string ab = bf16 ? "bf16" : "f16";
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                     std::to_string(n + 5) + ", 0;\nwgmma.mma_async.sync." +
+                     "aligned.m64n" + std::to_string(instrN) + "k16.f32." +
+                     ab + "." + ab + " {";
+  for (size_t i = 0; i < n; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, {";
+  for (size_t i = 0; i < 4; ++i)
+    text += (i ? ", $" : "$") + std::to_string(n + i);
+  text += "}, $" + std::to_string(n + 4) + ", p, 1, 1, " +
+          std::string(transB ? "1" : "0") + ";\n}";
+  std::string constraints;
+  for (size_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l,r";
+  for (size_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(aRegs.begin(), aRegs.end());
+  operands.push_back(descB);
+  operands.push_back(i32Val(b, loc, 1)); // scale-d: d = a * b + d
+  operands.append(acc.begin(), acc.end());
+  return LLVM::InlineAsmOp::create(
+             b, loc, accType, operands, b.getStringAttr(text),
+             b.getStringAttr(constraints),
+             /*has_side_effects=*/b.getUnitAttr(),
+             /*is_align_stack=*/UnitAttr(),
+             LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+             LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
 struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -108,44 +154,74 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
     auto cType = cast<RankedTensorType>(op.getType());
     auto mma = cast<MmaLayoutAttr>(cType.getEncoding());
     DistributedLayout cl = *DistributedLayout::get(cType);
-    auto aType = cast<SharedMemType>(op.getA().getType());
+    auto aSmem = dyn_cast<SharedMemType>(op.getA().getType());
+    auto aRegType = dyn_cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<SharedMemType>(op.getB().getType());
-    OperandDesc a = describe(rewriter, loc, aType, adaptor.getA()[0],
-                             adaptor.getASlot()[0], /*kDim=*/1);
+    OperandDesc a;
+    if (aSmem)
+      a = describe(rewriter, loc, aSmem, adaptor.getA()[0],
+                   adaptor.getASlot()[0], /*kDim=*/1);
     OperandDesc bd = describe(rewriter, loc, bType, adaptor.getB()[0],
                               adaptor.getBSlot()[0], /*kDim=*/0);
 
     int64_t warps = mma.getWarpsPerCTA()[0];
     int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
-    int64_t k = aType.getSlotShape()[1];
+    int64_t k = aSmem ? aSmem.getSlotShape()[1] : aRegType.getDimSize(1);
     int64_t instrN = mma.getInstrShape()[1];
     int64_t blockRows = 16 * warps;
+    Type elemType =
+        aSmem ? aSmem.getElementType() : aRegType.getElementType();
+    bool bf16 = elemType.isBF16();
 
     // The warpgroup's 64 rows: a byte offset of A that only depends on
     // the warp (uniform within the warpgroup).
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value group =
-        arith::ShRUIOp::create(rewriter, loc, tid, i32Val(rewriter, loc, 7));
-    Value groupRow =
-        arith::MulIOp::create(rewriter, loc, group, i32Val(rewriter, loc, 64));
-    // Row r0 of A moves the start by r0 * atomLen elements (K-major) or,
-    // in 64-row atoms (M-major, atomLen 64), by r0 / 64 atoms.
-    Value aRowBytes =
-        a.kMajor ? arith::MulIOp::create(
-                       rewriter, loc, groupRow,
-                       i32Val(rewriter, loc, a.atomLen * a.elemBytes))
-                       .getResult()
-                 : arith::MulIOp::create(rewriter, loc, group,
-                                         i32Val(rewriter, loc,
-                                                (64 / a.atomLen) * a.rows *
-                                                    a.atomLen * a.elemBytes))
-                       .getResult();
+    Value aRowBytes;
+    if (aSmem) {
+      Value tid =
+          NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+      Value group =
+          arith::ShRUIOp::create(rewriter, loc, tid, i32Val(rewriter, loc, 7));
+      Value groupRow = arith::MulIOp::create(rewriter, loc, group,
+                                             i32Val(rewriter, loc, 64));
+      // Row r0 of A moves the start by r0 * atomLen elements (K-major) or,
+      // in 64-row atoms (M-major, atomLen 64), by r0 / 64 atoms.
+      aRowBytes =
+          a.kMajor ? arith::MulIOp::create(
+                         rewriter, loc, groupRow,
+                         i32Val(rewriter, loc, a.atomLen * a.elemBytes))
+                         .getResult()
+                   : arith::MulIOp::create(rewriter, loc, group,
+                                           i32Val(rewriter, loc,
+                                                  (64 / a.atomLen) * a.rows *
+                                                      a.atomLen * a.elemBytes))
+                         .getResult();
+    }
+    // Register A: the thread's elements (sub-row sm, sub-column sk of the
+    // dot_operand layout) packed two per b32 in mma.sync's A order: (row g,
+    // k 2t..), (g + 8, 2t..), (g, 2t + 8..), (g + 8, 2t + 8..).
+    auto aRegsAt = [&](int64_t blk, int64_t ks) {
+      DistributedLayout al = *DistributedLayout::get(aRegType);
+      ValueRange av = adaptor.getA();
+      auto pairType = VectorType::get({2}, elemType);
+      SmallVector<Value> regs;
+      for (int64_t ek = 0; ek < 2; ++ek)
+        for (int64_t em = 0; em < 2; ++em) {
+          int64_t sm = 2 * blk + em, sk = 4 * ks + 2 * ek;
+          Value v = LLVM::UndefOp::create(rewriter, loc, pairType);
+          for (int64_t h = 0; h < 2; ++h)
+            v = LLVM::InsertElementOp::create(
+                rewriter, loc, v, av[al.getElemNumber({sm, sk + h})],
+                i32Val(rewriter, loc, h));
+          regs.push_back(LLVM::BitcastOp::create(rewriter, loc,
+                                                 rewriter.getI32Type(), v));
+        }
+      return regs;
+    };
 
     Type f32 = rewriter.getF32Type();
     Type accType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(instrN / 2, f32));
-    auto wgType = aType.getElementType().isBF16() ? NVVM::WGMMATypes::bf16
-                                                  : NVVM::WGMMATypes::f16;
+    auto wgType = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     auto layoutA = a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     auto layoutB = bd.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     auto shape = NVVM::MMAShapeAttr::get(ctx, 64, instrN, 16);
@@ -160,14 +236,27 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
         for (int64_t i = 0; i < instrN / 2; ++i)
           elems.push_back(cl.getElemNumber(
               {2 * blk + (i / 2) % 2, 2 * (ni * instrN / 8 + i / 4) + i % 2}));
-        Value d = LLVM::UndefOp::create(rewriter, loc, accType);
-        for (auto [i, e] : llvm::enumerate(elems))
-          d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[e], i);
+        Value d;
+        if (aSmem) {
+          d = LLVM::UndefOp::create(rewriter, loc, accType);
+          for (auto [i, e] : llvm::enumerate(elems))
+            d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[e], i);
+        }
         for (int64_t ks = 0; ks < k / 16; ++ks) {
-          Value descA = descriptor(
-              rewriter, loc, a, a.offset(blk * blockRows, 16 * ks), aRowBytes);
           Value descB = descriptor(rewriter, loc, bd,
                                    bd.offset(ni * instrN, 16 * ks), Value());
+          if (!aSmem) {
+            SmallVector<Value> in;
+            for (auto [i, e] : llvm::enumerate(elems))
+              in.push_back(ks ? Value(LLVM::ExtractValueOp::create(
+                                    rewriter, loc, d, i))
+                              : acc[e]);
+            d = wgmmaRegisterA(rewriter, loc, accType, in, aRegsAt(blk, ks),
+                               descB, instrN, bf16, !bd.kMajor);
+            continue;
+          }
+          Value descA = descriptor(
+              rewriter, loc, a, a.offset(blk * blockRows, 16 * ks), aRowBytes);
           d = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, accType, d, descA, descB, shape, wgType, wgType,
               NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,

@@ -36,6 +36,17 @@ func.func @warpgroup_dot(%acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 
   return %d : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
 }
 
+// A from registers (the accumulator layout's dot_operand), B from a slot.
+// CHECK-LABEL: func.func @warpgroup_dot_register_a
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}[%{{.*}}], %{{.*}} : tensor<128x64xbf16, #dot_op>, !tilegpu.smem<3x64x128xbf16, #nvmma> -> tensor<128x128xf32, #mma{{[0-9]*}}>
+func.func @warpgroup_dot_register_a(%p: tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>, kWidth = 2}>>,
+                                    %acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>,
+                                    %slot: i32) -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>> {
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %d = tilegpu.warpgroup_dot %p, %b[%slot], %acc : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>, kWidth = 2}>>, !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  return %d : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+}
+
 // An in-flight wgmma group (pending = 1) and the wait that ends it.
 // CHECK-LABEL: func.func @warpgroup_wait
 // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} {pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #nvmma>

@@ -58,25 +58,31 @@ LogicalResult LocalLoadOp::verify() {
 }
 
 LogicalResult WarpgroupDotOp::verify() {
-  auto a = cast<SharedMemType>(getA().getType());
   auto b = cast<SharedMemType>(getB().getType());
   auto c = cast<RankedTensorType>(getC().getType());
-  Type ea = a.getElementType();
+  auto aSmem = dyn_cast<SharedMemType>(getA().getType());
+  auto aRegs = dyn_cast<RankedTensorType>(getA().getType());
+  if (aSmem && !getASlot())
+    return emitOpError("a buffer operand needs its slot: a[slot]");
+  if (aRegs && getASlot())
+    return emitOpError("a register tile operand takes no slot");
+  Type ea = aSmem ? aSmem.getElementType() : aRegs.getElementType();
   if (!(ea.isBF16() || ea.isF16()) || b.getElementType() != ea)
     return emitOpError("operands must both be f16 or both bf16, got ")
            << ea << " and " << b.getElementType();
   if (!c.getElementType().isF32())
     return emitOpError("accumulator must be f32, got ") << c.getElementType();
-  if (!isa<NvmmaSharedLayoutAttr>(a.getLayout()) ||
+  if ((aSmem && !isa<NvmmaSharedLayoutAttr>(aSmem.getLayout())) ||
       !isa<NvmmaSharedLayoutAttr>(b.getLayout()))
     return emitOpError(
         "operand buffers must have #tilegpu.nvmma_shared layouts");
-  ArrayRef<int64_t> as = a.getSlotShape(), bs = b.getSlotShape();
-  if (c.getRank() != 2 || as[0] != c.getDimSize(0) ||
+  ArrayRef<int64_t> as = aSmem ? aSmem.getSlotShape() : aRegs.getShape(),
+                    bs = b.getSlotShape();
+  if (as.size() != 2 || c.getRank() != 2 || as[0] != c.getDimSize(0) ||
       bs[1] != c.getDimSize(1) || as[1] != bs[0])
-    return emitOpError("shapes do not match: a slot ")
-           << as[0] << "x" << as[1] << ", b slot " << bs[0] << "x" << bs[1]
-           << ", accumulator " << c;
+    return emitOpError("shapes do not match: a ")
+           << (aSmem ? "slot " : "") << as[0] << "x" << as[1] << ", b slot "
+           << bs[0] << "x" << bs[1] << ", accumulator " << c;
   if (as[1] % 16)
     return emitOpError("K must be a multiple of 16, got ") << as[1];
   auto pending = static_cast<int32_t>(getPending());
@@ -85,6 +91,15 @@ LogicalResult WarpgroupDotOp::verify() {
   auto mma = dyn_cast_if_present<MmaLayoutAttr>(c.getEncoding());
   if (!mma || mma.getVersionMajor() != 3)
     return emitOpError("accumulator must have a #tilegpu.mma version 3 layout");
+  if (aRegs) {
+    auto op = dyn_cast_if_present<DotOperandLayoutAttr>(aRegs.getEncoding());
+    if (!op || op.getOpIdx() != 0 || op.getParent() != mma ||
+        op.getKWidth() != 2)
+      return emitOpError("a register tile operand must have the "
+                         "#tilegpu.dot_operand layout {opIdx = 0, kWidth = 2} "
+                         "of the accumulator's layout, got ")
+             << aRegs;
+  }
   int64_t rows = 16 * mma.getWarpsPerCTA()[0];
   int64_t instrN = mma.getInstrShape()[1];
   if (c.getDimSize(0) % rows || c.getDimSize(1) % instrN)

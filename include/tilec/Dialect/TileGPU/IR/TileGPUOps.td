@@ -111,24 +111,29 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
 
 def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [
     MemoryEffects<[MemRead]>]> {
-  let summary = "d = a * b + c with a and b read from shared memory (wgmma)";
+  let summary = "d = a * b + c with b (and a) read from shared memory (wgmma)";
   let description = [{
-    The matrix product of slot `a_slot` of `a` (MxK) and slot `b_slot` of
-    `b` (KxN), both f16 or bf16 in a #tilegpu.nvmma_shared layout, added to
-    the f32 accumulator `c` of #tilegpu.mma version 3 layout: sm_90a's
-    `wgmma.mma_async` per warpgroup, 64 rows and 16 of K per instruction,
-    read straight from shared memory through matrix descriptors. The slots
-    must hold their data for the async proxy (a tilegpu.async_wait with
-    `fence_async` after the copies). The op commits its wgmma group and
-    waits until at most `pending` of the calling warpgroup's groups are
-    still in flight (wgmma.wait_group `pending`). With `pending = 0`
-    (the default) it is complete when it returns, so the slots may be
-    overwritten after the next barrier. With `pending = 1` its own group
-    may still be reading the slots and writing the accumulator: the
-    result may only feed the accumulator of the next warpgroup_dot (wgmma
-    chains on the same registers) or a tilegpu.warpgroup_wait, and the
-    slots it read may be overwritten only after the next warpgroup_dot
-    has returned and a barrier followed.
+    The matrix product of `a` (MxK) and slot `b_slot` of `b` (KxN), both
+    f16 or bf16, added to the f32 accumulator `c` of #tilegpu.mma version 3
+    layout: sm_90a's `wgmma.mma_async` per warpgroup, 64 rows and 16 of K
+    per instruction. `b` is a buffer in a #tilegpu.nvmma_shared layout,
+    read straight from shared memory through a matrix descriptor. `a` is
+    either such a buffer too (with its slot `a_slot`) or a register tile
+    in the #tilegpu.dot_operand layout (operand 0, kWidth 2) of the
+    accumulator's layout: each warp then holds mma.sync's A fragments of
+    its 16 rows, which are wgmma's register A (attention's P V, with P
+    computed in registers). The slots must hold their data for the async
+    proxy (a tilegpu.async_wait with `fence_async` after the copies). The
+    op commits its wgmma group and waits until at most `pending` of the
+    calling warpgroup's groups are still in flight (wgmma.wait_group
+    `pending`). With `pending = 0` (the default) it is complete when it
+    returns, so the slots may be overwritten after the next barrier. With
+    `pending = 1` its own group may still be reading the slots (and A's
+    registers) and writing the accumulator: the result may only feed the
+    accumulator of the next warpgroup_dot (wgmma chains on the same
+    registers) or a tilegpu.warpgroup_wait, and the slots it read may be
+    overwritten only after the next warpgroup_dot has returned and a
+    barrier followed.
 
     ```mlir
     %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc
@@ -137,14 +142,18 @@ def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [
     %e = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc {pending = 1 : i32}
         : !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x64x128xbf16, #nvmma>
           -> tensor<128x128xf32, #mma>
+    %f = tilegpu.warpgroup_dot %p, %v[%s], %acc
+        : tensor<128x64xbf16, #dot_op>, !tilegpu.smem<3x64x128xbf16, #nvmma>
+          -> tensor<128x128xf32, #mma>
     ```
   }];
-  let arguments = (ins TileGPU_SharedMem:$a, I32:$a_slot, TileGPU_SharedMem:$b,
+  let arguments = (ins AnyTypeOf<[TileGPU_SharedMem, Tile_Tensor]>:$a,
+                   Optional<I32>:$a_slot, TileGPU_SharedMem:$b,
                    I32:$b_slot, Tile_Tensor:$c,
                    DefaultValuedAttr<I32Attr, "0">:$pending);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $a `[` $a_slot `]` `,` $b `[` $b_slot `]` `,` $c attr-dict `:`
+    $a (`[` $a_slot^ `]`)? `,` $b `[` $b_slot `]` `,` $c attr-dict `:`
     type($a) `,` type($b) `->` type($result)
     custom<SameType>(ref(type($result)), type($c))
   }];
