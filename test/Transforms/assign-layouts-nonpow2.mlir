@@ -67,10 +67,12 @@ func.func @t96(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 
 // -----
 
-// 3072 bf16: 12 warps x 32 lanes x 8 (one 16-byte vector each), exact.
-// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [12], order = [0]}>
+// 3072 bf16: exact on 1, 2, 3, 4, 6, 8, 12 or 16 warps; the fewest whose
+// threads hold at most 24 elements: 4 warps x 32 lanes x 8, 3 repetitions
+// (three 16-byte vectors each).
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-LABEL: func.func @t3072
-// CHECK-SAME: tile.num_warps = 12 : i32
+// CHECK-SAME: tile.num_warps = 4 : i32
 // CHECK: tile.load {{.*}} : tensor<3072x!tile.ptr<bf16>, #[[$B]]>
 func.func @t3072(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
     %n: i32) attributes {tile.kernel} {
@@ -126,11 +128,12 @@ func.func @t3072w24(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
 // -----
 
 // 5000 f32: no cover is exact (1250 vectors are no multiple of 32 lanes);
-// 10 warps x 32 x 4 x 4 repetitions = 5120 pads the fewest slots (120) at
-// the widest vector, ties to the most warps up to 16.
-// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [10], order = [0]}>
+// 5120 slots pad the fewest (120) at the widest vector, on 5, 8 or 10
+// warps; 8 warps x 32 x 4 x 5 repetitions is the fewest with at most 24
+// elements per thread (5 warps would give each 32).
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
 // CHECK-LABEL: func.func @t5000
-// CHECK-SAME: tile.num_warps = 10 : i32
+// CHECK-SAME: tile.num_warps = 8 : i32
 // CHECK: tile.load {{.*}} : tensor<5000x!tile.ptr<f32>, #[[$B]]>
 func.func @t5000(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
     %n: i32) attributes {tile.kernel} {
@@ -147,7 +150,8 @@ func.func @t5000(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // -----
 
 // 96x128 bf16: 16 lanes x 8 along a row, 2 rows per warp, 16 warps, 3
-// repetitions along the rows: exact.
+// repetitions along the rows: exact (fewer warps would give each thread
+// more than 24 elements).
 // CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [16, 1], order = [1, 0]}>
 // CHECK-LABEL: func.func @t96x128
 // CHECK-SAME: tile.num_warps = 16 : i32

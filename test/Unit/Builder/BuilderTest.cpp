@@ -628,8 +628,8 @@ TEST(Builder, CompileDefaultsToPtxAndMetadata) {
 }
 
 /// numWarps = 0 leaves the warps to the layout pass, which the metadata
-/// reports: 12 for a 3072-wide bf16 row of 16-byte vectors (one per thread;
-/// rows of unknown alignment would load element by element, 16 warps).
+/// reports: 4 for a 3072-wide bf16 row of 16-byte vectors (three per
+/// thread: the fewest warps holding at most 24 elements each).
 TEST(Builder, RowwiseKernelOf3072LetsThePassChooseTheWarps) {
   Kernel k = ops::rowwiseKernel(
       "scale3072",
@@ -639,9 +639,9 @@ TEST(Builder, RowwiseKernelOf3072LetsThePassChooseTheWarps) {
   EXPECT_EQ(k.str().find("tile.num_warps"), std::string::npos) << k.str();
   CompileResult r = k.compile();
   ASSERT_EQ(r.metadata.kernels.size(), 1u);
-  EXPECT_EQ(r.metadata.kernels[0].numWarps, 12);
-  EXPECT_EQ(r.metadata.kernels[0].threadsPerProgram, 384);
-  EXPECT_NE(r.ptx.find(".maxntid 384, 1, 1"), std::string::npos);
+  EXPECT_EQ(r.metadata.kernels[0].numWarps, 4);
+  EXPECT_EQ(r.metadata.kernels[0].threadsPerProgram, 128);
+  EXPECT_NE(r.ptx.find(".maxntid 128, 1, 1"), std::string::npos);
 }
 
 } // namespace

@@ -161,7 +161,7 @@ TEST_F(LayoutTest, DefaultLayoutFillsThreads) {
   EXPECT_TRUE(p->isPaddingFree(0, 11));
   EXPECT_FALSE(p->isPaddingFree(0, 12));
   EXPECT_EQ(p->getIndex(0, 12, 31, 9), (3840 + 124 + 1152) % 5000);
-  // The pass's choices: 3072 bf16 on 12 warps, 192 columns in 3
+  // Exact covers: 3072 bf16 on 12 warps, 192 columns in 3
   // repetitions of 8 lanes x 8, 12 elements as 3 per thread on 4 lanes.
   auto l3072 = getDefaultBlockedLayout(&context, {3072}, {0}, 8, 12);
   EXPECT_EQ(l3072.getWarpsPerCTA(), ArrayRef<unsigned>({12}));
