@@ -491,26 +491,29 @@ void pipelineLoop(scf::ForOp loop, int stages, const tilec::Target &target) {
                }));
 
   // wgmma dots read their slots directly (A from registers when it is
-  // not staged).
-  for (Candidate &c : cands) {
-    DotOp dot = c.wgmmaDot;
-    if (!dot)
-      continue;
-    OpBuilder db(dot);
-    Value d;
-    if (dot.getB() == c.convert.getResult() && registerA(dot, cands)) {
-      d = WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(), dot.getA(),
-                                 Value(), c.buffer, readSlot, dot.getC(), 0);
-    } else if (dot.getA() == c.convert.getResult()) {
-      Candidate &other = *llvm::find_if(cands, [&](const Candidate &o) {
-        return o.wgmmaDot == dot && &o != &c;
+  // not staged). Each dot once: its candidates still name it after it is
+  // replaced, so they are not asked again.
+  SetVector<Operation *> wgmmaDots;
+  for (Candidate &c : cands)
+    if (c.wgmmaDot)
+      wgmmaDots.insert(c.wgmmaDot);
+  for (Operation *op : wgmmaDots) {
+    auto dot = cast<DotOp>(op);
+    auto staged = [&](Value operand) -> Candidate * {
+      auto it = llvm::find_if(cands, [&](Candidate &o) {
+        return o.wgmmaDot == dot && o.convert.getResult() == operand;
       });
-      d = WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(), c.buffer,
-                                 readSlot, other.buffer, readSlot, dot.getC(),
-                                 dot == asyncDot ? 1 : 0);
-    } else {
-      continue;
-    }
+      return it == cands.end() ? nullptr : &*it;
+    };
+    Candidate *a = staged(dot.getA()), *bc = staged(dot.getB());
+    OpBuilder db(dot);
+    Value d = a ? WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(),
+                                         a->buffer, readSlot, bc->buffer,
+                                         readSlot, dot.getC(),
+                                         dot == asyncDot ? 1 : 0)
+                : WarpgroupDotOp::create(db, dot.getLoc(), dot.getType(),
+                                         dot.getA(), Value(), bc->buffer,
+                                         readSlot, dot.getC(), 0);
     dot.replaceAllUsesWith(d);
     dot.erase();
   }
