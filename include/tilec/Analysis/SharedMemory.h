@@ -102,9 +102,12 @@ planReductionScratch(mlir::Operation *kernel,
 /// reading: the exchanges put barriers before their writes, not after their
 /// reads) to its last use (to the tilegpu.async_wait {pending = 0} after it
 /// when copies go there). Buffers go at offset 0, overlapping the scratch,
-/// unless a scratch user runs while one lives; then after the scratch.
-/// Records each buffer's offset in kOffsetAttr and returns the
-/// kernel's shared memory bytes (16-byte aligned).
+/// unless a scratch user runs while one lives; then after the scratch. Two
+/// buffers share addresses only when the first one's copies were drained
+/// (that tilegpu.async_wait is a barrier) before the second's first use:
+/// sequential pipelined loops reuse one region. Records each buffer's
+/// offset in kOffsetAttr and returns the kernel's shared memory bytes
+/// (16-byte aligned).
 int64_t allocateBuffers(mlir::func::FuncOp kernel, int64_t scratchBytes);
 
 } // namespace smem

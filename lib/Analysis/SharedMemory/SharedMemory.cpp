@@ -5,7 +5,9 @@
 // kernel's ops in program order: a buffer shares addresses with the
 // conversion scratch only when no op using scratch runs while it is live
 // (from the kernel's entry to its last use, a use in a loop lasting the
-// whole loop).
+// whole loop), and with another buffer only when that one's copies were
+// drained (a tilegpu.async_wait {pending = 0}, a barrier) before its first
+// use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,8 +78,21 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
     last[op] = end;
   }
 
+  // Each buffer's uses, from its first (a use in a loop lasting the whole
+  // loop) to its last, or to the tilegpu.async_wait {pending = 0} that
+  // drains its copies: that wait is a barrier, so once every thread is past
+  // it nobody reads the buffer again, and a buffer first used after it
+  // may take the same addresses (attention's two loops over K and V).
+  struct Live {
+    LocalAllocOp alloc;
+    unsigned begin = 0, end = 0;
+    bool drained = false;
+    int64_t offset = 0, bytes = 0;
+  };
+  SmallVector<Live> live;
   bool overlap = false;
   for (LocalAllocOp alloc : allocs) {
+    Live l{alloc, ~0u, 0};
     // A buffer's range starts at the kernel's entry, not at its allocation:
     // ops exchanging data through the scratch put barriers before their
     // writes, not after their reads, so a scratch user before the loop (a
@@ -89,6 +104,7 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
       Operation *extent = liveExtent(kernel, user);
       if (last[extent] > last[end])
         end = extent;
+      l.begin = std::min(l.begin, first[extent]);
       copies |= isa<AsyncCopyOp>(user);
     }
     if (copies) {
@@ -97,19 +113,44 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
       while (wait && !(isa<AsyncWaitOp>(wait) &&
                        cast<AsyncWaitOp>(wait).getPending() == 0))
         wait = wait->getNextNode();
+      l.drained = wait != nullptr;
       end = wait ? wait : end->getBlock()->getTerminator();
     }
+    l.end = last[end];
+    if (l.begin == ~0u)
+      l.begin = first[alloc];
     for (unsigned i = 0, e = last[end]; i <= e; ++i)
       overlap |= tilec::smem::scratchBytes(ordered[i]) > 0;
+    l.bytes = bufferBytes(cast<SharedMemType>(alloc.getType()));
+    live.push_back(l);
   }
-  int64_t offset = overlap ? llvm::alignTo(scratchBytes, 128) : 0;
-  for (LocalAllocOp alloc : allocs) {
-    auto type = cast<SharedMemType>(alloc.getType());
-    offset = llvm::alignTo(offset, bufferAlignment(type));
-    alloc->setAttr(kOffsetAttr,
-                   IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
-                                    offset));
-    offset = llvm::alignTo(offset + bufferBytes(type), 128);
+  // First fit in program order of the allocations, against the buffers
+  // placed so far, but for those whose lives do not meet: one drained
+  // before the other's first use.
+  auto apart = [](const Live &a, const Live &b) {
+    return (a.drained && a.end < b.begin) || (b.drained && b.end < a.begin);
+  };
+  int64_t base = overlap ? llvm::alignTo(scratchBytes, 128) : 0, top = base;
+  for (size_t i = 0; i < live.size(); ++i) {
+    Live &l = live[i];
+    int64_t align = bufferAlignment(cast<SharedMemType>(l.alloc.getType()));
+    int64_t offset = llvm::alignTo(base, align);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t j = 0; j < i; ++j) {
+        const Live &o = live[j];
+        if (apart(o, l) || offset >= o.offset + o.bytes ||
+            o.offset >= offset + l.bytes)
+          continue;
+        offset = llvm::alignTo(o.offset + o.bytes, align);
+        moved = true;
+      }
+    }
+    l.offset = offset;
+    l.alloc->setAttr(kOffsetAttr,
+                     IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                      offset));
+    top = std::max<int64_t>(top, llvm::alignTo(offset + l.bytes, 128));
   }
-  return llvm::alignTo(std::max(scratchBytes, offset), 16);
+  return llvm::alignTo(std::max(scratchBytes, top), 16);
 }
