@@ -5,16 +5,18 @@
 #   scripts/gpu-torch.sh DIR
 #
 # DIR holds <name>_torch.cpp for each example, as `tilec examples/<name>.tile
-# --emit=torch -o DIR/<name>_torch.cpp` writes them (docs/pytorch.md lists
-# the commands). Builds the runtime-only library into $BUILD (default
-# build-gpu-torch) with PyTorch's C++ ABI, builds one extension from every
-# DIR/*_torch.cpp with torch.utils.cpp_extension (ninja, $MAX_JOBS at a
-# time), then runs scripts/gpu-torch.py: every operator against PyTorch on
-# random ragged inputs, the refusals of bad arguments, a CUDA graph replay
-# and torch.compile(fullgraph=True) of a small block, and host microseconds
-# per call beside PyTorch (and Triton when it imports); then
-# examples/torch/block.py end to end. One PASS/FAIL line per check; exits 1
-# on any failure. Logs in $BUILD/logs.
+# --emit=torch -o DIR/<name>_torch.cpp` writes them (--arch=sm_90a for
+# matmul_tma_bias_gelu; docs/pytorch.md lists the commands). Builds the
+# runtime-only library into $BUILD (default build-gpu-torch) with PyTorch's
+# C++ ABI, builds one extension from every DIR/*_torch.cpp with
+# torch.utils.cpp_extension (ninja, $MAX_JOBS at a time), then runs
+# scripts/gpu-torch.py: every operator against PyTorch on random ragged
+# inputs, the refusals of bad arguments (a descriptor's too, on CUDA and
+# meta tensors), a CUDA graph replay and torch.compile(fullgraph=True) of
+# examples/torch/block.py's block, and host microseconds per call beside
+# PyTorch (and Triton when it imports); then examples/torch/block.py end to
+# end. One PASS/FAIL line per check; exits 1 on any failure. Logs in
+# $BUILD/logs.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/gpu-env.sh"

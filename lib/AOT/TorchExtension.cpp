@@ -1,13 +1,22 @@
 //===- TorchExtension.cpp - generating PyTorch operator bindings ----------===//
 //
 // The generated file, in order: the AOT header and source (CppKernels.cpp;
-// binary and metadata embedded), then in an anonymous namespace per kernel
-//   - `<k>_check(...)`: the TORCH_CHECKs, shared by both implementations;
-//   - `<k>_cuda(...)`: checks, then launches on the current stream of the
-//     tensors' device through the runtime (which checks the scalars, the
-//     pointers' divisibility and the grid again, with the kernel's and
-//     parameter's names in the message);
-//   - `<k>_meta(...)`: checks only (torch.compile's fake tensors);
+// binary and metadata embedded), then in an anonymous namespace
+//   - `moduleMetadata()`: the embedded metadata, parsed on first use;
+//   - `descOf(...)` (kernels with tensor_desc parameters): a tensor's
+//     TensorDescArg, from its sizes and strides;
+//   - `kernelsOn(device)`: the kernels loaded into a device's primary
+//     context on first use;
+// and per kernel
+//   - `<k>_check(...)`: the TORCH_CHECKs both implementations share
+//     (device, dtype, contiguity or a descriptor's rank, extents);
+//   - `<k>_cuda(...)`: the checks, each address read once and its alignment
+//     checked, then the launch on the current stream of the tensors' device
+//     through the runtime (which checks the scalars, the pointers'
+//     divisibility, the descriptors' sizes and strides and the grid again,
+//     with the kernel's and parameter's names in the message);
+//   - `<k>_meta(...)`: the checks, then the launch's own without a GPU
+//     (runtime::checkLaunch), for torch.compile's fake tensors;
 // and the TORCH_LIBRARY_FRAGMENT / TORCH_LIBRARY_IMPL blocks. The CUDA
 // implementation is registered for the CPU key as well, so that a CPU
 // tensor gets the "must be a CUDA tensor" message instead of PyTorch's
@@ -15,8 +24,10 @@
 //
 // Outputs are passed in: a pointer marked `tile.output` is `Tensor(a!)` in
 // the schema (mutated in place) and the others plain `Tensor`; with no
-// parameter marked, every pointer is declared mutable (the conservative
-// schema: torch.compile then assumes each may be written).
+// pointer marked, every pointer is declared mutable (the conservative
+// schema: torch.compile then assumes each may be written). A tensor_desc
+// parameter is mutable when the kernel stores through it (the metadata's
+// "output", which tilec derives).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +65,18 @@ const std::set<std::string_view> kReservedNames = {
     "int",    "float",    "bool",   "double", "char",   "long",   "short",
     "auto",   "const",    "new",    "delete", "this",   "struct", "union",
     "grid",   "stream",   "guard",  "args",   "status", "kernels", "need",
-    "device", "default",  "switch", "case",   "void",   "unsigned", "signed"};
+    "device", "default",  "switch", "case",   "void",   "unsigned", "signed",
+    "programs", "cdiv",   "descOf", "kernelsOn", "moduleMetadata"};
+
+/// Whether `name` ends with a suffix the generated code appends to a tensor's
+/// name for its locals (`x_address`, `x_desc`), so that it could clash.
+bool hasLocalSuffix(std::string_view name) {
+  for (std::string_view suffix : {"_address", "_desc"})
+    if (name.size() > suffix.size() &&
+        name.substr(name.size() - suffix.size()) == suffix)
+      return true;
+  return false;
+}
 
 /// The schema's and C++ code's name of each parameter: the metadata's where
 /// usable, else argN.
@@ -63,7 +85,8 @@ std::vector<std::string> argNames(const KernelMetadata &k) {
   std::set<std::string> used;
   for (size_t i = 0; i < k.params.size(); ++i) {
     std::string n = k.params[i].name;
-    if (!isIdentifier(n) || kReservedNames.count(n) || used.count(n))
+    if (!isIdentifier(n) || kReservedNames.count(n) || hasLocalSuffix(n) ||
+        used.count(n))
       n = "arg" + std::to_string(i);
     while (used.count(n))
       n += "_";
@@ -143,29 +166,56 @@ std::pair<std::string, std::string> scalarTypes(DType t) {
   return {"float", "double"};
 }
 
+/// "128x64" of a descriptor's block (what one descriptor_load moves).
+std::string tileText(const ParamInfo &p) {
+  std::string s;
+  for (int d = 0; d < p.desc.rank; ++d)
+    s += (d ? "x" : "") + std::to_string(p.desc.tile[d]);
+  return s;
+}
+
+bool isTensor(const ParamInfo &p) {
+  return p.kind == ParamInfo::Kind::Pointer ||
+         p.kind == ParamInfo::Kind::TensorDesc;
+}
+
 /// One kernel's binding.
 struct Binding {
   const KernelMetadata &k;
+  /// The kernel's index in the metadata (the Meta implementation's lookup).
+  size_t index;
   std::vector<std::string> names;
   std::string library;
   bool hasRule() const { return !k.grid.empty(); }
+  std::string op() const { return library + "." + k.name; }
+
+  bool anyPointerOutput() const {
+    for (const ParamInfo &p : k.params)
+      if (p.kind == ParamInfo::Kind::Pointer && p.output)
+        return true;
+    return false;
+  }
+  /// Whether the kernel may write through tensor parameter `p`: a pointer
+  /// marked tile.output, every pointer of a kernel that marks none (the
+  /// conservative schema), a descriptor the kernel stores through (the
+  /// metadata's "output", which tilec derives for descriptors).
+  bool mutated(const ParamInfo &p) const {
+    if (p.kind == ParamInfo::Kind::TensorDesc)
+      return p.output;
+    return p.output || !anyPointerOutput();
+  }
 
   /// "add(Tensor x, Tensor y, Tensor(a!) z, int n) -> ()".
   std::string schema() const {
-    bool anyOutput = false;
-    for (const ParamInfo &p : k.params)
-      anyOutput |= p.output;
     std::string s = k.name + "(";
     char alias = 'a';
     for (size_t i = 0; i < k.params.size(); ++i) {
       const ParamInfo &p = k.params[i];
       s += i ? ", " : "";
-      if (p.kind == ParamInfo::Kind::Pointer) {
-        bool mutated = p.output || !anyOutput;
-        s += mutated ? std::string("Tensor(") + alias++ + "!) " : "Tensor ";
-      } else {
+      if (isTensor(p))
+        s += mutated(p) ? std::string("Tensor(") + alias++ + "!) " : "Tensor ";
+      else
         s += scalarTypes(p.type).first + " ";
-      }
       s += names[i];
     }
     if (!hasRule())
@@ -179,9 +229,8 @@ struct Binding {
     for (size_t i = 0; i < k.params.size(); ++i) {
       const ParamInfo &p = k.params[i];
       s += i ? ", " : "";
-      s += p.kind == ParamInfo::Kind::Pointer
-               ? "const at::Tensor &" + names[i]
-               : scalarTypes(p.type).second + " " + names[i];
+      s += isTensor(p) ? "const at::Tensor &" + names[i]
+                       : scalarTypes(p.type).second + " " + names[i];
     }
     if (!hasRule())
       s += std::string(k.params.empty() ? "" : ", ") + "at::IntArrayRef grid";
@@ -198,34 +247,43 @@ struct Binding {
   /// The first tensor parameter, which fixes the device; -1 if none.
   int firstTensor() const {
     for (size_t i = 0; i < k.params.size(); ++i)
-      if (k.params[i].kind == ParamInfo::Kind::Pointer)
+      if (isTensor(k.params[i]))
         return int(i);
     return -1;
   }
 
+  /// The checks both implementations make: device, dtype, layout, extents,
+  /// the grid argument's length. Not the alignment of addresses, which the
+  /// CUDA implementation checks on the addresses it reads once (meta
+  /// tensors have none).
   std::string checkFunction() const {
-    std::string op = library + "." + k.name;
-    std::string s = "/// The checks of " + op + ", before any launch (and " +
-                    "all of its Meta implementation).\n";
+    std::string s = "/// The checks of " + op() + " before any launch (and " +
+                    "before its Meta\n/// implementation's launch checks).\n";
     s += "void " + k.name + "_check(" + cppParams() + ") {\n";
     // Scalars only some checks read (extents) are still parameters.
     for (size_t i = 0; i < k.params.size(); ++i)
-      if (k.params[i].kind != ParamInfo::Kind::Pointer)
+      if (!isTensor(k.params[i]))
         s += "  (void)" + names[i] + ";\n";
     int first = firstTensor();
     for (size_t i = 0; i < k.params.size(); ++i) {
       const ParamInfo &p = k.params[i];
-      if (p.kind != ParamInfo::Kind::Pointer)
+      if (!isTensor(p))
         continue;
       const std::string &n = names[i];
-      std::string pre = "\"" + op + ": " + n;
+      std::string pre = "\"" + op() + ": " + n;
       TorchType t = torchType(p.type);
-      s += "  // " + n + ": ptr<" + std::string(runtime::dtypeName(p.type)) +
-           ">";
+      std::string type(runtime::dtypeName(p.type));
+      bool desc = p.kind == ParamInfo::Kind::TensorDesc;
+      std::string kernelType = desc ? "tensor_desc<" + tileText(p) + "x" +
+                                          type + ">"
+                                    : "ptr<" + type + ">";
+      s += "  // " + n + ": " + kernelType;
+      if (desc)
+        s += ", moved by the TMA through its sizes and strides";
       if (p.divisibility > 1)
         s += ", " + std::to_string(p.divisibility) + "-byte aligned";
       if (p.output)
-        s += ", written (tile.output)";
+        s += desc ? ", written (descriptor_store)" : ", written (tile.output)";
       if (p.extent)
         s += ", reaches " + p.extent->text() + " elements";
       s += "\n";
@@ -238,21 +296,22 @@ struct Binding {
              ".device(), " + pre + " is on \", " + n + ".device(), \" but " +
              names[first] + " on \", " + names[first] + ".device());\n";
       s += "  TORCH_CHECK(" + n + ".scalar_type() == " + t.scalarType + ", " +
-           pre + " must be " + t.printed + " (the kernel's ptr<" +
-           std::string(runtime::dtypeName(p.type)) + ">), got \", " + n +
-           ".scalar_type());\n";
+           pre + " must be " + t.printed + " (the kernel's " + kernelType +
+           "), got \", " + n + ".scalar_type());\n";
+      if (desc) {
+        // The rest of the descriptor's rules (16-byte aligned base and
+        // strides, unit innermost stride, sizes the TMA takes) are the
+        // runtime's checkTensorDesc, at the launch or in checkLaunch.
+        s += "  TORCH_CHECK(" + n + ".dim() == " +
+             std::to_string(p.desc.rank) + ", " + pre + " must have " +
+             std::to_string(p.desc.rank) + " dimension" +
+             (p.desc.rank == 1 ? "" : "s") + " (the kernel's " + kernelType +
+             "), got \", std::to_string(" + n + ".dim()));\n";
+        continue;
+      }
       s += "  TORCH_CHECK(" + n + ".is_contiguous(), " + pre +
            " must be contiguous (the kernel indexes it as dense row-major "
            "memory; call .contiguous())\");\n";
-      if (p.divisibility > 1)
-        s += "  TORCH_CHECK(" + n + ".is_meta() || reinterpret_cast<uintptr_t>(" +
-             n + ".data_ptr()) % " + std::to_string(p.divisibility) +
-             " == 0, " + pre + "'s data must be " +
-             std::to_string(p.divisibility) +
-             "-byte aligned (the kernel was compiled for it: "
-             "tile.divisibility), got address \", "
-             "std::to_string(reinterpret_cast<uintptr_t>(" +
-             n + ".data_ptr())));\n";
       if (p.extent) {
         s += "  {\n    const int64_t need = " + p.extent->toCpp(names) +
              ";\n";
@@ -267,7 +326,7 @@ struct Binding {
       }
     }
     if (!hasRule())
-      s += "  TORCH_CHECK(grid.size() >= 1 && grid.size() <= 3, \"" + op +
+      s += "  TORCH_CHECK(grid.size() >= 1 && grid.size() <= 3, \"" + op() +
            ": grid must list 1 to 3 program counts (x, y, z): the kernel "
            "declares no grid rule (tile.grid), got \", "
            "std::to_string(grid.size()), \" entries\");\n";
@@ -275,32 +334,73 @@ struct Binding {
     return s;
   }
 
-  std::string cudaFunction(const std::string &ns) const {
-    std::string op = library + "." + k.name;
-    std::string s = "/// " + op + " on CUDA tensors.\n";
-    s += "void " + k.name + "_cuda(" + cppParams() + ") {\n";
-    s += "  " + k.name + "_check(" + callArgs() + ");\n";
-    int first = firstTensor();
-    std::string device = first >= 0
-                             ? names[first] + ".device().index()"
-                             : std::string("c10::cuda::current_device()");
-    s += "  const int device = " + device + ";\n";
-    s += "  const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>("
-         "device));\n";
-    s += "  const " + ns + "::Kernels &kernels = kernelsOn(device);\n";
+  /// The runtime's arguments: `address(i)` is the C++ expression of tensor
+  /// i's address. Descriptors first get a TensorDescArg on the frame.
+  template <typename Address> std::string argsCode(Address address) const {
+    std::string s;
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (k.params[i].kind == ParamInfo::Kind::TensorDesc)
+        s += "  const ::tilec::runtime::TensorDescArg " + names[i] +
+             "_desc = descOf(" + names[i] + ", ::tilec::runtime::DType::" +
+             dtypeEnum(k.params[i].type) + ", " + address(i) + ");\n";
     s += "  const ::tilec::runtime::ArgValue args[] = {\n";
     for (size_t i = 0; i < k.params.size(); ++i) {
       const ParamInfo &p = k.params[i];
       if (p.kind == ParamInfo::Kind::Pointer)
         s += "      ::tilec::runtime::pointerArg(::tilec::runtime::DType::" +
-             std::string(dtypeEnum(p.type)) +
-             ", reinterpret_cast<uint64_t>(" + names[i] + ".data_ptr())),\n";
+             std::string(dtypeEnum(p.type)) + ", " + address(i) + "),\n";
+      else if (p.kind == ParamInfo::Kind::TensorDesc)
+        s += "      ::tilec::runtime::makeArg(" + names[i] + "_desc),\n";
       else
         s += "      ::tilec::runtime::makeArg(" + names[i] + "),\n";
     }
     if (k.params.empty())
       s += "      ::tilec::runtime::ArgValue(),\n";
     s += "  };\n";
+    return s;
+  }
+  std::string explicitGrid() const {
+    return "  const ::tilec::runtime::Grid programs(grid[0], grid.size() > 1 "
+           "? grid[1] : 1, grid.size() > 2 ? grid[2] : 1);\n";
+  }
+
+  std::string cudaFunction(const std::string &ns) const {
+    std::string s = "/// " + op() + " on CUDA tensors.\n";
+    s += "void " + k.name + "_cuda(" + cppParams() + ") {\n";
+    s += "  " + k.name + "_check(" + callArgs() + ");\n";
+    int first = firstTensor();
+    // Each address is read once (data_ptr() is a call into c10 that checks
+    // the storage), const unless the schema says the kernel writes there.
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      if (!isTensor(p))
+        continue;
+      const std::string &n = names[i];
+      s += "  const uint64_t " + n + "_address = reinterpret_cast<uint64_t>(" +
+           n + (mutated(p) ? ".mutable_data_ptr()" : ".const_data_ptr()") +
+           ");\n";
+      if (p.kind == ParamInfo::Kind::Pointer && p.divisibility > 1)
+        s += "  TORCH_CHECK(" + n + "_address % " +
+             std::to_string(p.divisibility) + " == 0, \"" + op() + ": " + n +
+             "'s data must be " + std::to_string(p.divisibility) +
+             "-byte aligned (the kernel was compiled for it: "
+             "tile.divisibility), got address \", std::to_string(" + n +
+             "_address));\n";
+    }
+    s += argsCode([&](size_t i) { return names[i] + "_address"; });
+    if (first >= 0) {
+      s += "  const int device = " + names[first] + ".device().index();\n";
+      // A CUDAGuard costs a device query, and a query and a primary-context
+      // probe when it restores; the common call is on the current device,
+      // so the guard (same semantics: set, then restored) is built only
+      // when the tensors are elsewhere.
+      s += "  std::optional<c10::cuda::CUDAGuard> guard;\n";
+      s += "  if (c10::cuda::current_device() != device) [[unlikely]]\n";
+      s += "    guard.emplace(static_cast<c10::DeviceIndex>(device));\n";
+    } else {
+      s += "  const int device = c10::cuda::current_device();\n";
+    }
+    s += "  const " + ns + "::Kernels &kernels = kernelsOn(device);\n";
     s += "  CUstream stream = at::cuda::getCurrentCUDAStream(static_cast<c10::"
          "DeviceIndex>(device)).stream();\n";
     std::string count = std::to_string(k.params.size());
@@ -310,16 +410,26 @@ struct Binding {
       s += "  ::tilec::runtime::Status status = kernels." + k.name +
            "Kernel().launchArgs(stream, args, " + count + ");\n";
     } else {
-      s += "  const ::tilec::runtime::Grid programs(grid[0], grid.size() > 1 ? "
-           "grid[1] : 1, grid.size() > 2 ? grid[2] : 1);\n";
+      s += explicitGrid();
       s += "  ::tilec::runtime::Status status = kernels." + k.name +
            "Kernel().launchArgs(stream, programs, args, " + count + ");\n";
     }
-    s += "  TORCH_CHECK(status.ok(), \"" + op + ": \", status.message());\n";
+    s += "  TORCH_CHECK(status.ok(), \"" + op() + ": \", status.message());\n";
     s += "}\n\n";
-    s += "/// " + op + " on meta (fake) tensors: the checks, no launch.\n";
+    s += "/// " + op() + " on meta (fake) tensors: the checks, then the "
+         "launch's own\n/// (scalars, descriptors, the grid) without a GPU; "
+         "meta tensors have no\n/// address, so 0 stands in.\n";
     s += "void " + k.name + "_meta(" + cppParams() + ") {\n";
-    s += "  " + k.name + "_check(" + callArgs() + ");\n}\n\n";
+    s += "  " + k.name + "_check(" + callArgs() + ");\n";
+    s += argsCode([](size_t) { return std::string("0"); });
+    if (!hasRule())
+      s += explicitGrid();
+    s += "  const ::tilec::runtime::Status status = "
+         "::tilec::runtime::checkLaunch(moduleMetadata().kernels[" +
+         std::to_string(index) + "], " + (hasRule() ? "nullptr" : "&programs") +
+         ", args, " + count + ");\n";
+    s += "  TORCH_CHECK(status.ok(), \"" + op() + ": \", status.message());\n";
+    s += "}\n\n";
     return s;
   }
 };
@@ -339,13 +449,6 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
                : metadata.status().withContext(options.metadataName);
   if (metadata->kernels.empty())
     return Status::error("the metadata has no kernels to bind");
-  for (const KernelMetadata &k : metadata->kernels)
-    for (const ParamInfo &p : k.params)
-      if (p.kind == ParamInfo::Kind::TensorDesc)
-        return Status::error("kernel '" + k.name + "', parameter '" + p.name +
-                             "': tensor_desc parameters have no PyTorch "
-                             "binding yet (use the runtime's TensorDescArg)");
-
   // The AOT code in a namespace of its own per extension, so that two
   // extensions in one process never share a symbol.
   CppKernelsOptions aot;
@@ -375,8 +478,12 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "\"-lTilecSupport\", \"-lTilecChip\", \"-ldl\"],\n"
        "//       is_python_module=False)\n//\n// Operators:\n";
   std::vector<Binding> bindings;
-  for (const KernelMetadata &k : metadata->kernels)
-    bindings.push_back({k, argNames(k), options.library});
+  bool anyDesc = false;
+  for (size_t i = 0; i < metadata->kernels.size(); ++i) {
+    const KernelMetadata &k = metadata->kernels[i];
+    bindings.push_back({k, i, argNames(k), options.library});
+    anyDesc |= k.tensorDescCount() != 0;
+  }
   for (const Binding &b : bindings)
     s += "//   " + options.library + "::" + b.schema() + "\n";
   s += "\n#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n"
@@ -393,6 +500,28 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "[[maybe_unused]] int64_t cdiv(int64_t a, int64_t b) {\n"
        "  return b == 0 ? 0 : a / b + ((a % b != 0) && ((a < 0) == (b < 0)));"
        "\n}\n\n";
+  s += "/// The embedded metadata, parsed once: the Meta implementations check\n"
+       "/// launches against it without a GPU.\n";
+  s += "const ::tilec::runtime::ModuleMetadata &moduleMetadata() {\n";
+  s += "  static const ::tilec::runtime::ModuleMetadata parsed = [] {\n";
+  s += "    auto m = ::tilec::runtime::parseMetadata(" + ns +
+       "::metadataJson());\n";
+  s += "    TORCH_CHECK(m.ok(), \"tilec: \", m.message());\n";
+  s += "    return std::move(*m);\n  }();\n  return parsed;\n}\n\n";
+  if (anyDesc)
+    s += "/// The descriptor argument of `t` at `address`: its sizes and strides "
+         "in\n/// elements, outermost first, as the runtime takes them (the "
+         "operator\n/// checked the rank, at most 5).\n"
+         "::tilec::runtime::TensorDescArg descOf(const at::Tensor &t, "
+         "::tilec::runtime::DType type,\n"
+         "                                       uint64_t address) {\n"
+         "  ::tilec::runtime::TensorDescArg d;\n"
+         "  d.address = address;\n  d.type = type;\n"
+         "  d.rank = d.strideCount = static_cast<int>(t.dim());\n"
+         "  const at::IntArrayRef sizes = t.sizes(), strides = t.strides();\n"
+         "  for (int i = 0; i < d.rank; ++i) {\n"
+         "    d.shape[i] = sizes[i];\n    d.strides[i] = strides[i];\n  }\n"
+         "  return d;\n}\n\n";
   s += "/// The kernels loaded into device `device`'s primary context (the one\n"
        "/// PyTorch uses), on first use; later calls read one atomic.\n";
   s += "const " + ns + "::Kernels &kernelsOn(int device) {\n";

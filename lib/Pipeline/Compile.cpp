@@ -104,6 +104,20 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
     if (failed(rules))
       return failure();
     k.grid = rules->grid;
+    // Descriptor parameters the kernel stores through: "output" in the
+    // metadata, derived (tile.output marks pointers only), so that bindings
+    // such as PyTorch's schemas know which descriptors are written. A store
+    // to a descriptor that is not a parameter as such (carried through a
+    // region) could be any of them: all count as written.
+    llvm::SmallDenseSet<Value> storedDescs;
+    bool storesElsewhere = false;
+    func.walk([&](tile::DescriptorStoreOp store) {
+      auto arg = dyn_cast<BlockArgument>(store.getDesc());
+      if (arg && arg.getOwner() == &func.getBody().front())
+        storedDescs.insert(arg);
+      else
+        storesElsewhere = true;
+    });
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       ParamInfo p;
       p.name = names[i];
@@ -140,6 +154,8 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
         p.divisibility = d.getInt();
       p.extent = rules->extents[i];
       p.output = rules->outputs[i];
+      if (p.kind == ParamInfo::Kind::TensorDesc)
+        p.output = storesElsewhere || storedDescs.contains(arg);
       k.params.push_back(std::move(p));
     }
     m.kernels.push_back(std::move(k));

@@ -301,17 +301,15 @@ Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,
   for (const grid::Expr &e : kernel.grid.dims)
     for (int i : e.params()) {
       const ArgValue &a = args[i];
-      const ParamInfo &p = kernel.params[i];
-      std::string where = "kernel '" + kernel.name + "', parameter '" +
-                          p.name + "' (#" + std::to_string(i) + "): ";
       if (a.kind == ArgValue::Kind::SignedInt)
         values[i] = a.i;
       else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
         values[i] = int64_t(a.u);
-      else
-        return Status::error(where + "the grid rule " + kernel.grid.text() +
-                             " reads it as an integer, but got " +
-                             describeArg(a));
+      else [[unlikely]]
+        return paramError(kernel, i,
+                          "the grid rule " + kernel.grid.text() +
+                              " reads it as an integer, but got " +
+                              describeArg(a));
     }
   int64_t dims[3] = {1, 1, 1};
   static const char *axes[] = {"x", "y", "z"};
@@ -324,6 +322,45 @@ Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,
     dims[d] = *v;
   }
   return Grid(dims[0], dims[1], dims[2]);
+}
+
+namespace {
+
+/// Checks a descriptor argument as the module's encoder would before
+/// encoding it, and encodes nothing (checkLaunch has no driver).
+class CheckingEncoder final : public TensorMapEncoder {
+public:
+  Status encode(const KernelMetadata &kernel, size_t index,
+                const TensorDescArg &arg, TensorMapBytes &) override {
+    TensorMapRequest request;
+    return checkTensorDesc(kernel, index, arg, request);
+  }
+};
+
+} // namespace
+
+Status checkLaunch(const KernelMetadata &kernel, const Grid *grid,
+                   const ArgValue *args, size_t count) {
+  Grid programs;
+  if (grid) {
+    programs = *grid;
+  } else {
+    Expected<Grid> rule = ruleGrid(kernel, args, count);
+    if (!rule.ok())
+      return rule.status();
+    if (rule->x == 0 || rule->y == 0 || rule->z == 0)
+      return Status();
+    programs = *rule;
+  }
+  // Not a launch's hot path (tracing): the heap is fine.
+  CheckingEncoder encoder;
+  std::vector<TensorMapBytes> maps(kernel.tensorDescCount() + 1);
+  TensorMapSlots slots{&encoder, maps.data()};
+  std::vector<uint64_t> values(count + 1);
+  std::vector<void *> pointers(count + 1);
+  TILEC_RETURN_IF_ERROR(packArgs(kernel, args, count, values.data(),
+                                 pointers.data(), &slots));
+  return checkGrid(kernel, programs);
 }
 
 } // namespace tilec::runtime

@@ -450,8 +450,9 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
       const Value *out = pf.find("output");
       if (!out->is_boolean())
         return pf.error("\"output\" is " + show(*out) + ", not true or false");
-      if (k.params[i].kind != ParamInfo::Kind::Pointer)
-        return pf.error("\"output\" applies to pointers only");
+      if (k.params[i].kind == ParamInfo::Kind::Scalar)
+        return pf.error(
+            "\"output\" applies to pointers and tensor descriptors only");
       k.params[i].output = out->get<bool>();
     }
     if (pf.find("extent")) {

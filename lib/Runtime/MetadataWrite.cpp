@@ -38,6 +38,8 @@ json::Value paramJson(const ParamInfo &p) {
       j["extent"] = p.extent->text();
     return j;
   }
+  if (p.output)
+    j["output"] = true;
   j["rank"] = p.desc.rank;
   json::Value block = json::Value::array();
   for (int d = 0; d < p.desc.rank && d < kMaxTensorRank; ++d)

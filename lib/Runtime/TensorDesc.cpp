@@ -131,14 +131,19 @@ Status checkTensorDesc(const KernelMetadata &kernel, size_t index,
                 "strides are in elements, outermost dimension first)");
   for (int i = 0; i + 1 < rank; ++i) {
     int64_t s = arg.strides[i];
-    std::string which = "strides[" + std::to_string(i) + "] is " +
-                        std::to_string(s) + " elements";
+    // Spelled only on failure: launches check every stride of every
+    // descriptor they encode, and a PyTorch operator's Meta implementation
+    // on each call.
+    auto which = [&] {
+      return "strides[" + std::to_string(i) + "] is " + std::to_string(s) +
+             " elements";
+    };
     if (s < 1)
-      return fail(which + ", not positive");
+      return fail(which() + ", not positive");
     if (uint64_t(s) >= (uint64_t(1) << 40) / elem)
-      return fail(which + ", not below 2^40 bytes");
+      return fail(which() + ", not below 2^40 bytes");
     if (uint64_t(s) * elem % 16 != 0)
-      return fail(which + " (" + std::to_string(uint64_t(s) * elem) +
+      return fail(which() + " (" + std::to_string(uint64_t(s) * elem) +
                   " bytes), not a multiple of 16 bytes");
   }
 

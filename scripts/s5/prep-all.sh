@@ -35,6 +35,9 @@ python3 scripts/make-gpu-cases.py --build $PWD/build --cases /tmp/nonpow2.txt -o
 for k in add cos coscos bias_gelu bias_relu softmax layernorm rmsnorm matmul; do
   $B/tilec examples/$k.tile --emit=torch -o $D/torch/${k}_torch.cpp
 done
+# The descriptor (TMA, wgmma, warp-specialized) GEMM of examples/torch/block.py.
+$B/tilec examples/matmul_tma_bias_gelu.tile --arch=sm_90a --emit=torch \
+  -o $D/torch/matmul_tma_bias_gelu_torch.cpp
 $B/tilec examples/outside/aot/axpy.tile --emit=cpp-header --arch=sm_90 -o $D/aot/axpy_kernels.h
 cp /work/shared/bench/peers.py $D/
 $B/tilec-tune compile --builder matmul --arch sm_90a -o $D/tune --jobs 2 > $D/tune-compile.txt

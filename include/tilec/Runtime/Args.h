@@ -221,6 +221,16 @@ Status checkGrid(const KernelMetadata &kernel, const Grid &grid);
 Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,
                         size_t count);
 
+/// Every check a launch of `kernel` on `grid` (null: its rule's grid) with
+/// `args[0..count)` makes before the driver, with the same messages, and no
+/// driver: the rule's grid (0 programs: nothing else is checked, as such a
+/// launch launches nothing), packArgs (tensor descriptors through
+/// checkTensorDesc, encoded by nobody) and checkGrid. For bindings that must
+/// refuse what the launch would without a GPU, such as a PyTorch operator's
+/// Meta implementation (torch.compile's tracing).
+Status checkLaunch(const KernelMetadata &kernel, const Grid *grid,
+                   const ArgValue *args, size_t count);
+
 } // namespace tilec::runtime
 
 #endif // TILEC_RUNTIME_ARGS_H

@@ -61,9 +61,10 @@ struct ParamInfo {
   int64_t divisibility = 1;
   /// Kind::TensorDesc only.
   TensorDescInfo desc;
-  /// Pointers: the kernel writes through it (`"output": true`, the
-  /// `tile.output` attribute). Bindings that know which arguments mutate
-  /// (PyTorch's schemas) read it; the launch does not.
+  /// Pointers and tensor descriptors: the kernel writes through it
+  /// (`"output": true`): a pointer marked `tile.output`, a descriptor the
+  /// kernel stores through (tilec derives it). Bindings that know which
+  /// arguments mutate (PyTorch's schemas) read it; the launch does not.
   bool output = false;
   /// Pointers: how many elements the kernel may reach from it, as a rule
   /// over the integer scalars (`"extent": "n"`, `tile.extent`), when the

@@ -338,7 +338,8 @@ TEST(Metadata, GridExtentAndOutput) {
             "'n_cols': \"extent\" applies to pointers only");
   EXPECT_EQ(error(edit(n, n + " \"output\": true,")),
             "invalid kernel metadata: kernels[0] 'softmax': params[2] "
-            "'n_cols': \"output\" applies to pointers only");
+            "'n_cols': \"output\" applies to pointers and tensor "
+            "descriptors only");
 }
 
 } // namespace
@@ -378,7 +379,11 @@ TEST(Metadata, WriteThenParseIsTheSameValue) {
   desc.desc.tile[1] = 256;
   desc.desc.swizzle = 128;
   desc.desc.nanFill = true;
-  k.params = {x, n, flag, desc};
+  // A descriptor the kernel stores through ("output", derived by tilec).
+  ParamInfo stored = desc;
+  stored.name = "c_desc";
+  stored.output = true;
+  k.params = {x, n, flag, desc, stored};
   k.resources = tilec::runtime::KernelResources{.registers = 168,
                                                 .spillStoreBytes = 24,
                                                 .spillLoadBytes = 16,

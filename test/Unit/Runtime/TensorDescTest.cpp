@@ -379,4 +379,56 @@ TEST(TensorDescArg, PackedByValue) {
                    "Kernel (packArgs was given no place for its map)");
 }
 
+/// checkLaunch: a launch's checks without a driver (the Meta implementation
+/// of a PyTorch operator), descriptors through checkTensorDesc.
+TEST(TensorDescArg, CheckLaunch) {
+  static const KernelMetadata k = gemm();
+  auto c = DevicePtr<float>::fromAddress(0x7f0000300000);
+  TensorDescArg a = tensorDesc(A, {200, 64});
+  ArgValue args[] = {makeArg(c), makeArg(a), makeArg(int32_t(64))};
+  const Grid one(2, 3);
+  Status s = checkLaunch(k, &one, args, 3);
+  EXPECT_TRUE(s.ok()) << s.message();
+  // The descriptor's, the scalars' and the grid's refusals, as a launch's.
+  TensorDescArg odd = tensorDesc(A, {200, 77});
+  args[1] = makeArg(odd);
+  EXPECT_EQ(checkLaunch(k, &one, args, 3).message(),
+            kArg + "strides[0] is 77 elements (154 bytes), not a multiple of "
+                   "16 bytes");
+  args[1] = makeArg(a);
+  args[2] = makeArg(int64_t(1) << 40);
+  EXPECT_EQ(checkLaunch(k, &one, args, 3).message(),
+            "kernel 'gemm', parameter 'k' (#2): value 1099511627776 does not "
+            "fit in i32");
+  args[2] = makeArg(int32_t(64));
+  const Grid empty(0);
+  EXPECT_EQ(checkLaunch(k, &empty, args, 3).message(),
+            "kernel 'gemm': grid (0, 1, 1) is empty: x, y and z must each be "
+            "at least 1");
+  // Without a rule, no grid is refused as ruleGrid refuses it.
+  EXPECT_EQ(checkLaunch(k, nullptr, args, 3).message(),
+            "kernel 'gemm' declares no grid rule (tile.grid): give the grid "
+            "to the launch");
+  // A rule that gives 0 programs launches nothing, so nothing else is
+  // checked (an empty tensor's descriptor would be refused otherwise).
+  auto rule = parseMetadata(R"j({"format": "tilec-kernels", "version": 1,
+    "target": "sm_90a", "kernels": [{"name": "gemm", "num_warps": 4,
+    "threads_per_program": 128, "shared_bytes": 0, "grid": ["cdiv(k, 64)"],
+    "params": [
+      {"name": "c", "kind": "ptr", "type": "f32", "divisibility": 16},
+      )j" + std::string(kDescParam) + R"j(,
+      {"name": "k", "kind": "scalar", "type": "i32"}]}]})j");
+  ASSERT_TRUE(rule.ok()) << rule.message();
+  const KernelMetadata ruled = rule->kernels[0];
+  TensorDescArg none = tensorDesc(A, {0, 64});
+  args[1] = makeArg(none);
+  args[2] = makeArg(int32_t(0));
+  s = checkLaunch(ruled, nullptr, args, 3);
+  EXPECT_TRUE(s.ok()) << s.message();
+  args[2] = makeArg(int32_t(64));
+  EXPECT_EQ(checkLaunch(ruled, nullptr, args, 3).message(),
+            kArg + "shape[0] is 0, not in [1, 2^32] (shape is outermost "
+                   "dimension first)");
+}
+
 } // namespace

@@ -57,8 +57,12 @@ public:
   c10::Device device() const;
   ScalarType scalar_type() const;
   bool is_contiguous() const;
-  void *data_ptr() const;
+  const void *const_data_ptr() const;
+  void *mutable_data_ptr() const;
   int64_t numel() const;
+  int64_t dim() const;
+  IntArrayRef sizes() const;
+  IntArrayRef strides() const;
 };
 namespace cuda {
 c10::cuda::CUDAStream getCurrentCUDAStream(c10::DeviceIndex);
