@@ -402,9 +402,14 @@ Expected<SpaceDim> tune::parseSpaceDim(const std::string &text) {
   std::string item;
   while (std::getline(values, item, ',')) {
     int64_t v = 0;
-    if (llvm::StringRef(item).getAsInteger(10, v) || v < 1)
+    // TMA and WS are switches: 0 (off) or 1 (on).
+    bool flag = d.name == "TMA" || d.name == "WS";
+    if (llvm::StringRef(item).getAsInteger(10, v) || v < (flag ? 0 : 1))
+      return Status::error("--space " + d.name + ": '" + item + "' is not " +
+                           (flag ? "0 or 1" : "a positive integer"));
+    if (flag && v > 1)
       return Status::error("--space " + d.name + ": '" + item +
-                           "' is not a positive integer");
+                           "' is not 0 or 1");
     if (std::find(d.values.begin(), d.values.end(), v) != d.values.end())
       return Status::error("--space " + d.name + ": " + item +
                            " is listed twice");
@@ -653,6 +658,12 @@ std::string pruneGemm(const Candidate &c, const Target &target) {
     if (!target.hasTma())
       return target.getChip().str() + " has no TMA (tensor descriptors need "
                                       "sm_90 or later)";
+    if (valueOf(c.params, "WS") == 1 && valueOf(c.params, "num_warps") < 8)
+      return "warp specialization needs 8 or more warps (two consumer "
+             "warpgroups beside the producer's; with one, ptxas may already "
+             "give it all registers and setmaxnreg could not raise them), "
+             "got " +
+             std::to_string(valueOf(c.params, "num_warps"));
     // tile-lower-descriptors stages A and B in a ring of num_stages + 1
     // slots when that fits, else num_stages; less than num_stages cannot
     // hold the pipeline.
@@ -700,16 +711,23 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
   auto family = [](std::string name, std::vector<int64_t> bm,
                    std::vector<int64_t> bn, std::vector<int64_t> bk,
                    std::vector<int64_t> warps, std::vector<int64_t> stages,
-                   int64_t tma, std::vector<int64_t> splits) {
-    return SpaceFamily{std::move(name),
-                       {{"BLOCK_M", std::move(bm)},
-                        {"BLOCK_N", std::move(bn)},
-                        {"BLOCK_K", std::move(bk)},
-                        {"num_warps", std::move(warps)},
-                        {"num_stages", std::move(stages)},
-                        {"GROUP_M", {8}},
-                        {"TMA", {tma}},
-                        {"SPLIT_K", std::move(splits)}}};
+                   int64_t tma, std::vector<int64_t> splits,
+                   std::vector<int64_t> ws = {}) {
+    SpaceFamily f{std::move(name),
+                  {{"BLOCK_M", std::move(bm)},
+                   {"BLOCK_N", std::move(bn)},
+                   {"BLOCK_K", std::move(bk)},
+                   {"num_warps", std::move(warps)},
+                   {"num_stages", std::move(stages)},
+                   {"GROUP_M", {8}},
+                   {"TMA", {tma}},
+                   {"SPLIT_K", std::move(splits)}}};
+    // Warp specialization (a producer warpgroup issuing the TMA copies) is
+    // a dimension of the descriptor families: WS = 0 keeps the program's
+    // own threads (thread 0 issues the copies).
+    if (!ws.empty())
+      f.dims.push_back({"WS", std::move(ws)});
+    return f;
   };
   std::vector<SpaceFamily> f = {
       family("cp.async", {64, 128}, {64, 128, 256}, {32, 64}, {4, 8}, {3, 4},
@@ -721,15 +739,21 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
   if (wgmma) {
     // The descriptor tiles that feed wgmma from the TMA ring: one or two
     // warpgroups of m64nN; 128x256 and 256x128 need both (8 warps).
-    f.push_back(family("tma", {128}, {128}, {64}, {4, 8}, {3, 4, 5}, 1, {1}));
-    f.push_back(family("tma", {64}, {256}, {64}, {4, 8}, {3, 4, 5}, 1, {1}));
-    f.push_back(family("tma", {128}, {256}, {64}, {8}, {3, 4, 5}, 1, {1}));
-    f.push_back(family("tma", {256}, {128}, {64}, {8}, {3, 4, 5}, 1, {1}));
+    f.push_back(
+        family("tma", {128}, {128}, {64}, {4, 8}, {3, 4, 5}, 1, {1}, {0, 1}));
+    f.push_back(
+        family("tma", {64}, {256}, {64}, {4, 8}, {3, 4, 5}, 1, {1}, {0, 1}));
+    f.push_back(
+        family("tma", {128}, {256}, {64}, {8}, {3, 4, 5}, 1, {1}, {0, 1}));
+    f.push_back(
+        family("tma", {256}, {128}, {64}, {8}, {3, 4, 5}, 1, {1}, {0, 1}));
   }
   // Split-K for small M, large K: small tiles, so that tiles x slices fill
-  // the SMs; through the TMA where there is wgmma.
+  // the SMs; through the TMA where there is wgmma (on 4 warps: no warp
+  // specialization).
   f.push_back(family("splitk", {64, 128}, {64, 128}, {64}, {4}, {4},
-                     wgmma ? 1 : 0, {2, 4, 8, 16}));
+                     wgmma ? 1 : 0, {2, 4, 8, 16},
+                     wgmma ? std::vector<int64_t>{0} : std::vector<int64_t>{}));
   return f;
 }
 
@@ -780,7 +804,7 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
       m.candidates.push_back(std::move(c));
     }
   auto compileKernel = [&](const std::function<Kernel()> &build,
-                           int numStages) {
+                           int numStages, int warpSpecialize) {
     Compiled out;
     try {
       Kernel k = build();
@@ -789,6 +813,8 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
       po.emit = EmitLevel::PTX;
       if (numStages > 0)
         po.numStages = numStages;
+      if (warpSpecialize >= 0) // WS absent (-1): the pipeline's default
+        po.warpSpecialize = warpSpecialize == 1;
       CompileResult r = k.compile(po);
       out.ptx = r.ptx;
       out.metadataJson = runtime::writeMetadata(r.metadata);
@@ -800,13 +826,14 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
   ReducePlan reduce;
   reduce.kernel = kReduceKernel;
   reduce.blockN = kReduceBlockN;
-  reduce.compile = [&] { return compileKernel(buildReduce, 0); };
+  reduce.compile = [&] { return compileKernel(buildReduce, 0, -1); };
   return compileAll(
       m, outDir, options,
       [&](const Candidate &c) {
         int stages = static_cast<int>(valueOf(c.params, "num_stages"));
         Compiled out = compileKernel(
-            [&] { return buildGemm(gemmConfig(c.params)); }, stages);
+            [&] { return buildGemm(gemmConfig(c.params)); }, stages,
+            static_cast<int>(valueOf(c.params, "WS")));
         if (out.error.empty() && usesTma(c))
           out.error = checkTmaRing(c, out.metadataJson);
         return out;
