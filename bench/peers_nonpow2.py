@@ -25,18 +25,22 @@ def main():
     spec.loader.exec_module(p)
     dev = "cuda"
 
+    def peers(work, nb, f, triton_fn, note):
+        # torch eager, torch.compile and Triton on one workload.
+        p.row(work, "torch eager", p.bench(f), nbytes=nb)
+        cf = p.comp(f)
+        if cf:
+            cf()
+            p.row(work, "torch.compile", p.bench(cf), nbytes=nb)
+        p.row(work, "triton", p.bench(triton_fn), nbytes=nb, note=note)
+
     M, N = 16384, 5000
     x = torch.randn(M, N, device=dev)
     o = torch.empty_like(x)
-    work, nb = f"softmax fp32 {M}x{N}", 2 * 4 * M * N
-    f = lambda: torch.softmax(x, dim=-1)
-    p.row(work, "torch eager", p.bench(f), nbytes=nb)
-    cf = p.comp(f)
-    if cf:
-        cf()
-        p.row(work, "torch.compile", p.bench(cf), nbytes=nb)
-    p.row(work, "triton", p.bench(lambda: p.k_softmax[(M,)](
-        x, o, N, BLOCK=8192, num_warps=16)), nbytes=nb, note="8192-wide masked tile")
+    peers(f"softmax fp32 {M}x{N}", 2 * 4 * M * N,
+          lambda: torch.softmax(x, dim=-1),
+          lambda: p.k_softmax[(M,)](x, o, N, BLOCK=8192, num_warps=16),
+          "8192-wide masked tile")
     del x, o
 
     M, N = 32768, 3072
@@ -44,15 +48,11 @@ def main():
     w = torch.randn(N, device=dev, dtype=torch.bfloat16)
     b = torch.randn(N, device=dev, dtype=torch.bfloat16)
     o = torch.empty_like(x)
-    work, nb = f"layernorm bf16 {M}x{N}", 2 * 2 * M * N
-    f = lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
-    p.row(work, "torch eager", p.bench(f), nbytes=nb)
-    cf = p.comp(f)
-    if cf:
-        cf()
-        p.row(work, "torch.compile", p.bench(cf), nbytes=nb)
-    p.row(work, "triton", p.bench(lambda: p.k_layernorm[(M,)](
-        x, w, b, o, N, 1e-5, BLOCK=4096, num_warps=8)), nbytes=nb, note="4096-wide masked tile")
+    peers(f"layernorm bf16 {M}x{N}", 2 * 2 * M * N,
+          lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5),
+          lambda: p.k_layernorm[(M,)](x, w, b, o, N, 1e-5, BLOCK=4096,
+                                      num_warps=8),
+          "4096-wide masked tile")
 
     out = os.environ.get("OUT", "/tmp/out")
     os.makedirs(out, exist_ok=True)
