@@ -540,15 +540,17 @@ private:
   /// The number of warps for a kernel that does not set tile.num_warps and
   /// has a tile that is not a power of two: over 1..16 warps, the fewest
   /// wasted element slots (padding and replicas: perThread x threads -
-  /// elements, summed over the chosen layouts); ties go to the fewest warps
-  /// whose threads hold at most kMaxElemsPerThread elements of every tile,
-  /// else to the most warps (at most 512 threads). A memory-bound row
-  /// kernel wants several vectors in flight per thread more than it wants
-  /// threads: on the H200 the 3072-wide bf16 layernorm took 0.099 ms on 4
-  /// warps (24 elements, three 16-byte vectors each: 96% of the copy
-  /// bandwidth), 0.101 on 6, 0.121 on 8, 0.126 on 12 (one vector), 0.165
-  /// on 16. So 3072 bf16 takes 4 warps, 5000 f32 10 (120 padded slots, 4
-  /// vectors each: 95% of copy), 96x128 bf16 16.
+  /// elements, summed over the chosen layouts). Among exact covers (no
+  /// waste) the fewest warps whose threads hold at most kMaxElemsPerThread
+  /// elements of every tile win: a memory-bound row kernel wants several
+  /// vectors in flight per thread more than it wants threads (on the H200
+  /// the 3072-wide bf16 layernorm took 0.099 ms on 4 warps, 24 elements or
+  /// three 16-byte vectors each: 96% of the copy bandwidth; 0.101 on 6,
+  /// 0.121 on 8, 0.126 on 12, one vector each; 0.165 on 16). Other ties go
+  /// to the most warps (at most 512 threads), as measured for the padded
+  /// 5000 f32 (10 warps, 95% of copy; fewer were not measured). So 3072
+  /// bf16 takes 4 warps, 5000 f32 10 (120 padded slots, 4 vectors each),
+  /// 96x128 bf16 16.
   static constexpr int64_t kMaxElemsPerThread = 24;
   void pickNumWarps() {
     bool pow2 = true, dots = false;
@@ -575,7 +577,7 @@ private:
         waste += dl->getNumElems() * 32 * w - type.getNumElements();
         perThread = std::max<int64_t>(perThread, dl->getNumElems());
       }
-      bool fits = perThread <= kMaxElemsPerThread;
+      bool fits = waste == 0 && perThread <= kMaxElemsPerThread;
       // Fewer wasted slots win; at equal waste the first count that fits
       // stays, and until one fits each larger count replaces the last.
       if (waste < bestWaste || (waste == bestWaste && !bestFits)) {

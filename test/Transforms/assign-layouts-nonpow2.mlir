@@ -129,11 +129,11 @@ func.func @t3072w24(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
 
 // 5000 f32: no cover is exact (1250 vectors are no multiple of 32 lanes);
 // 5120 slots pad the fewest (120) at the widest vector, on 5, 8 or 10
-// warps; 8 warps x 32 x 4 x 5 repetitions is the fewest with at most 24
-// elements per thread (5 warps would give each 32).
-// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+// warps; a tie that pads goes to the most warps: 10 warps x 32 x 4 x 4
+// repetitions.
+// CHECK: #[[$B:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [10], order = [0]}>
 // CHECK-LABEL: func.func @t5000
-// CHECK-SAME: tile.num_warps = 8 : i32
+// CHECK-SAME: tile.num_warps = 10 : i32
 // CHECK: tile.load {{.*}} : tensor<5000x!tile.ptr<f32>, #[[$B]]>
 func.func @t5000(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
     %n: i32) attributes {tile.kernel} {
