@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The fuzzers of test/Fuzz (issue 17): builds them with Clang (libFuzzer,
-# AddressSanitizer, UBSan) in build-fuzz and runs each on its checked-in
-# corpus, test/Fuzz/corpus/NAME.
+# AddressSanitizer, UBSan) in build-fuzz (the MLIR-free readers, a
+# runtime-only build) and build-fuzz-mlir (the .tile parser and verifiers,
+# with MLIR: only the dialect libraries are built) and runs each on its
+# checked-in corpus, test/Fuzz/corpus/NAME.
 #
 #   scripts/fuzz.sh [--time S] [--runs N] [NAME...]
 #
@@ -13,6 +15,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TILEC_FUZZ_BUILD:-$root/build-fuzz}
+mlirbuild=${TILEC_FUZZ_MLIR_BUILD:-$root/build-fuzz-mlir}
 limit=(-max_total_time=15)
 names=()
 while (($#)); do
@@ -24,36 +27,48 @@ while (($#)); do
     *) names+=("$1"); shift ;;
   esac
 done
-((${#names[@]})) || names=(metadata npy argspec device-model)
+((${#names[@]})) || names=(metadata npy argspec device-model parser)
+# The folder each fuzzer builds in.
+dir_of() { [ "$1" = parser ] && echo "$mlirbuild" || echo "$build"; }
 
 cxx=$(command -v clang++-19 || command -v clang++ || true)
 if [ -z "$cxx" ]; then
   echo "fuzz.sh: no clang++ (scripts/setup.sh installs clang-19)" >&2
   exit 1
 fi
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER="${cxx/clang++/clang}" -DCMAKE_CXX_COMPILER="$cxx" \
-    -DTILEC_RUNTIME_ONLY=ON -DTILEC_ENABLE_TESTS=OFF -DTILEC_FUZZ=ON > /dev/null
-fi
-cmake --build "$build" --target "${names[@]/#/tilec-fuzz-}"
+for name in "${names[@]}"; do
+  dir=$(dir_of "$name")
+  if [ ! -f "$dir/build.ninja" ]; then
+    if [ "$dir" = "$mlirbuild" ]; then
+      config=(-DTILEC_RUNTIME_ONLY=OFF
+              -DMLIR_DIR=${MLIR_DIR:-/usr/lib/llvm-22/lib/cmake/mlir})
+    else
+      config=(-DTILEC_RUNTIME_ONLY=ON)
+    fi
+    cmake -G Ninja -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER="${cxx/clang++/clang}" -DCMAKE_CXX_COMPILER="$cxx" \
+      "${config[@]}" -DTILEC_ENABLE_TESTS=OFF -DTILEC_FUZZ=ON > /dev/null
+  fi
+  cmake --build "$dir" --target "tilec-fuzz-$name"
+done
 
-mkdir -p "$build/artifacts"
 status=0
 for name in "${names[@]}"; do
+  bdir=$(dir_of "$name")
+  mkdir -p "$bdir/artifacts"
   seeds="$root/test/Fuzz/corpus/$name"
   scratch=$(mktemp -d)
   echo "== tilec-fuzz-$name (${limit[*]}, seeds: $(ls "$seeds" | wc -l))"
-  if ! "$build/bin/tilec-fuzz-$name" "${limit[@]}" -timeout=10 \
+  if ! "$bdir/bin/tilec-fuzz-$name" "${limit[@]}" -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$build/artifacts/$name-" "$scratch" "$seeds" \
-      > "$build/artifacts/$name.log" 2>&1; then
+      -artifact_prefix="$bdir/artifacts/$name-" "$scratch" "$seeds" \
+      > "$bdir/artifacts/$name.log" 2>&1; then
     status=1
-    echo "fuzz.sh: tilec-fuzz-$name FAILED (log: $build/artifacts/$name.log)"
-    grep -E "ERROR|SUMMARY|Test unit written" "$build/artifacts/$name.log" | head -5
+    echo "fuzz.sh: tilec-fuzz-$name FAILED (log: $bdir/artifacts/$name.log)"
+    grep -E "ERROR|SUMMARY|Test unit written" "$bdir/artifacts/$name.log" | head -5
   else
     grep -E "stat::number_of_executed_units|stat::new_units_added" \
-      "$build/artifacts/$name.log" | tr -s ' ' | paste -sd' '
+      "$bdir/artifacts/$name.log" | tr -s ' ' | paste -sd' '
   fi
   rm -rf "$scratch"
 done
