@@ -98,3 +98,41 @@ func.func @pointers(%x: !tile.ptr<f32>, %start: i32) -> tensor<128x!tile.ptr<f32
   %p = tile.addptr %x, %offs : !tile.ptr<f32>, tensor<128xi32>
   return %p : tensor<128x!tile.ptr<f32>>
 }
+
+// A pointer tile advanced by one scalar offset: the offset is splatted.
+// CHECK-LABEL: func.func @step
+// EXPAND-LABEL: func.func @step
+// EXPAND-SAME: (%[[P:.*]]: tensor<16x64x!tile.ptr<bf16>>, %[[K:.*]]: i32)
+func.func @step(%p: tensor<16x64x!tile.ptr<bf16>>, %k: i32) -> tensor<16x64x!tile.ptr<bf16>> {
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} : tensor<16x64x!tile.ptr<bf16>>, i32
+  // EXPAND: %[[KS:.*]] = tile.splat %[[K]] : i32 -> tensor<16x64xi32>
+  // EXPAND: tile.addptr %[[P]], %[[KS]] : tensor<16x64x!tile.ptr<bf16>>, tensor<16x64xi32>
+  %q = tile.addptr %p, %k : tensor<16x64x!tile.ptr<bf16>>, i32
+  return %q : tensor<16x64x!tile.ptr<bf16>>
+}
+
+// The b-th block of a range's length: b * 128 + [0, 128).
+// CHECK-LABEL: func.func @block
+// EXPAND-LABEL: func.func @block
+// EXPAND-SAME: (%[[B:.*]]: i32)
+func.func @block(%b: i32) -> tensor<128xi32> {
+  // CHECK: tile.range 0, 128 block %{{.*}} : tensor<128xi32>
+  // EXPAND: %[[L:.*]] = arith.constant 128 : i32
+  // EXPAND: %[[S:.*]] = arith.muli %[[B]], %[[L]] : i32
+  // EXPAND: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32>
+  // EXPAND: %[[SS:.*]] = tile.splat %[[S]] : i32 -> tensor<128xi32>
+  // EXPAND: arith.addi %[[SS]], %[[R]] : tensor<128xi32>
+  %r = tile.range 0, 128 block %b : tensor<128xi32>
+  return %r : tensor<128xi32>
+}
+
+// The block's length is end - start, not end.
+// CHECK-LABEL: func.func @block_start
+// EXPAND-LABEL: func.func @block_start
+func.func @block_start(%b: i32) -> tensor<32xi32> {
+  // CHECK: tile.range 32, 64 block %{{.*}} : tensor<32xi32>
+  // EXPAND: arith.constant 32 : i32
+  // EXPAND: tile.range 32, 64 : tensor<32xi32>
+  %r = tile.range 32, 64 block %b : tensor<32xi32>
+  return %r : tensor<32xi32>
+}

@@ -164,27 +164,46 @@ void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// addptr(base, offsets) with a scalar base -> addptr(splat(base), offsets).
+/// addptr(base, offsets) with a scalar base -> addptr(splat(base), offsets),
+/// addptr(pointers, offset) with a scalar offset -> addptr(pointers,
+/// splat(offset)).
 LogicalResult expandScalarBase(RewriterBase &rewriter, AddPtrOp op) {
-  if (op.getPtr().getType() == op.getType())
+  Location loc = op.getLoc();
+  if (op.getPtr().getType() != op.getType()) {
+    rewriter.setInsertionPoint(op);
+    Value bases = SplatOp::create(rewriter, loc, op.getType(), op.getPtr());
+    rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), bases,
+                                          op.getOffset());
+    return success();
+  }
+  auto pointers = dyn_cast<RankedTensorType>(op.getType());
+  if (!pointers || isa<RankedTensorType>(op.getOffset().getType()))
     return failure();
   rewriter.setInsertionPoint(op);
-  Value bases =
-      SplatOp::create(rewriter, op.getLoc(), op.getType(), op.getPtr());
-  rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), bases,
-                                        op.getOffset());
+  Value offsets = SplatOp::create(
+      rewriter, loc, withElementType(pointers, op.getOffset().getType()),
+      op.getOffset());
+  rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), op.getPtr(),
+                                        offsets);
   return success();
 }
 
-/// range(start, end) offset s -> splat(s) + range(start, end).
+/// range(start, end) offset s -> splat(s) + range(start, end), and
+/// range(start, end) block b -> splat(b * (end - start)) + range(start, end).
 LogicalResult expandRangeOffset(RewriterBase &rewriter, RangeOp op) {
-  if (!op.getOffset())
+  if (!op.getOffset() && !op.getBlock())
     return failure();
   rewriter.setInsertionPoint(op);
-  Value range = RangeOp::create(rewriter, op.getLoc(), op.getType(),
+  Location loc = op.getLoc();
+  Value offset = op.getOffset();
+  if (!offset) {
+    Value length = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI32Type(), op.getEnd() - op.getStart());
+    offset = arith::MulIOp::create(rewriter, loc, op.getBlock(), length);
+  }
+  Value range = RangeOp::create(rewriter, loc, op.getType(),
                                 op.getStartAttr(), op.getEndAttr());
-  Value offsets =
-      SplatOp::create(rewriter, op.getLoc(), op.getType(), op.getOffset());
+  Value offsets = SplatOp::create(rewriter, loc, op.getType(), offset);
   rewriter.replaceOpWithNewOp<arith::AddIOp>(op, offsets, range);
   return success();
 }
@@ -234,6 +253,34 @@ LogicalResult expandOuter(RewriterBase &rewriter, OuterOp op) {
   return success();
 }
 
+/// grouped_ids(pid, num_m, num_n) group g -> the arith of Triton's grouped
+/// order, op for op as the examples wrote it before the shorthand.
+LogicalResult expandGroupedIds(RewriterBase &rewriter, GroupedIdsOp op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value group = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                             op.getGroup());
+  Value width = arith::MulIOp::create(rewriter, loc, op.getNumN(), group);
+  Value groupId = arith::DivSIOp::create(rewriter, loc, op.getPid(), width);
+  Value firstM = arith::MulIOp::create(rewriter, loc, groupId, group);
+  Value rowsLeft = arith::SubIOp::create(rewriter, loc, op.getNumM(), firstM);
+  Value size = arith::MinSIOp::create(rewriter, loc, rowsLeft, group);
+  Value inGroup = arith::RemSIOp::create(rewriter, loc, op.getPid(), width);
+  Value mIn = arith::RemSIOp::create(rewriter, loc, inGroup, size);
+  Value pidM = arith::AddIOp::create(rewriter, loc, firstM, mIn);
+  Value pidN = arith::DivSIOp::create(rewriter, loc, inGroup, size);
+  rewriter.replaceOp(op, {pidM, pidN});
+  return success();
+}
+
+struct ExpandGroupedIds : public OpRewritePattern<GroupedIdsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GroupedIdsOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandGroupedIds(rewriter, op);
+  }
+};
+
 struct ExpandOuter : public OpRewritePattern<OuterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(OuterOp op,
@@ -269,6 +316,11 @@ void RangeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<ExpandRangeOffset>(context);
 }
 
+void GroupedIdsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ExpandGroupedIds>(context);
+}
+
 void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<ExpandOuter>(context);
@@ -277,7 +329,7 @@ void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void mlir::tile::expandShorthands(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<AddPtrOp, RangeOp, OuterOp>(op))
+    if (isa<AddPtrOp, RangeOp, OuterOp, GroupedIdsOp, EachOp>(op))
       ops.push_back(op);
   });
   IRRewriter rewriter(root->getContext());
@@ -286,6 +338,10 @@ void mlir::tile::expandShorthands(Operation *root) {
       (void)expandScalarBase(rewriter, addptr);
     else if (auto outer = dyn_cast<OuterOp>(op))
       (void)expandOuter(rewriter, outer);
+    else if (auto ids = dyn_cast<GroupedIdsOp>(op))
+      (void)expandGroupedIds(rewriter, ids);
+    else if (auto each = dyn_cast<EachOp>(op))
+      (void)expandEach(rewriter, each);
     else
       (void)expandRangeOffset(rewriter, cast<RangeOp>(op));
   }

@@ -130,6 +130,12 @@ static void printOperandsAndKeywords(OpAsmPrinter &p, Operation *op,
 LogicalResult ProgramIdOp::verify() { return verifyAxis(*this, getAxis()); }
 LogicalResult NumProgramsOp::verify() { return verifyAxis(*this, getAxis()); }
 
+LogicalResult GroupedIdsOp::verify() {
+  if (getGroup() < 1)
+    return emitOpError("group ") << getGroup() << " must be at least 1";
+  return success();
+}
+
 LogicalResult RangeOp::verify() {
   int64_t start = getStart(), end = getEnd();
   if (end <= start)
@@ -140,6 +146,8 @@ LogicalResult RangeOp::verify() {
     return emitOpError("result type ")
            << type << " must be a 1-D tile of " << end - start
            << " elements (end - start)";
+  if (getOffset() && getBlock())
+    return emitOpError("takes an offset or a block index, not both");
   return success();
 }
 
@@ -285,6 +293,8 @@ LogicalResult AddPtrOp::verify() {
   Type ptr = getPtr().getType();
   if (isa<PointerType>(ptr) && isa<RankedTensorType>(getOffset().getType()))
     return success(); // one base, a tile of offsets
+  if (isa<RankedTensorType>(ptr) && isa<IntegerType>(getOffset().getType()))
+    return success(); // a tile of pointers, one offset
   if (!sameShape(ptr, getOffset().getType()))
     return emitOpError("offset type ")
            << getOffset().getType() << " does not match the shape of " << ptr;
