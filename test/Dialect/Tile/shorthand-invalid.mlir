@@ -245,3 +245,11 @@ func.func @range_offset_and_block(%s: i32, %b: i32) {
   %0 = tile.range 0, 128 offset %s block %b : tensor<128xi32>
   return
 }
+
+// -----
+
+func.func @repeat_wrong_place(%l: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.expand_dims' op result 'tensor<64x64xf32>' is not 'tensor<128xf32>' with a dimension at 1 (of size 1, or the source repeated along it)}}
+  %0 = tile.expand_dims %l, 1 : tensor<128xf32> -> tensor<64x64xf32>
+  return
+}

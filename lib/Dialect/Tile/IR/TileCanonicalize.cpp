@@ -94,6 +94,11 @@ struct BroadcastOfBroadcast : public OpRewritePattern<BroadcastOp> {
   }
 };
 
+/// True when `op` inserts a unit dimension (not the repeating shorthand).
+static bool insertsUnit(ExpandDimsOp op) {
+  return op.getType().getDimSize(op.getAxis()) == 1;
+}
+
 /// reshape(reshape x) and reshape(expand_dims x) -> reshape x.
 struct ReshapeOfShapeChange : public OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -101,6 +106,8 @@ struct ReshapeOfShapeChange : public OpRewritePattern<ReshapeOp> {
                                 PatternRewriter &rewriter) const override {
     Operation *def = op.getSrc().getDefiningOp();
     if (!isa_and_present<ReshapeOp, ExpandDimsOp>(def))
+      return failure();
+    if (auto e = dyn_cast<ExpandDimsOp>(def); e && !insertsUnit(e))
       return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
                                            def->getOperand(0));
@@ -114,7 +121,7 @@ struct ExpandDimsOfReshape : public OpRewritePattern<ExpandDimsOp> {
   LogicalResult matchAndRewrite(ExpandDimsOp op,
                                 PatternRewriter &rewriter) const override {
     auto inner = op.getSrc().getDefiningOp<ReshapeOp>();
-    if (!inner)
+    if (!inner || !insertsUnit(op))
       return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getSrc());
     return success();
@@ -142,11 +149,6 @@ struct TransOfTrans : public OpRewritePattern<TransOp> {
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
   results.add<SplatThroughShapeOp<BroadcastOp>, BroadcastOfBroadcast>(context);
-}
-
-void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
-                                               MLIRContext *context) {
-  results.add<SplatThroughShapeOp<ExpandDimsOp>, ExpandDimsOfReshape>(context);
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -273,6 +275,31 @@ LogicalResult expandGroupedIds(RewriterBase &rewriter, GroupedIdsOp op) {
   return success();
 }
 
+/// expand_dims(x, axis) to a dimension of size n > 1 -> broadcast(
+/// expand_dims(x, axis) of size 1).
+LogicalResult expandRepeat(RewriterBase &rewriter, ExpandDimsOp op) {
+  if (insertsUnit(op))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  RankedTensorType type = op.getType();
+  SmallVector<int64_t> unit(type.getShape());
+  unit[op.getAxis()] = 1;
+  Value e = ExpandDimsOp::create(
+      rewriter, op.getLoc(),
+      RankedTensorType::get(unit, type.getElementType(), type.getEncoding()),
+      op.getSrc(), op.getAxisAttr());
+  rewriter.replaceOpWithNewOp<BroadcastOp>(op, type, e);
+  return success();
+}
+
+struct ExpandRepeat : public OpRewritePattern<ExpandDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandRepeat(rewriter, op);
+  }
+};
+
 struct ExpandGroupedIds : public OpRewritePattern<GroupedIdsOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GroupedIdsOp op,
@@ -316,6 +343,12 @@ void RangeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<ExpandRangeOffset>(context);
 }
 
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<SplatThroughShapeOp<ExpandDimsOp>, ExpandDimsOfReshape,
+              ExpandRepeat>(context);
+}
+
 void GroupedIdsOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                MLIRContext *context) {
   results.add<ExpandGroupedIds>(context);
@@ -329,7 +362,7 @@ void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void mlir::tile::expandShorthands(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<AddPtrOp, RangeOp, OuterOp, GroupedIdsOp, EachOp>(op))
+    if (isa<AddPtrOp, RangeOp, OuterOp, GroupedIdsOp, EachOp, ExpandDimsOp>(op))
       ops.push_back(op);
   });
   IRRewriter rewriter(root->getContext());
@@ -342,6 +375,8 @@ void mlir::tile::expandShorthands(Operation *root) {
       (void)expandGroupedIds(rewriter, ids);
     else if (auto each = dyn_cast<EachOp>(op))
       (void)expandEach(rewriter, each);
+    else if (auto expand = dyn_cast<ExpandDimsOp>(op))
+      (void)expandRepeat(rewriter, expand);
     else
       (void)expandRangeOffset(rewriter, cast<RangeOp>(op));
   }

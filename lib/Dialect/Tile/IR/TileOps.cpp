@@ -190,12 +190,16 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError("axis ")
            << axis << " is out of range for a tile of rank " << src.getRank()
            << " (0.." << src.getRank() << ")";
+  // The new dimension has size 1, or any size (the source repeated along
+  // it: the text shorthand for expand_dims then broadcast).
   SmallVector<int64_t> shape(src.getShape());
-  shape.insert(shape.begin() + axis, 1);
+  int64_t size = dst.getRank() == src.getRank() + 1 ? dst.getDimSize(axis) : 1;
+  shape.insert(shape.begin() + axis, size);
   if (dst.getShape() != ArrayRef<int64_t>(shape) ||
       dst.getElementType() != src.getElementType())
     return emitOpError("result ")
-           << dst << " is not " << src << " with a unit dimension at " << axis;
+           << dst << " is not " << src << " with a dimension at " << axis
+           << " (of size 1, or the source repeated along it)";
   return success();
 }
 

@@ -56,8 +56,9 @@ bool isKernel(Operation *func);
 /// and an addptr, `tile.range ... offset %s` into a range, a splat and an
 /// addi, `tile.outer` into expand_dims, broadcasts and the arith op,
 /// `tile.grouped_ids` into its arith, `tile.each` into a splat and the
-/// arith op (the front end does this right after parsing; canonicalization
-/// does it too). Nothing else changes.
+/// arith op, a `tile.expand_dims` to a size other than 1 into the unit one
+/// and a broadcast (the front end does this right after parsing;
+/// canonicalization does it too). Nothing else changes.
 void expandShorthands(Operation *root);
 
 /// Rewrites one `tile.each` into a splat of its scalar and the arith op.

@@ -165,11 +165,19 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Tile_OwnLayoutRule, Pure]> {
 }
 
 def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Tile_OwnLayoutRule, Pure]> {
-  let summary = "insert a unit dimension at `axis`";
+  let summary = "insert a dimension at `axis`";
   let description = [{
+    The new dimension has size 1, or any size: the source repeated along
+    it, Triton's `x[:, None]` broadcast to the shape of another tile.
+
     ```mlir
     %c = tile.expand_dims %x, 1 : tensor<128xi32> -> tensor<128x1xi32>
+    %r = tile.expand_dims %x, 1 : tensor<128xf32> -> tensor<128x64xf32>
     ```
+
+    A size other than 1 is text shorthand: the front end (and
+    canonicalization) expand it into the unit `tile.expand_dims` and a
+    `tile.broadcast`, so the passes after it see unit dimensions only.
   }];
   let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
   let results = (outs Tile_Tensor:$result);
