@@ -55,10 +55,16 @@ static void addSplatHint(Diagnostic &diag) {
     element = element.drop_front();
   std::string hint;
   llvm::raw_string_ostream os(hint);
-  if (element == prior)
+  if (element == prior) {
     os << "'" << name << "' is a scalar (" << prior
        << ") and this op takes a tile; make one with `%t = tile.splat "
        << name << " : " << prior << " -> " << expected << "` and use %t";
+    // The commonest case, an arith op with a scalar operand, has a one-line
+    // form; pointers have tile.addptr's own.
+    if (!prior.starts_with("!tile.ptr"))
+      os << ", or for an arith op write `tile.each <op> %tile, " << name
+         << " : " << expected << ", " << prior << "`";
+  }
   else
     os << "'" << name << "' is a scalar of " << prior << " but a tile of "
        << element << " is expected; convert it, then tile.splat it to "

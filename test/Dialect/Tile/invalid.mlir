@@ -147,7 +147,7 @@ func.func @expand_axis(%x: tensor<8xf32>) {
 // -----
 
 func.func @expand_result(%x: tensor<8xf32>) {
-  // expected-error @+1 {{'tile.expand_dims' op result 'tensor<8x1xf32>' is not 'tensor<8xf32>' with a unit dimension at 0}}
+  // expected-error @+1 {{'tile.expand_dims' op result 'tensor<8x1xf32>' is not 'tensor<8xf32>' with a dimension at 0 (of size 1, or the source repeated along it)}}
   %0 = tile.expand_dims %x, 0 : tensor<8xf32> -> tensor<8x1xf32>
   return
 }

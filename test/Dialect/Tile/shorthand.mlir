@@ -98,3 +98,73 @@ func.func @pointers(%x: !tile.ptr<f32>, %start: i32) -> tensor<128x!tile.ptr<f32
   %p = tile.addptr %x, %offs : !tile.ptr<f32>, tensor<128xi32>
   return %p : tensor<128x!tile.ptr<f32>>
 }
+
+// A pointer tile advanced by one scalar offset: the offset is splatted.
+// CHECK-LABEL: func.func @step
+// EXPAND-LABEL: func.func @step
+// EXPAND-SAME: (%[[P:.*]]: tensor<16x64x!tile.ptr<bf16>>, %[[K:.*]]: i32)
+func.func @step(%p: tensor<16x64x!tile.ptr<bf16>>, %k: i32) -> tensor<16x64x!tile.ptr<bf16>> {
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} : tensor<16x64x!tile.ptr<bf16>>, i32
+  // EXPAND: %[[KS:.*]] = tile.splat %[[K]] : i32 -> tensor<16x64xi32>
+  // EXPAND: tile.addptr %[[P]], %[[KS]] : tensor<16x64x!tile.ptr<bf16>>, tensor<16x64xi32>
+  %q = tile.addptr %p, %k : tensor<16x64x!tile.ptr<bf16>>, i32
+  return %q : tensor<16x64x!tile.ptr<bf16>>
+}
+
+// The b-th block of a range's length: b * 128 + [0, 128).
+// CHECK-LABEL: func.func @block
+// EXPAND-LABEL: func.func @block
+// EXPAND-SAME: (%[[B:.*]]: i32)
+func.func @block(%b: i32) -> tensor<128xi32> {
+  // CHECK: tile.range 0, 128 block %{{.*}} : tensor<128xi32>
+  // EXPAND: %[[L:.*]] = arith.constant 128 : i32
+  // EXPAND: %[[S:.*]] = arith.muli %[[B]], %[[L]] : i32
+  // EXPAND: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32>
+  // EXPAND: %[[SS:.*]] = tile.splat %[[S]] : i32 -> tensor<128xi32>
+  // EXPAND: arith.addi %[[SS]], %[[R]] : tensor<128xi32>
+  %r = tile.range 0, 128 block %b : tensor<128xi32>
+  return %r : tensor<128xi32>
+}
+
+// The block's length is end - start, not end.
+// CHECK-LABEL: func.func @block_start
+// EXPAND-LABEL: func.func @block_start
+func.func @block_start(%b: i32) -> tensor<32xi32> {
+  // CHECK: tile.range 32, 64 block %{{.*}} : tensor<32xi32>
+  // EXPAND: arith.constant 32 : i32
+  // EXPAND: tile.range 32, 64 : tensor<32xi32>
+  %r = tile.range 32, 64 block %b : tensor<32xi32>
+  return %r : tensor<32xi32>
+}
+
+// expand_dims to a dimension larger than 1 repeats the source along it:
+// the unit expand_dims and a broadcast.
+// CHECK-LABEL: func.func @repeat
+// EXPAND-LABEL: func.func @repeat
+// EXPAND-SAME: (%[[L:.*]]: tensor<128xf32>, %[[B:.*]]: tensor<64xf32>)
+func.func @repeat(%l: tensor<128xf32>, %b: tensor<64xf32>) -> (tensor<128x64xf32>, tensor<32x64xf32>, tensor<128x1xf32>) {
+  // CHECK: tile.expand_dims %{{.*}}, 1 : tensor<128xf32> -> tensor<128x64xf32>
+  // EXPAND: %[[E:.*]] = tile.expand_dims %[[L]], 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // EXPAND: %[[R:.*]] = tile.broadcast %[[E]] : tensor<128x1xf32> -> tensor<128x64xf32>
+  %r = tile.expand_dims %l, 1 : tensor<128xf32> -> tensor<128x64xf32>
+  // CHECK: tile.expand_dims %{{.*}}, 0 : tensor<64xf32> -> tensor<32x64xf32>
+  // EXPAND: %[[F:.*]] = tile.expand_dims %[[B]], 0 : tensor<64xf32> -> tensor<1x64xf32>
+  // EXPAND: %[[C:.*]] = tile.broadcast %[[F]] : tensor<1x64xf32> -> tensor<32x64xf32>
+  %c = tile.expand_dims %b, 0 : tensor<64xf32> -> tensor<32x64xf32>
+  // A unit dimension stays as it is.
+  // CHECK: tile.expand_dims %{{.*}}, 1 : tensor<128xf32> -> tensor<128x1xf32>
+  %u = tile.expand_dims %l, 1 : tensor<128xf32> -> tensor<128x1xf32>
+  // EXPAND: return %[[R]], %[[C]], %{{.*}}
+  return %r, %c, %u : tensor<128x64xf32>, tensor<32x64xf32>, tensor<128x1xf32>
+}
+
+// A repeating expand_dims under a reshape is not a reshape of its source.
+// EXPAND-LABEL: func.func @repeat_reshape
+func.func @repeat_reshape(%l: tensor<4xf32>) -> tensor<8xf32> {
+  // EXPAND: tile.expand_dims %{{.*}}, 1 : tensor<4xf32> -> tensor<4x1xf32>
+  // EXPAND: tile.broadcast %{{.*}} : tensor<4x1xf32> -> tensor<4x2xf32>
+  // EXPAND: tile.reshape %{{.*}} : tensor<4x2xf32> -> tensor<8xf32>
+  %r = tile.expand_dims %l, 1 : tensor<4xf32> -> tensor<4x2xf32>
+  %f = tile.reshape %r : tensor<4x2xf32> -> tensor<8xf32>
+  return %f : tensor<8xf32>
+}

@@ -94,6 +94,11 @@ struct BroadcastOfBroadcast : public OpRewritePattern<BroadcastOp> {
   }
 };
 
+/// True when `op` inserts a unit dimension (not the repeating shorthand).
+static bool insertsUnit(ExpandDimsOp op) {
+  return op.getType().getDimSize(op.getAxis()) == 1;
+}
+
 /// reshape(reshape x) and reshape(expand_dims x) -> reshape x.
 struct ReshapeOfShapeChange : public OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -101,6 +106,8 @@ struct ReshapeOfShapeChange : public OpRewritePattern<ReshapeOp> {
                                 PatternRewriter &rewriter) const override {
     Operation *def = op.getSrc().getDefiningOp();
     if (!isa_and_present<ReshapeOp, ExpandDimsOp>(def))
+      return failure();
+    if (auto e = dyn_cast<ExpandDimsOp>(def); e && !insertsUnit(e))
       return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
                                            def->getOperand(0));
@@ -114,7 +121,7 @@ struct ExpandDimsOfReshape : public OpRewritePattern<ExpandDimsOp> {
   LogicalResult matchAndRewrite(ExpandDimsOp op,
                                 PatternRewriter &rewriter) const override {
     auto inner = op.getSrc().getDefiningOp<ReshapeOp>();
-    if (!inner)
+    if (!inner || !insertsUnit(op))
       return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getSrc());
     return success();
@@ -144,11 +151,6 @@ void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<SplatThroughShapeOp<BroadcastOp>, BroadcastOfBroadcast>(context);
 }
 
-void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
-                                               MLIRContext *context) {
-  results.add<SplatThroughShapeOp<ExpandDimsOp>, ExpandDimsOfReshape>(context);
-}
-
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
   results.add<SplatThroughShapeOp<ReshapeOp>, ReshapeOfShapeChange>(context);
@@ -164,27 +166,46 @@ void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// addptr(base, offsets) with a scalar base -> addptr(splat(base), offsets).
+/// addptr(base, offsets) with a scalar base -> addptr(splat(base), offsets),
+/// addptr(pointers, offset) with a scalar offset -> addptr(pointers,
+/// splat(offset)).
 LogicalResult expandScalarBase(RewriterBase &rewriter, AddPtrOp op) {
-  if (op.getPtr().getType() == op.getType())
+  Location loc = op.getLoc();
+  if (op.getPtr().getType() != op.getType()) {
+    rewriter.setInsertionPoint(op);
+    Value bases = SplatOp::create(rewriter, loc, op.getType(), op.getPtr());
+    rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), bases,
+                                          op.getOffset());
+    return success();
+  }
+  auto pointers = dyn_cast<RankedTensorType>(op.getType());
+  if (!pointers || isa<RankedTensorType>(op.getOffset().getType()))
     return failure();
   rewriter.setInsertionPoint(op);
-  Value bases =
-      SplatOp::create(rewriter, op.getLoc(), op.getType(), op.getPtr());
-  rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), bases,
-                                        op.getOffset());
+  Value offsets = SplatOp::create(
+      rewriter, loc, withElementType(pointers, op.getOffset().getType()),
+      op.getOffset());
+  rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), op.getPtr(),
+                                        offsets);
   return success();
 }
 
-/// range(start, end) offset s -> splat(s) + range(start, end).
+/// range(start, end) offset s -> splat(s) + range(start, end), and
+/// range(start, end) block b -> splat(b * (end - start)) + range(start, end).
 LogicalResult expandRangeOffset(RewriterBase &rewriter, RangeOp op) {
-  if (!op.getOffset())
+  if (!op.getOffset() && !op.getBlock())
     return failure();
   rewriter.setInsertionPoint(op);
-  Value range = RangeOp::create(rewriter, op.getLoc(), op.getType(),
+  Location loc = op.getLoc();
+  Value offset = op.getOffset();
+  if (!offset) {
+    Value length = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI32Type(), op.getEnd() - op.getStart());
+    offset = arith::MulIOp::create(rewriter, loc, op.getBlock(), length);
+  }
+  Value range = RangeOp::create(rewriter, loc, op.getType(),
                                 op.getStartAttr(), op.getEndAttr());
-  Value offsets =
-      SplatOp::create(rewriter, op.getLoc(), op.getType(), op.getOffset());
+  Value offsets = SplatOp::create(rewriter, loc, op.getType(), offset);
   rewriter.replaceOpWithNewOp<arith::AddIOp>(op, offsets, range);
   return success();
 }
@@ -234,6 +255,59 @@ LogicalResult expandOuter(RewriterBase &rewriter, OuterOp op) {
   return success();
 }
 
+/// grouped_ids(pid, num_m, num_n) group g -> the arith of Triton's grouped
+/// order, op for op as the examples wrote it before the shorthand.
+LogicalResult expandGroupedIds(RewriterBase &rewriter, GroupedIdsOp op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value group = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                             op.getGroup());
+  Value width = arith::MulIOp::create(rewriter, loc, op.getNumN(), group);
+  Value groupId = arith::DivSIOp::create(rewriter, loc, op.getPid(), width);
+  Value firstM = arith::MulIOp::create(rewriter, loc, groupId, group);
+  Value rowsLeft = arith::SubIOp::create(rewriter, loc, op.getNumM(), firstM);
+  Value size = arith::MinSIOp::create(rewriter, loc, rowsLeft, group);
+  Value inGroup = arith::RemSIOp::create(rewriter, loc, op.getPid(), width);
+  Value mIn = arith::RemSIOp::create(rewriter, loc, inGroup, size);
+  Value pidM = arith::AddIOp::create(rewriter, loc, firstM, mIn);
+  Value pidN = arith::DivSIOp::create(rewriter, loc, inGroup, size);
+  rewriter.replaceOp(op, {pidM, pidN});
+  return success();
+}
+
+/// expand_dims(x, axis) to a dimension of size n > 1 -> broadcast(
+/// expand_dims(x, axis) of size 1).
+LogicalResult expandRepeat(RewriterBase &rewriter, ExpandDimsOp op) {
+  if (insertsUnit(op))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  RankedTensorType type = op.getType();
+  SmallVector<int64_t> unit(type.getShape());
+  unit[op.getAxis()] = 1;
+  Value e = ExpandDimsOp::create(
+      rewriter, op.getLoc(),
+      RankedTensorType::get(unit, type.getElementType(), type.getEncoding()),
+      op.getSrc(), op.getAxisAttr());
+  rewriter.replaceOpWithNewOp<BroadcastOp>(op, type, e);
+  return success();
+}
+
+struct ExpandRepeat : public OpRewritePattern<ExpandDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandRepeat(rewriter, op);
+  }
+};
+
+struct ExpandGroupedIds : public OpRewritePattern<GroupedIdsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GroupedIdsOp op,
+                                PatternRewriter &rewriter) const override {
+    return expandGroupedIds(rewriter, op);
+  }
+};
+
 struct ExpandOuter : public OpRewritePattern<OuterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(OuterOp op,
@@ -269,6 +343,17 @@ void RangeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<ExpandRangeOffset>(context);
 }
 
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<SplatThroughShapeOp<ExpandDimsOp>, ExpandDimsOfReshape,
+              ExpandRepeat>(context);
+}
+
+void GroupedIdsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ExpandGroupedIds>(context);
+}
+
 void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<ExpandOuter>(context);
@@ -277,7 +362,7 @@ void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void mlir::tile::expandShorthands(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<AddPtrOp, RangeOp, OuterOp>(op))
+    if (isa<AddPtrOp, RangeOp, OuterOp, GroupedIdsOp, EachOp, ExpandDimsOp>(op))
       ops.push_back(op);
   });
   IRRewriter rewriter(root->getContext());
@@ -286,6 +371,12 @@ void mlir::tile::expandShorthands(Operation *root) {
       (void)expandScalarBase(rewriter, addptr);
     else if (auto outer = dyn_cast<OuterOp>(op))
       (void)expandOuter(rewriter, outer);
+    else if (auto ids = dyn_cast<GroupedIdsOp>(op))
+      (void)expandGroupedIds(rewriter, ids);
+    else if (auto each = dyn_cast<EachOp>(op))
+      (void)expandEach(rewriter, each);
+    else if (auto expand = dyn_cast<ExpandDimsOp>(op))
+      (void)expandRepeat(rewriter, expand);
     else
       (void)expandRangeOffset(rewriter, cast<RangeOp>(op));
   }

@@ -130,6 +130,12 @@ static void printOperandsAndKeywords(OpAsmPrinter &p, Operation *op,
 LogicalResult ProgramIdOp::verify() { return verifyAxis(*this, getAxis()); }
 LogicalResult NumProgramsOp::verify() { return verifyAxis(*this, getAxis()); }
 
+LogicalResult GroupedIdsOp::verify() {
+  if (getGroup() < 1)
+    return emitOpError("group ") << getGroup() << " must be at least 1";
+  return success();
+}
+
 LogicalResult RangeOp::verify() {
   int64_t start = getStart(), end = getEnd();
   if (end <= start)
@@ -140,6 +146,8 @@ LogicalResult RangeOp::verify() {
     return emitOpError("result type ")
            << type << " must be a 1-D tile of " << end - start
            << " elements (end - start)";
+  if (getOffset() && getBlock())
+    return emitOpError("takes an offset or a block index, not both");
   return success();
 }
 
@@ -182,12 +190,16 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError("axis ")
            << axis << " is out of range for a tile of rank " << src.getRank()
            << " (0.." << src.getRank() << ")";
+  // The new dimension has size 1, or any size (the source repeated along
+  // it: the text shorthand for expand_dims then broadcast).
   SmallVector<int64_t> shape(src.getShape());
-  shape.insert(shape.begin() + axis, 1);
+  int64_t size = dst.getRank() == src.getRank() + 1 ? dst.getDimSize(axis) : 1;
+  shape.insert(shape.begin() + axis, size);
   if (dst.getShape() != ArrayRef<int64_t>(shape) ||
       dst.getElementType() != src.getElementType())
     return emitOpError("result ")
-           << dst << " is not " << src << " with a unit dimension at " << axis;
+           << dst << " is not " << src << " with a dimension at " << axis
+           << " (of size 1, or the source repeated along it)";
   return success();
 }
 
@@ -285,6 +297,8 @@ LogicalResult AddPtrOp::verify() {
   Type ptr = getPtr().getType();
   if (isa<PointerType>(ptr) && isa<RankedTensorType>(getOffset().getType()))
     return success(); // one base, a tile of offsets
+  if (isa<RankedTensorType>(ptr) && isa<IntegerType>(getOffset().getType()))
+    return success(); // a tile of pointers, one offset
   if (!sameShape(ptr, getOffset().getType()))
     return emitOpError("offset type ")
            << getOffset().getType() << " does not match the shape of " << ptr;

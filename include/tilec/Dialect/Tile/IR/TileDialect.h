@@ -14,6 +14,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -53,9 +54,15 @@ bool isKernel(Operation *func);
 /// Rewrites the text shorthands under `root` into the forms the passes
 /// take: `tile.addptr` of a scalar base and a tile of offsets into a splat
 /// and an addptr, `tile.range ... offset %s` into a range, a splat and an
-/// addi (the front end does this right after parsing; canonicalization
-/// does it too). Nothing else changes.
+/// addi, `tile.outer` into expand_dims, broadcasts and the arith op,
+/// `tile.grouped_ids` into its arith, `tile.each` into a splat and the
+/// arith op, a `tile.expand_dims` to a size other than 1 into the unit one
+/// and a broadcast (the front end does this right after parsing;
+/// canonicalization does it too). Nothing else changes.
 void expandShorthands(Operation *root);
+
+/// Rewrites one `tile.each` into a splat of its scalar and the arith op.
+LogicalResult expandEach(RewriterBase &rewriter, EachOp op);
 
 /// The warps per program of a kernel: its `tile.num_warps`, else `dflt`.
 int getNumWarps(Operation *func, int dflt = 4);

@@ -46,6 +46,20 @@ def Tile_OuterKind : Tile_I32Enum<"OuterKind", "outer operation", [
   I32EnumAttrCase<"Or", 4, "or">, I32EnumAttrCase<"Xor", 5, "xor">]>;
 def Tile_OuterKindAttr : Tile_EnumAttr<"outer", Tile_OuterKind>;
 
+/// The arith op of tile.each, named as arith names it.
+def Tile_EachKind : Tile_I32Enum<"EachKind", "elementwise arith op", [
+  I32EnumAttrCase<"addi", 0>, I32EnumAttrCase<"subi", 1>, I32EnumAttrCase<"muli", 2>,
+  I32EnumAttrCase<"divsi", 3>, I32EnumAttrCase<"divui", 4>, I32EnumAttrCase<"remsi", 5>,
+  I32EnumAttrCase<"remui", 6>, I32EnumAttrCase<"andi", 7>, I32EnumAttrCase<"ori", 8>,
+  I32EnumAttrCase<"xori", 9>, I32EnumAttrCase<"maxsi", 10>, I32EnumAttrCase<"minsi", 11>,
+  I32EnumAttrCase<"maxui", 12>, I32EnumAttrCase<"minui", 13>, I32EnumAttrCase<"shli", 14>,
+  I32EnumAttrCase<"shrsi", 15>, I32EnumAttrCase<"shrui", 16>, I32EnumAttrCase<"addf", 17>,
+  I32EnumAttrCase<"subf", 18>, I32EnumAttrCase<"mulf", 19>, I32EnumAttrCase<"divf", 20>,
+  I32EnumAttrCase<"remf", 21>, I32EnumAttrCase<"maxnumf", 22>, I32EnumAttrCase<"minnumf", 23>,
+  I32EnumAttrCase<"maximumf", 24>, I32EnumAttrCase<"minimumf", 25>, I32EnumAttrCase<"cmpi", 26>,
+  I32EnumAttrCase<"cmpf", 27>]>;
+def Tile_EachKindAttr : Tile_EnumAttr<"each", Tile_EachKind>;
+
 /// Memory ordering of an atomic.
 def Tile_MemSemantic : Tile_I32Enum<"MemSemantic", "memory semantic", [
   I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>,

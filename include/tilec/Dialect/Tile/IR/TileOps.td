@@ -63,30 +63,65 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_RangeOp : Tile_Op<"range", [Tile_LayoutRule, Pure]> {
+def Tile_GroupedIdsOp : Tile_Op<"grouped_ids", [Pure]> {
+  let summary = "tile coordinates of a linear program id in grouped order";
+  let description = [{
+    Maps a linear program index `pid` over an `num_m` x `num_n` grid of
+    output tiles to the tile `(pid_m, pid_n)` it computes, in Triton's
+    grouped (L2-friendly) order: `group` tile rows at a time are swept
+    column by column, so that programs running at once share the A and B
+    tiles of a matrix product (Triton's `tl.swizzle2d`). The last group has
+    the rows that are left.
+
+    ```mlir
+    %pid_m, %pid_n = tile.grouped_ids %pid, %num_m, %num_n group 8
+    ```
+
+    Text shorthand: the front end (and canonicalization) expand it into
+    the arith ops, with `width = group * num_n`:
+    `first_m = pid / width * group`,
+    `size = min(num_m - first_m, group)`,
+    `pid_m = first_m + pid % width % size`, `pid_n = pid % width / size`.
+  }];
+  let arguments = (ins I32:$pid, I32:$num_m, I32:$num_n, I32Attr:$group);
+  let results = (outs I32:$pid_m, I32:$pid_n);
+  let assemblyFormat =
+      "$pid `,` $num_m `,` $num_n `group` $group attr-dict";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_RangeOp : Tile_Op<"range", [Tile_LayoutRule, Pure,
+    AttrSizedOperandSegments]> {
   let summary = "1-D tile of consecutive i32 values [start, end)";
   let description = [{
     The tile `[start, start + 1, ..., end - 1]`; its length `end - start`
     need not be a power of two. With `offset`, a scalar is added to every
-    element: the offsets of a program's block in one op.
+    element: the offsets of a program's block in one op. With `block %b`,
+    the offset is `b * (end - start)`: the `b`-th block of the length,
+    Triton's `pid * BLOCK + tl.arange(0, BLOCK)`.
 
     ```mlir
     %offs = tile.range 0, 128 : tensor<128xi32>
     %offs = tile.range 0, 128 offset %start : tensor<128xi32>
+    %offs = tile.range 0, 128 block %pid : tensor<128xi32>
     ```
 
-    The offset form is text shorthand: the front end (and canonicalization)
-    expands it to `tile.range`, `tile.splat` and `arith.addi`, so the passes
-    after it see the range without an offset.
+    The offset and block forms are text shorthand: the front end (and
+    canonicalization) expands them to `arith.muli` (block), `tile.range`,
+    `tile.splat` and `arith.addi`, so the passes after it see the range
+    alone.
   }];
-  let arguments = (ins I32Attr:$start, I32Attr:$end, Optional<I32>:$offset);
+  let arguments = (ins I32Attr:$start, I32Attr:$end, Optional<I32>:$offset,
+                   Optional<I32>:$block);
   let results = (outs RankedTensorOf<[I32]>:$result);
-  let assemblyFormat =
-      "$start `,` $end (`offset` $offset^)? attr-dict `:` type($result)";
+  let assemblyFormat = "$start `,` $end (`offset` $offset^)? "
+                       "(`block` $block^)? attr-dict `:` type($result)";
   let builders = [
     OpBuilder<(ins "::mlir::Type":$type, "::mlir::IntegerAttr":$start,
                    "::mlir::IntegerAttr":$end), [{
-      build($_builder, $_state, type, start, end, ::mlir::Value());
+      build($_builder, $_state, type, start, end, ::mlir::Value(),
+            ::mlir::Value());
     }]>
   ];
   let hasVerifier = 1;
@@ -130,11 +165,19 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Tile_OwnLayoutRule, Pure]> {
 }
 
 def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Tile_OwnLayoutRule, Pure]> {
-  let summary = "insert a unit dimension at `axis`";
+  let summary = "insert a dimension at `axis`";
   let description = [{
+    The new dimension has size 1, or any size: the source repeated along
+    it, Triton's `x[:, None]` broadcast to the shape of another tile.
+
     ```mlir
     %c = tile.expand_dims %x, 1 : tensor<128xi32> -> tensor<128x1xi32>
+    %r = tile.expand_dims %x, 1 : tensor<128xf32> -> tensor<128x64xf32>
     ```
+
+    A size other than 1 is text shorthand: the front end (and
+    canonicalization) expand it into the unit `tile.expand_dims` and a
+    `tile.broadcast`, so the passes after it see unit dimensions only.
   }];
   let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
   let results = (outs Tile_Tensor:$result);
@@ -163,6 +206,33 @@ def Tile_OuterOp : Tile_Op<"outer", [Pure]> {
   }];
   let arguments = (ins Tile_OuterKindAttr:$kind, Tile_Tensor:$lhs,
                    Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_EachOp : Tile_Op<"each", [Pure]> {
+  let summary = "an arith op between a tile and a scalar";
+  let description = [{
+    `result[i] = kind(lhs[i], rhs)` (or `kind(lhs, rhs[i])`): the binary
+    arith op `kind`, named as arith names it, between a tile and one scalar
+    of its element type, Triton's `x - m` for a tile `x` and a scalar `m`.
+    `cmpi` and `cmpf` take arith's predicate first and give an i1 tile.
+    The types say which operand is the scalar.
+
+    ```mlir
+    %d = tile.each subf %x, %max : tensor<4096xf32>, f32
+    %mask = tile.each cmpi slt, %cols, %n : tensor<4096xi32>, i32
+    %r = tile.each subf %one, %x : f32, tensor<4096xf32>
+    ```
+
+    Text shorthand: the front end (and canonicalization) expand it into
+    `tile.splat` of the scalar and the arith op, so the passes after it see
+    those.
+  }];
+  let arguments = (ins Tile_EachKindAttr:$kind, Tile_Value:$lhs,
+                   Tile_Value:$rhs, OptionalAttr<I64Attr>:$predicate);
   let results = (outs Tile_Tensor:$result);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
