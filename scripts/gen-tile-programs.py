@@ -437,6 +437,56 @@ def scan(prog, v, axis, comb):
         rel, prefix="s")
 
 
+def arg_reduce(prog, v, axis, comb):
+    """tile.reduce argmax/argmin of v along axis with the index along it:
+    (values, indices). Ties (the inputs repeat values) take the first."""
+    shape, n = v.shape, v.shape[axis]
+    idx = prog.fresh("idx")
+    prog.emit("%s = tile.range 0, %d : %s" % (idx, n, type_of((n,), "i32")))
+    index = Val(idx, (n,), "i32", n, 1.0, 0)
+    if len(shape) == 2:
+        index = broadcast_back(prog, index, 1 - axis, shape)
+    out = shape[:axis] + shape[axis + 1:]
+    rv, ri = prog.fresh("r"), prog.fresh("ri")
+    prog.emit("%s, %s = tile.reduce %s(%s, %s) axis = %d : (%s, %s) -> "
+              "(%s, %s)" % (rv, ri, comb, v.name, index.name, axis,
+                            type_of(shape, v.dt), type_of(shape, "i32"),
+                            type_of(out, v.dt), type_of(out, "i32")))
+    prog.features.add("%s-axis%d-rank%d" % (comb, axis, len(shape)))
+    return (Val(rv, out, v.dt, v.bound, v.gran, 0),
+            Val(ri, out, "i32", n, 1.0, 0))
+
+
+def reshaped(prog, v):
+    """v through another shape and back: 2-D tiles transposed or flattened,
+    an elementwise op there; 1-D tiles split into rows when they can be."""
+    shape, rng = v.shape, prog.rng
+    if len(shape) == 2 and rng.random() < 0.5:
+        other, how = (shape[1], shape[0]), "trans"
+    elif len(shape) == 2:
+        other, how = (shape[0] * shape[1],), "reshape"
+    else:
+        rows = [r for r in (2, 3, 4, 8) if shape[0] % r == 0]
+        if not rows:
+            return None
+        r = rng.choice(rows)
+        other, how = (r, shape[0] // r), "reshape"
+
+    def move(val, to):
+        if how == "trans":
+            text = "tile.trans %s, [1, 0] : %s -> %s"
+        else:
+            text = "tile.reshape %s : %s -> %s"
+        return prog.op(text % (val.name, type_of(val.shape, val.dt),
+                               type_of(to, val.dt)), to, val.dt, val.bound,
+                       val.gran, val.err, val.rel)
+
+    there = move(v, other)
+    done = unary(prog, there, rng.choice(["neg", "abs"]))
+    prog.features.add("%s-%s" % (how, "x".join(str(d) for d in other)))
+    return move(done, shape)
+
+
 def broadcast_back(prog, r, axis, shape):
     """A tile reduced along axis, expanded and broadcast back to shape."""
     if not r.shape:
@@ -482,8 +532,9 @@ class Chain:
     def step(self):
         rng, prog = self.prog.rng, self.prog
         kind = rng.choices(
-            ["binary", "unary", "cast", "select", "const", "reduce", "scan"],
-            weights=[30, 12, 14, 6, 6, 10, 5])[0]
+            ["binary", "unary", "cast", "select", "const", "reduce", "scan",
+             "argreduce", "reshape"],
+            weights=[30, 12, 14, 6, 6, 10, 5, 4, 4])[0]
         a = self.pick()
         if kind == "binary":
             b = self.pick(recent=False)
@@ -539,6 +590,17 @@ class Chain:
         if kind == "scan":
             axis = rng.randrange(len(self.shape))
             return self.add(scan(prog, a, axis, rng.choice(combiners(a))))
+        if kind == "argreduce":
+            if not a.same:
+                return None
+            axis = rng.randrange(len(self.shape))
+            v, i = arg_reduce(prog, a, axis, rng.choice(["argmax", "argmin"]))
+            if v.shape:
+                self.reduced.append((i, axis))
+            self.add(broadcast_back(prog, v, axis, self.shape))
+            return self.add(broadcast_back(prog, i, axis, self.shape))
+        if kind == "reshape":
+            return self.add(reshaped(prog, a))
         return None
 
     def grow(self, steps):
