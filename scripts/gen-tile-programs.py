@@ -4,7 +4,7 @@
     scripts/gen-tile-programs.py gen [--seed S] [--count N] [--first I] -o DIR
     scripts/gen-tile-programs.py run [--seed S] [--count N] [--first I]
                                      [-o DIR] [--build BUILD] [--jobs J]
-                                     [--keep]
+                                     [--keep] [--corrupt]
 
 `gen` writes N seeded kernels, DIR/programs/gen-S-I.tile with their inputs
 (.npy files in DIR/programs/gen-S-I/), and DIR/cases.txt, one line per
@@ -18,7 +18,9 @@ the oracle), runs every folder's `command` (tilec-gpu-run) on the PTX
 simulator of the stand-in driver, and prints one PASS/FAIL line per program
 and a summary. A program that fails keeps its source and folder, and the
 line says how to reproduce it; DIR is removed when every program passed and
---keep is not given. Exits 1 if any program failed.
+--keep is not given. Exits 1 if any program failed. --corrupt changes the
+first element of every interpreter result before the GPU runs compare with
+it, so that every program must fail: a check of the checking.
 
 What the programs cover: elementwise chains over f32, f16, bf16 and i32
 with casts between them; masks with ragged sizes and extra programs;
@@ -388,7 +390,7 @@ def select(prog, a, b, x, y):
 def combiners(v, for_scan=False):
     names = ["add", "max", "min"]
     if v.dt == "i32":
-        names += ["and", "or", "xor"]
+        names += ["and", "or", "xor", "umax", "umin"]
     if v.dt in ("f16", "bf16") and not v.exact:
         # An inexact sum in f16 or bf16 depends on its order by more than
         # the dtype's tolerance: reduce those in f32.
@@ -408,6 +410,9 @@ def combined_bound(v, comb, count):
         return v.bound * count, v.gran, err, 0
     if comb in ("and", "or", "xor"):
         return 2.0**math.ceil(math.log2(v.bound + 1)), 1.0, 0, 0
+    if comb in ("umax", "umin"):
+        # Negative values are large unsigned ones; their bits stay.
+        return v.bound, v.gran, 0, 0
     return v.bound, v.gran, v.err, v.rel
 
 
@@ -617,7 +622,8 @@ class Chain:
 SIZES_1D = [16, 32, 64, 128, 256, 512, 1024, 12, 20, 24, 48, 96, 100, 160,
             192, 384, 640, 1000]
 SIZES_2D = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 100, 128]
-WARPS = [None, 1, 2, 4, 4, 8, 3, 6]
+LARGE_1D = [2048, 3072, 4096, 5000]
+WARPS = [None, 1, 2, 4, 4, 8, 3, 6, 16]
 
 
 def kernel_attrs(prog, extra=""):
@@ -651,6 +657,9 @@ def store_outputs(prog, chain, offs, mask, count, first=0):
 def gen_1d(prog):
     rng = prog.rng
     block = rng.choice(SIZES_1D)
+    if rng.random() < 0.05:
+        # Now and then a wide row (the padded 5000 of docs/pipeline.md).
+        block = rng.choice(LARGE_1D)
     n = rng.randint(1, 3 * block)
     if rng.random() < 0.2:
         n = block * rng.randint(1, 3)
@@ -1036,6 +1045,33 @@ def write_programs(seed, first, count, out):
 
 # --- the driver --------------------------------------------------------------
 
+def corrupt_expected(case_dir):
+    """Moves element 0 of each *.expected.npy of case_dir far off."""
+    for name in os.listdir(case_dir):
+        if not name.endswith(".expected.npy"):
+            continue
+        path = os.path.join(case_dir, name)
+        with open(path, "r+b") as f:
+            data = bytearray(f.read())
+            start = 10 + struct.unpack("<H", bytes(data[8:10]))[0]
+            header = bytes(data[10:start]).decode("latin1")
+            if "'<i4'" in header:
+                value = struct.unpack_from("<i", data, start)[0]
+                struct.pack_into("<i", data, start, value + 1)
+            elif "'<u2'" in header:   # bf16 bits
+                bits = struct.unpack_from("<H", data, start)[0]
+                value = struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+                value += max(1.0, abs(value))
+                struct.pack_into("<H", data, start, bf16_bits(value))
+            else:
+                code = "e" if "'<f2'" in header else "f"
+                value = struct.unpack_from("<" + code, data, start)[0]
+                value += max(1.0, abs(value))
+                struct.pack_into("<" + code, data, start, value)
+            f.seek(0)
+            f.write(data)
+
+
 def simulate(case_dir, build, cache):
     """Runs the folder's command on the simulator: (passed, output)."""
     with open(os.path.join(case_dir, "command")) as f:
@@ -1075,6 +1111,8 @@ def run(args):
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {}
         for name, _ in made:
+            if name not in errors and args.corrupt:
+                corrupt_expected(os.path.join(cases, name))
             if name not in errors:
                 futures[name] = pool.submit(simulate, os.path.join(cases, name),
                                             build, cache)
@@ -1127,6 +1165,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", action="store_true",
                         help="keep the folders of programs that pass")
+    parser.add_argument("--corrupt", action="store_true",
+                        help="change the interpreter's results before the "
+                        "GPU runs compare with them: every program must fail")
     args = parser.parse_args()
     if args.mode == "gen":
         os.makedirs(args.output, exist_ok=True)
