@@ -680,7 +680,8 @@ def gen_1d(prog):
     prog.emit("%s = tile.range 0, %d offset %s : %s" % (
         offs, block, start, type_of((block,), "i32")))
     ns = prog.fresh("ns")
-    prog.emit("%s = tile.splat %%n : i32 -> %s" % (ns, type_of((block,), "i32")))
+    prog.emit("%s = tile.splat %%n : i32 -> %s" % (
+        ns, type_of((block,), "i32")))
     mask = prog.fresh("mask")
     prog.emit("%s = arith.cmpi slt, %s, %s : %s" % (
         mask, offs, ns, type_of((block,), "i32")))
@@ -967,7 +968,8 @@ def gen_dot(prog):
 
 
 def generate(seed, index):
-    """Program `index` of `seed`: (name, text, grid, args, inputs, features)."""
+    """Program `index` of `seed`:
+    (name, text, grid, args, inputs, features)."""
     rng = random.Random("%d:%d" % (seed, index))
     name = "gen_%d_%d" % (seed, index)
     for attempt in range(20):
@@ -1114,8 +1116,8 @@ def run(args):
             if name not in errors and args.corrupt:
                 corrupt_expected(os.path.join(cases, name))
             if name not in errors:
-                futures[name] = pool.submit(simulate, os.path.join(cases, name),
-                                            build, cache)
+                futures[name] = pool.submit(
+                    simulate, os.path.join(cases, name), build, cache)
         for name, _ in made:
             if name in errors:
                 results[name] = (False, "make-gpu-cases: " + errors[name])
@@ -1137,7 +1139,8 @@ def run(args):
         for line in output.strip().splitlines()[-8:]:
             print("    " + line)
         folder = os.path.join(cases, name)
-        print("    program: %s" % os.path.join(out, "programs", name + ".tile"))
+        print("    program: %s" % os.path.join(out, "programs",
+                                             name + ".tile"))
         if os.path.isdir(folder):
             print("    reproduce: cd %s && TILEC_LIBCUDA=%s "
                   "TILEC_FAKE_CUDA_SIMULATE=1 %s/bin/$(cat command)" % (
