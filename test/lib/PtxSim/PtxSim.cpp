@@ -212,6 +212,7 @@ struct Inst {
   std::string rnd;        ///< cvt rounding
   bool ftz = false, sat = false, hi = false, wide = false, lo = false;
   bool cc = false, trans = false, approx = false, wrap = false;
+  bool relu = false;      ///< min/max .relu: a negative result becomes 0
   unsigned vec = 1;       ///< ld/st .v2/.v4; ldmatrix .x1/.x2/.x4
   unsigned m = 0, n = 0, k = 0;
   Ty mmaD = T_NONE, mmaA = T_NONE, mmaC = T_NONE;
@@ -539,6 +540,8 @@ public:
         in.approx = true;
       else if (t == "wrap")
         in.wrap = true;
+      else if (t == "relu")
+        in.relu = true;
       else if (t == "to")
         in.cmp = "to";
       else if (t == "rn" || t == "rz" || t == "rm" || t == "rp" ||
@@ -1424,9 +1427,10 @@ private:
       uint64_t a = get(t, o[1], ty), b = get(t, o[2], ty);
       if (isFloat(ty)) {
         Op op = in.op;
+        bool relu = in.relu;
         set(t, o[0],
             floatBinary(ty, a, b, in.ftz,
-                        [op](double x, double y, bool dbl) -> double {
+                        [op, relu](double x, double y, bool dbl) -> double {
                           switch (op) {
                           case O_ADD: return dbl ? x + y : double(float(x) + float(y));
                           case O_SUB: return dbl ? x - y : double(float(x) - float(y));
@@ -1435,17 +1439,24 @@ private:
                           case O_MIN:
                             if (std::isnan(x)) return y;
                             if (std::isnan(y)) return x;
-                            return std::min(x, y);
+                            return relu ? std::max(std::min(x, y), 0.0)
+                                        : std::min(x, y);
                           default:
                             if (std::isnan(x)) return y;
                             if (std::isnan(y)) return x;
-                            return std::max(x, y);
+                            return relu ? std::max(std::max(x, y), 0.0)
+                                        : std::max(x, y);
                           }
                         }),
             ty);
         return;
       }
       uint64_t r = intBinary(in, a, b);
+      // max.relu.s32 (LLVM folds smax(smax(a, b), 0) into it): negative
+      // results clamp to 0.
+      if (in.relu && (in.op == O_MIN || in.op == O_MAX) &&
+          sext(r, bitsOf(ty)) < 0)
+        r = 0;
       if (in.op == O_ADD && in.cc) {
         unsigned bits = bitsOf(ty);
         t.carry = ((a & maskBits(bits)) + (b & maskBits(bits))) >> bits;
