@@ -267,6 +267,8 @@ def cast(prog, v, dt):
         return prog.op("arith.fptosi %s : %s to %s" % (v.name, ty_from, ty_to),
                        v.shape, dt, math.floor(v.bound), 1.0, 0)
     if v.dt == "i32":
+        if v.bound > MAX_BOUND[dt]:
+            return None
         return prog.op("arith.sitofp %s : %s to %s" % (v.name, ty_from, ty_to),
                        v.shape, dt, v.bound, v.gran, v.err, v.rel)
     if v.dt != "f32" and dt != "f32":
@@ -387,25 +389,28 @@ def select(prog, a, b, x, y):
 
 # --- reductions, scans, broadcasts -------------------------------------------
 
-def combiners(v, for_scan=False):
+def combiners(v):
+    """The named combiners that apply to v's dtype."""
     names = ["add", "max", "min"]
     if v.dt == "i32":
         names += ["and", "or", "xor", "umax", "umin"]
-    if v.dt in ("f16", "bf16") and not v.exact:
-        # An inexact sum in f16 or bf16 depends on its order by more than
-        # the dtype's tolerance: reduce those in f32.
-        names = ["max", "min"]
     return names
 
 
 def combined_bound(v, comb, count):
-    """(bound, gran, err, rel) of `comb` over `count` elements of v."""
+    """(bound, gran, err, rel) of `comb` over `count` elements of v, or None
+    if the runs may differ by more than the dtype shows (an f16 or bf16 sum
+    that rounds: reduce those in f32)."""
     if comb == "add":
         # The two runs add in different orders: an inexact sum differs by
         # up to its rounding errors (about sqrt(count) of them, each at
         # most an ulp of the partial sums).
         err = count * v.spread()
-        if not v.exact:
+        if not fits_exactly(v.dt, v.bound * count, v.gran):
+            # Partial sums that round (inexact terms, or exact ones whose
+            # sum outgrows the dtype) depend on the order of the additions.
+            if v.dt in ("f16", "bf16"):
+                return None
             err += 2 * ulp(v.dt) * v.bound * count * math.sqrt(count)
         return v.bound * count, v.gran, err, 0
     if comb in ("and", "or", "xor"):
@@ -419,7 +424,10 @@ def combined_bound(v, comb, count):
 def reduce(prog, v, axis, comb):
     """tile.reduce comb along axis: a tile of one rank less (or a scalar)."""
     count = v.shape[axis]
-    bound, gran, err, rel = combined_bound(v, comb, count)
+    combined = combined_bound(v, comb, count)
+    if combined is None:
+        return None
+    bound, gran, err, rel = combined
     if bound > MAX_BOUND[v.dt] or err > MAX_ABS_ERR or rel > MAX_REL_ERR:
         return None
     shape = v.shape[:axis] + v.shape[axis + 1:]
@@ -431,7 +439,10 @@ def reduce(prog, v, axis, comb):
 
 def scan(prog, v, axis, comb):
     count = v.shape[axis]
-    bound, gran, err, rel = combined_bound(v, comb, count)
+    combined = combined_bound(v, comb, count)
+    if combined is None:
+        return None
+    bound, gran, err, rel = combined
     if bound > MAX_BOUND[v.dt] or err > MAX_ABS_ERR or rel > MAX_REL_ERR:
         return None
     reverse = " reverse" if prog.rng.random() < 0.3 else ""
