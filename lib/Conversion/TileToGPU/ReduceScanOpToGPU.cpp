@@ -158,18 +158,46 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                 coords.warp[axis],
                                 i32Val(rewriter, loc, warps)));
+      // Replicas (lanes or warps past the tile's shape, or along a dim they
+      // do not split) hold the same partials as their owner: only the owner
+      // writes, so no slot is written twice between barriers (a 4x3 tile
+      // on 3 warps had 8 lanes writing each slot, which the simulator
+      // reports as a race: test/GPU/kernels/difftest.tile).
+      if (Value owner = emitOwnerPredicate(rewriter, loc, *layout))
+        writer = arith::AndIOp::create(rewriter, loc, writer, owner);
       // Earlier readers of these slots must be done before they change
       // (unless planReductionScratch showed that none can be left).
       if (plan.leadingBarrier)
         barrier(rewriter, loc);
+      // Padding copies along the other dims (4 rows on 3 warps: rows 4
+      // and 5 copy real ones) write nothing either: a source element's
+      // predicate along those dims is its output element's.
+      SmallVector<Value> outReal(numOut);
+      if (!scalar) {
+        SmallVector<unsigned> otherDims;
+        for (unsigned d = 0; d < srcType.getRank(); ++d)
+          if (d != axis)
+            otherDims.push_back(d);
+        SmallVector<Value> real =
+            emitPaddingPredicates(rewriter, loc, *layout, otherDims);
+        for (int64_t i = 0; i < layout->getNumElems(); ++i)
+          if (real[i])
+            outReal[outIndex(i)] = real[i];
+      }
       auto ifOp = scf::IfOp::create(rewriter, loc, writer, false);
       {
         OpBuilder::InsertionGuard guard(rewriter);
         rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        for (auto [j, a] : llvm::enumerate(acc))
+        for (auto [j, a] : llvm::enumerate(acc)) {
+          OpBuilder::InsertionGuard inner(rewriter);
+          if (outReal[j]) {
+            auto realIf = scf::IfOp::create(rewriter, loc, outReal[j], false);
+            rewriter.setInsertionPoint(realIf.thenBlock()->getTerminator());
+          }
           for (unsigned k = 0; k < numOps; ++k)
             storeShared(rewriter, loc, a[k],
                         slot(rewriter, outLinear[j], coords.warp[axis], k));
+        }
       }
       barrier(rewriter, loc);
       // The butterfly needs a power-of-two number of partials.

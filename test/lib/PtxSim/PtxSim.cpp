@@ -212,6 +212,11 @@ struct Inst {
   std::string rnd;        ///< cvt rounding
   bool ftz = false, sat = false, hi = false, wide = false, lo = false;
   bool cc = false, trans = false, approx = false, wrap = false;
+  bool relu = false;      ///< min/max .relu: a negative result becomes 0
+  /// setp.f16x2/.bf16x2 `p|q`: q, the predicate of the high halves (p, the
+  /// low halves', is ops[0]).
+  Operand highPred;
+  bool pairDst = false;
   unsigned vec = 1;       ///< ld/st .v2/.v4; ldmatrix .x1/.x2/.x4
   unsigned m = 0, n = 0, k = 0;
   Ty mmaD = T_NONE, mmaA = T_NONE, mmaC = T_NONE;
@@ -539,6 +544,8 @@ public:
         in.approx = true;
       else if (t == "wrap")
         in.wrap = true;
+      else if (t == "relu")
+        in.relu = true;
       else if (t == "to")
         in.cmp = "to";
       else if (t == "rn" || t == "rz" || t == "rm" || t == "rp" ||
@@ -566,6 +573,17 @@ public:
       in.cmp = "all";
     for (const std::string &o : splitTop(rest, ','))
       in.ops.push_back(operand(o, line));
+    if (in.op == O_SETP && !in.ops.empty()) {
+      std::string first = splitTop(rest, ',')[0];
+      if (size_t bar = first.find('|'); bar != std::string::npos) {
+        if (in.ty != T_F16X2 && in.ty != T_BF16X2)
+          fail("line " + std::to_string(line) +
+               ": a predicate pair needs setp of .f16x2 or .bf16x2");
+        in.ops[0] = operand(first.substr(0, bar), line);
+        in.highPred = operand(first.substr(bar + 1), line);
+        in.pairDst = true;
+      }
+    }
     p.insts.push_back(std::move(in));
   }
 
@@ -1252,7 +1270,9 @@ private:
   }
 
   bool compare(const Inst &in, uint64_t a, uint64_t b) {
-    Ty ty = in.ty;
+    return compare(in, a, b, in.ty);
+  }
+  bool compare(const Inst &in, uint64_t a, uint64_t b, Ty ty) {
     const std::string &c = in.cmp;
     if (isFloat(ty)) {
       double x = toD(ty, a), y = toD(ty, b);
@@ -1424,9 +1444,10 @@ private:
       uint64_t a = get(t, o[1], ty), b = get(t, o[2], ty);
       if (isFloat(ty)) {
         Op op = in.op;
+        bool relu = in.relu;
         set(t, o[0],
             floatBinary(ty, a, b, in.ftz,
-                        [op](double x, double y, bool dbl) -> double {
+                        [op, relu](double x, double y, bool dbl) -> double {
                           switch (op) {
                           case O_ADD: return dbl ? x + y : double(float(x) + float(y));
                           case O_SUB: return dbl ? x - y : double(float(x) - float(y));
@@ -1435,17 +1456,24 @@ private:
                           case O_MIN:
                             if (std::isnan(x)) return y;
                             if (std::isnan(y)) return x;
-                            return std::min(x, y);
+                            return relu ? std::max(std::min(x, y), 0.0)
+                                        : std::min(x, y);
                           default:
                             if (std::isnan(x)) return y;
                             if (std::isnan(y)) return x;
-                            return std::max(x, y);
+                            return relu ? std::max(std::max(x, y), 0.0)
+                                        : std::max(x, y);
                           }
                         }),
             ty);
         return;
       }
       uint64_t r = intBinary(in, a, b);
+      // max.relu.s32 (LLVM folds smax(smax(a, b), 0) into it): negative
+      // results clamp to 0.
+      if (in.relu && (in.op == O_MIN || in.op == O_MAX) &&
+          sext(r, bitsOf(ty)) < 0)
+        r = 0;
       if (in.op == O_ADD && in.cc) {
         unsigned bits = bitsOf(ty);
         t.carry = ((a & maskBits(bits)) + (b & maskBits(bits))) >> bits;
@@ -1562,14 +1590,28 @@ private:
       return;
     }
     case O_SETP: {
-      bool r = compare(in, get(t, o[1], ty), get(t, o[2], ty));
-      Operand dst = o[0];
-      if (!in.boolOp.empty()) {
+      uint64_t a = get(t, o[1], ty), b = get(t, o[2], ty);
+      auto combine = [&](bool r) {
+        if (in.boolOp.empty())
+          return r;
         bool q = get(t, o[3], T_PRED) & 1;
-        r = in.boolOp == "and" ? (r && q) : in.boolOp == "or" ? (r || q)
-                                                              : (r != q);
+        return in.boolOp == "and" ? (r && q)
+               : in.boolOp == "or" ? (r || q)
+                                   : (r != q);
+      };
+      if (ty == T_F16X2 || ty == T_BF16X2) {
+        // setp.f16x2 p|q, a, b: p compares the low halves, q the high ones
+        // (LLVM compares two f16 elements at once this way).
+        Ty h = ty == T_F16X2 ? T_F16 : T_BF16;
+        set(t, o[0], combine(compare(in, a & 0xffff, b & 0xffff, h)),
+            T_PRED);
+        if (in.pairDst)
+          set(t, in.highPred,
+              combine(compare(in, (a >> 16) & 0xffff, (b >> 16) & 0xffff, h)),
+              T_PRED);
+        return;
       }
-      set(t, dst, r, T_PRED);
+      set(t, o[0], combine(compare(in, a, b)), T_PRED);
       return;
     }
     case O_SELP: {

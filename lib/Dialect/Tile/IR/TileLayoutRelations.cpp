@@ -22,8 +22,13 @@ void ExpandDimsOp::relateLayouts(LayoutRelations &rel) {
   rel.sliceOf(*this, getSrc(), getResult(), getAxis());
 }
 
-/// Tile results are their sources' layouts with `axis` sliced away.
+/// Tile results are their sources' layouts with `axis` sliced away, and the
+/// sources share one layout (the lowering combines them element by
+/// element): argmin of a dot's accumulator with a range of indices made the
+/// indices blocked and the values mma.
 void ReduceOp::relateLayouts(LayoutRelations &rel) {
+  if (getSrcs().size() > 1)
+    rel.sameLayout(getSrcs());
   for (auto [src, res] : llvm::zip(getSrcs(), getResults()))
     rel.sliceOf(*this, res, src, getAxis());
 }
