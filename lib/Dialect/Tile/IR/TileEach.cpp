@@ -10,6 +10,8 @@
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
+#include "BinaryOperands.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -115,17 +117,9 @@ ParseResult EachOp::parse(OpAsmParser &parser, OperationState &result) {
     result.addAttribute("predicate",
                         parser.getBuilder().getI64IntegerAttr(*pred));
   }
-  OpAsmParser::UnresolvedOperand lhs, rhs;
   Type lhsType, rhsType;
   SMLoc typesLoc;
-  if (parser.parseOperand(lhs) || parser.parseComma() ||
-      parser.parseOperand(rhs) ||
-      parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColon() || (typesLoc = parser.getCurrentLocation(), false) ||
-      parser.parseType(lhsType) || parser.parseComma() ||
-      parser.parseType(rhsType) ||
-      parser.resolveOperand(lhs, lhsType, result.operands) ||
-      parser.resolveOperand(rhs, rhsType, result.operands))
+  if (detail::parseBinaryOperands(parser, result, lhsType, rhsType, typesLoc))
     return failure();
   RankedTensorType tile = tileOf(lhsType, rhsType);
   if (!tile)

@@ -7,6 +7,8 @@
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
+#include "BinaryOperands.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -637,17 +639,9 @@ ParseResult OuterOp::parse(OpAsmParser &parser, OperationState &result) {
     return parser.emitError(kindLoc, "unknown outer operation '")
            << kindName << "' (add, sub, mul, and, or, xor)";
   result.addAttribute("kind", OuterKindAttr::get(parser.getContext(), *kind));
-  OpAsmParser::UnresolvedOperand lhs, rhs;
   Type lhsType, rhsType;
   SMLoc typesLoc;
-  if (parser.parseOperand(lhs) || parser.parseComma() ||
-      parser.parseOperand(rhs) ||
-      parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColon() || (typesLoc = parser.getCurrentLocation(), false) ||
-      parser.parseType(lhsType) || parser.parseComma() ||
-      parser.parseType(rhsType) ||
-      parser.resolveOperand(lhs, lhsType, result.operands) ||
-      parser.resolveOperand(rhs, rhsType, result.operands))
+  if (detail::parseBinaryOperands(parser, result, lhsType, rhsType, typesLoc))
     return failure();
   auto l = dyn_cast<RankedTensorType>(lhsType);
   auto r = dyn_cast<RankedTensorType>(rhsType);
