@@ -837,31 +837,24 @@ def gen_2d(prog):
     grid_cols = -(-n_cols // cols) + rng.choice([0, 0, 1])
     if chain.reduced:
         r, axis = rng.choice(chain.reduced)
+        # axis 1: r[rows], one column block per program: out[pn * n_rows
+        # + row]; axis 0: r[cols], out[pm * n_cols + col].
         if axis == 1:
-            # r[rows], one column block per program: out[pn * n_rows + row].
-            count = n_rows * grid_cols
-            p = prog.add_output("red", r.dt, count, r)
-            base = prog.fresh("rbase")
-            prog.emit("%s = arith.muli %s, %%n_rows : i32" % (base, pn))
-            bs = prog.fresh("rbs")
-            prog.emit("%s = tile.splat %s : i32 -> %s" % (
-                bs, base, type_of((rows,), "i32")))
-            ro = prog.fresh("roffs")
-            prog.emit("%s = arith.addi %s, %s : %s" % (
-                ro, rr, bs, type_of((rows,), "i32")))
-            prog.store(p, ro, rmask, r)
+            count, extent, pid, width, offs, mask = (
+                n_rows * grid_cols, "n_rows", pn, rows, rr, rmask)
         else:
-            count = n_cols * grid_rows
-            p = prog.add_output("red", r.dt, count, r)
-            base = prog.fresh("rbase")
-            prog.emit("%s = arith.muli %s, %%n_cols : i32" % (base, pm))
-            bs = prog.fresh("rbs")
-            prog.emit("%s = tile.splat %s : i32 -> %s" % (
-                bs, base, type_of((cols,), "i32")))
-            ro = prog.fresh("roffs")
-            prog.emit("%s = arith.addi %s, %s : %s" % (
-                ro, rc, bs, type_of((cols,), "i32")))
-            prog.store(p, ro, cmask, r)
+            count, extent, pid, width, offs, mask = (
+                n_cols * grid_rows, "n_cols", pm, cols, rc, cmask)
+        p = prog.add_output("red", r.dt, count, r)
+        base = prog.fresh("rbase")
+        prog.emit("%s = arith.muli %s, %%%s : i32" % (base, pid, extent))
+        bs = prog.fresh("rbs")
+        prog.emit("%s = tile.splat %s : i32 -> %s" % (
+            bs, base, type_of((width,), "i32")))
+        ro = prog.fresh("roffs")
+        prog.emit("%s = arith.addi %s, %s : %s" % (
+            ro, offs, bs, type_of((width,), "i32")))
+        prog.store(p, ro, mask, r)
         prog.features.add("store-reduced")
     prog.param("n_rows", "i32")
     prog.param("n_cols", "i32", hint)

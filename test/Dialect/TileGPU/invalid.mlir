@@ -104,6 +104,17 @@ func.func @wgmma_buffer_without_slot(%acc: tensor<128x128xf32, #v3>, %s: i32) {
 
 #nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 #v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_register_a_with_slot(%p: tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 2}>>, %acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op a register tile operand takes no slot}}
+  %d = tilegpu.warpgroup_dot %p[%s], %b[%s], %acc : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 2}>>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
 func.func @wgmma_register_a_shape(%p: tensor<128x32xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 2}>>, %acc: tensor<128x128xf32, #v3>, %s: i32) {
   %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
   // expected-error @+1 {{'tilegpu.warpgroup_dot' op shapes do not match: a 128x32, b slot 64x128}}

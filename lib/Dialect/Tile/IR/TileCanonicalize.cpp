@@ -9,6 +9,8 @@
 
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
+#include "ExpandPattern.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -292,71 +294,32 @@ LogicalResult expandRepeat(RewriterBase &rewriter, ExpandDimsOp op) {
   return success();
 }
 
-struct ExpandRepeat : public OpRewritePattern<ExpandDimsOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ExpandDimsOp op,
-                                PatternRewriter &rewriter) const override {
-    return expandRepeat(rewriter, op);
-  }
-};
-
-struct ExpandGroupedIds : public OpRewritePattern<GroupedIdsOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GroupedIdsOp op,
-                                PatternRewriter &rewriter) const override {
-    return expandGroupedIds(rewriter, op);
-  }
-};
-
-struct ExpandOuter : public OpRewritePattern<OuterOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(OuterOp op,
-                                PatternRewriter &rewriter) const override {
-    return expandOuter(rewriter, op);
-  }
-};
-
-struct ExpandScalarBase : public OpRewritePattern<AddPtrOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddPtrOp op,
-                                PatternRewriter &rewriter) const override {
-    return expandScalarBase(rewriter, op);
-  }
-};
-
-struct ExpandRangeOffset : public OpRewritePattern<RangeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(RangeOp op,
-                                PatternRewriter &rewriter) const override {
-    return expandRangeOffset(rewriter, op);
-  }
-};
 } // namespace
 
 void AddPtrOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<ExpandScalarBase>(context);
+  results.add<detail::ExpandPattern<AddPtrOp, expandScalarBase>>(context);
 }
 
 void RangeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
-  results.add<ExpandRangeOffset>(context);
+  results.add<detail::ExpandPattern<RangeOp, expandRangeOffset>>(context);
 }
 
 void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                MLIRContext *context) {
   results.add<SplatThroughShapeOp<ExpandDimsOp>, ExpandDimsOfReshape,
-              ExpandRepeat>(context);
+              detail::ExpandPattern<ExpandDimsOp, expandRepeat>>(context);
 }
 
 void GroupedIdsOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                MLIRContext *context) {
-  results.add<ExpandGroupedIds>(context);
+  results.add<detail::ExpandPattern<GroupedIdsOp, expandGroupedIds>>(context);
 }
 
 void OuterOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
-  results.add<ExpandOuter>(context);
+  results.add<detail::ExpandPattern<OuterOp, expandOuter>>(context);
 }
 
 void mlir::tile::expandShorthands(Operation *root) {

@@ -11,6 +11,7 @@
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 
 #include "BinaryOperands.h"
+#include "ExpandPattern.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/OpImplementation.h"
@@ -179,17 +180,7 @@ LogicalResult mlir::tile::expandEach(RewriterBase &rewriter, EachOp op) {
   return success();
 }
 
-namespace {
-struct ExpandEach : public OpRewritePattern<EachOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(EachOp op,
-                                PatternRewriter &rewriter) const override {
-    return expandEach(rewriter, op);
-  }
-};
-} // namespace
-
 void EachOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<ExpandEach>(context);
+  results.add<detail::ExpandPattern<EachOp, expandEach>>(context);
 }
