@@ -99,6 +99,8 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   pm.addPass(createTilePipelineLoops(pipelining));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // wgmma groups run beside the work that does not need their result.
+  pm.addPass(createTileAsyncDots());
   if (options.emit == EmitLevel::Layout)
     return;
 

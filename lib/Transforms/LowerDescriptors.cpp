@@ -380,7 +380,7 @@ readRing(scf::ForOp loop, StagedDot &sd, ArrayRef<Value> bufs, Value full,
       // The carried accumulator: the result the warpgroup_dot is yielded as.
       if (yield.getOperand(r.getResultNumber()) != d)
         continue;
-      Value done = WarpgroupWaitOp::create(b, loc, r.getType(), r, 0);
+      Value done = WarpgroupWaitOp::create(b, loc, r.getType(), r, ValueRange(), 0);
       r.replaceAllUsesExcept(done, done.getDefiningOp());
       if (lastWait)
         *lastWait = done.getDefiningOp();

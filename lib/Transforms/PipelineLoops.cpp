@@ -539,7 +539,7 @@ void pipelineLoop(scf::ForOp loop, int stages, const tilec::Target &target) {
   // The last wgmma group may still be writing the accumulator.
   if (asyncDot) {
     Value acc = newLoop.getResult(accIndex);
-    Value done = WarpgroupWaitOp::create(b, loc, acc.getType(), acc, 0);
+    Value done = WarpgroupWaitOp::create(b, loc, acc.getType(), acc, ValueRange(), 0);
     acc.replaceAllUsesExcept(done, done.getDefiningOp());
   }
   AsyncWaitOp::create(b, loc, 0);

@@ -110,6 +110,22 @@ def TileLowerDescriptors : Pass<"tile-lower-descriptors", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileAsyncDots : Pass<"tile-async-dots", "::mlir::ModuleOp"> {
+  let summary = "Let wgmma dots run until their result is read";
+  let description = [{
+    A tilegpu.warpgroup_dot that waits for its own group (pending = 0)
+    becomes `async` when the ops after it in its block do not read its
+    result: a tilegpu.warpgroup_wait before the first op that reads it (or
+    may write memory, or ends the block) completes it there, with
+    `pending` the number of dots issued in between and a register A
+    operand kept alive through the wait. Work between the dot and that op
+    (attention's softmax of S while P V's wgmma runs) then overlaps the
+    tensor cores. The schedule and its conditions are written at the top
+    of AsyncDots.cpp.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
+}
+
 def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {
   let summary = "Issue loads as early as their operands and memory allow";
   let description = [{

@@ -142,6 +142,30 @@ Value wgmmaRegisterA(OpBuilder &b, Location loc, Type accType,
       .getResult(0);
 }
 
+/// Register A: the thread's elements of 16-row block `blk` and k16 step
+/// `ks` (sub-row sm, sub-column sk of the dot_operand layout) packed two
+/// per b32 in mma.sync's A order: (row g, k 2t..), (g + 8, 2t..),
+/// (g, 2t + 8..), (g + 8, 2t + 8..). The dot and the warpgroup_wait that
+/// keeps them build the same values (LLVM's CSE then makes them one).
+SmallVector<Value> registerAFragment(OpBuilder &b, Location loc,
+                                     RankedTensorType type, ValueRange elems,
+                                     int64_t blk, int64_t ks) {
+  DistributedLayout al = *DistributedLayout::get(type);
+  auto pairType = VectorType::get({2}, type.getElementType());
+  SmallVector<Value> regs;
+  for (int64_t ek = 0; ek < 2; ++ek)
+    for (int64_t em = 0; em < 2; ++em) {
+      int64_t sm = 2 * blk + em, sk = 4 * ks + 2 * ek;
+      Value v = LLVM::UndefOp::create(b, loc, pairType);
+      for (int64_t h = 0; h < 2; ++h)
+        v = LLVM::InsertElementOp::create(
+            b, loc, v, elems[al.getElemNumber({sm, sk + h})],
+            i32Val(b, loc, h));
+      regs.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
+    }
+  return regs;
+}
+
 struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -196,27 +220,17 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
                                                       a.atomLen * a.elemBytes))
                          .getResult();
     }
-    // Register A: the thread's elements (sub-row sm, sub-column sk of the
-    // dot_operand layout) packed two per b32 in mma.sync's A order: (row g,
-    // k 2t..), (g + 8, 2t..), (g, 2t + 8..), (g + 8, 2t + 8..).
-    auto aRegsAt = [&](int64_t blk, int64_t ks) {
-      DistributedLayout al = *DistributedLayout::get(aRegType);
-      ValueRange av = adaptor.getA();
-      auto pairType = VectorType::get({2}, elemType);
-      SmallVector<Value> regs;
-      for (int64_t ek = 0; ek < 2; ++ek)
-        for (int64_t em = 0; em < 2; ++em) {
-          int64_t sm = 2 * blk + em, sk = 4 * ks + 2 * ek;
-          Value v = LLVM::UndefOp::create(rewriter, loc, pairType);
-          for (int64_t h = 0; h < 2; ++h)
-            v = LLVM::InsertElementOp::create(
-                rewriter, loc, v, av[al.getElemNumber({sm, sk + h})],
-                i32Val(rewriter, loc, h));
-          regs.push_back(LLVM::BitcastOp::create(rewriter, loc,
-                                                 rewriter.getI32Type(), v));
-        }
-      return regs;
-    };
+    // Register A's fragments, packed before the fence: registers written
+    // between two wgmmas of a group make ptxas inject a warpgroup.arrive
+    // there (C7519).
+    std::vector<std::vector<SmallVector<Value>>> aRegs;
+    if (!aSmem)
+      for (int64_t blk = 0; blk < m / blockRows; ++blk) {
+        aRegs.emplace_back();
+        for (int64_t ks = 0; ks < k / 16; ++ks)
+          aRegs.back().push_back(registerAFragment(
+              rewriter, loc, aRegType, adaptor.getA(), blk, ks));
+      }
 
     Type f32 = rewriter.getF32Type();
     Type accType = LLVM::LLVMStructType::getLiteral(
@@ -251,7 +265,7 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
               in.push_back(ks ? Value(LLVM::ExtractValueOp::create(
                                     rewriter, loc, d, i))
                               : acc[e]);
-            d = wgmmaRegisterA(rewriter, loc, accType, in, aRegsAt(blk, ks),
+            d = wgmmaRegisterA(rewriter, loc, accType, in, aRegs[blk][ks],
                                descB, instrN, bf16, !bd.kMajor);
             continue;
           }
@@ -268,7 +282,8 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
+    if (!op.getAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
     replaceWithValues(rewriter, op, acc);
     return success();
   }
@@ -290,6 +305,23 @@ struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
       constraints += "=f,";
     for (size_t i = 0; i < acc.size(); ++i)
       constraints += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+    SmallVector<Value> operands(acc.begin(), acc.end());
+    // The kept register A tiles: the b32 registers wgmma reads, as inputs
+    // the asm does not use, so nothing reuses them before the wait.
+    for (auto [keep, elems] :
+         llvm::zip(op.getKeep(), adaptor.getKeep())) {
+      auto type = cast<RankedTensorType>(keep.getType());
+      auto parent = cast<MmaLayoutAttr>(
+          cast<DotOperandLayoutAttr>(type.getEncoding()).getParent());
+      int64_t blockRows = 16 * parent.getWarpsPerCTA()[0];
+      for (int64_t blk = 0; blk < type.getDimSize(0) / blockRows; ++blk)
+        for (int64_t ks = 0; ks < type.getDimSize(1) / 16; ++ks)
+          for (Value r :
+               registerAFragment(rewriter, op.getLoc(), type, elems, blk, ks)) {
+            operands.push_back(r);
+            constraints += ",r";
+          }
+    }
     Type f32 = rewriter.getF32Type();
     Type resType =
         acc.size() == 1
@@ -299,7 +331,7 @@ struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
     std::string text = "wgmma.wait_group.sync.aligned " +
                        std::to_string(op.getPending()) + ";";
     auto asmOp = LLVM::InlineAsmOp::create(
-        rewriter, op.getLoc(), resType, acc, rewriter.getStringAttr(text),
+        rewriter, op.getLoc(), resType, operands, rewriter.getStringAttr(text),
         rewriter.getStringAttr(constraints),
         /*has_side_effects=*/rewriter.getUnitAttr(),
         /*is_align_stack=*/UnitAttr(),

@@ -232,3 +232,37 @@ func.func @wgmma_wait_layout(%acc: tensor<128x128xf32, #v2>) {
   %d = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #v2>
   return
 }
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_async_pending(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op an async dot waits for nothing: pending must be 0, got 1}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc {async, pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_async_read_directly(%acc: tensor<128x128xf32, #v3>, %s: i32) -> tensor<128x128xf32, #v3> {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op the result of an async dot may only be read through tilegpu.warpgroup_wait, not by arith.addf}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc {async} : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<128x128xf32, #v3>
+  %e = arith.addf %d, %acc : tensor<128x128xf32, #v3>
+  return %e : tensor<128x128xf32, #v3>
+}
+
+// -----
+
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_wait_keep_layout(%acc: tensor<128x128xf32, #v3>, %p: tensor<128x64xbf16, #v3>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_wait' op keep operands must be register A tiles (16-bit, #tilegpu.dot_operand {opIdx = 0, kWidth = 2} of a version 3 layout), got 'tensor<128x64xbf16}}
+  %e = tilegpu.warpgroup_wait %acc keep(%p : tensor<128x64xbf16, #v3>) {pending = 0 : i32} : tensor<128x128xf32, #v3>
+  return
+}

@@ -48,6 +48,19 @@ func.func @warpgroup_dot_register_a(%p: tensor<128x64xbf16, #tilegpu.dot_operand
 }
 
 // An in-flight wgmma group (pending = 1) and the wait that ends it.
+// An async dot with register A, completed by a wait that keeps A.
+// CHECK-LABEL: func.func @warpgroup_dot_async
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %[[P:[^,]*]], %{{.*}}[%{{.*}}], %{{.*}} {async}
+// CHECK: tilegpu.warpgroup_wait %[[D]] keep(%[[P]] : tensor<128x64xbf16, #dot_op>) {pending = 0 : i32} : tensor<128x128xf32, #mma{{[0-9]*}}>
+func.func @warpgroup_dot_async(%p: tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>, kWidth = 2}>>,
+                               %acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>,
+                               %slot: i32) -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>> {
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %d = tilegpu.warpgroup_dot %p, %b[%slot], %acc {async} : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>, kWidth = 2}>>, !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  %e = tilegpu.warpgroup_wait %d keep(%p : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>, kWidth = 2}>>) {pending = 0 : i32} : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+  return %e : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+}
+
 // CHECK-LABEL: func.func @warpgroup_wait
 // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} {pending = 1 : i32} : !tilegpu.smem<3x128x64xbf16, #nvmma>
 // CHECK: tilegpu.warpgroup_wait %[[D]] {pending = 0 : i32} : tensor<128x128xf32, #mma{{[0-9]*}}>

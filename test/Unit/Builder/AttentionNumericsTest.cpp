@@ -124,6 +124,11 @@ TEST(AttentionNumerics, Bf16Dim64) {
   for (bool causal : {false, true}) {
     check({DType::BF16, 64, 1, 2, 2, 100, causal, 64, 32});
     check({DType::BF16, 64, 2, 4, 2, 150, causal, 128, 64});
+    // seq a multiple of the key block (the masked loop runs only its
+    // extra step, which adds the last block's P V) and shorter than one
+    // (the masked loop alone, its first step without a previous block).
+    check({DType::BF16, 64, 1, 2, 1, 128, causal, 64, 32});
+    check({DType::BF16, 64, 1, 2, 1, 20, causal, 64, 32});
   }
 }
 

@@ -88,6 +88,17 @@ LogicalResult WarpgroupDotOp::verify() {
   auto pending = static_cast<int32_t>(getPending());
   if (pending < 0)
     return emitOpError("pending must be >= 0, got ") << pending;
+  if (getAsync()) {
+    if (pending)
+      return emitOpError("an async dot waits for nothing: pending must be "
+                         "0, got ")
+             << pending;
+    for (Operation *user : getResult().getUsers())
+      if (!isa<WarpgroupWaitOp>(user))
+        return emitOpError("the result of an async dot may only be read "
+                           "through tilegpu.warpgroup_wait, not by ")
+               << user->getName();
+  }
   auto mma = dyn_cast_if_present<MmaLayoutAttr>(c.getEncoding());
   if (!mma || mma.getVersionMajor() != 3)
     return emitOpError("accumulator must have a #tilegpu.mma version 3 layout");
@@ -121,6 +132,17 @@ LogicalResult WarpgroupWaitOp::verify() {
   if (!mma || mma.getVersionMajor() != 3)
     return emitOpError(
         "accumulator must have a #tilegpu.mma version 3 layout");
+  for (Value keep : getKeep()) {
+    auto type = cast<RankedTensorType>(keep.getType());
+    auto op = dyn_cast_if_present<DotOperandLayoutAttr>(type.getEncoding());
+    auto parent = op ? dyn_cast<MmaLayoutAttr>(op.getParent()) : nullptr;
+    if (!op || op.getOpIdx() != 0 || op.getKWidth() != 2 || !parent ||
+        parent.getVersionMajor() != 3 || type.getElementTypeBitWidth() != 16)
+      return emitOpError("keep operands must be register A tiles (16-bit, "
+                         "#tilegpu.dot_operand {opIdx = 0, kWidth = 2} of a "
+                         "version 3 layout), got ")
+             << type;
+  }
   return success();
 }
 

@@ -133,7 +133,11 @@ def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [
     accumulator of the next warpgroup_dot (wgmma chains on the same
     registers) or a tilegpu.warpgroup_wait, and the slots it read may be
     overwritten only after the next warpgroup_dot has returned and a
-    barrier followed.
+    barrier followed. With `async` the op only issues and commits its
+    group, waiting for none (tile-async-dots sets it): its result may only
+    be read through a tilegpu.warpgroup_wait, which makes it complete
+    (with A's registers among that wait's `keep` operands when A is a
+    register tile); the slots must not be overwritten before that wait.
 
     ```mlir
     %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc
@@ -150,7 +154,8 @@ def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [
   let arguments = (ins AnyTypeOf<[TileGPU_SharedMem, Tile_Tensor]>:$a,
                    Optional<I32>:$a_slot, TileGPU_SharedMem:$b,
                    I32:$b_slot, Tile_Tensor:$c,
-                   DefaultValuedAttr<I32Attr, "0">:$pending);
+                   DefaultValuedAttr<I32Attr, "0">:$pending,
+                   UnitAttr:$async);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $a (`[` $a_slot^ `]`)? `,` $b `[` $b_slot `]` `,` $c attr-dict `:`
@@ -167,16 +172,23 @@ def TileGPU_WarpgroupWaitOp : TileGPU_Op<"warpgroup_wait", [
     Waits until at most `pending` of the calling warpgroup's committed
     wgmma groups are in flight (wgmma.wait_group `pending`) and returns
     `acc`, an accumulator those groups wrote: its registers are read only
-    after the wait (they pass through the wait's inline PTX).
+    after the wait (they pass through the wait's inline PTX). `keep`
+    names register tiles that the groups in flight still read (a register
+    A operand, #tilegpu.dot_operand of a version 3 layout): the wait reads
+    their registers, so they stay allocated and unchanged until it.
 
     ```mlir
     %done = tilegpu.warpgroup_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #mma>
+    %s = tilegpu.warpgroup_wait %acc keep(%p : tensor<128x64xbf16, #dot_op>)
+        {pending = 1 : i32} : tensor<128x128xf32, #mma>
     ```
   }];
-  let arguments = (ins Tile_Tensor:$acc, I32Attr:$pending);
+  let arguments = (ins Tile_Tensor:$acc, Variadic<Tile_Tensor>:$keep,
+                   I32Attr:$pending);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $acc attr-dict `:` type($acc) custom<SameType>(ref(type($acc)), type($result))
+    $acc (`keep` `(` $keep^ `:` type($keep) `)`)? attr-dict `:` type($acc)
+    custom<SameType>(ref(type($acc)), type($result))
   }];
   let hasVerifier = 1;
 }

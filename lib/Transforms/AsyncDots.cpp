@@ -1,0 +1,135 @@
+//===- AsyncDots.cpp - wgmma dots that wait where their result is read ----===//
+//
+// Assumes: tilegpu.warpgroup_dot ops as tile-pipeline-loops and
+// tile-lower-descriptors make them. Guarantees: a dot that waits for its
+// own group (pending = 0) while the ops after it do not read its result
+// becomes `async` (issue and commit only), and a tilegpu.warpgroup_wait
+// right before the first op of its block that reads the result makes the
+// result complete there:
+//
+//   %s = warpgroup_dot %q, %k[%r], %zero            // S = Q K^T
+//   %o = warpgroup_dot %p, %v[%r], %acc             // O += P V
+//   ... softmax of %s ...
+//   %o2 = mulf %o, %alpha
+//
+// becomes
+//
+//   %s0 = warpgroup_dot %q, %k[%r], %zero {async}
+//   %o0 = warpgroup_dot %p, %v[%r], %acc {async}
+//   %s = warpgroup_wait %s0 keep(%q) {pending = 1}  // S done, O may run
+//   ... softmax of %s ...                            // beside P V's wgmma
+//   %o = warpgroup_wait %o0 keep(%p) {pending = 0}
+//   %o2 = mulf %o, %alpha
+//
+// The wait's `pending` is the number of warpgroup_dots between the dot and
+// the wait (each commits one group; wait_group is in commit order), and a
+// register A operand is kept alive through the wait (wgmma reads it while
+// the group runs). The wait goes no further than the first op that may
+// write memory, has a region with effects, or is the block's terminator:
+// the slots the dot reads are overwritten only after that (the next
+// iteration's copies, after its barrier), and the result never leaves the
+// block unfinished. Dots that keep a group in flight across iterations
+// (pending = 1, the GEMM loops) are left as they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Transforms/Passes.h"
+
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEASYNCDOTS
+#include "tilec/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// True when `op` reads `v` (as an operand of it or of an op inside it).
+bool reads(Operation *op, Value v) {
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    if (llvm::is_contained(inner->getOperands(), v)) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// Ops an issued wgmma group may run beside: they do not write memory
+/// (wgmma reads its slots from shared memory) and are not the end of the
+/// block. Other dots and waits only read shared memory.
+bool mayRunBeside(Operation *op) {
+  if (op->hasTrait<OpTrait::IsTerminator>())
+    return false;
+  if (isa<WarpgroupDotOp, WarpgroupWaitOp, LocalLoadOp>(op))
+    return true;
+  return isMemoryEffectFree(op);
+}
+
+/// Work worth running beside a group: ops on tiles other than splats and
+/// constants (scalar arithmetic and splats cost next to nothing).
+bool isTileWork(Operation *op) {
+  if (isa<SplatOp, arith::ConstantOp>(op))
+    return false;
+  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTile) ||
+         llvm::any_of(op->getResultTypes(), isTile);
+}
+
+void makeAsync(WarpgroupDotOp dot) {
+  Value result = dot.getResult();
+  int pending = 0;
+  Operation *use = nullptr;
+  bool crossedWork = false;
+  for (Operation *op = dot->getNextNode(); op; op = op->getNextNode()) {
+    if (reads(op, result) || !mayRunBeside(op)) {
+      use = op;
+      break;
+    }
+    if (isa<WarpgroupDotOp>(op))
+      ++pending;
+    else if (!isa<WarpgroupWaitOp>(op) && isTileWork(op))
+      crossedWork = true;
+  }
+  // Nothing to overlap with the group: the dot's own wait is as good.
+  if (!use || (!crossedWork && !pending))
+    return;
+  OpBuilder b(use);
+  SmallVector<Value> keep;
+  if (isa<RankedTensorType>(dot.getA().getType()))
+    keep.push_back(dot.getA());
+  auto wait = WarpgroupWaitOp::create(b, dot.getLoc(), result.getType(),
+                                      result, keep, pending);
+  result.replaceAllUsesExcept(wait.getResult(), wait);
+  dot.setAsync(true);
+}
+
+struct TileAsyncDots : public tilec::impl::TileAsyncDotsBase<TileAsyncDots> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      // In program order, so that a dot's wait counts the later dots it
+      // lets run (each of which is still a synchronous dot then: a group
+      // either way).
+      SmallVector<WarpgroupDotOp> dots;
+      func.walk([&](WarpgroupDotOp dot) {
+        if (dot.getPending() == 0 && !dot.getAsync())
+          dots.push_back(dot);
+      });
+      for (WarpgroupDotOp dot : dots)
+        makeAsync(dot);
+    }
+  }
+};
+
+} // namespace

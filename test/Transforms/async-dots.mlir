@@ -1,0 +1,96 @@
+// RUN: tile-opt --tile-async-dots %s | FileCheck %s
+
+// tile-async-dots: attention's step, S = Q K^T then O += P V, then the
+// softmax of S. Both dots issue and commit only; S's wait lets P V's group
+// run (pending 1, one dot between) and keeps Q's registers; the
+// accumulator's wait is where the rescale reads it, after the softmax.
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvk = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#s = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#o = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#qa = #tilegpu.dot_operand<{opIdx = 0, parent = #s, kWidth = 2}>
+#pa = #tilegpu.dot_operand<{opIdx = 0, parent = #o, kWidth = 2}>
+
+// CHECK-LABEL: func.func @attention_step
+// CHECK: %[[S:.*]] = tilegpu.warpgroup_dot %[[Q:[^,]*]], %{{.*}}[%{{.*}}], %{{.*}} {async}
+// CHECK-NEXT: %[[O:.*]] = tilegpu.warpgroup_dot %[[P:[^,]*]], %{{.*}}[%{{.*}}], %{{.*}} {async}
+// CHECK-NEXT: %[[SD:.*]] = tilegpu.warpgroup_wait %[[S]] keep(%[[Q]] : tensor<64x128xbf16, #dot_op>) {pending = 1 : i32}
+// CHECK-NEXT: arith.mulf %[[SD]]
+// CHECK: math.exp2
+// CHECK: %[[OD:.*]] = tilegpu.warpgroup_wait %[[O]] keep(%[[P]] : tensor<64x64xbf16, #dot_op1>) {pending = 0 : i32}
+// CHECK-NEXT: arith.mulf %[[OD]]
+// CHECK-NEXT: tile.store
+func.func @attention_step(%q: tensor<64x128xbf16, #qa>, %p: tensor<64x64xbf16, #pa>,
+                          %acc: tensor<64x128xf32, #o>, %zero: tensor<64x64xf32, #s>,
+                          %scale: tensor<64x64xf32, #s>, %alpha: tensor<64x128xf32, #o>,
+                          %slot: i32, %ps: tensor<64x64x!tile.ptr<f32>, #s>,
+                          %po: tensor<64x128x!tile.ptr<f32>, #o>) {
+  %k = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvk>
+  %v = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  %s = tilegpu.warpgroup_dot %q, %k[%slot], %zero : tensor<64x128xbf16, #qa>, !tilegpu.smem<3x128x64xbf16, #nvk> -> tensor<64x64xf32, #s>
+  %o = tilegpu.warpgroup_dot %p, %v[%slot], %acc : tensor<64x64xbf16, #pa>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #o>
+  %s2 = arith.mulf %s, %scale : tensor<64x64xf32, #s>
+  %e = math.exp2 %s2 : tensor<64x64xf32, #s>
+  %o2 = arith.mulf %o, %alpha : tensor<64x128xf32, #o>
+  tile.store %ps, %e : tensor<64x64x!tile.ptr<f32>, #s>
+  tile.store %po, %o2 : tensor<64x128x!tile.ptr<f32>, #o>
+  return
+}
+
+// A dot whose result is read at once, or across nothing but splats and
+// scalar arithmetic, keeps its own wait.
+// CHECK-LABEL: func.func @read_at_once
+// CHECK: tilegpu.warpgroup_dot
+// CHECK-NOT: async
+// CHECK-NOT: tilegpu.warpgroup_wait
+// CHECK: return
+func.func @read_at_once(%q: tensor<64x128xbf16, #qa>, %zero: tensor<64x64xf32, #s>,
+                        %f: f32, %slot: i32, %ps: tensor<64x64x!tile.ptr<f32>, #s>) {
+  %k = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvk>
+  %s = tilegpu.warpgroup_dot %q, %k[%slot], %zero : tensor<64x128xbf16, #qa>, !tilegpu.smem<3x128x64xbf16, #nvk> -> tensor<64x64xf32, #s>
+  %g = arith.mulf %f, %f : f32
+  %c = tile.splat %g : f32 -> tensor<64x64xf32, #s>
+  %s2 = arith.mulf %s, %c : tensor<64x64xf32, #s>
+  tile.store %ps, %s2 : tensor<64x64x!tile.ptr<f32>, #s>
+  return
+}
+
+// The wait goes no further than an op that may write memory (a copy into
+// a slot the group may still read) or the end of the block: here the
+// copy, with the exp2 before it overlapping the group.
+// CHECK-LABEL: func.func @stops_at_writes
+// CHECK: %[[S:.*]] = tilegpu.warpgroup_dot {{.*}} {async}
+// CHECK-NEXT: math.exp2
+// CHECK-NEXT: %[[SD:.*]] = tilegpu.warpgroup_wait %[[S]] keep({{.*}}) {pending = 0 : i32}
+// CHECK-NEXT: tilegpu.async_copy
+// CHECK: tile.store %{{.*}}, %[[SD]]
+func.func @stops_at_writes(%q: tensor<64x128xbf16, #qa>, %zero: tensor<64x64xf32, #s>,
+                           %x: tensor<64x64xf32, #s>, %slot: i32,
+                           %ptrs: tensor<128x64x!tile.ptr<bf16>, #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>>,
+                           %ps: tensor<64x64x!tile.ptr<f32>, #s>) {
+  %k = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvk>
+  %s = tilegpu.warpgroup_dot %q, %k[%slot], %zero : tensor<64x128xbf16, #qa>, !tilegpu.smem<3x128x64xbf16, #nvk> -> tensor<64x64xf32, #s>
+  %e = math.exp2 %x : tensor<64x64xf32, #s>
+  tilegpu.async_copy %ptrs into %k[%slot] : tensor<128x64x!tile.ptr<bf16>, #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>> into !tilegpu.smem<3x128x64xbf16, #nvk>
+  tile.store %ps, %e : tensor<64x64x!tile.ptr<f32>, #s>
+  tile.store %ps, %s : tensor<64x64x!tile.ptr<f32>, #s>
+  return
+}
+
+// A dot that keeps its group in flight across iterations (the GEMM loop's
+// pending = 1) is left alone.
+// CHECK-LABEL: func.func @in_flight_kept
+// CHECK: tilegpu.warpgroup_dot {{.*}} {pending = 1 : i32}
+// CHECK-NOT: async
+func.func @in_flight_kept(%acc: tensor<64x128xf32, #o>, %x: tensor<64x128xf32, #o>, %slot: i32,
+                          %po: tensor<64x128x!tile.ptr<f32>, #o>) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x64x64xbf16, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc {pending = 1 : i32} : !tilegpu.smem<3x64x64xbf16, #nv>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #o>
+  %e = math.exp2 %x : tensor<64x128xf32, #o>
+  %w = tilegpu.warpgroup_wait %d {pending = 0 : i32} : tensor<64x128xf32, #o>
+  tile.store %po, %e : tensor<64x128x!tile.ptr<f32>, #o>
+  tile.store %po, %w : tensor<64x128x!tile.ptr<f32>, #o>
+  return
+}
