@@ -4,14 +4,16 @@
 //               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma matmul_tma_ragged
+// matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave matmul_tma matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
 // matmul_tma_fp16 attention attention_bwd launch softmax5000 layernorm3072
 // (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
 // examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
-// 4000x4096x4096, matmul_tma and matmul_tma_ragged, examples/matmul_tma.tile
+// 4000x4096x4096, matmul_wave: DIR/matmul on bf16 1408x2304x8192 (one full
+// wave of 132 programs with 128x192 tiles, two waves 75% used with 128x128:
+// the shape where a non-power-of-two tile wins), matmul_tma and matmul_tma_ragged, examples/matmul_tma.tile
 // (sm_90 and later) on 8192^3 and 4000x4096x4096, matmul_tma_bias_gelu,
 // examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
 // matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
@@ -682,7 +684,7 @@ int main(int argc, char **argv) {
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
-      "matmul_ragged", "matmul_tma", "matmul_tma_ragged",
+      "matmul_ragged", "matmul_wave", "matmul_tma", "matmul_tma_ragged",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
       "matmul_tma_persistent_ragged", "matmul_tma_fp16", "attention",
       "attention_bwd",
@@ -694,7 +696,8 @@ int main(int argc, char **argv) {
       "[--matmul-tile M,N] [--matmul-persistent] [WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma "
+      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave "
+      "matmul_tma "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
       "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_bwd "
       "launch "
@@ -756,6 +759,10 @@ int main(int argc, char **argv) {
       benchMatmul<BFloat16>(
           b, rng, dir, keep,
           {"matmul", "matmul bf16 4000x4096x4096", 4000, 4096, 4096, false});
+    else if (w == "matmul_wave")
+      benchMatmul<BFloat16>(
+          b, rng, dir, keep,
+          {"matmul", "matmul bf16 1408x2304x8192", 1408, 2304, 8192, false});
     else if (w == "attention")
       benchAttention(b, rng, dir, keep);
     else if (w == "attention_bwd")

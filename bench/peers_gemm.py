@@ -2,13 +2,15 @@
 
     OUT=dir PEERS=path/to/peers.py python3 bench/peers_gemm.py [WORK...]
 
-WORK: matmul_ragged (default: all). Imports peers.py (its do_bench timing,
+WORK: matmul_ragged, matmul_wave (default: all). Imports peers.py (its do_bench timing,
 row format and autotuned Triton tutorial kernel) from $PEERS, times the
 rows here and appends them to $OUT/peers.json (peers.py writes that file
 first; scripts/gpu-bench.sh runs this after it), so bench/compare.py sees
 them beside tilec-bench's rows.
   matmul_ragged: bf16 4000x4096x4096 (issue 12's ragged-M target): torch
   (cuBLAS) and Triton, "matmul bf16 4000x4096x4096" as tilec-bench's row.
+  matmul_wave: bf16 1408x2304x8192 (issue 16's shape where 128x192 tiles
+  fill one wave of 132 SMs), the same two peers.
 """
 import importlib.util, json, os, sys
 
@@ -18,8 +20,7 @@ spec.loader.exec_module(peers)  # its main() runs only as __main__
 torch, triton = peers.torch, peers.triton
 
 
-def matmul_ragged():
-    M, N, K = 4000, 4096, 4096
+def matmul_rows(M, N, K):
     a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
@@ -34,7 +35,8 @@ def matmul_ragged():
               note=str(peers.k_matmul.best_config))
 
 
-WORK = {"matmul_ragged": matmul_ragged}
+WORK = {"matmul_ragged": lambda: matmul_rows(4000, 4096, 4096),
+        "matmul_wave": lambda: matmul_rows(1408, 2304, 8192)}
 
 if __name__ == "__main__":
     only = sys.argv[1:] or list(WORK)

@@ -19,8 +19,9 @@
 # Runs scripts/gpu-diff.sh on CASES_DIR (GPU against the interpreter on
 # random ragged inputs, then compute-sanitizer), then tilec-bench's rows
 # softmax fp32 16384x5000, layernorm bf16 32768x3072 and the bf16 matmul with
-# 128x192 and 128x128 tiles of C (the copy ceiling and the peers' rows come
-# from scripts/gpu-bench.sh). Exits 1 if anything failed.
+# 128x192 and 128x128 tiles of C on 8192^3 and on 1408x2304x8192 (where
+# 128x192 fills one wave; the copy ceiling and the peers' rows come from
+# scripts/gpu-bench.sh and bench/peers_gemm.py matmul_wave). Exits 1 if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/gpu-env.sh"
@@ -50,7 +51,7 @@ for tile in 128x192 128x128; do
   if [ -f "$kernels/mm$tile/matmul.ptx" ] || [ -f "$kernels/mm$tile/matmul.cubin" ]; then
     echo "== tilec-bench: matmul with $tile tiles of C"
     "$bench" --kernels "$kernels/mm$tile" --matmul-tile "${tile/x/,}" \
-      --out "$out/matmul-$tile.json" matmul ||
+      --out "$out/matmul-$tile.json" matmul matmul_wave ||
       { echo "gpu-nonpow2: FAIL: tilec-bench matmul $tile"; status=1; }
   fi
 done

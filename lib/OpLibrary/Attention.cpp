@@ -60,56 +60,42 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   Value kOffs = rdC + rnR * sks, vOffs = rnC * svs + rdR;
   Value qkScale = scale * float(1.0 / std::log(2.0)); // log2(e) * scale
 
+  // One K/V block at key offset n: the online softmax update.
+  auto step = [&](bool masked) {
+    return [&, masked](Value n, std::vector<Value> c) {
+      Value kt, vt, s;
+      if (masked) {
+        Value kin = (n + rnR) < seq;
+        kt = k.load(kbase + n * sks + kOffs, kin, 0);
+        vt = k.load(vbase + n * svs + vOffs, (n + rnC) < seq, 0);
+        s = k.dot(qt, kt) * qkScale;
+        Value visible = kin & (((n + rnR) <= rm2) | !causal);
+        s = where(visible, s, -std::numeric_limits<float>::infinity());
+      } else {
+        kt = k.load(kbase + n * sks + kOffs);
+        vt = k.load(vbase + n * svs + vOffs);
+        s = k.dot(qt, kt) * qkScale;
+      }
+      Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
+      Value p = exp2(s - mNew.expandDims(1));
+      Value alpha = exp2(c[1] - mNew);
+      Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
+      Value acc = k.dot(p.to(dt), vt, c[0] * alpha.expandDims(1));
+      return std::vector<Value>{acc, mNew, l};
+    };
+  };
   // Unmasked: blocks before seq's last full block and (causal) before the
   // program's first query. Masked: from there to seq or (causal) the
   // program's last query.
   Value seqFull = seq / BN * BN;
   Value fullHi = where(causal, minimum(seqFull, m0), seqFull);
   Value hi = where(causal, minimum(m0 + BM, seq), seq);
-
-  // The step at key offset n computes S = Q K_n^T and adds the previous
-  // step's P V_{n-BN} to the accumulator, in that order: the two wgmma
-  // groups run back to back and the softmax of S runs beside P V's group
-  // (tile-async-dots puts the waits where S and the accumulator are
-  // read). The loops carry (acc, m, l, P): acc holds the blocks before the
-  // previous one, scaled to m; P is the previous block's probabilities.
-  // The masked loop runs one step past hi, whose keys are all masked off
-  // (P = 0, m and l unchanged), to add the last block's P V.
-  auto step = [&](bool masked) {
-    return [&, masked](Value n, std::vector<Value> c) {
-      Value kt, vt, kin;
-      Value prev = n - BN;
-      if (masked) {
-        kin = (n + rnR) < hi;
-        Value vrow = prev + rnC;
-        kt = k.load(kbase + n * sks + kOffs, kin, 0);
-        vt = k.load(vbase + prev * svs + vOffs, (vrow >= 0) & (vrow < seq), 0);
-      } else {
-        kt = k.load(kbase + n * sks + kOffs);
-        // The first step has no previous block (P is zero).
-        vt = k.load(vbase + prev * svs + vOffs, (prev + rnC) >= 0, 0);
-      }
-      // Both dots before anything reads S.
-      Value s = k.dot(qt, kt);
-      Value acc = k.dot(c[3], vt, c[0]);
-      s = s * qkScale;
-      if (masked) {
-        Value visible = kin & (((n + rnR) <= rm2) | !causal);
-        s = where(visible, s, -std::numeric_limits<float>::infinity());
-      }
-      Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
-      Value p = exp2(s - mNew.expandDims(1));
-      Value alpha = exp2(c[1] - mNew);
-      Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
-      return std::vector<Value>{acc * alpha.expandDims(1), mNew, l, p.to(dt)};
-    };
-  };
   std::vector<Value> init = {
       k.zeros({BM, D}, DType::F32),
       k.full({BM}, -std::numeric_limits<float>::infinity(), DType::F32),
-      k.zeros({BM}, DType::F32), k.zeros({BM, BN}, dt)};
+      k.zeros({BM}, DType::F32)};
   std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, step(false));
-  std::vector<Value> fin = k.forLoop(fullHi, hi + BN, BN, mid, step(true));
+  std::vector<Value> fin = k.forLoop(fullHi, hi, BN, mid, step(true));
 
   k.store(obase + rm2 * sos + rdR, fin[0] / fin[2].expandDims(1), qin);
   Value rows = m0 + k.range(BM);

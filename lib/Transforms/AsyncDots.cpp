@@ -22,7 +22,8 @@
 //   %o2 = mulf %o, %alpha
 //
 // The wait's `pending` is the number of warpgroup_dots between the dot and
-// the wait (each commits one group; wait_group is in commit order), and a
+// the wait (each commits one group; wait_group is in commit order), 0 when
+// one of them stayed synchronous (it waited for every group), and a
 // register A operand is kept alive through the wait (wgmma reads it while
 // the group runs). The wait goes no further than the first op that may
 // write memory, has a region with effects, or is the block's terminator:
@@ -87,7 +88,7 @@ bool isTileWork(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTile);
 }
 
-void makeAsync(WarpgroupDotOp dot) {
+WarpgroupWaitOp makeAsync(WarpgroupDotOp dot) {
   Value result = dot.getResult();
   int pending = 0;
   Operation *use = nullptr;
@@ -104,7 +105,7 @@ void makeAsync(WarpgroupDotOp dot) {
   }
   // Nothing to overlap with the group: the dot's own wait is as good.
   if (!use || (!crossedWork && !pending))
-    return;
+    return {};
   OpBuilder b(use);
   SmallVector<Value> keep;
   if (isa<RankedTensorType>(dot.getA().getType()))
@@ -113,6 +114,20 @@ void makeAsync(WarpgroupDotOp dot) {
                                       result, keep, pending);
   result.replaceAllUsesExcept(wait.getResult(), wait);
   dot.setAsync(true);
+  return wait;
+}
+
+/// A dot between `dot` and its `wait` that stayed synchronous waited for
+/// every group, `dot`'s included: the wait then asks for none in flight
+/// (wait_group 0, a no-op there), which ptxas's own analysis sees as
+/// complete instead of injecting a warpgroup.wait before the reads (C7517).
+void settleAfterSynchronousDots(WarpgroupDotOp dot, WarpgroupWaitOp wait) {
+  for (Operation *op = dot->getNextNode(); op != wait; op = op->getNextNode())
+    if (auto d = dyn_cast<WarpgroupDotOp>(op); d && !d.getAsync() &&
+                                                 d.getPending() == 0) {
+      wait.setPending(0);
+      return;
+    }
 }
 
 struct TileAsyncDots : public tilec::impl::TileAsyncDotsBase<TileAsyncDots> {
@@ -126,8 +141,12 @@ struct TileAsyncDots : public tilec::impl::TileAsyncDotsBase<TileAsyncDots> {
         if (dot.getPending() == 0 && !dot.getAsync())
           dots.push_back(dot);
       });
+      SmallVector<std::pair<WarpgroupDotOp, WarpgroupWaitOp>> made;
       for (WarpgroupDotOp dot : dots)
-        makeAsync(dot);
+        if (WarpgroupWaitOp wait = makeAsync(dot))
+          made.push_back({dot, wait});
+      for (auto [dot, wait] : made)
+        settleAfterSynchronousDots(dot, wait);
     }
   }
 };

@@ -94,3 +94,26 @@ func.func @in_flight_kept(%acc: tensor<64x128xf32, #o>, %x: tensor<64x128xf32, #
   tile.store %po, %w : tensor<64x128x!tile.ptr<f32>, #o>
   return
 }
+
+// A dot between that stays synchronous (its result is read at once) waits
+// for every group: the first dot's wait then asks for none in flight.
+// CHECK-LABEL: func.func @after_synchronous_dot
+// CHECK: %[[O:.*]] = tilegpu.warpgroup_dot {{.*}} {async}
+// CHECK: math.exp2
+// CHECK: %[[S:.*]] = tilegpu.warpgroup_dot
+// CHECK-NOT: async
+// CHECK-NEXT: arith.mulf %[[S]]
+// CHECK: tilegpu.warpgroup_wait %[[O]] keep({{.*}}) {pending = 0 : i32}
+func.func @after_synchronous_dot(%q: tensor<64x128xbf16, #qa>, %p: tensor<64x64xbf16, #pa>,
+                                 %acc: tensor<64x128xf32, #o>, %zero: tensor<64x64xf32, #s>,
+                                 %scale: tensor<64x64xf32, #s>, %alpha: tensor<64x128xf32, #o>,
+                                 %slot: i32) -> (tensor<64x64xf32, #s>, tensor<64x128xf32, #o>) {
+  %k = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nvk>
+  %v = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  %o = tilegpu.warpgroup_dot %p, %v[%slot], %acc : tensor<64x64xbf16, #pa>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #o>
+  %e = math.exp2 %alpha : tensor<64x128xf32, #o>
+  %s = tilegpu.warpgroup_dot %q, %k[%slot], %zero : tensor<64x128xbf16, #qa>, !tilegpu.smem<3x128x64xbf16, #nvk> -> tensor<64x64xf32, #s>
+  %s2 = arith.mulf %s, %scale : tensor<64x64xf32, #s>
+  %o2 = arith.mulf %o, %e : tensor<64x128xf32, #o>
+  return %s2, %o2 : tensor<64x64xf32, #s>, tensor<64x128xf32, #o>
+}
