@@ -1,7 +1,8 @@
 //===- Bench.cpp - timing the example kernels against peers.py's rows -----===//
 //
 //   tilec-bench --kernels DIR [--system NAME] [--out FILE]
-//               [--matmul-tile M,N] [--matmul-persistent] [WORKLOAD...]
+//               [--matmul-tile M,N] [--matmul-persistent]
+//               [--attention-block-m M] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
 // matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave matmul_tma matmul_tma_ragged
@@ -355,6 +356,9 @@ void benchNorm(Bencher &b, Rng &rng, const std::string &dir, bool rms,
 
 /// The matmul kernels' tile (their grid): 128x128 unless --matmul-tile.
 int64_t gTileM = 128, gTileN = 128;
+/// The attention forward's queries per program: 128 unless
+/// --attention-block-m (a variant built with another blockM).
+int64_t gAttentionBlockM = 128;
 /// --matmul-persistent: the matmuls are persistent (grid: one program per
 /// SM, each looping over the tiles).
 bool gPersistent = false;
@@ -429,7 +433,7 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   auto v = randomBuffer<BFloat16>(ctx, rng, n);
   auto o = outputBuffer<BFloat16>(ctx, n);
   auto lse = outputBuffer<float>(ctx, B * H * S);
-  Grid grid(ceilDiv(S, 128), B * H);
+  Grid grid(ceilDiv(S, gAttentionBlockM), B * H);
   const int32_t sb = H * S * D, sh = S * D, ss = D;
   const float scale = float(1 / std::sqrt(double(D)));
   for (bool causal : {false, true}) {
@@ -476,7 +480,7 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
   std::optional<Kernel> dkdvDs, dqDs;
   DeviceBuffer<BFloat16> ds;
   for (bool causal : {false, true}) {
-    require(fwd.launch(nullptr, Grid(ceilDiv(S, 128), B * H), q, kk, v, o,
+    require(fwd.launch(nullptr, Grid(ceilDiv(S, gAttentionBlockM), B * H), q, kk, v, o,
                        lse, s, h, g, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
                        sh, ss, scale, causal),
             "attention_d128");
@@ -693,7 +697,8 @@ int main(int argc, char **argv) {
   tilec::cli::CommandLine cl(
       "tilec-bench",
       "tilec-bench --kernels DIR [--system NAME] [--out FILE] "
-      "[--matmul-tile M,N] [--matmul-persistent] [WORK...]",
+      "[--matmul-tile M,N] [--matmul-persistent] [--attention-block-m M] "
+      "[WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave "
@@ -710,6 +715,9 @@ int main(int argc, char **argv) {
       ->default_str(system);
   app.add_option("--out", out, "also write the rows to this JSON file");
   app.add_option("--matmul-tile", tile, "the matmul's tile (M,N)");
+  app.add_option("--attention-block-m", gAttentionBlockM,
+                 "the attention forward's queries per program (default 128)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   app.add_flag("--matmul-persistent", gPersistent,
                "the matmuls are persistent: launch one program per SM");
   if (int status = cl.parse(argc, argv); status >= 0)

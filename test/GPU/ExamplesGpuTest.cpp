@@ -2,7 +2,7 @@
 //
 //   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
 //                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
-//                   [--matmul-persistent]
+//                   [--matmul-persistent] [--attention-block-m M]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (matmul_bias_gelu, matmul_fp16, matmul_tma,
@@ -22,8 +22,9 @@
 // past the end. --matmul-tile and --matmul-dtype test variants of the
 // matmul kernel (same parameters) with other tiles or f16 data;
 // --matmul-persistent launches the matmuls on 5 programs (persistent
-// kernels loop over the tiles). Prints one PASS/FAIL line per case; exits 1
-// on a failure.
+// kernels loop over the tiles); --attention-block-m launches the attention
+// forward with M queries per program (a variant built with another blockM;
+// default 128). Prints one PASS/FAIL line per case; exits 1 on a failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,8 @@ bool gMatmulF16 = false;
 /// --matmul-persistent: persistent matmuls (the builder's), launched on 5
 /// programs so that each walks several tiles of the larger shapes.
 bool gMatmulPersistent = false;
+/// --attention-block-m: queries per program of the attention forward.
+int64_t gAttentionBlockM = 128;
 
 /// Elements of poison after each output (0 with --exact).
 size_t gGuard = 256;
@@ -526,7 +529,8 @@ void testMatmulFp16(const Context &ctx, const Kernel &k, Rng &rng,
 /// the builder's attention_d128 (same parameters). Q and O are [batch,
 /// heads, seq, D] contiguous; K and V are stored [batch, seq, kv heads, D]
 /// (seq-major, as a fused QKV projection leaves them), so the strides are
-/// exercised. Grid (ceil(seq / 128), batch * heads).
+/// exercised. Grid (ceil(seq / blockM), batch * heads), blockM 128 unless
+/// --attention-block-m.
 void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
                       bool small, int64_t D, const std::string &name) {
   struct Shape {
@@ -545,7 +549,7 @@ void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
       auto dq = upload(ctx, q), dk = upload(ctx, kbshd), dv = upload(ctx, vbshd);
       auto o = Output<BFloat16>::make(ctx, batch * heads * seq * D);
       auto lse = Output<float>::make(ctx, batch * heads * seq);
-      Grid grid(ceilDiv(seq, 128), batch * heads);
+      Grid grid(ceilDiv(seq, gAttentionBlockM), batch * heads);
       std::string what = name + " B=" + std::to_string(batch) +
                          " H=" + std::to_string(heads) +
                          " Hkv=" + std::to_string(kvHeads) +
@@ -671,7 +675,7 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
       int32_t qb = heads * seq * D, kb = kvHeads * seq * D, hs = seq * D,
               ss = D, S = seq, H = heads, G = heads / kvHeads;
       if (!run(what + " fwd", ctx, [&] {
-            return fwd->launch(nullptr, Grid(ceilDiv(seq, 128), batch * heads),
+            return fwd->launch(nullptr, Grid(ceilDiv(seq, gAttentionBlockM), batch * heads),
                                dq, dk, dv, o, lse, S, H, G, qb, hs, ss, kb, hs,
                                ss, kb, hs, ss, qb, hs, ss, scale, causal);
           }))
@@ -792,7 +796,7 @@ int usage(const char *why) {
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
                "[--only a,b] [--seed N] [--small] [--exact]\n"
                "  [--matmul-tile M,N] [--matmul-dtype bf16|f16] "
-               "[--matmul-persistent]\n",
+               "[--matmul-persistent] [--attention-block-m M]\n",
                why);
   return 2;
 }
@@ -836,7 +840,13 @@ int main(int argc, char **argv) {
       gMatmulF16 = v == "f16";
     } else if (a == "--matmul-persistent")
       gMatmulPersistent = true;
-    else
+    else if (a == "--attention-block-m") {
+      std::string v = value();
+      gAttentionBlockM = std::strtol(v.c_str(), nullptr, 10);
+      if (gAttentionBlockM <= 0)
+        return usage(("--attention-block-m takes a positive count, got '" + v +
+                      "'").c_str());
+    } else
       return usage(("unknown argument '" + a + "'").c_str());
   }
   if (o.kernels.empty())
