@@ -5,7 +5,8 @@
 //               [--attention-block-m M] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave matmul_tma matmul_tma_ragged
+// matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave matmul_tma
+// matmul_tma_wave matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
 // matmul_tma_fp16 attention attention_bwd launch softmax5000 layernorm3072
 // (default: all but
@@ -14,8 +15,10 @@
 // examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
 // 4000x4096x4096, matmul_wave: DIR/matmul on bf16 1408x2304x8192 (one full
 // wave of 132 programs with 128x192 tiles, two waves 75% used with 128x128:
-// the shape where a non-power-of-two tile wins), matmul_tma and matmul_tma_ragged, examples/matmul_tma.tile
-// (sm_90 and later) on 8192^3 and 4000x4096x4096, matmul_tma_bias_gelu,
+// the shape where a non-power-of-two tile wins), matmul_tma,
+// matmul_tma_ragged and matmul_tma_wave, examples/matmul_tma.tile (sm_90
+// and later) on 8192^3, 4000x4096x4096 and 1408x2304x8192 (its BLOCK_N, a
+// tile.params value, may be 192 in a copy of the file), matmul_tma_bias_gelu,
 // examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
 // matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
 // program per SM, matmul_tma_fp16, the builder's f16 descriptor matmul
@@ -689,6 +692,7 @@ int main(int argc, char **argv) {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
       "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
       "matmul_ragged", "matmul_wave", "matmul_tma", "matmul_tma_ragged",
+      "matmul_tma_wave",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
       "matmul_tma_persistent_ragged", "matmul_tma_fp16", "attention",
       "attention_bwd",
@@ -702,7 +706,7 @@ int main(int argc, char **argv) {
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave "
-      "matmul_tma "
+      "matmul_tma matmul_tma_wave "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
       "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_bwd "
       "launch "
@@ -782,6 +786,8 @@ int main(int argc, char **argv) {
       benchLayernorm3072(b, rng, dir, keep);
     else if (w == "matmul_tma")
       benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192);
+    else if (w == "matmul_tma_wave")
+      benchMatmulTma(b, rng, dir, keep, 1408, 2304, 8192);
     else if (w == "matmul_tma_ragged")
       benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096);
     else if (w == "matmul_tma_persistent")
