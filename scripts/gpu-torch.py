@@ -8,7 +8,7 @@ then checks, printing one PASS/FAIL line each:
   - bad arguments raise RuntimeError with the generated message;
   - a descriptor operator's refusals (dtype, rank, the TMA's stride and
     alignment rules), on CUDA and on meta tensors;
-  - examples/torch/block.py's block (residual + RMSNorm -> cast to bf16 ->
+  - examples/torch/block.py's block (residual + RMSNorm with bf16 rows ->
     GEMM + bias + GELU through descriptors) gives the same results eagerly,
     replayed from a CUDA graph and under torch.compile(fullgraph=True);
   - the kernels above the backends: with grad mode on, a tensor that
@@ -57,10 +57,6 @@ def close(name, got, want, rtol):
         return
     err = ((got - want).norm() / max(want.norm().item(), 1e-30)).item()
     report(name, err <= rtol, f"norm rel err {err:.3g} (tolerance {rtol:g})")
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
 
 
 def poisoned(*shape, dtype, device="cuda"):
@@ -143,6 +139,18 @@ def check_operators(ops, have):
         want = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float()
         report("rmsnorm residual", torch.equal(h, x + r))
         close(f"rmsnorm {rows}x{cols}", y, want, 2e-3)
+    if "rmsnorm_bf16" in have:
+        rows, cols, eps = 33, 1008, 1e-6
+        x = torch.randn(rows, cols, device=dev, dtype=torch.float16)
+        r = torch.randn(rows, cols, device=dev, dtype=torch.float16)
+        w = torch.randn(cols, device=dev, dtype=torch.float16)
+        h = poisoned(rows, cols, dtype=torch.float16)
+        y = poisoned(rows, cols, dtype=torch.bfloat16)
+        ops.rmsnorm_bf16(x, r, w, h, y, cols, eps, [rows])
+        hf = (x + r).float()
+        want = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float()
+        report("rmsnorm_bf16 residual", torch.equal(h, x + r))
+        close(f"rmsnorm_bf16 {rows}x{cols}", y, want, 1e-2)
     if "matmul" in have:
         # Ragged sizes; row strides padded to the kernel's 16-element hint.
         m, n, k = 200, 130, 77
@@ -164,8 +172,8 @@ def check_operators(ops, have):
             b = torch.randn(k, n, device=dev, dtype=torch.bfloat16)
             bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
             c = poisoned(m, ldc, dtype=torch.bfloat16)
-            ops.matmul_tma_bias_gelu(a, b, c, bias, m, n, k, ldc,
-                                     [cdiv(m, 128), cdiv(n, 256)])
+            # The grid is the kernel's rule (cdiv(M, 128), cdiv(N, BLOCK_N)).
+            ops.matmul_tma_bias_gelu(a, b, c, bias, m, n, k, ldc)
             want = F.gelu(a.float() @ b.float() + bias.float())
             close(f"matmul_tma_bias_gelu {m}x{n}x{k} (A strided, C padded)",
                   c[:, :n], want, 1e-2)
@@ -232,11 +240,10 @@ def check_descriptor_refusals(ops, have):
     b = torch.randn(k, n, device=dev, dtype=torch.bfloat16)
     c = torch.empty(m, n, device=dev, dtype=torch.bfloat16)
     bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
-    grid = [cdiv(m, 128), cdiv(n, 256)]
     op = ops.matmul_tma_bias_gelu
 
     def call(a=a, b=b, c=c, bias=bias, k=k):
-        return lambda: op(a, b, c, bias, m, n, k, n, grid)
+        return lambda: op(a, b, c, bias, m, n, k, n)
 
     expect_error("descriptor: refuses a wrong dtype", call(a=a.half()),
                  "a must be torch.bfloat16 (the kernel's tensor_desc<128x64xbf16>)")
@@ -260,10 +267,10 @@ def check_descriptor_refusals(ops, have):
     # The Meta implementation (torch.compile's tracing) refuses the same.
     meta = lambda t: t.to("meta")
     expect_error("descriptor on meta tensors: the runtime's check without a GPU",
-                 lambda: op(meta(odd), meta(b), meta(c), meta(bias), m, n, 77, n, grid),
+                 lambda: op(meta(odd), meta(b), meta(c), meta(bias), m, n, 77, n),
                  "parameter 'a' (#0): strides[0] is 77 elements (154 bytes)")
     try:
-        op(meta(a), meta(b), meta(c), meta(bias), m, n, k, n, grid)
+        op(meta(a), meta(b), meta(c), meta(bias), m, n, k, n)
         report("descriptor on meta tensors: a good call passes", True)
     except RuntimeError as e:
         report("descriptor on meta tensors: a good call passes", False, str(e)[:500])
@@ -288,7 +295,7 @@ def check_short_view(ops, have):
         bias = torch.randn(256, device="cuda", dtype=torch.bfloat16)
         expect_error("descriptor operator: refuses a short output view (tile.extent)",
                      lambda: ops.matmul_tma_bias_gelu(a, b, c[: m - 1], bias, m, 256,
-                                                      k, 256, [2, 1]),
+                                                      k, 256),
                      "c has 50944 elements but the kernel reaches 51200")
 
 
@@ -302,18 +309,18 @@ def example_block():
 
 
 def block_torch(x, r, w, w1, b1, eps):
-    """The tilec block's arithmetic in f32, with its roundings: h and the
-    normed rows to f16 (rmsnorm's stores), then to bf16 (the cast)."""
+    """The tilec block's arithmetic in f32, with its roundings: h to f16
+    (rmsnorm_bf16's first store), the normed rows to bf16 (its second)."""
     h = x + r
     hf = h.float()
     y = (hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float())
-    a = y.half().to(torch.bfloat16).float()
+    a = y.to(torch.bfloat16).float()
     return h, F.gelu(a @ w1.float() + b1.float())
 
 
 def check_block(ops, have):
-    if not {"rmsnorm", "matmul_tma_bias_gelu"} <= set(have):
-        report("block", False, "needs rmsnorm and matmul_tma_bias_gelu")
+    if not {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
+        report("block", False, "needs rmsnorm_bf16 and matmul_tma_bias_gelu")
         return
     block = example_block().block_tilec
     dev = "cuda"
@@ -443,6 +450,24 @@ def check_meta_compile(ops, have):
     except Exception as e:
         report("torch.compile(fullgraph=True) of tilec.add on meta tensors",
                False, f"{type(e).__name__}: {str(e)[:2000]}")
+    if {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
+        # The block with dynamic shapes: the GEMM's descriptors see symbolic
+        # sizes, which its Meta implementation specializes.
+        block = example_block().block_tilec
+        try:
+            compiled = torch.compile(block, fullgraph=True, dynamic=True,
+                                     backend="aot_eager")
+            for rows in (77, 300):
+                meta = lambda *s, dtype=torch.float16: torch.empty(
+                    *s, device="meta", dtype=dtype)
+                compiled(meta(rows, 528), meta(rows, 528), meta(528),
+                         meta(528, 384, dtype=torch.bfloat16),
+                         meta(384, dtype=torch.bfloat16), 1e-6)
+            report("torch.compile(dynamic=True) of the block on meta tensors",
+                   True)
+        except Exception as e:
+            report("torch.compile(dynamic=True) of the block on meta tensors",
+                   False, f"{type(e).__name__}: {str(e)[:2000]}")
     expect_error("refuses a CPU tensor",
                  lambda: ops.add(*(torch.ones(n) for _ in range(3)), n),
                  "x must be a CUDA tensor")
@@ -525,7 +550,13 @@ def main():
     p.add_argument("--build", required=True)
     p.add_argument("--meta-only", action="store_true",
                    help="no GPU: only the checks on meta and CPU tensors")
+    p.add_argument("--build-only", action="store_true",
+                   help="only build the extension (another build of a "
+                        "kernel for examples/torch/block.py)")
     args = p.parse_args()
+    if args.build_only:
+        build(args)
+        return
     torch.manual_seed(int(os.environ.get("SEED", "1234")))
     if args.meta_only:
         # cpp_extension asks for the architectures of its (absent) CUDA
