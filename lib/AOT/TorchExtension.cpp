@@ -501,8 +501,9 @@ struct Binding {
          "differentiate). Then the backends.\n";
     s += "void " + k.name + "_autograd(" + params + ") {\n";
     if (!anyGrad.empty()) {
-      // requires_grad() is a field read; the grad mode a thread-local, read
-      // only when some tensor asks for grad.
+      // requires_grad() asks the tensor's autograd metadata (none on most
+      // tensors); the grad mode, a thread-local, is read only when some
+      // tensor asks for grad.
       s += "  if ((" + anyGrad + ") && c10::GradMode::is_enabled()) [[unlikely]] {\n";
       for (size_t i = 0; i < k.params.size(); ++i)
         if (isTensor(k.params[i]))
