@@ -11,7 +11,8 @@ program per row), then GEMM + bias + GELU (A and B through TMA descriptors,
 the bias and GELU on the f32 accumulator, its grid the kernel's rule for the
 BLOCK_N it was compiled with). It checks the output against eager PyTorch
 and prints the end-to-end time of eager, torch.compile and tilec (`--label`
-names the build in that line). Attention joins once tilec has it.
+names the build in that line), and each tilec kernel's time alone. Attention
+joins once tilec has it.
 """
 
 import argparse
@@ -19,6 +20,7 @@ import time
 
 import torch
 import torch.nn.functional as F
+
 
 def block_eager(x, r, w, w1, b1, eps):
     """The same computation as block_tilec: the normed rows rounded to bf16,
@@ -86,6 +88,19 @@ def main():
               f"residual {'equal' if torch.equal(h, th) else 'differs'}, "
               f"norm rel err {err:.3g}")
         times["tilec"] = ms_per_call(block_tilec, args)
+        # Where the time goes: each kernel alone, on buffers made once.
+        ops = torch.ops.tilec
+        h = torch.empty_like(x)
+        y = torch.empty(a.rows, a.cols, device=dev, dtype=torch.bfloat16)
+        out = torch.empty(a.rows, a.hidden, device=dev, dtype=torch.bfloat16)
+        norm_ms = ms_per_call(lambda: ops.rmsnorm_bf16(
+            x, r, w, h, y, a.cols, eps, [a.rows]), ())
+        gemm_ms = ms_per_call(lambda: ops.matmul_tma_bias_gelu(
+            y, w1, out, b1, a.rows, a.hidden, a.cols, a.hidden), ())
+        flops = 2 * a.rows * a.cols * a.hidden
+        print(f"block parts{' (' + a.label + ')' if a.label else ''}: "
+              f"rmsnorm_bf16 {norm_ms:.3f} ms, matmul_tma_bias_gelu "
+              f"{gemm_ms:.3f} ms ({flops / gemm_ms / 1e9:.0f} TFLOP/s)")
     label = f" ({a.label})" if a.label else ""
     for name, ms in times.items():
         print(f"block end to end: {name}{label if name == 'tilec' else ''}: "
