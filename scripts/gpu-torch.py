@@ -8,12 +8,23 @@ then checks, printing one PASS/FAIL line each:
   - bad arguments raise RuntimeError with the generated message;
   - a descriptor operator's refusals (dtype, rank, the TMA's stride and
     alignment rules), on CUDA and on meta tensors;
-  - examples/torch/block.py's block (residual + RMSNorm -> cast to bf16 ->
+  - examples/torch/block.py's block (residual + RMSNorm with bf16 rows ->
     GEMM + bias + GELU through descriptors) gives the same results eagerly,
     replayed from a CUDA graph and under torch.compile(fullgraph=True);
+  - the kernels above the backends: with grad mode on, a tensor that
+    requires grad is refused (no backward), under no_grad and inference
+    mode it is not; the version counter of the written tensor, and only
+    its, is bumped;
+  - torch.compile(fullgraph=True, dynamic=True) of an operator call on
+    several sizes;
   - host microseconds per call of a tiny operator beside torch.add (and a
-    Triton kernel when Triton imports).
+    Triton kernel when Triton imports), the two timed in interleaved rounds.
 Exits 1 on any failure.
+
+--meta-only: on a machine without a GPU (PyTorch installed, no CUDA device),
+build the extension and run only what needs no device, on meta and CPU
+tensors: the dispatch checks above, the refusal of a CPU tensor, and
+torch.compile (backend aot_eager) on meta tensors, static and dynamic.
 """
 
 import argparse
@@ -46,10 +57,6 @@ def close(name, got, want, rtol):
         return
     err = ((got - want).norm() / max(want.norm().item(), 1e-30)).item()
     report(name, err <= rtol, f"norm rel err {err:.3g} (tolerance {rtol:g})")
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
 
 
 def poisoned(*shape, dtype, device="cuda"):
@@ -132,6 +139,18 @@ def check_operators(ops, have):
         want = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float()
         report("rmsnorm residual", torch.equal(h, x + r))
         close(f"rmsnorm {rows}x{cols}", y, want, 2e-3)
+    if "rmsnorm_bf16" in have:
+        rows, cols, eps = 33, 1008, 1e-6
+        x = torch.randn(rows, cols, device=dev, dtype=torch.float16)
+        r = torch.randn(rows, cols, device=dev, dtype=torch.float16)
+        w = torch.randn(cols, device=dev, dtype=torch.float16)
+        h = poisoned(rows, cols, dtype=torch.float16)
+        y = poisoned(rows, cols, dtype=torch.bfloat16)
+        ops.rmsnorm_bf16(x, r, w, h, y, cols, eps, [rows])
+        hf = (x + r).float()
+        want = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float()
+        report("rmsnorm_bf16 residual", torch.equal(h, x + r))
+        close(f"rmsnorm_bf16 {rows}x{cols}", y, want, 1e-2)
     if "matmul" in have:
         # Ragged sizes; row strides padded to the kernel's 16-element hint.
         m, n, k = 200, 130, 77
@@ -153,8 +172,8 @@ def check_operators(ops, have):
             b = torch.randn(k, n, device=dev, dtype=torch.bfloat16)
             bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
             c = poisoned(m, ldc, dtype=torch.bfloat16)
-            ops.matmul_tma_bias_gelu(a, b, c, bias, m, n, k, ldc,
-                                     [cdiv(m, 128), cdiv(n, 256)])
+            # The grid is the kernel's rule (cdiv(M, 128), cdiv(N, BLOCK_N)).
+            ops.matmul_tma_bias_gelu(a, b, c, bias, m, n, k, ldc)
             want = F.gelu(a.float() @ b.float() + bias.float())
             close(f"matmul_tma_bias_gelu {m}x{n}x{k} (A strided, C padded)",
                   c[:, :n], want, 1e-2)
@@ -221,11 +240,10 @@ def check_descriptor_refusals(ops, have):
     b = torch.randn(k, n, device=dev, dtype=torch.bfloat16)
     c = torch.empty(m, n, device=dev, dtype=torch.bfloat16)
     bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
-    grid = [cdiv(m, 128), cdiv(n, 256)]
     op = ops.matmul_tma_bias_gelu
 
     def call(a=a, b=b, c=c, bias=bias, k=k):
-        return lambda: op(a, b, c, bias, m, n, k, n, grid)
+        return lambda: op(a, b, c, bias, m, n, k, n)
 
     expect_error("descriptor: refuses a wrong dtype", call(a=a.half()),
                  "a must be torch.bfloat16 (the kernel's tensor_desc<128x64xbf16>)")
@@ -249,10 +267,10 @@ def check_descriptor_refusals(ops, have):
     # The Meta implementation (torch.compile's tracing) refuses the same.
     meta = lambda t: t.to("meta")
     expect_error("descriptor on meta tensors: the runtime's check without a GPU",
-                 lambda: op(meta(odd), meta(b), meta(c), meta(bias), m, n, 77, n, grid),
+                 lambda: op(meta(odd), meta(b), meta(c), meta(bias), m, n, 77, n),
                  "parameter 'a' (#0): strides[0] is 77 elements (154 bytes)")
     try:
-        op(meta(a), meta(b), meta(c), meta(bias), m, n, k, n, grid)
+        op(meta(a), meta(b), meta(c), meta(bias), m, n, k, n)
         report("descriptor on meta tensors: a good call passes", True)
     except RuntimeError as e:
         report("descriptor on meta tensors: a good call passes", False, str(e)[:500])
@@ -277,7 +295,7 @@ def check_short_view(ops, have):
         bias = torch.randn(256, device="cuda", dtype=torch.bfloat16)
         expect_error("descriptor operator: refuses a short output view (tile.extent)",
                      lambda: ops.matmul_tma_bias_gelu(a, b, c[: m - 1], bias, m, 256,
-                                                      k, 256, [2, 1]),
+                                                      k, 256),
                      "c has 50944 elements but the kernel reaches 51200")
 
 
@@ -291,18 +309,18 @@ def example_block():
 
 
 def block_torch(x, r, w, w1, b1, eps):
-    """The tilec block's arithmetic in f32, with its roundings: h and the
-    normed rows to f16 (rmsnorm's stores), then to bf16 (the cast)."""
+    """The tilec block's arithmetic in f32, with its roundings: h to f16
+    (rmsnorm_bf16's first store), the normed rows to bf16 (its second)."""
     h = x + r
     hf = h.float()
     y = (hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float())
-    a = y.half().to(torch.bfloat16).float()
+    a = y.to(torch.bfloat16).float()
     return h, F.gelu(a @ w1.float() + b1.float())
 
 
 def check_block(ops, have):
-    if not {"rmsnorm", "matmul_tma_bias_gelu"} <= set(have):
-        report("block", False, "needs rmsnorm and matmul_tma_bias_gelu")
+    if not {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
+        report("block", False, "needs rmsnorm_bf16 and matmul_tma_bias_gelu")
         return
     block = example_block().block_tilec
     dev = "cuda"
@@ -348,16 +366,134 @@ def check_block(ops, have):
                f"{type(e).__name__}: {str(e)[:2000]}")
 
 
-def host_us(fn, calls=5000, rounds=5):
-    best = float("inf")
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-        best = min(best, (time.perf_counter() - start) / calls * 1e6)
-    return best
+def check_autograd(ops, have, dev="cuda"):
+    """The generated Autograd and ADInplaceOrView kernels: the operators have
+    no backward, so with grad mode on a tensor that requires grad is refused
+    with the message; under torch.no_grad() and torch.inference_mode() the
+    call runs. The written tensor's version counter (autograd's check that
+    a saved tensor was not overwritten) is bumped once per call, the read
+    ones' not."""
+    if "add" not in have:
+        return
+    n = 1000
+    x, y, z = (torch.randn(n, device=dev) for _ in range(3))
+    xg = x.clone().requires_grad_()
+    expect_error("refuses an input that requires grad (no backward)",
+                 lambda: ops.add(xg, y, z, n),
+                 "tilec.add: x requires grad, but the operator has no backward")
+    zg = z.clone().requires_grad_()
+    expect_error("refuses an output that requires grad",
+                 lambda: ops.add(x, y, zg, n), "tilec.add: z requires grad")
+    for name, mode in (("torch.no_grad()", torch.no_grad),
+                       ("torch.inference_mode()", torch.inference_mode)):
+        try:
+            with mode():
+                ops.add(xg, y, z, n)
+            ok = dev != "cuda" or torch.equal(z, x + y)
+            report(f"requires_grad input under {name} runs", ok)
+        except RuntimeError as e:
+            report(f"requires_grad input under {name} runs", False,
+                   str(e).splitlines()[0])
+    before = (x._version, y._version, z._version)
+    ops.add(x, y, z, n)
+    ops.add(x, y, z, n)
+    after = (x._version, y._version, z._version)
+    report("the written tensor's version counter is bumped, the read ones' not",
+           after == (before[0], before[1], before[2] + 2),
+           f"versions (x, y, z) {before} -> {after}")
+
+
+def check_dynamic(ops, have, dev="cuda"):
+    """torch.compile(fullgraph=True, dynamic=True) of an operator call: the
+    Meta implementation sees symbolic sizes (its checks decide them through
+    guards); the integer arguments, `int` in the schema, are specialized.
+    On meta tensors (--meta-only) through the aot_eager backend."""
+    if "add" not in have:
+        return
+
+    def f(x, y, z):
+        ops.add(x, y, z, x.numel())
+        return z
+
+    backend = "inductor" if dev == "cuda" else "aot_eager"
+    try:
+        compiled = torch.compile(f, fullgraph=True, dynamic=True, backend=backend)
+        ok, detail = True, []
+        for n in (1000, 3001, 5000):
+            x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
+            z = compiled(x, y, torch.empty(n, device=dev))
+            if dev == "cuda" and not torch.equal(z, x + y):
+                ok = False
+                detail.append(f"n = {n} differs")
+        report(f"torch.compile(dynamic=True) of tilec.add on {dev} tensors, "
+               "n = 1000, 3001, 5000", ok, ", ".join(detail))
+    except Exception as e:
+        report(f"torch.compile(dynamic=True) of tilec.add on {dev} tensors",
+               False, f"{type(e).__name__}: {str(e)[:2000]}")
+
+
+def check_meta_compile(ops, have):
+    """--meta-only: torch.compile(fullgraph=True) (aot_eager) of an operator
+    call on meta tensors, and the refusal of a CPU tensor."""
+    if "add" not in have:
+        return
+    n = 1000
+
+    def f(x, y, z):
+        ops.add(x, y, z, n)
+        return z
+
+    try:
+        compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+        compiled(*(torch.empty(n, device="meta") for _ in range(3)))
+        report("torch.compile(fullgraph=True) of tilec.add on meta tensors", True)
+    except Exception as e:
+        report("torch.compile(fullgraph=True) of tilec.add on meta tensors",
+               False, f"{type(e).__name__}: {str(e)[:2000]}")
+    if {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
+        # The block with dynamic shapes: the GEMM's descriptors see symbolic
+        # sizes, which its Meta implementation specializes.
+        block = example_block().block_tilec
+        try:
+            compiled = torch.compile(block, fullgraph=True, dynamic=True,
+                                     backend="aot_eager")
+            for rows in (77, 300):
+                meta = lambda *s, dtype=torch.float16: torch.empty(
+                    *s, device="meta", dtype=dtype)
+                compiled(meta(rows, 528), meta(rows, 528), meta(528),
+                         meta(528, 384, dtype=torch.bfloat16),
+                         meta(384, dtype=torch.bfloat16), 1e-6)
+            report("torch.compile(dynamic=True) of the block on meta tensors",
+                   True)
+        except Exception as e:
+            report("torch.compile(dynamic=True) of the block on meta tensors",
+                   False, f"{type(e).__name__}: {str(e)[:2000]}")
+    expect_error("refuses a CPU tensor",
+                 lambda: ops.add(*(torch.ones(n) for _ in range(3)), n),
+                 "x must be a CUDA tensor")
+    expect_error("refuses a short meta tensor",
+                 lambda: ops.add(*(torch.empty(n, device="meta") for _ in range(2)),
+                                 torch.empty(n - 1, device="meta"), n),
+                 "z has 999 elements but the kernel reaches 1000")
+
+
+def host_rounds(fns, calls=2000, rounds=15):
+    """Microseconds per call of each of `fns`, in `rounds` interleaved rounds
+    (each round times every callable once, in an order that alternates, so
+    that a slow stretch of the machine falls on all of them); per callable
+    the median over the rounds and the best round."""
+    times = [[] for _ in fns]
+    for r in range(rounds):
+        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
+        for i in order:
+            fn = fns[i]
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+            times[i].append((time.perf_counter() - start) / calls * 1e6)
+    return [(sorted(t)[len(t) // 2], min(t)) for t in times]
 
 
 def check_overhead(ops, have):
@@ -365,13 +501,18 @@ def check_overhead(ops, have):
         return
     n = 4096
     x, y, z = (torch.randn(n, device="cuda") for _ in range(3))
-    rows = [("torch.ops.tilec.add", host_us(lambda: ops.add(x, y, z, n))),
-            ("torch.add(out=)", host_us(lambda: torch.add(x, y, out=z)))]
     # For the record (not the check): the overload itself, as torch.compile's
     # graphs call it, skips the packet's Python-side overload resolution.
     overload = ops.add.default
-    rows.append(("torch.ops.tilec.add.default",
-                 host_us(lambda: overload(x, y, z, n))))
+    names = ["torch.ops.tilec.add", "torch.add(out=)",
+             "torch.ops.tilec.add.default"]
+    fns = [lambda: ops.add(x, y, z, n), lambda: torch.add(x, y, out=z),
+           lambda: overload(x, y, z, n)]
+    for fn in fns:  # warm up (modules load on the first call)
+        fn()
+    measured = host_rounds(fns)
+    rows = [(name, median, best)
+            for name, (median, best) in zip(names, measured)]
     try:
         import triton
         import triton.language as tl
@@ -387,14 +528,18 @@ def check_overhead(ops, have):
             add_kernel[(triton.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024)
 
         triton_add()
-        rows.append(("Triton add", host_us(triton_add)))
+        median, best = host_rounds([triton_add], rounds=5)[0]
+        rows.append(("Triton add", median, best))
     except Exception as e:
         print(f"note: no Triton row ({type(e).__name__}: {str(e)[:200]})")
-    for name, us in rows:
-        print(f"host us per call, tiny add (n = {n}): {name}: {us:.2f}")
-    tilec_us = rows[0][1]
-    report("tilec op's host time at most torch.add's",
-           tilec_us <= rows[1][1], f"{tilec_us:.2f} vs {rows[1][1]:.2f} us")
+    for name, median, best in rows:
+        print(f"host us per call, tiny add (n = {n}): {name}: median "
+              f"{median:.2f}, best {best:.2f}")
+    # The check: the medians over the interleaved rounds, no margin.
+    tilec_us, torch_us = rows[0][1], rows[1][1]
+    report("tilec op's host time at most torch.add's (medians of 15 "
+           "interleaved rounds)", tilec_us <= torch_us,
+           f"{tilec_us:.2f} vs {torch_us:.2f} us")
 
 
 def main():
@@ -403,17 +548,37 @@ def main():
     p.add_argument("--include", required=True)
     p.add_argument("--lib", required=True)
     p.add_argument("--build", required=True)
+    p.add_argument("--meta-only", action="store_true",
+                   help="no GPU: only the checks on meta and CPU tensors")
+    p.add_argument("--build-only", action="store_true",
+                   help="only build the extension (another build of a "
+                        "kernel for examples/torch/block.py)")
     args = p.parse_args()
-    if not torch.cuda.is_available():
-        report("cuda", False, "torch.cuda.is_available() is False")
-        sys.exit(1)
+    if args.build_only:
+        build(args)
+        return
     torch.manual_seed(int(os.environ.get("SEED", "1234")))
-    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, seed "
-          f"{torch.initial_seed()}")
+    if args.meta_only:
+        # cpp_extension asks for the architectures of its (absent) CUDA
+        # sources when no device says them.
+        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
+        print(f"torch {torch.__version__}, meta and CPU tensors only, seed "
+              f"{torch.initial_seed()}")
+        steps = (lambda ops, have: check_autograd(ops, have, "meta"),
+                 lambda ops, have: check_dynamic(ops, have, "meta"),
+                 check_meta_compile)
+    else:
+        if not torch.cuda.is_available():
+            report("cuda", False, "torch.cuda.is_available() is False")
+            sys.exit(1)
+        print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, seed "
+              f"{torch.initial_seed()}")
+        steps = (check_operators, check_refusals, check_descriptor_refusals,
+                 check_block, check_autograd, check_dynamic, check_overhead,
+                 check_short_view)
     have = build(args)
     ops = torch.ops.tilec
-    for step in (check_operators, check_refusals, check_descriptor_refusals,
-                 check_block, check_overhead, check_short_view):
+    for step in steps:
         try:
             step(ops, have)
         except Exception as e:

@@ -15,8 +15,11 @@
 # meta tensors), a CUDA graph replay and torch.compile(fullgraph=True) of
 # examples/torch/block.py's block, and host microseconds per call beside
 # PyTorch (and Triton when it imports); then examples/torch/block.py end to
-# end. One PASS/FAIL line per check; exits 1 on any failure. Logs in
-# $BUILD/logs.
+# end, and again with the GEMM of DIR/bn128 (matmul_tma_bias_gelu compiled
+# with --param BLOCK_N=128, beside rmsnorm_bf16) when that folder exists:
+# a second, two-file extension, run in a process of its own (the operator
+# names are the same). One PASS/FAIL line per check; exits 1 on any
+# failure. Logs in $BUILD/logs.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/gpu-env.sh"
@@ -56,8 +59,21 @@ rc=${PIPESTATUS[0]}
 # extension just built.
 if [ -f "$build/extension/tilec_ops.so" ]; then
   "$python" "$root/examples/torch/block.py" \
-    --tilec "$build/extension/tilec_ops.so" 2>&1 | tee "$logs/block.log"
+    --tilec "$build/extension/tilec_ops.so" --label "BLOCK_N=256" 2>&1 |
+    tee "$logs/block.log"
   ((PIPESTATUS[0] == 0)) || rc=1
+fi
+if [ -d "$dir/bn128" ]; then
+  "$python" "$root/scripts/gpu-torch.py" --build-only --sources "$dir/bn128" \
+    --include "$root/include" --lib "$build/lib" \
+    --build "$build/extension-bn128" 2>&1 | tee "$logs/build-bn128.log"
+  ((PIPESTATUS[0] == 0)) || rc=1
+  if [ -f "$build/extension-bn128/tilec_ops.so" ]; then
+    "$python" "$root/examples/torch/block.py" \
+      --tilec "$build/extension-bn128/tilec_ops.so" --label "BLOCK_N=128" 2>&1 |
+      tee "$logs/block-bn128.log"
+    ((PIPESTATUS[0] == 0)) || rc=1
+  fi
 fi
 echo "gpu-torch: $( ((rc == 0)) && echo PASS || echo FAIL) (logs in $logs)"
 exit "$rc"

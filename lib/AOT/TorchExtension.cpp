@@ -17,10 +17,17 @@
 //     with the kernel's and parameter's names in the message);
 //   - `<k>_meta(...)`: the checks, then the launch's own without a GPU
 //     (runtime::checkLaunch), for torch.compile's fake tensors;
+//   - `<k>_op()`, `<k>_autograd(...)`, `<k>_inplace_or_view(...)`: the
+//     kernels above the backends (the Autograd and ADInplaceOrView keys):
+//     with grad mode on, a tensor that requires grad is refused (no
+//     backward); the version counters of what the kernel writes are bumped;
+//     then the call goes on below ADInplaceOrView through the typed handle;
 // and the TORCH_LIBRARY_FRAGMENT / TORCH_LIBRARY_IMPL blocks. The CUDA
 // implementation is registered for the CPU key as well, so that a CPU
 // tensor gets the "must be a CUDA tensor" message instead of PyTorch's
-// "no kernel for backend CPU".
+// "no kernel for backend CPU". Without the Autograd kernel, every call
+// would go through PyTorch's boxed autograd fallback, which boxes each
+// argument, then the ADInplaceOrView fallthrough, which bumps nothing.
 //
 // Outputs are passed in: a pointer marked `tile.output` is `Tensor(a!)` in
 // the schema (mutated in place) and the others plain `Tensor`; with no
@@ -66,7 +73,8 @@ const std::set<std::string_view> kReservedNames = {
     "auto",   "const",    "new",    "delete", "this",   "struct", "union",
     "grid",   "stream",   "guard",  "args",   "status", "kernels", "need",
     "device", "default",  "switch", "case",   "void",   "unsigned", "signed",
-    "programs", "cdiv",   "descOf", "kernelsOn", "moduleMetadata"};
+    "programs", "cdiv",   "descOf", "kernelsOn", "moduleMetadata", "keys",
+    "handle", "hasElements", "elementCount"};
 
 /// Whether `name` ends with a suffix the generated code appends to a tensor's
 /// name for its locals (`x_address`, `x_desc`), so that it could clash.
@@ -236,6 +244,19 @@ struct Binding {
       s += std::string(k.params.empty() ? "" : ", ") + "at::IntArrayRef grid";
     return s;
   }
+  /// "void(const at::Tensor &, ..., int64_t)": the implementations' C++
+  /// function type, which the typed operator handle names.
+  std::string cppFunctionType() const {
+    std::string s = "void(";
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      s += i ? ", " : "";
+      s += isTensor(p) ? "const at::Tensor &" : scalarTypes(p.type).second;
+    }
+    if (!hasRule())
+      s += std::string(k.params.empty() ? "" : ", ") + "at::IntArrayRef";
+    return s + ")";
+  }
   std::string callArgs() const {
     std::string s;
     for (size_t i = 0; i < names.size(); ++i)
@@ -319,8 +340,8 @@ struct Binding {
         // on the H200's PyTorch 2.11, a TORCH_CHECK that fails with an
         // integer argument crashes the process (a minimal load_inline
         // extension does too), while strings, devices and dtypes are fine.
-        s += "    TORCH_CHECK(" + n + ".numel() >= need, " + pre + " has \", " +
-             "std::to_string(" + n + ".numel()), \" elements but the kernel "
+        s += "    TORCH_CHECK(hasElements(" + n + ", need), " + pre +
+             " has \", elementCount(" + n + "), \" elements but the kernel "
              "reaches \", std::to_string(need), " +
              "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
       }
@@ -393,9 +414,12 @@ struct Binding {
       // A CUDAGuard costs a device query, and a query and a primary-context
       // probe when it restores; the common call is on the current device,
       // so the guard (same semantics: set, then restored) is built only
-      // when the tensors are elsewhere.
+      // when the tensors are elsewhere. With one visible device (PyTorch
+      // counts them once) they cannot be elsewhere, so not even the
+      // device query is made.
       s += "  std::optional<c10::cuda::CUDAGuard> guard;\n";
-      s += "  if (c10::cuda::current_device() != device) [[unlikely]]\n";
+      s += "  if (c10::cuda::device_count() > 1 && c10::cuda::current_device() "
+           "!= device) [[unlikely]]\n";
       s += "    guard.emplace(static_cast<c10::DeviceIndex>(device));\n";
     } else {
       s += "  const int device = c10::cuda::current_device();\n";
@@ -430,6 +454,71 @@ struct Binding {
          ", args, " + count + ");\n";
     s += "  TORCH_CHECK(status.ok(), \"" + op() + ": \", status.message());\n";
     s += "}\n\n";
+    return s;
+  }
+
+  /// The kernels above the backends: `<k>_op()`, the operator's typed
+  /// handle; `<k>_autograd` for the Autograd keys (the grad check, the
+  /// version counters, then the backends); `<k>_inplace_or_view` for the
+  /// ADInplaceOrView key (the version counters), which a call reaches when
+  /// only autograd is excluded (inference mode, another kernel's
+  /// AutoDispatchBelowAutograd). Both redispatch below ADInplaceOrView on
+  /// the keys they were called with, so that fake and functional tensors
+  /// (Python key) reach torch.compile's handlers and meta tensors the Meta
+  /// implementation.
+  std::string autogradFunctions() const {
+    std::string sig = cppFunctionType();
+    std::string s = "/// " + op() + "'s handle, to redispatch below autograd.\n";
+    s += "const c10::TypedOperatorHandle<" + sig + "> &" + k.name + "_op() {\n";
+    s += "  static const c10::TypedOperatorHandle<" + sig +
+         "> handle =\n      c10::Dispatcher::singleton().findSchemaOrThrow(\"" +
+         library + "::" + k.name + "\", \"\").typed<" + sig + ">();\n";
+    s += "  return handle;\n}\n\n";
+    std::string params = "c10::DispatchKeySet keys" +
+                         std::string(k.params.empty() && hasRule() ? "" : ", ") +
+                         cppParams();
+    std::string redispatch = "  " + k.name +
+                             "_op().redispatch(keys & "
+                             "c10::after_ADInplaceOrView_keyset" +
+                             std::string(k.params.empty() && hasRule() ? "" : ", ") +
+                             callArgs() + ");\n";
+    // The version counters of what the kernel writes, bumped after it ran
+    // (as PyTorch's own in-place kernels do), so that autograd refuses a
+    // saved tensor the kernel overwrote; an inference tensor refuses the
+    // bump outside inference mode, as for any in-place op.
+    std::string bumps;
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (isTensor(k.params[i]) && mutated(k.params[i]))
+        bumps += "  " + names[i] + ".unsafeGetTensorImpl()->bump_version();\n";
+    std::string anyGrad;
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (isTensor(k.params[i]))
+        anyGrad += std::string(anyGrad.empty() ? "" : " || ") + names[i] +
+                   ".requires_grad()";
+    s += "/// " + op() + " on the Autograd keys. The operator has no backward: "
+         "with grad\n/// mode on, a tensor that requires grad is refused "
+         "(rather than a result\n/// autograd would silently not "
+         "differentiate). Then the backends.\n";
+    s += "void " + k.name + "_autograd(" + params + ") {\n";
+    if (!anyGrad.empty()) {
+      // requires_grad() asks the tensor's autograd metadata (none on most
+      // tensors); the grad mode, a thread-local, is read only when some
+      // tensor asks for grad.
+      s += "  if ((" + anyGrad + ") && c10::GradMode::is_enabled()) [[unlikely]] {\n";
+      for (size_t i = 0; i < k.params.size(); ++i)
+        if (isTensor(k.params[i]))
+          s += "    TORCH_CHECK(!" + names[i] + ".requires_grad(), \"" + op() +
+               ": " + names[i] +
+               " requires grad, but the operator has no backward (tilec "
+               "kernels are forward only): call it under torch.no_grad() or "
+               "torch.inference_mode(), or pass " +
+               names[i] + ".detach()\");\n";
+      s += "  }\n";
+    }
+    s += redispatch + bumps + "}\n\n";
+    s += "/// " + op() + " on the ADInplaceOrView key: the version counters.\n";
+    s += "void " + k.name + "_inplace_or_view(" + params + ") {\n";
+    s += redispatch + bumps + "}\n\n";
     return s;
   }
 };
@@ -489,7 +578,8 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
   s += "\n#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n"
        "#include <c10/cuda/CUDAGuard.h>\n#include <torch/library.h>\n\n"
        "#include <algorithm>\n#include <array>\n#include <atomic>\n"
-       "#include <cstdint>\n#include <mutex>\n#include <optional>\n\n";
+       "#include <cstdint>\n#include <mutex>\n#include <optional>\n#include <sstream>\n"
+       "#include <string>\n\n";
   s += "// --- the kernels and their loader (tilec's AOT code) "
        "-----------------------\n";
   s += generated->header + "\n" + generated->source + "\n";
@@ -508,16 +598,45 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "::metadataJson());\n";
   s += "    TORCH_CHECK(m.ok(), \"tilec: \", m.message());\n";
   s += "    return std::move(*m);\n  }();\n  return parsed;\n}\n\n";
+  // Under torch.compile with dynamic shapes the Meta implementation sees
+  // symbolic sizes, which numel() and sizes() refuse.
+  s += "/// Whether `t` has at least `need` elements. A symbolic count (the "
+       "Meta\n/// implementation under torch.compile's dynamic shapes) is "
+       "decided by a\n/// guard: the graph is kept only for sizes that "
+       "pass.\n"
+       "[[maybe_unused]] bool hasElements(const at::Tensor &t, int64_t need) "
+       "{\n"
+       "  if (!t.unsafeGetTensorImpl()->has_symbolic_sizes_strides()) "
+       "[[likely]]\n"
+       "    return t.numel() >= need;\n"
+       "  return t.sym_numel() >= need;\n}\n\n";
+  s += "/// `t`'s element count for a message (a symbolic one as its "
+       "expression).\n"
+       "[[maybe_unused]] std::string elementCount(const at::Tensor &t) {\n"
+       "  if (!t.unsafeGetTensorImpl()->has_symbolic_sizes_strides())\n"
+       "    return std::to_string(t.numel());\n"
+       "  std::ostringstream os;\n  os << t.sym_numel();\n"
+       "  return os.str();\n}\n\n";
   if (anyDesc)
     s += "/// The descriptor argument of `t` at `address`: its sizes and strides "
          "in\n/// elements, outermost first, as the runtime takes them (the "
-         "operator\n/// checked the rank, at most 5).\n"
+         "operator\n/// checked the rank, at most 5). Symbolic sizes (dynamic "
+         "shapes, in the\n/// Meta implementation) are specialized: the "
+         "checks need numbers.\n"
          "::tilec::runtime::TensorDescArg descOf(const at::Tensor &t, "
          "::tilec::runtime::DType type,\n"
          "                                       uint64_t address) {\n"
          "  ::tilec::runtime::TensorDescArg d;\n"
          "  d.address = address;\n  d.type = type;\n"
          "  d.rank = d.strideCount = static_cast<int>(t.dim());\n"
+         "  if (t.unsafeGetTensorImpl()->has_symbolic_sizes_strides()) "
+         "[[unlikely]] {\n"
+         "    const c10::SymIntArrayRef sizes = t.sym_sizes(), strides = "
+         "t.sym_strides();\n"
+         "    for (int i = 0; i < d.rank; ++i) {\n"
+         "      d.shape[i] = sizes[i].guard_int(__FILE__, __LINE__);\n"
+         "      d.strides[i] = strides[i].guard_int(__FILE__, __LINE__);\n"
+         "    }\n    return d;\n  }\n"
          "  const at::IntArrayRef sizes = t.sizes(), strides = t.strides();\n"
          "  for (int i = 0; i < d.rank; ++i) {\n"
          "    d.shape[i] = sizes[i];\n    d.strides[i] = strides[i];\n  }\n"
@@ -545,27 +664,34 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
   s += "    loaded[device].store(&*kernels[device], std::memory_order_release);\n";
   s += "  }\n  return *kernels[device];\n}\n\n";
   for (const Binding &b : bindings)
-    s += b.checkFunction() + b.cudaFunction(ns);
+    s += b.checkFunction() + b.cudaFunction(ns) + b.autogradFunctions();
   s += "} // namespace\n\n";
   s += "TORCH_LIBRARY_FRAGMENT(" + options.library + ", m) {\n";
   for (const Binding &b : bindings)
     s += "  m.def(\"" + b.schema() + "\");\n";
   s += "}\n\n";
-  s += "TORCH_LIBRARY_IMPL(" + options.library + ", CUDA, m) {\n";
-  for (const Binding &b : bindings)
-    s += "  m.impl(\"" + b.k.name + "\", &" + b.k.name + "_cuda);\n";
-  s += "}\n\n";
+  // TORCH_FN: the kernels as compile-time function pointers, which the
+  // dispatcher's wrappers call directly.
+  auto impls = [&](const char *key, const char *suffix) {
+    std::string block =
+        "TORCH_LIBRARY_IMPL(" + options.library + ", " + key + ", m) {\n";
+    for (const Binding &b : bindings)
+      block += "  m.impl(\"" + b.k.name + "\", TORCH_FN(" + b.k.name + suffix +
+               "));\n";
+    return block + "}\n";
+  };
+  s += impls("CUDA", "_cuda") + "\n";
   s += "// CPU tensors reach the CUDA implementation's check (\"must be a CUDA\n"
        "// tensor\") instead of PyTorch's missing-backend error.\n";
-  s += "TORCH_LIBRARY_IMPL(" + options.library + ", CPU, m) {\n";
-  for (const Binding &b : bindings)
-    s += "  m.impl(\"" + b.k.name + "\", &" + b.k.name + "_cuda);\n";
-  s += "}\n\n";
+  s += impls("CPU", "_cuda") + "\n";
   s += "// torch.compile traces with fake tensors through the Meta key.\n";
-  s += "TORCH_LIBRARY_IMPL(" + options.library + ", Meta, m) {\n";
-  for (const Binding &b : bindings)
-    s += "  m.impl(\"" + b.k.name + "\", &" + b.k.name + "_meta);\n";
-  s += "}\n";
+  s += impls("Meta", "_meta") + "\n";
+  s += "// Unboxed kernels where PyTorch would run its boxed autograd fallback\n"
+       "// (every argument boxed, then redispatched) and the ADInplaceOrView\n"
+       "// fallthrough: the grad check and the version counters, then the\n"
+       "// backends.\n";
+  s += impls("Autograd", "_autograd") + "\n";
+  s += impls("ADInplaceOrView", "_inplace_or_view");
   return s;
 }
 

@@ -5,9 +5,10 @@
 // parser knows, and no MLIR-level mechanism rewrites a type from an
 // attribute without re-verifying every op by hand. The scan below is a small
 // lexer that knows just enough of MLIR's syntax (comments and string
-// literals, where `$` means nothing) to find the declaration and the uses,
-// so that every mistake is reported at its place in the original text
-// before the substituted text is parsed.
+// literals, where `$` means nothing, except in the strings of `tile.grid`
+// and `tile.extent`, which are expressions over the kernel's arguments) to
+// find the declaration and the uses, so that every mistake is reported at
+// its place in the original text before the substituted text is parsed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -189,10 +190,16 @@ struct Scanner {
         continue;
       }
       if (c == '"') {
-        for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i)
-          if (text[i] == '\\')
-            ++i;
-        ++i;
+        skipString(i, /*withUses=*/false);
+        continue;
+      }
+      // The strings of a grid rule or an extent are expressions over the
+      // kernel's arguments in which a parameter's value is a constant
+      // ("cdiv(N, ${BLOCK_N})"), so their uses are substituted too.
+      if (c == 't' && (startsWord(i, "tile.grid") ||
+                       startsWord(i, "tile.extent"))) {
+        i += text[i + 5] == 'g' ? 9 : 11;
+        scanRuleStrings(i);
         continue;
       }
       if (c == 't' && text.substr(i).starts_with("tile.params") &&
@@ -205,31 +212,93 @@ struct Scanner {
         continue;
       }
       if (c == '$') {
-        size_t at = i++;
-        bool braced = i < text.size() && text[i] == '{';
-        if (braced)
-          ++i;
-        size_t start = i;
-        while (i < text.size() && isIdentChar(text[i]))
-          ++i;
-        if (i == start || !isIdentStart(text[start])) {
-          error(at, "expected a parameter name after '$' (write ${NAME} "
-                    "or $NAME)");
-          continue;
-        }
-        std::string name = text.slice(start, i).str();
-        if (braced) {
-          if (i >= text.size() || text[i] != '}') {
-            error(at, "'${" + name + "' is not closed with '}'");
-            continue;
-          }
-          ++i;
-        }
-        uses.push_back({at, i - at, name});
+        scanUse(i);
         continue;
       }
       ++i;
     }
+  }
+
+  /// Whether `word` starts at `i` as a whole attribute name (not the tail
+  /// or the head of a longer one).
+  bool startsWord(size_t i, StringRef word) const {
+    size_t end = i + word.size();
+    return text.substr(i).starts_with(word) &&
+           (i == 0 || (!isIdentChar(text[i - 1]) && text[i - 1] != '.')) &&
+           (end >= text.size() || !isIdentChar(text[end]));
+  }
+
+  /// A use `$NAME` or `${NAME}` at `i` (a '$'); `i` ends past it.
+  void scanUse(size_t &i) {
+    size_t at = i++;
+    bool braced = i < text.size() && text[i] == '{';
+    if (braced)
+      ++i;
+    size_t start = i;
+    while (i < text.size() && isIdentChar(text[i]))
+      ++i;
+    if (i == start || !isIdentStart(text[start])) {
+      error(at, "expected a parameter name after '$' (write ${NAME} "
+                "or $NAME)");
+      return;
+    }
+    std::string name = text.slice(start, i).str();
+    if (braced) {
+      if (i >= text.size() || text[i] != '}') {
+        error(at, "'${" + name + "' is not closed with '}'");
+        return;
+      }
+      ++i;
+    }
+    uses.push_back({at, i - at, name});
+  }
+
+  /// The string literal at `i` (a '"'); `i` ends past it. Its `$` are uses
+  /// when `withUses`, else text.
+  void skipString(size_t &i, bool withUses) {
+    for (++i; i < text.size() && text[i] != '"' && text[i] != '\n';) {
+      if (text[i] == '\\') {
+        i += 2;
+        continue;
+      }
+      if (withUses && text[i] == '$') {
+        scanUse(i);
+        continue;
+      }
+      ++i;
+    }
+    ++i;
+  }
+
+  /// After `tile.grid` or `tile.extent` at `i`: the uses in its value, one
+  /// string or a list of strings (`= "n"`, `= ["cdiv(M, ${BLOCK_M})", ...]`).
+  /// Anything else is left to the main scan (and to the verifier).
+  void scanRuleStrings(size_t &i) {
+    size_t j = skipSpace(i);
+    if (j >= text.size() || text[j] != '=')
+      return;
+    j = skipSpace(j + 1);
+    if (j < text.size() && text[j] == '"') {
+      skipString(j, /*withUses=*/true);
+      i = j;
+      return;
+    }
+    if (j >= text.size() || text[j] != '[')
+      return;
+    ++j;
+    while (true) {
+      j = skipSpace(j);
+      if (j >= text.size() || text[j] != '"')
+        break;
+      skipString(j, /*withUses=*/true);
+      j = skipSpace(j);
+      if (j < text.size() && text[j] == ',') {
+        ++j;
+        continue;
+      }
+      break;
+    }
+    i = j;
   }
 
   /// Checks the uses against the declaration; marks the used.

@@ -32,12 +32,18 @@ $B/tilec test/GPU/kernels/matmul128x192.tile --arch=sm_90a -o $D/np2/mm128x192/m
 $B/tilec examples/matmul.tile --arch=sm_90a -o $D/np2/mm128x128/matmul.ptx
 grep -E '^nonpow2_' test/GPU/diff-cases.txt > /tmp/nonpow2.txt
 python3 scripts/make-gpu-cases.py --build $PWD/build --cases /tmp/nonpow2.txt -o $D/cases > /dev/null
-for k in add cos coscos bias_gelu bias_relu softmax layernorm rmsnorm matmul; do
+for k in add cos coscos bias_gelu bias_relu softmax layernorm rmsnorm rmsnorm_bf16 matmul; do
   $B/tilec examples/$k.tile --emit=torch -o $D/torch/${k}_torch.cpp
 done
-# The descriptor (TMA, wgmma, warp-specialized) GEMM of examples/torch/block.py.
+# The descriptor (TMA, wgmma, warp-specialized) GEMM of examples/torch/block.py,
+# and its BLOCK_N=128 build beside the block's norm (gpu-torch.sh times the
+# block with each).
 $B/tilec examples/matmul_tma_bias_gelu.tile --arch=sm_90a --emit=torch \
   -o $D/torch/matmul_tma_bias_gelu_torch.cpp
+mkdir -p $D/torch/bn128
+$B/tilec examples/matmul_tma_bias_gelu.tile --arch=sm_90a --param BLOCK_N=128 \
+  --emit=torch -o $D/torch/bn128/matmul_tma_bias_gelu_torch.cpp
+cp $D/torch/rmsnorm_bf16_torch.cpp $D/torch/bn128/
 $B/tilec examples/outside/aot/axpy.tile --emit=cpp-header --arch=sm_90 -o $D/aot/axpy_kernels.h
 cp /work/shared/bench/peers.py $D/
 $B/tilec-tune compile --builder matmul --arch sm_90a -o $D/tune --jobs 2 > $D/tune-compile.txt

@@ -9,10 +9,47 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+namespace at {
+class Tensor;
+} // namespace at
 
 namespace c10 {
 using DeviceIndex = int8_t;
+struct TensorImpl {
+  void bump_version();
+  bool has_symbolic_sizes_strides() const;
+};
+class SymInt {
+public:
+  int64_t guard_int(const char *file, int64_t line) const;
+};
+bool operator>=(const SymInt &, int64_t);
+std::ostream &operator<<(std::ostream &, const SymInt &);
+struct GradMode {
+  static bool is_enabled();
+};
+class DispatchKeySet {
+public:
+  constexpr DispatchKeySet operator&(DispatchKeySet) const { return {}; }
+};
+constexpr DispatchKeySet after_ADInplaceOrView_keyset;
+template <typename F> class TypedOperatorHandle;
+template <typename... Args> class TypedOperatorHandle<void(Args...)> {
+public:
+  void redispatch(DispatchKeySet, Args...) const;
+};
+class OperatorHandle {
+public:
+  template <typename F> TypedOperatorHandle<F> typed() const;
+};
+class Dispatcher {
+public:
+  static Dispatcher &singleton();
+  OperatorHandle findSchemaOrThrow(const char *name, const char *overload);
+};
 enum class ScalarType { Bool, Char, Short, Int, Long, Half, BFloat16, Float,
                         Double, Float8_e4m3fn, Float8_e5m2 };
 std::ostream &operator<<(std::ostream &, ScalarType);
@@ -28,6 +65,7 @@ public:
 };
 namespace cuda {
 DeviceIndex current_device();
+DeviceIndex device_count() noexcept;
 struct CUDAGuard {
   explicit CUDAGuard(DeviceIndex);
 };
@@ -50,6 +88,11 @@ constexpr ScalarType kBool = ScalarType::Bool, kChar = ScalarType::Char,
                      kFloat8_e4m3fn = ScalarType::Float8_e4m3fn,
                      kFloat8_e5m2 = ScalarType::Float8_e5m2;
 using IntArrayRef = c10::ArrayRef<int64_t>;
+} // namespace at
+namespace c10 {
+using SymIntArrayRef = ArrayRef<SymInt>;
+} // namespace c10
+namespace at {
 class Tensor {
 public:
   bool is_cuda() const;
@@ -63,6 +106,11 @@ public:
   int64_t dim() const;
   IntArrayRef sizes() const;
   IntArrayRef strides() const;
+  c10::SymInt sym_numel() const;
+  c10::SymIntArrayRef sym_sizes() const;
+  c10::SymIntArrayRef sym_strides() const;
+  bool requires_grad() const;
+  c10::TensorImpl *unsafeGetTensorImpl() const;
 };
 namespace cuda {
 c10::cuda::CUDAStream getCurrentCUDAStream(c10::DeviceIndex);
@@ -75,10 +123,18 @@ c10::cuda::CUDAStream getCurrentCUDAStream(c10::DeviceIndex);
       ::c10::detail::torchCheckFail(__VA_ARGS__);                              \
   } while (false)
 
+namespace c10 {
+/// TORCH_FN(f): f as a compile-time function pointer.
+template <typename F, F *f> struct CompileTimeFunctionPointer {};
+} // namespace c10
+#define TORCH_FN(f)                                                            \
+  ::c10::CompileTimeFunctionPointer<std::remove_pointer_t<decltype(&f)>, &f>()
+
 namespace torch {
 struct Library {
   void def(const char *schema);
-  template <typename F> void impl(const char *name, F *function);
+  template <typename F, F *f>
+  void impl(const char *name, c10::CompileTimeFunctionPointer<F, f>);
 };
 } // namespace torch
 #define FAKE_TORCH_CAT2(a, b) a##b
