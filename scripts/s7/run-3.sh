@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 7, H200 call 5 (after scripts/s5/prep-all.sh with the merged
+# compiler, branches torch2 and rel): the examples with the three
+# sanitizers, the descriptor GEMM with 128x192 tiles checked and timed on
+# the one-wave shape beside its 256 and 128 builds, the PyTorch extension
+# (host time, the two-kernel block with both GEMM builds, dynamic shapes).
+# Carry [".dev/s5", ".dev/s7", ".gpu-deps"].
+set -u
+D=.dev/s5; O=${OUT:-/tmp/out}; mkdir -p $O
+root=$PWD; . scripts/gpu-env.sh
+t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
+echo "== gpu-test.sh sm_90a $(el)"
+SANITIZER_TOOLS="memcheck racecheck synccheck" LOGS=$O/test timeout 240 scripts/gpu-test.sh $D/k90a > $O/gpu-test.log 2>&1
+echo "rc=$? $(el)"
+grep -E "FAIL|passed|failed|gpu-test|SUMMARY" $O/gpu-test.log | grep -v "^PASS" | head -20
+B=build-gpu/bin
+echo "== matmul_tma, BLOCK_N 192 $(el)"
+$B/tilec-gpu-tests --kernels .dev/s7/tma192 --only matmul_tma 2>&1 | grep -E "FAIL|passed"
+for n in 192 256 128; do
+  $B/tilec-bench --kernels .dev/s7/tma$n matmul_tma_wave matmul_tma 2>/dev/null | grep -o '"work": "[^"]*", "system": "[^"]*", "ms": [0-9.]*, "GBps": null, "TFLOPs": [0-9.]*' | sed "s/^/BLOCK_N=$n /"
+done
+echo "== torch $(el)"
+MAX_JOBS=16 timeout 330 scripts/gpu-torch.sh $D/torch > $O/torch.log 2>&1; echo "rc=$? $(el)"
+grep -E "FAIL|host us|block|target" $O/torch.log | grep -v "^PASS" | head -30; echo "PASS lines: $(grep -c PASS $O/torch.log)"
+echo "total $(el)"
