@@ -149,6 +149,22 @@ TEST(PtxSim, IgnoredModifierIsAnError) {
                     "rounding .rz of cvt to .f16 is not simulated");
 }
 
+// cvt to s8 in a 16-bit register sign-extends: max.s16 of -1 and 0 is 0
+// (the simulator masked the result to 8 bits, 255).
+TEST(PtxSim, NarrowSignedCvtSignExtends) {
+  Result r = run("  cvt.s8.s32 %rs1, %r1;\n"
+                 "  cvt.u16.u32 %rs2, %r2;\n"
+                 "  max.s16 %rs3, %rs1, %rs2;\n"
+                 "  cvt.s32.s16 %r9, %rs3;",
+                 0xffffffff, 0);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.out, 0u);
+  r = run("  cvt.s8.s32 %rs1, %r1;\n  cvt.s32.s16 %r9, %rs1;", 0x1ff);
+  EXPECT_EQ(r.out, 0xffffffffu); // 0x1ff chopped to s8 is -1
+  r = run("  cvt.u8.s32 %rs1, %r1;\n  cvt.u32.u16 %r9, %rs1;", 0xffffffff);
+  EXPECT_EQ(r.out, 0xffu);
+}
+
 // LLVM emits max.NaN.f32 for maximum(): a NaN operand gives NaN, where
 // plain max returns the other operand.
 TEST(PtxSim, MaxNaNPropagates) {

@@ -1757,7 +1757,14 @@ private:
         set(t, o[0], hi << 16 | lo, T_B32);
         return;
       }
-      set(t, o[0], convert(in, get(t, o[1], in.ty2)), in.ty);
+      uint64_t r = convert(in, get(t, o[1], in.ty2));
+      // A register wider than a signed integer destination type holds the
+      // result sign-extended (LLVM compares cvt.s8.s32's 16-bit register
+      // with max.s16); unsigned ones are zero-extended, as the mask does.
+      if (isSigned(in.ty))
+        set(t, o[0], uint64_t(sext(r, bitsOf(in.ty))), T_B64);
+      else
+        set(t, o[0], r, in.ty);
       return;
     }
     case O_CVTA: {
