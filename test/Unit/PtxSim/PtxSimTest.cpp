@@ -165,6 +165,23 @@ TEST(PtxSim, NarrowSignedCvtSignExtends) {
   EXPECT_EQ(r.out, 0xffu);
 }
 
+// A b32 load over three written bytes of shared memory and one that
+// nothing wrote (merged i8 loads) runs; a load of unwritten bytes only is
+// an error.
+TEST(PtxSim, WidenedSharedLoad) {
+  const char *store = "  .shared .align 4 .b8 sm[8];\n"
+                      "  mov.u32 %r4, sm;\n"
+                      "  st.shared.b8 [%r4], %rs1;\n"
+                      "  st.shared.b8 [%r4+1], %rs1;\n"
+                      "  st.shared.b8 [%r4+2], %rs1;\n";
+  Result r = run(std::string(store) + "  ld.shared.b32 %r9, [%r4];", 0);
+  EXPECT_EQ(r.error, "");
+  r = run(std::string(store) + "  ld.shared.b32 %r9, [%r4+4];", 0);
+  EXPECT_NE(r.error.find("reads shared byte 4, which nothing wrote"),
+            std::string::npos)
+      << r.error;
+}
+
 // LLVM emits max.NaN.f32 for maximum(): a NaN operand gives NaN, where
 // plain max returns the other operand.
 TEST(PtxSim, MaxNaNPropagates) {

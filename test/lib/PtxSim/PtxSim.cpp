@@ -1111,9 +1111,15 @@ private:
 
   /// `mayBeUnwritten`: an element of a vector load, which LLVM widens over
   /// padding (e.g. 4-byte values in 8-byte slots); its value goes unused.
+  /// A scalar load may cover unwritten bytes beside written ones: LLVM
+  /// merges adjacent narrow loads (three i8 partials of a cross-warp
+  /// reduction read as one b32 whose fourth byte no warp wrote) and drops
+  /// the extra bits; a load of only unwritten bytes is an error.
   void sharedRead(const Thread &t, uint64_t a, void *dst, uint64_t n,
                   bool mayBeUnwritten = false) {
     checkShared(t, a, n);
+    for (uint64_t i = a; i < a + n && !mayBeUnwritten; ++i)
+      mayBeUnwritten = n > 1 && written[i];
     for (uint64_t i = a; i < a + n; ++i) {
       if (inflight[i])
         fail(where(t) + ": reads shared byte " + std::to_string(i) +
