@@ -182,6 +182,39 @@ TEST(PtxSim, WidenedSharedLoad) {
       << r.error;
 }
 
+// tilec's f16/bf16 fadd atomics: atom.add.noftz on 2 bytes.
+TEST(PtxSim, HalfAtomicAdd) {
+  Result r = run("  cvt.u16.u32 %rs2, %r1;\n"
+                 "  atom.global.acq_rel.gpu.add.noftz.f16 %rs1, [%rd1+16], "
+                 "%rs2;\n"
+                 "  ld.global.b32 %r9, [%rd1+16];",
+                 0x3c00, 0, 0x3e00); // 1 + 1.5
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.out, 0x4100u); // 2.5
+  r = run("  cvt.u16.u32 %rs2, %r1;\n"
+          "  atom.global.add.noftz.bf16 %rs1, [%rd1+16], %rs2;\n"
+          "  ld.global.b32 %r9, [%rd1+16];",
+          0x3f80, 0, 0x4040); // 1 + 3
+  EXPECT_EQ(r.out, 0x4080u);  // 4
+  r = run("  atom.global.max.f16 %rs1, [%rd1+16], %rs2;", 0);
+  expectUnsupported(r, "atom.global.max.f16 %rs1, [%rd1+16], %rs2",
+                    "unsupported type .f16");
+}
+
+// Packed 16-bit integer min/max (LLVM's vector smax of i16 pairs): each
+// half on its own; the simulator refused the type before it knew it.
+TEST(PtxSim, PackedIntegerMinMax) {
+  Result r = run("  max.s16x2 %r9, %r1, %r2;", 0xfffe0003, 0x00010005);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.out, 0x00010005u); // max(-2, 1), max(3, 5)
+  r = run("  min.u16x2 %r9, %r1, %r2;", 0xfffe0003, 0x00010005);
+  EXPECT_EQ(r.out, 0x00010003u);
+  r = run("  max.relu.s16x2 %r9, %r1, %r2;", 0xfffe0003, 0xffff0001);
+  EXPECT_EQ(r.out, 0x00000003u);
+  r = run("  add.s16x2 %r9, %r1, %r2;", 1, 2);
+  expectUnsupported(r, "add.s16x2 %r9, %r1, %r2", "unsupported type .s16x2");
+}
+
 // LLVM emits max.NaN.f32 for maximum(): a NaN operand gives NaN, where
 // plain max returns the other operand.
 TEST(PtxSim, MaxNaNPropagates) {

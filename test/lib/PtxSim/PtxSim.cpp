@@ -127,7 +127,8 @@ float ftz(float f) {
 
 enum Ty : uint8_t {
   T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64, T_S8,
-  T_S16, T_S32, T_S64, T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64, T_PRED
+  T_S16, T_S32, T_S64, T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64, T_PRED,
+  T_U16X2, T_S16X2
 };
 
 Ty parseTy(const std::string &s) {
@@ -138,7 +139,7 @@ Ty parseTy(const std::string &s) {
       {"s16", T_S16},     {"s32", T_S32},   {"s64", T_S64},
       {"f16", T_F16},     {"f16x2", T_F16X2}, {"bf16", T_BF16},
       {"bf16x2", T_BF16X2}, {"f32", T_F32}, {"f64", T_F64},
-      {"pred", T_PRED}};
+      {"pred", T_PRED},   {"u16x2", T_U16X2}, {"s16x2", T_S16X2}};
   auto it = m.find(s);
   return it == m.end() ? T_NONE : it->second;
 }
@@ -146,7 +147,8 @@ const char *tyName(Ty t) {
   static const char *names[] = {
       "(none)", "b8",  "b16",  "b32",   "b64",  "u8",     "u16",
       "u32",    "u64", "s8",   "s16",   "s32",  "s64",    "f16",
-      "f16x2",  "bf16", "bf16x2", "f32", "f64",  "pred"};
+      "f16x2",  "bf16", "bf16x2", "f32", "f64",  "pred", "u16x2",
+      "s16x2"};
   return names[t];
 }
 /// PTX's other fundamental and packed types (PTX ISA 8.x): an instruction
@@ -157,7 +159,7 @@ bool isUnmodelledPtxType(const std::string &s) {
       "b128",   "tf32",   "e4m3",   "e5m2",   "e4m3x2", "e5m2x2", "e4m3x4",
       "e5m2x4", "e2m1",   "e2m1x2", "e2m1x4", "e3m2",   "e3m2x2", "e2m3",
       "e2m3x2", "ue8m0",  "ue8m0x2", "s4",    "u4",     "s2",     "u2",
-      "u16x2",  "s16x2",  "f32x2",  "f16x4",  "bf16x4", "f8",     "f8x2"};
+      "f32x2",  "f16x4",  "bf16x4", "f8",     "f8x2"};
   for (const char *n : names)
     if (s == n)
       return true;
@@ -173,6 +175,8 @@ unsigned bitsOf(Ty t) {
   }
 }
 bool isSigned(Ty t) { return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64; }
+/// Two 16-bit integers in a 32-bit register (min/max of PTX 8.0).
+bool isPackedInt(Ty t) { return t == T_U16X2 || t == T_S16X2; }
 bool isFloat(Ty t) {
   return t == T_F16 || t == T_F16X2 || t == T_BF16 || t == T_BF16X2 ||
          t == T_F32 || t == T_F64;
@@ -637,6 +641,8 @@ public:
         return true;
     if (t.rfind("L1::", 0) == 0 || t.rfind("L2::", 0) == 0)
       return true;
+    if (op == O_ATOM && t == "noftz")
+      return true; // the simulator flushes no f16/bf16 subnormal anyway
     if (op == O_MMA && (t == "row" || t == "col"))
       return true;
     if (op == O_LDMATRIX && t == "m8n8")
@@ -655,6 +661,10 @@ public:
       refuse("sat");
     if (in.relu && in.op != O_MIN && in.op != O_MAX)
       refuse("relu");
+    if (isPackedInt(in.ty) && in.op != O_MIN && in.op != O_MAX &&
+        in.op != O_MOV)
+      fail(at(in.line, text) + ": unsupported type ." + tyName(in.ty) +
+           " for this instruction");
     if (in.rnd.empty() || in.rnd == "rn" || in.op == O_CVT)
       return; // cvt checks its rounding where it converts
     bool directed = in.op == O_ADD || in.op == O_SUB || in.op == O_MUL ||
@@ -1626,6 +1636,23 @@ private:
             ty);
         return;
       }
+      if (isPackedInt(ty) && (in.op == O_MIN || in.op == O_MAX)) {
+        // max{.relu}.s16x2 / .u16x2: each half on its own (LLVM makes it of
+        // a vector max of two i16 or i8 lanes).
+        uint64_t r = 0;
+        for (int h = 0; h < 2; ++h) {
+          uint64_t x = (a >> (16 * h)) & 0xffff, y = (b >> (16 * h)) & 0xffff;
+          int64_t sx = sext(x, 16), sy = sext(y, 16);
+          bool takeX = ty == T_S16X2 ? (in.op == O_MAX ? sx >= sy : sx <= sy)
+                                     : (in.op == O_MAX ? x >= y : x <= y);
+          uint64_t v = takeX ? x : y;
+          if (in.relu && sext(v, 16) < 0)
+            v = 0;
+          r |= v << (16 * h);
+        }
+        set(t, o[0], r, T_B32);
+        return;
+      }
       uint64_t r = intBinary(in, a, b);
       // max.relu.s32 (LLVM folds smax(smax(a, b), 0) into it): negative
       // results clamp to 0.
@@ -1824,7 +1851,10 @@ private:
         fail(where(t) + ": atom without a supported operation");
       uint64_t a = memAddress(t, in, o[1]);
       unsigned bytes = std::max(1u, bitsOf(ty) / 8);
-      if (bytes != 4 && bytes != 8)
+      bool half = ty == T_F16 || ty == T_BF16;
+      if (half && in.cmp != "add")
+        unsupportedType(ty);
+      if (bytes != 4 && bytes != 8 && !half)
         fail(where(t) + ": atom on " + std::to_string(bytes) +
              "-byte values is not simulated");
       uint64_t old = 0;
@@ -1845,7 +1875,9 @@ private:
           return sext(x, bytes * 8) < sext(y, bytes * 8);
         return (x & mask) < (y & mask);
       };
-      if (in.cmp == "add")
+      if (half) // atom.add.noftz.f16/.bf16: f16 never flushes here
+        r = fromD(ty, double(float(toD(ty, old)) + float(toD(ty, b))));
+      else if (in.cmp == "add")
         r = isFloat ? (bytes == 4 ? fromF(asF(old) + asF(b))
                                   : fromDouble(asDouble(old) + asDouble(b)))
                     : old + b;
