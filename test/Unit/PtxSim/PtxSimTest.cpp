@@ -128,6 +128,24 @@ TEST(PtxSim, UnknownInstructionIsAnError) {
   expectUnsupported(r, "cp.async.bulk.commit_group", "unsupported instruction");
 }
 
+// tile.print's vprintf: the call is the error, not the .param symbols of
+// its block (which were reported first as unknown).
+TEST(PtxSim, CallIsAnError) {
+  Result r = run("  {\n"
+                 "  .param .b64 param0;\n"
+                 "  st.param.b64 [param0+0], %rd4;\n"
+                 "  call.uni (retval0), vprintf, (param0);\n"
+                 "  }",
+                 0);
+  EXPECT_NE(r.error.find("line 15 'call.uni (retval0), vprintf, (param0)': "
+                         "unsupported instruction call.uni"),
+            std::string::npos)
+      << r.error;
+  r = run("  st.global.b32 [nowhere], %r1;", 0);
+  EXPECT_NE(r.error.find("line 12: unknown symbol nowhere"), std::string::npos)
+      << r.error;
+}
+
 // Modifiers that change the result were ignored: a saturating add wrapped,
 // .relu of fma did nothing, prmt's modes read as the default one.
 TEST(PtxSim, IgnoredModifierIsAnError) {

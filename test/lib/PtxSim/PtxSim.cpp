@@ -383,8 +383,15 @@ public:
         o.reg = reg(base);
       } else {
         auto it = p.symbolIndex.find(base);
-        if (it == p.symbolIndex.end())
-          fail("line " + std::to_string(line) + ": unknown symbol " + base);
+        if (it == p.symbolIndex.end()) {
+          // Reported after parsing, so that an unsupported instruction
+          // behind it (the `call` whose .param blocks these name) is the
+          // error.
+          if (unknownSymbol.empty())
+            unknownSymbol = "line " + std::to_string(line) +
+                            ": unknown symbol " + base;
+          return o;
+        }
         o.sym = it->second;
       }
       if (!off.empty()) {
@@ -769,12 +776,16 @@ public:
     }
     if (!inKernel)
       fail("no .entry " + kernel + " in the module");
+    if (!unknownSymbol.empty())
+      fail(unknownSymbol);
     resolveLabels();
   }
 
 private:
   Program &p;
   std::vector<std::string> pendingLabels;
+  std::string unknownSymbol; ///< the first, with its line
+
 
   void addSymbol(Symbol s) {
     p.symbolIndex[s.name] = int(p.symbols.size());
