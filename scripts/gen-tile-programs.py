@@ -22,13 +22,18 @@ line says how to reproduce it; DIR is removed when every program passed and
 first element of every interpreter result before the GPU runs compare with
 it, so that every program must fail: a check of the checking.
 
-What the programs cover: elementwise chains over f32, f16, bf16 and i32
-with casts between them; masks with ragged sizes and extra programs;
-1-D and 2-D tiles whose sizes include non-powers of two; reductions and
-scans with named combiners (add, max, min, and, or, xor) along each axis;
-broadcasts (expand_dims + broadcast) of reduced tiles and of loaded
-vectors; small dots (f16/bf16 into f32, multiples of 16); scf.for loops
-that accumulate.
+What the programs cover: elementwise chains over f32, f16, bf16, f64, i8,
+i32 and i64 with casts between them; masks with ragged sizes and extra
+programs; 1-D and 2-D tiles whose sizes include non-powers of two;
+reductions and scans with named combiners (add, max, min, and, or, xor)
+along each axis; broadcasts (expand_dims + broadcast) of reduced tiles and
+of loaded vectors; dots (f16/bf16 into f32 on mma.sync, multiples of 16;
+f32, i8 into i32 and f16/bf16 tiles below the mma shape on the FMA path);
+scf.for loops that accumulate; scf.if on the program id's parity and
+scf.while loops of 1 to 3 trips by program id; tile.atomic_rmw of every
+order-independent kind (i32/i64 add, max, min, umax, umin, and, or, xor;
+f16/bf16/f32/f64 fadd of exact values) at each program's own elements
+(xchg too, old values stored) or contended by every program.
 
 Numerics: the generator tracks, for every value, a bound on its magnitude,
 whether it is exact (a multiple of a known power of two that the dtype
@@ -67,18 +72,29 @@ DTYPES = {
     "f16": dict(mant=11, max=65504.0, atol=1e-3, rtol=2e-3, npy="<f2"),
     "bf16": dict(mant=8, max=3.0e38, atol=1e-2, rtol=1.6e-2, npy="<u2"),
     "i32": dict(mant=31, max=2.0**31 - 1, atol=0, rtol=0, npy="<i4"),
+    "i8": dict(mant=7, max=127.0, atol=0, rtol=0, npy="|i1"),
+    "i64": dict(mant=63, max=2.0**63 - 1, atol=0, rtol=0, npy="<i8"),
+    "f64": dict(mant=53, max=1.0e308, atol=1e-12, rtol=1e-10, npy="<f8"),
 }
-FLOATS = ("f32", "f16", "bf16")
+FLOATS = ("f32", "f16", "bf16", "f64")
+INTS = ("i8", "i32", "i64")
+BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i32": 32,
+        "i64": 64}
 # The smallest granularity an exact value may have: keeps f16 away from
 # subnormals, which the GPU and the interpreter need not agree on.
 MIN_GRAN = 2.0**-12
 # Largest bound a value may reach; past it the generator picks another op.
-MAX_BOUND = {"f32": 1e6, "f16": 3e4, "bf16": 1e6, "i32": 2.0**24}
+MAX_BOUND = {"f32": 1e6, "f16": 3e4, "bf16": 1e6, "i32": 2.0**24,
+             "i8": 100.0, "i64": 2.0**50, "f64": 1e6}
 # How far the two runs' values may drift apart (absolute, and relative to
 # the value) before a value is too noisy to compare: a wrong element or lane
 # is off by far more.
 MAX_ABS_ERR = 0.02
 MAX_REL_ERR = 2.0**-5
+
+
+def is_int(dt):
+    return dt in INTS
 
 
 def ulp(dt):
@@ -128,8 +144,8 @@ def fits_exactly(dt, bound, gran):
     """Whether every multiple of `gran` up to `bound` is a value of `dt`."""
     if gran is None:
         return False
-    if dt == "i32":
-        return bound < 2.0**31 and gran >= 1
+    if is_int(dt):
+        return bound <= DTYPES[dt]["max"] and gran >= 1
     return gran >= MIN_GRAN and bound / gran <= 2.0**DTYPES[dt]["mant"]
 
 
@@ -150,6 +166,23 @@ class Program:
         self.args = []     # the case's ARG specs, in parameter order
         self.inputs = {}   # parameter name -> (dtype, values)
         self.features = set()
+        self.pid = None    # an i32 program id, for control flow that varies
+
+    def parity(self):
+        """An i1: whether the program id is even."""
+        two, zero = self.scalar_i32(2), self.scalar_i32(0)
+        q, c = self.fresh("q"), self.fresh("even")
+        self.emit("%s = arith.remsi %s, %s : i32" % (q, self.pid, two))
+        self.emit("%s = arith.cmpi eq, %s, %s : i32" % (c, q, zero))
+        return c
+
+    def trips(self, most):
+        """An i32 trip count of 1 to `most`, by program id."""
+        m, one = self.scalar_i32(most), self.scalar_i32(1)
+        q, t = self.fresh("q"), self.fresh("trips")
+        self.emit("%s = arith.remsi %s, %s : i32" % (q, self.pid, m))
+        self.emit("%s = arith.addi %s, %s : i32" % (t, q, one))
+        return t
 
     def fresh(self, prefix="v"):
         self.counter += 1
@@ -164,14 +197,14 @@ class Program:
         self.emit("%s = %s" % (name, text))
         if gran is not None and not fits_exactly(dt, bound, gran):
             gran = None
-        if gran is None and dt != "i32" and (err > 0 or rel > 0):
+        if gran is None and not is_int(dt) and (err > 0 or rel > 0):
             # Operands that may differ between the two runs may round to
             # neighbouring values of dt.
             rel = rel + ulp(dt)
         return Val(name, shape, dt, bound, gran, err, rel)
 
     def const(self, value, shape, dt):
-        if dt == "i32":
+        if is_int(dt):
             text = "%d" % value
         else:
             text = fmt_float(value)
@@ -179,8 +212,8 @@ class Program:
             line = "arith.constant dense<%s> : %s" % (text, type_of(shape, dt))
         else:
             line = "arith.constant %s : %s" % (text, dt)
-        gran = 2.0**-3 if dt != "i32" else 1.0
-        if dt != "i32" and value != 0:
+        gran = 2.0**-3 if not is_int(dt) else 1.0
+        if not is_int(dt) and value != 0:
             gran = min(gran, 2.0**math.floor(math.log2(abs(value))))
         return self.op(line, shape, dt, abs(value), gran, 0, prefix="c")
 
@@ -202,9 +235,16 @@ class Program:
         [-2, 2] (exact) or random values of the dtype in [-2, 2]."""
         p = self.ptr_param(name, dt)
         exact = exact_values if exact_values is not None else (
-            dt == "i32" or self.rng.random() < 0.6)
+            is_int(dt) or self.rng.random() < 0.6)
         rng = self.rng
-        if dt == "i32":
+        if dt == "i8":
+            values = [rng.randint(-8, 8) for _ in range(count)]
+            bound, gran = 8.0, 1.0
+        elif dt == "i64" and rng.random() < 0.5:
+            # Past 32 bits: the upper halves must travel too.
+            values = [rng.randint(-2**34, 2**34) for _ in range(count)]
+            bound, gran = 2.0**34, 1.0
+        elif is_int(dt):
             values = [rng.randint(-100, 100) for _ in range(count)]
             bound, gran = 100.0, 1.0
         elif exact:
@@ -220,7 +260,7 @@ class Program:
     def add_output(self, name, dt, count, val=None):
         p = self.param(name, "!tile.ptr<%s>" % dt)
         spec = "n=%d" % count
-        if val is not None and not val.same and dt != "i32":
+        if val is not None and not val.same and not is_int(dt):
             atol = max(DTYPES[dt]["atol"], 4 * val.err)
             rtol = max(DTYPES[dt]["rtol"], 2 * val.rel)
             spec += ",atol=%.3g,rtol=%.3g" % (atol, rtol)
@@ -259,23 +299,31 @@ def cast(prog, v, dt):
     if v.dt == dt:
         return v
     ty_from, ty_to = type_of(v.shape, v.dt), type_of(v.shape, dt)
-    if dt == "i32":
+    if is_int(dt) and is_int(v.dt):
+        if BITS[dt] > BITS[v.dt]:
+            return prog.op("arith.extsi %s : %s to %s" % (
+                v.name, ty_from, ty_to), v.shape, dt, v.bound, v.gran, 0)
+        if v.bound > MAX_BOUND[dt]:
+            return None
+        return prog.op("arith.trunci %s : %s to %s" % (v.name, ty_from, ty_to),
+                       v.shape, dt, v.bound, v.gran, 0)
+    if is_int(dt):
         # fptosi truncates: only a value both runs compute alike converts
         # alike (a difference of one ulp could cross an integer).
-        if not v.same or v.bound >= 2.0**24:
+        if not v.same or v.bound >= min(2.0**24, MAX_BOUND[dt]):
             return None
         return prog.op("arith.fptosi %s : %s to %s" % (v.name, ty_from, ty_to),
                        v.shape, dt, math.floor(v.bound), 1.0, 0)
-    if v.dt == "i32":
+    if is_int(v.dt):
         if v.bound > MAX_BOUND[dt]:
             return None
         return prog.op("arith.sitofp %s : %s to %s" % (v.name, ty_from, ty_to),
                        v.shape, dt, v.bound, v.gran, v.err, v.rel)
-    if v.dt != "f32" and dt != "f32":
+    if BITS[v.dt] == 16 and BITS[dt] == 16:
         # f16 <-> bf16 goes through f32.
         mid = cast(prog, v, "f32")
         return cast(prog, mid, dt)
-    if dt == "f32":
+    if BITS[dt] > BITS[v.dt]:
         return prog.op("arith.extf %s : %s to %s" % (v.name, ty_from, ty_to),
                        v.shape, dt, v.bound, v.gran, v.err, v.rel)
     if v.bound > MAX_BOUND[dt]:
@@ -309,7 +357,7 @@ def binary(prog, a, b, kind):
         raise ValueError(kind)
     if bound > MAX_BOUND[dt] or err > MAX_ABS_ERR or rel > MAX_REL_ERR:
         return None
-    if dt == "i32":
+    if is_int(dt):
         name = {"add": "addi", "sub": "subi", "mul": "muli", "max": "maxsi",
                 "min": "minsi", "and": "andi", "or": "ori",
                 "xor": "xori"}[kind]
@@ -324,7 +372,7 @@ def binary(prog, a, b, kind):
 
 def unary(prog, a, kind):
     dt, shape, ty = a.dt, a.shape, type_of(a.shape, a.dt)
-    if dt == "i32":
+    if is_int(dt):
         if kind == "neg":
             zero = prog.const(0, shape, dt)
             return prog.op("arith.subi %s, %s : %s" % (zero.name, a.name, ty),
@@ -354,6 +402,10 @@ def unary(prog, a, kind):
         return prog.op("arith.divf %s, %s : %s" % (a.name, den.name, ty),
                        shape, dt, 1.0, None, 2 * a.spread(),
                        den.rel + 4 * ulp("f32"))
+    if kind == "exp" and dt == "f64":
+        # f64 exp is libdevice's __nv_exp, which needs a CUDA toolkit with
+        # libdevice; CI compiles without one.
+        return None
     if kind == "exp":
         # exp(min(a, 2)): at most e^2; the GPU's exp is approximate (a few
         # ulps of f32), which the error estimate carries.
@@ -372,7 +424,7 @@ def select(prog, a, b, x, y):
     if not (a.same and b.same) or x.dt != y.dt:
         return None
     pred = prog.rng.choice(["lt", "le", "gt", "ge", "eq", "ne"])
-    if a.dt == "i32":
+    if is_int(a.dt):
         cmp = "arith.cmpi s%s" % pred if pred not in ("eq", "ne") else \
             "arith.cmpi %s" % pred
     else:
@@ -392,7 +444,7 @@ def select(prog, a, b, x, y):
 def combiners(v):
     """The named combiners that apply to v's dtype."""
     names = ["add", "max", "min"]
-    if v.dt == "i32":
+    if is_int(v.dt):
         names += ["and", "or", "xor", "umax", "umin"]
     return names
 
@@ -549,8 +601,8 @@ class Chain:
         rng, prog = self.prog.rng, self.prog
         kind = rng.choices(
             ["binary", "unary", "cast", "select", "const", "reduce", "scan",
-             "argreduce", "reshape"],
-            weights=[30, 12, 14, 6, 6, 10, 5, 4, 4])[0]
+             "argreduce", "reshape", "if", "while"],
+            weights=[30, 12, 14, 6, 6, 10, 5, 4, 4, 3, 3])[0]
         a = self.pick()
         if kind == "binary":
             b = self.pick(recent=False)
@@ -559,12 +611,12 @@ class Chain:
                 if b is None:
                     return None
             kinds = ["add", "sub", "mul", "max", "min"]
-            if a.dt == "i32":
+            if is_int(a.dt):
                 kinds += ["and", "or", "xor"]
             prog.features.add("elementwise-" + a.dt)
             return self.add(binary(prog, a, b, rng.choice(kinds)))
         if kind == "unary":
-            kinds = ["neg", "abs", "shr"] if a.dt == "i32" else \
+            kinds = ["neg", "abs", "shr"] if is_int(a.dt) else \
                 ["neg", "abs", "div", "exp"]
             return self.add(unary(prog, a, rng.choice(kinds)))
         if kind == "cast":
@@ -582,7 +634,7 @@ class Chain:
             prog.features.add("select")
             return self.add(select(prog, a, b, x, y))
         if kind == "const":
-            value = rng.randint(-12, 12) / 4.0 if a.dt != "i32" else \
+            value = rng.randint(-12, 12) / 4.0 if not is_int(a.dt) else \
                 rng.randint(-9, 9)
             c = prog.const(value, self.shape, a.dt)
             return self.add(binary(prog, a, c, rng.choice(
@@ -617,7 +669,90 @@ class Chain:
             return self.add(broadcast_back(prog, i, axis, self.shape))
         if kind == "reshape":
             return self.add(reshaped(prog, a))
+        if kind == "if" and prog.pid:
+            return self.add(self.branch())
+        if kind == "while" and prog.pid:
+            return self.add(self.loop_while())
         return None
+
+    def branch(self):
+        """scf.if on the program id's parity, one elementwise op of the pool
+        in each branch: both branches run, in different programs."""
+        prog, rng = self.prog, self.prog.rng
+        a = self.pick()
+        b = self.pick(lambda v: v.dt == a.dt, recent=False)
+        ty = type_of(self.shape, a.dt)
+        head = len(prog.lines)
+        cond = prog.parity()
+        res = prog.fresh("if")
+        prog.emit("%s = scf.if %s -> (%s) {" % (res, cond, ty))
+        outer = prog.indent
+        prog.indent = outer + "  "
+        kinds = ["add", "sub", "max", "min", "mul"]
+        then = unary(prog, a, rng.choice(["neg", "abs"]))
+        prog.emit("scf.yield %s : %s" % (then.name, ty))
+        prog.indent = outer
+        prog.emit("} else {")
+        prog.indent = outer + "  "
+        other = binary(prog, a, b, rng.choice(kinds))
+        if other is not None:
+            prog.emit("scf.yield %s : %s" % (other.name, ty))
+        prog.indent = outer
+        if other is None:
+            del prog.lines[head:]
+            return None
+        prog.emit("}")
+        prog.features.add("if")
+        g = None if not (then.exact and other.exact) else \
+            min(then.gran, other.gran)
+        return Val(res, self.shape, a.dt, max(then.bound, other.bound), g,
+                   max(then.err, other.err), max(then.rel, other.rel))
+
+    def loop_while(self):
+        """scf.while of 1 to 3 trips (by program id) that combines a value
+        of the pool into an accumulator."""
+        prog, rng = self.prog, self.prog.rng
+        a = self.pick()
+        init = self.pick(lambda v: v.dt == a.dt, recent=False)
+        comb = rng.choice(["add", "sub", "max", "min"])
+        ty = type_of(self.shape, a.dt)
+        head = len(prog.lines)
+        trips = prog.trips(3)
+        c0, c1 = prog.scalar_i32(0), prog.scalar_i32(1)
+        res, i, acc = prog.fresh("w"), prog.fresh("wi"), prog.fresh("wacc")
+        prog.emit("%s:2 = scf.while (%s = %s, %s = %s) : (i32, %s) -> "
+                  "(i32, %s) {" % (res, i, c0, acc, init.name, ty, ty))
+        outer = prog.indent
+        prog.indent = outer + "  "
+        cond = prog.fresh("wc")
+        prog.emit("%s = arith.cmpi slt, %s, %s : i32" % (cond, i, trips))
+        prog.emit("scf.condition(%s) %s, %s : i32, %s" % (cond, i, acc, ty))
+        prog.indent = outer
+        i2, acc2 = prog.fresh("wi"), prog.fresh("wacc")
+        prog.emit("} do {")
+        prog.emit("^bb0(%s: i32, %s: %s):" % (i2, acc2, ty))
+        prog.indent = outer + "  "
+        # Before the last trip the accumulator has taken at most two terms.
+        grows = comb in ("add", "sub")
+        accv = Val(acc2, self.shape, a.dt,
+                   init.bound + (2 * a.bound if grows else 0),
+                   None if not (a.exact and init.exact) else
+                   min(a.gran, init.gran),
+                   init.err + (2 * a.spread() if grows else a.err),
+                   max(init.rel, a.rel))
+        nxt = binary(prog, accv, a, comb)
+        if nxt is None:
+            prog.indent = outer
+            del prog.lines[head:]
+            return None
+        i3 = prog.fresh("wi")
+        prog.emit("%s = arith.addi %s, %s : i32" % (i3, i2, c1))
+        prog.emit("scf.yield %s, %s : i32, %s" % (i3, nxt.name, ty))
+        prog.indent = outer
+        prog.emit("}")
+        prog.features.add("while-" + comb)
+        return Val("%s#1" % res, self.shape, a.dt, nxt.bound, nxt.gran,
+                   nxt.err, nxt.rel)
 
     def grow(self, steps):
         for _ in range(steps * 3):
@@ -647,7 +782,8 @@ def kernel_attrs(prog, extra=""):
 
 def choose_inputs(prog):
     count = prog.rng.choice([1, 2, 2, 3])
-    return [prog.rng.choice(["f32", "f32", "f16", "bf16", "i32"])
+    return [prog.rng.choice(["f32", "f32", "f16", "bf16", "i32", "i8", "i64",
+                             "f64"])
             for _ in range(count)]
 
 
@@ -684,6 +820,7 @@ def gen_1d(prog):
     # end, so the parameters are filled in then.
     pid = prog.fresh("pid")
     prog.emit("%s = tile.program_id 0" % pid)
+    prog.pid = pid
     cb = prog.scalar_i32(block)
     start = prog.fresh("start")
     prog.emit("%s = arith.muli %s, %s : i32" % (start, pid, cb))
@@ -724,7 +861,8 @@ def loop_1d(prog, chain, base, dt, offs, mask, trips):
     rng = prog.rng
     p, bound, gran = base
     shape = chain.shape
-    acc_dt = "i32" if dt == "i32" else "f32"
+    acc_dt = {"i64": "i64", "f64": "f64"}.get(
+        dt, "i32" if is_int(dt) else "f32")
     comb = rng.choice(["add", "max"])
     init = prog.const(0, shape, acc_dt)
     c0, c1, ct = prog.scalar_i32(0), prog.scalar_i32(1), prog.scalar_i32(trips)
@@ -781,12 +919,13 @@ def gen_2d(prog):
     bases = [prog.add_input("x%d" % i, dt, total) for i, dt in enumerate(dts)]
     bias = None
     if rng.random() < 0.4:
-        bdt = rng.choice(["f32", "f16", "bf16", "i32"])
+        bdt = rng.choice(["f32", "f16", "bf16", "i32", "i8", "i64", "f64"])
         bias = (prog.add_input("bias", bdt, n_cols), bdt)
     shape = (rows, cols)
     pm, pn = prog.fresh("pm"), prog.fresh("pn")
     prog.emit("%s = tile.program_id 0" % pm)
     prog.emit("%s = tile.program_id 1" % pn)
+    prog.pid = pm
     cr, cc = prog.scalar_i32(rows), prog.scalar_i32(cols)
     r0, c0 = prog.fresh("r0"), prog.fresh("c0")
     prog.emit("%s = arith.muli %s, %s : i32" % (r0, pm, cr))
@@ -864,10 +1003,17 @@ def gen_2d(prog):
 
 
 def gen_dot(prog):
-    """C[M, N] = A[M, K] B[K, N] (+ an epilogue), K stepped by a loop."""
+    """C[M, N] = A[M, K] B[K, N] (+ an epilogue), K stepped by a loop.
+    f16/bf16 of 16 or more per side run on mma.sync; f32 (exact inputs:
+    tf32 keeps them), i8 (into i32) and f16/bf16 tiles below the mma shape
+    on the FMA path."""
     rng = prog.rng
-    bm, bn, bk = (rng.choice([16, 32, 64]) for _ in range(3))
-    dt = rng.choice(["f16", "bf16"])
+    dt = rng.choice(["f16", "bf16", "f16", "bf16", "f32", "i8"])
+    if dt in ("f16", "bf16") and rng.random() < 0.8:
+        bm, bn, bk = (rng.choice([16, 32, 64]) for _ in range(3))
+    else:
+        bm, bn, bk = (rng.choice([2, 4, 8, 16, 32]) for _ in range(3))
+    acc_dt = "i32" if dt == "i8" else "f32"
     m, n = rng.randint(1, 2 * bm), rng.randint(1, 2 * bn)
     k = rng.randint(1, 3 * bk)
     # Row strides: multiples of 8 elements (16 bytes) so that the hints of
@@ -907,12 +1053,12 @@ def gen_dot(prog):
     brow = prog.fresh("brow")
     prog.emit("%s = arith.muli %s, %s : %s" % (
         brow, rk, splat("%stride_b", bk), type_of((bk,), "i32")))
-    acc0 = prog.const(0, (bm, bn), "f32")
+    acc0 = prog.const(0, (bm, bn), acc_dt)
     c0, cstep = prog.scalar_i32(0), prog.scalar_i32(bk)
     k_s, acc = prog.fresh("k"), prog.fresh("acc")
     prog.emit("%s = scf.for %s = %s to %%K step %s iter_args(%s = %s) "
               "-> (%s) : i32 {" % (acc + "_out", k_s, c0, cstep, acc,
-                                   acc0.name, type_of((bm, bn), "f32")))
+                                   acc0.name, type_of((bm, bn), acc_dt)))
     outer = prog.indent
     prog.indent = outer + "  "
     kk = prog.fresh("kk")
@@ -940,12 +1086,16 @@ def gen_dot(prog):
     d = prog.fresh("d")
     prog.emit("%s = tile.dot %s, %s, %s : %s, %s -> %s" % (
         d, at.name, bt.name, acc, type_of((bm, bk), dt),
-        type_of((bk, bn), dt), type_of((bm, bn), "f32")))
-    prog.emit("scf.yield %s : %s" % (d, type_of((bm, bn), "f32")))
+        type_of((bk, bn), dt), type_of((bm, bn), acc_dt)))
+    prog.emit("scf.yield %s : %s" % (d, type_of((bm, bn), acc_dt)))
     prog.indent = outer
     prog.emit("}")
-    # Products of multiples of 1/8 in [-2, 2], summed over k: exact in f32.
-    res = Val(acc + "_out", (bm, bn), "f32", 4.0 * k, 2.0**-6, 0)
+    # Products of multiples of 1/8 in [-2, 2], summed over k: exact in f32;
+    # of integers in [-8, 8]: exact in i32.
+    if dt == "i8":
+        res = Val(acc + "_out", (bm, bn), "i32", 64.0 * k, 1.0, 0)
+    else:
+        res = Val(acc + "_out", (bm, bn), "f32", 4.0 * k, 2.0**-6, 0)
     chain = Chain(prog, (bm, bn), [res])
     chain.grow(rng.randint(0, 4))
     out = chain.pool[-1]
@@ -971,6 +1121,86 @@ def gen_dot(prog):
     return grid, "tile.kernel, tile.num_warps = 4 : i32"
 
 
+# Atomic kinds by element type (docs/dialect.md) whose result does not
+# depend on the order the programs run in.
+ATOMIC_KINDS = {
+    "i32": ["add", "max", "min", "umax", "umin", "and", "or", "xor"],
+    "i64": ["add", "max", "min", "umax", "umin", "and", "or", "xor"],
+    # max/min of floats: the lowering refuses them ("not supported yet").
+    "f32": ["fadd"],
+    "f64": ["fadd"],
+    "f16": ["fadd"],
+    "bf16": ["fadd"],
+}
+
+
+def gen_atomic(prog):
+    """Each program combines a tile computed from its inputs into `acc`
+    with tile.atomic_rmw: at its own elements (xchg allowed; the old values
+    are stored too) or, contended, at the first `block` elements, which
+    every program combines into."""
+    rng = prog.rng
+    block = rng.choice([16, 32, 64, 128, 256, 12, 48, 100])
+    programs = rng.randint(1, 5)
+    n = rng.randint(max(1, block * (programs - 1) + 1), block * programs)
+    dt = rng.choice(list(ATOMIC_KINDS))
+    unique = rng.random() < 0.4
+    kinds = ATOMIC_KINDS[dt]
+    if unique and BITS[dt] >= 32:
+        kinds = kinds + ["xchg"]  # 32- and 64-bit only
+    kind = rng.choice(kinds)
+    x, xb, xg = prog.add_input("x", dt, n, exact_values=True)
+    acc_n = n if unique else block
+    acc, ab, ag = prog.add_input("acc", dt, acc_n, exact_values=True)
+    pid = prog.fresh("pid")
+    prog.emit("%s = tile.program_id 0" % pid)
+    prog.pid = pid
+    start = prog.fresh("start")
+    prog.emit("%s = arith.muli %s, %s : i32" % (
+        start, pid, prog.scalar_i32(block)))
+    offs = prog.fresh("offs")
+    prog.emit("%s = tile.range 0, %d offset %s : %s" % (
+        offs, block, start, type_of((block,), "i32")))
+    ns = prog.fresh("ns")
+    prog.emit("%s = tile.splat %%n : i32 -> %s" % (
+        ns, type_of((block,), "i32")))
+    mask = prog.fresh("mask")
+    prog.emit("%s = arith.cmpi slt, %s, %s : %s" % (
+        mask, offs, ns, type_of((block,), "i32")))
+    shape = (block,)
+    chain = Chain(prog, shape, [prog.load(x, offs, mask, shape, dt, xb, xg)])
+    chain.grow(rng.randint(0, 3))
+    # Both runs must combine the very same values, and sums stay exact.
+    v = chain.pick(lambda c: c.same and c.dt == dt and
+                   (kind != "fadd" or (c.exact and fits_exactly(
+                       dt, c.bound * programs + ab, min(c.gran, ag)))))
+    if v is None:
+        return None
+    if kind == "add" and v.bound * programs + ab > MAX_BOUND[dt]:
+        return None
+    if unique:
+        where = offs
+    else:
+        where = prog.fresh("local")
+        prog.emit("%s = tile.range 0, %d : %s" % (
+            where, block, type_of((block,), "i32")))
+    ptrs = prog.fresh("p")
+    prog.emit("%s = tile.addptr %s, %s : !tile.ptr<%s>, %s" % (
+        ptrs, acc, where, dt, type_of(shape, "i32")))
+    old = prog.fresh("old")
+    prog.emit("%s = tile.atomic_rmw %s %s, %s, %s : %s" % (
+        old, kind, ptrs, v.name, mask, ptr_type(shape, dt)))
+    prog.features.add("atomic-%s-%s-%s" % (
+        kind, dt, "unique" if unique else "contended"))
+    if unique:
+        # Each element is combined once: the old values are acc's inputs.
+        p = prog.add_output("old", dt, n)
+        prog.store(p, offs, mask, Val(old, shape, dt, ab, ag, 0))
+    prog.param("n", "i32")
+    prog.args.append(str(n))
+    return "%d" % programs, kernel_attrs(prog)
+
+
 def generate(seed, index):
     """Program `index` of `seed`:
     (name, text, grid, args, inputs, features)."""
@@ -978,8 +1208,10 @@ def generate(seed, index):
     name = "gen_%d_%d" % (seed, index)
     for attempt in range(20):
         prog = Program(rng, name)
-        kind = rng.choices(["1d", "2d", "dot"], weights=[40, 45, 15])[0]
-        made = {"1d": gen_1d, "2d": gen_2d, "dot": gen_dot}[kind](prog)
+        kind = rng.choices(["1d", "2d", "dot", "atomic"],
+                           weights=[38, 42, 14, 6])[0]
+        made = {"1d": gen_1d, "2d": gen_2d, "dot": gen_dot,
+                "atomic": gen_atomic}[kind](prog)
         if made is None:
             continue
         grid, attrs = made
@@ -1009,7 +1241,8 @@ def write_npy(path, dt, values):
         data = struct.pack("<%dH" % len(values),
                            *[bf16_bits(v) for v in values])
     else:
-        code = {"f32": "f", "f16": "e", "i32": "i"}[dt]
+        code = {"f32": "f", "f16": "e", "i32": "i", "i8": "b", "i64": "q",
+                "f64": "d"}[dt]
         data = struct.pack("<%d%s" % (len(values), code), *values)
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
@@ -1061,16 +1294,20 @@ def corrupt_expected(case_dir):
             data = bytearray(f.read())
             start = 10 + struct.unpack("<H", bytes(data[8:10]))[0]
             header = bytes(data[10:start]).decode("latin1")
-            if "'<i4'" in header:
-                value = struct.unpack_from("<i", data, start)[0]
-                struct.pack_into("<i", data, start, value + 1)
+            ints = {"'<i4'": "<i", "'|i1'": "<b", "'<i8'": "<q"}
+            code = next((c for d, c in ints.items() if d in header), None)
+            if code is not None:
+                value = struct.unpack_from(code, data, start)[0]
+                value = value + 1 if value < 100 else value - 1
+                struct.pack_into(code, data, start, value)
             elif "'<u2'" in header:   # bf16 bits
                 bits = struct.unpack_from("<H", data, start)[0]
                 value = struct.unpack("<f", struct.pack("<I", bits << 16))[0]
                 value += max(1.0, abs(value))
                 struct.pack_into("<H", data, start, bf16_bits(value))
             else:
-                code = "e" if "'<f2'" in header else "f"
+                code = "e" if "'<f2'" in header else \
+                    "d" if "'<f8'" in header else "f"
                 value = struct.unpack_from("<" + code, data, start)[0]
                 value += max(1.0, abs(value))
                 struct.pack_into("<" + code, data, start, value)

@@ -67,6 +67,32 @@ using namespace mlir::tilegpu;
 
 namespace {
 
+/// The uses of `v` in `func`, by their owners' order in a pre-order walk,
+/// then by operand number. A use list's order is an accident of how the IR
+/// was built or rewritten (the parser, CSE and a builder each leave another
+/// one for the same program), so a choice made by position in it would
+/// make the output depend on the IR's history.
+SmallVector<OpOperand *> getUsesInProgramOrder(func::FuncOp func, Value v) {
+  DenseMap<Operation *, unsigned> position;
+  for (Operation *user : v.getUsers())
+    position[user] = 0;
+  unsigned n = 0;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto it = position.find(op);
+    if (it != position.end())
+      it->second = n;
+    ++n;
+  });
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &u : v.getUses())
+    uses.push_back(&u);
+  llvm::sort(uses, [&](OpOperand *a, OpOperand *b) {
+    return std::make_pair(position[a->getOwner()], a->getOperandNumber()) <
+           std::make_pair(position[b->getOwner()], b->getOperandNumber());
+  });
+  return uses;
+}
+
 /// How a receiving tile's layout follows from a supplying tile's.
 enum class Derivation { Same, Slice, DotA, DotB };
 
@@ -243,7 +269,7 @@ private:
 
   /// One value has one layout, so a tile constant used by several ops
   /// (the zero `other` of two loads) would tie their layouts together:
-  /// each use past the first gets its own copy. The CSE after the pass
+  /// each use past the first (in program order) gets its own copy. The CSE after the pass
   /// merges copies that end up with one layout.
   void splitSharedConstants() {
     SmallVector<arith::ConstantOp> shared;
@@ -253,9 +279,7 @@ private:
         shared.push_back(c);
     });
     for (arith::ConstantOp c : shared) {
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &u : c->getUses())
-        uses.push_back(&u);
+      SmallVector<OpOperand *> uses = getUsesInProgramOrder(func, c);
       OpBuilder b(c);
       b.setInsertionPointAfter(c);
       for (OpOperand *u : llvm::drop_begin(uses))
@@ -749,7 +773,7 @@ Value cloneIndexTile(OpBuilder &b, Value v) {
 /// ops ties their layouts together: a key mask shared by a [D, N] load of
 /// K^T and the [M, N] scores it masks (one value when D = M, after CSE)
 /// gave the load the dot accumulator's layout, and scalar loads. Each use
-/// past the first gets its own copy of the whole computation (from
+/// past the first (in program order) gets its own copy of the whole computation (from
 /// scalars: cheap), before the axis analysis so that the copies have
 /// theirs; the CSE after the pass merges copies that end up alike.
 void splitSharedIndexTiles(func::FuncOp func) {
@@ -762,9 +786,7 @@ void splitSharedIndexTiles(func::FuncOp func) {
       shared.push_back(v);
   });
   for (Value v : shared) {
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &u : v.getUses())
-      uses.push_back(&u);
+    SmallVector<OpOperand *> uses = getUsesInProgramOrder(func, v);
     OpBuilder b(v.getDefiningOp());
     for (OpOperand *u : llvm::drop_begin(uses))
       u->set(cloneIndexTile(b, v));

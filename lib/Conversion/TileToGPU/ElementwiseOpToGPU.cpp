@@ -411,6 +411,22 @@ struct MinMaxToLLVM : public OpRewritePattern<SourceOp> {
   }
 };
 
+/// math.absi -> llvm.intr.abs (abs.s16/s32/s64; INT_MIN stays INT_MIN, as
+/// math.absi defines): convert-gpu-to-nvvm maps only i32 to libdevice's
+/// __nv_abs and left the other widths for the LLVM translation to refuse.
+struct AbsIToLLVM : public OpRewritePattern<math::AbsIOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsIOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<ShapedType>(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::AbsOp>(op, op.getType(),
+                                             op.getOperand(),
+                                             /*is_int_min_poison=*/false);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::gpu_lowering::populateElementwisePatterns(
@@ -438,6 +454,6 @@ void mlir::tile::gpu_lowering::populateApproxMathPatterns(
 void mlir::tile::gpu_lowering::populateScalarMathPatterns(
     RewritePatternSet &patterns) {
   patterns.add<MinMaxToLLVM<arith::MaxNumFOp, LLVM::MaxNumOp>,
-               MinMaxToLLVM<arith::MinNumFOp, LLVM::MinNumOp>>(
+               MinMaxToLLVM<arith::MinNumFOp, LLVM::MinNumOp>, AbsIToLLVM>(
       patterns.getContext());
 }

@@ -89,7 +89,8 @@ void populateFastMathPatterns(RewritePatternSet &patterns);
 /// f32 erf through Support/ApproxErf.h in kernels marked tile.approx_math,
 /// or in every kernel when `everywhere`.
 void populateApproxMathPatterns(RewritePatternSet &patterns, bool everywhere);
-/// Exact scalar rewrites that keep simple ops off libdevice (maxnum/minnum).
+/// Exact scalar rewrites that keep simple ops off libdevice (maxnum/minnum)
+/// and lower what convert-gpu-to-nvvm leaves (math.absi but of i32).
 void populateScalarMathPatterns(RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,8 @@
 // Parsing: the module's `.global` arrays and `.extern .shared` symbols, the
 // entry's parameters, its `.local` depot, labels and instructions (inline
 // assembly included: its braces are ignored, registers are global by
-// name). Each instruction's dotted modifiers are decoded once into enums.
+// name). Each instruction's dotted modifiers are decoded once into enums;
+// one the simulator does not honour for that instruction is an error there.
 //
 // Execution: one block at a time; its threads run one after another until
 // each reaches a barrier, a warp-collective instruction (shfl, mma,
@@ -20,7 +21,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cfenv>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -124,7 +127,8 @@ float ftz(float f) {
 
 enum Ty : uint8_t {
   T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64, T_S8,
-  T_S16, T_S32, T_S64, T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64, T_PRED
+  T_S16, T_S32, T_S64, T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64, T_PRED,
+  T_U16X2, T_S16X2
 };
 
 Ty parseTy(const std::string &s) {
@@ -135,9 +139,31 @@ Ty parseTy(const std::string &s) {
       {"s16", T_S16},     {"s32", T_S32},   {"s64", T_S64},
       {"f16", T_F16},     {"f16x2", T_F16X2}, {"bf16", T_BF16},
       {"bf16x2", T_BF16X2}, {"f32", T_F32}, {"f64", T_F64},
-      {"pred", T_PRED}};
+      {"pred", T_PRED},   {"u16x2", T_U16X2}, {"s16x2", T_S16X2}};
   auto it = m.find(s);
   return it == m.end() ? T_NONE : it->second;
+}
+const char *tyName(Ty t) {
+  static const char *names[] = {
+      "(none)", "b8",  "b16",  "b32",   "b64",  "u8",     "u16",
+      "u32",    "u64", "s8",   "s16",   "s32",  "s64",    "f16",
+      "f16x2",  "bf16", "bf16x2", "f32", "f64",  "pred", "u16x2",
+      "s16x2"};
+  return names[t];
+}
+/// PTX's other fundamental and packed types (PTX ISA 8.x): an instruction
+/// on one of them is refused, where ignoring the modifier would compute on
+/// the wrong bits.
+bool isUnmodelledPtxType(const std::string &s) {
+  static const char *names[] = {
+      "b128",   "tf32",   "e4m3",   "e5m2",   "e4m3x2", "e5m2x2", "e4m3x4",
+      "e5m2x4", "e2m1",   "e2m1x2", "e2m1x4", "e3m2",   "e3m2x2", "e2m3",
+      "e2m3x2", "ue8m0",  "ue8m0x2", "s4",    "u4",     "s2",     "u2",
+      "f32x2",  "f16x4",  "bf16x4", "f8",     "f8x2"};
+  for (const char *n : names)
+    if (s == n)
+      return true;
+  return false;
 }
 unsigned bitsOf(Ty t) {
   switch (t) {
@@ -149,6 +175,8 @@ unsigned bitsOf(Ty t) {
   }
 }
 bool isSigned(Ty t) { return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64; }
+/// Two 16-bit integers in a 32-bit register (min/max of PTX 8.0).
+bool isPackedInt(Ty t) { return t == T_U16X2 || t == T_S16X2; }
 bool isFloat(Ty t) {
   return t == T_F16 || t == T_F16X2 || t == T_BF16 || t == T_BF16X2 ||
          t == T_F32 || t == T_F64;
@@ -213,6 +241,7 @@ struct Inst {
   bool ftz = false, sat = false, hi = false, wide = false, lo = false;
   bool cc = false, trans = false, approx = false, wrap = false;
   bool relu = false;      ///< min/max .relu: a negative result becomes 0
+  bool propagateNaN = false; ///< min/max .NaN: a NaN operand gives NaN
   /// setp.f16x2/.bf16x2 `p|q`: q, the predicate of the high halves (p, the
   /// low halves', is ops[0]).
   Operand highPred;
@@ -354,8 +383,15 @@ public:
         o.reg = reg(base);
       } else {
         auto it = p.symbolIndex.find(base);
-        if (it == p.symbolIndex.end())
-          fail("line " + std::to_string(line) + ": unknown symbol " + base);
+        if (it == p.symbolIndex.end()) {
+          // Reported after parsing, so that an unsupported instruction
+          // behind it (the `call` whose .param blocks these name) is the
+          // error.
+          if (unknownSymbol.empty())
+            unknownSymbol = "line " + std::to_string(line) +
+                            ": unknown symbol " + base;
+          return o;
+        }
         o.sym = it->second;
       }
       if (!off.empty()) {
@@ -465,6 +501,8 @@ public:
     auto it = ops.find(name);
     if (name == "cp") {
       if (tok.size() > 1 && tok[1] == "async") {
+        if (tok.size() > 2 && tok[2] == "bulk")
+          fail(at(line, text) + ": unsupported instruction " + opcode);
         if (tok.size() > 2 && tok[2] == "commit_group")
           in.op = O_CPCOMMIT;
         else if (tok.size() > 2 &&
@@ -473,12 +511,10 @@ public:
         else
           in.op = O_CPASYNC;
       } else {
-        fail("line " + std::to_string(line) + ": unsupported instruction " +
-             opcode);
+        fail(at(line, text) + ": unsupported instruction " + opcode);
       }
     } else if (it == ops.end()) {
-      fail("line " + std::to_string(line) + ": unsupported instruction " +
-           opcode);
+      fail(at(line, text) + ": unsupported instruction " + opcode);
     } else {
       in.op = it->second;
     }
@@ -555,8 +591,14 @@ public:
                t.find('n') != std::string::npos &&
                t.find('k') != std::string::npos)
         std::sscanf(t.c_str(), "m%un%uk%u", &in.m, &in.n, &in.k);
-      // Everything else (sync, aligned, uni, nc, cache operators, eviction
-      // hints, row/col of mma, ...) does not change the result here.
+      else if (t == "NaN" && (in.op == O_MIN || in.op == O_MAX))
+        in.propagateNaN = true;
+      else if (t == "shared::cta" || t == "shared::cluster")
+        in.space = S_SHARED; // a one-block cluster: the block's own memory
+      else if (isUnmodelledPtxType(t))
+        fail(at(line, text) + ": unsupported type ." + t);
+      else if (!changesNothing(in.op, t))
+        fail(at(line, text) + ": unsupported modifier ." + t);
     }
     if (in.op == O_MMA) {
       // mma.sync.aligned.m16n8k16.row.col.D.A.B.C
@@ -569,6 +611,7 @@ public:
     } else if (!types.empty()) {
       in.ty = types.back();
     }
+    checkHonoured(in, text);
     if (in.op == O_CPWAIT && tok[2] == "wait_all")
       in.cmp = "all";
     for (const std::string &o : splitTop(rest, ','))
@@ -585,6 +628,56 @@ public:
       }
     }
     p.insts.push_back(std::move(in));
+  }
+
+  static std::string at(int line, const std::string &text) {
+    return "line " + std::to_string(line) + " '" + trim(text) + "'";
+  }
+
+  /// Modifiers that do not change a result in a sequential simulation
+  /// (synchronization, memory order and scope, cache operators and hints,
+  /// operand layouts); any other modifier is an error, never ignored.
+  static bool changesNothing(Op op, const std::string &t) {
+    static const char *names[] = {
+        "sync",   "aligned", "uni",     "nc",       "ca",     "cg",
+        "cs",     "lu",      "cv",      "wb",       "wt",     "gpu",
+        "cta",    "sys",     "cluster", "relaxed",  "acquire", "release",
+        "acq_rel", "sc",     "weak",    "volatile"};
+    for (const char *n : names)
+      if (t == n)
+        return true;
+    if (t.rfind("L1::", 0) == 0 || t.rfind("L2::", 0) == 0)
+      return true;
+    if (op == O_ATOM && t == "noftz")
+      return true; // the simulator flushes no f16/bf16 subnormal anyway
+    if (op == O_MMA && (t == "row" || t == "col"))
+      return true;
+    if (op == O_LDMATRIX && t == "m8n8")
+      return true;
+    return op == O_CPASYNC || op == O_CPCOMMIT || op == O_CPWAIT ||
+           op == O_NOP; // decoded from tok[1..2]; fence/membar do nothing
+  }
+
+  /// Refuses decoded modifiers the operation does not implement, so that a
+  /// `.sat`, `.relu` or rounding mode is either honoured or an error.
+  static void checkHonoured(const Inst &in, const std::string &text) {
+    auto refuse = [&](const std::string &what) {
+      fail(at(in.line, text) + ": unsupported modifier ." + what);
+    };
+    if (in.sat && in.op != O_CVT)
+      refuse("sat");
+    if (in.relu && in.op != O_MIN && in.op != O_MAX)
+      refuse("relu");
+    if (isPackedInt(in.ty) && in.op != O_MIN && in.op != O_MAX &&
+        in.op != O_MOV)
+      fail(at(in.line, text) + ": unsupported type ." + tyName(in.ty) +
+           " for this instruction");
+    if (in.rnd.empty() || in.rnd == "rn" || in.op == O_CVT)
+      return; // cvt checks its rounding where it converts
+    bool directed = in.op == O_ADD || in.op == O_SUB || in.op == O_MUL ||
+                    in.op == O_FMA || in.op == O_MAD || in.op == O_DIV;
+    if (!directed || (in.ty != T_F32 && in.ty != T_F64))
+      refuse(in.rnd);
   }
 
   void resolveLabels() {
@@ -683,12 +776,16 @@ public:
     }
     if (!inKernel)
       fail("no .entry " + kernel + " in the module");
+    if (!unknownSymbol.empty())
+      fail(unknownSymbol);
     resolveLabels();
   }
 
 private:
   Program &p;
   std::vector<std::string> pendingLabels;
+  std::string unknownSymbol; ///< the first, with its line
+
 
   void addSymbol(Symbol s) {
     p.symbolIndex[s.name] = int(p.symbols.size());
@@ -779,6 +876,33 @@ private:
 //===----------------------------------------------------------------------===//
 // Execution
 //===----------------------------------------------------------------------===//
+
+/// The host's rounding mode set to a PTX one (.rz/.rm/.rp) for the f32/f64
+/// arithmetic of one instruction (the parser allows those modes nowhere
+/// else), restored after it. The file is compiled with -frounding-math, so
+/// that the compiler keeps the arithmetic inside the scope.
+class RoundingScope {
+public:
+  explicit RoundingScope(const std::string &rnd) {
+    int mode = rnd == "rz"   ? FE_TOWARDZERO
+               : rnd == "rm" ? FE_DOWNWARD
+               : rnd == "rp" ? FE_UPWARD
+                             : FE_TONEAREST;
+    if (mode != FE_TONEAREST) {
+      saved = std::fegetround();
+      std::fesetround(mode);
+    }
+  }
+  ~RoundingScope() {
+    if (saved != -1)
+      std::fesetround(saved);
+  }
+  RoundingScope(const RoundingScope &) = delete;
+  RoundingScope &operator=(const RoundingScope &) = delete;
+
+private:
+  int saved = -1;
+};
 
 constexpr uint64_t kSharedWindow = uint64_t(1) << 60;
 constexpr uint64_t kLocalWindow = uint64_t(1) << 61;
@@ -908,6 +1032,8 @@ private:
   std::vector<uint16_t> inflight;
   uint64_t dynBase = 0, smemSize = 0;
   int32_t epoch = 0;
+  /// The thread whose instruction runs, for errors deep in its semantics.
+  const Thread *current = nullptr;
 
   std::string where(const Thread &t) const {
     std::ostringstream os;
@@ -1006,9 +1132,15 @@ private:
 
   /// `mayBeUnwritten`: an element of a vector load, which LLVM widens over
   /// padding (e.g. 4-byte values in 8-byte slots); its value goes unused.
+  /// A scalar load may cover unwritten bytes beside written ones: LLVM
+  /// merges adjacent narrow loads (three i8 partials of a cross-warp
+  /// reduction read as one b32 whose fourth byte no warp wrote) and drops
+  /// the extra bits; a load of only unwritten bytes is an error.
   void sharedRead(const Thread &t, uint64_t a, void *dst, uint64_t n,
                   bool mayBeUnwritten = false) {
     checkShared(t, a, n);
+    for (uint64_t i = a; i < a + n && !mayBeUnwritten; ++i)
+      mayBeUnwritten = n > 1 && written[i];
     for (uint64_t i = a; i < a + n; ++i) {
       if (inflight[i])
         fail(where(t) + ": reads shared byte " + std::to_string(i) +
@@ -1146,6 +1278,13 @@ private:
   static float asF(uint64_t v) { return u2f(uint32_t(v)); }
   static uint64_t fromF(float f) { return f2u(f); }
 
+  /// Fails at the current instruction: the simulator has no semantics for
+  /// `ty` there (a silent 0 would look like a wrong compiler).
+  [[noreturn]] void unsupportedType(Ty ty) const {
+    fail(where(*current) + ": unsupported type ." + tyName(ty) +
+         " for this instruction");
+  }
+
   /// Applies a binary float op to f32/f64/f16/bf16 (and x2) values.
   template <typename F>
   uint64_t floatBinary(Ty ty, uint64_t a, uint64_t b, bool flush, F f) {
@@ -1174,27 +1313,56 @@ private:
       return lo | hi << 16;
     }
     default:
-      return 0;
+      unsupportedType(ty);
     }
   }
 
-  static double toD(Ty ty, uint64_t v) {
+  double toD(Ty ty, uint64_t v) const {
     switch (ty) {
     case T_F32: return asF(v);
     case T_F64: return u2d(v);
     case T_F16: return f16ToF32(uint16_t(v));
     case T_BF16: return bf16ToF32(uint16_t(v));
-    default: return 0;
+    default: unsupportedType(ty);
     }
   }
-  static uint64_t fromD(Ty ty, double d) {
+  uint64_t fromD(Ty ty, double d) const {
     switch (ty) {
     case T_F32: return fromF(float(d));
     case T_F64: return d2u(d);
     case T_F16: return f32ToF16(float(d));
     case T_BF16: return f32ToBf16(float(d));
-    default: return 0;
+    default: unsupportedType(ty);
     }
+  }
+
+  /// fma/mad of floats: f32 and f64 in the instruction's rounding mode,
+  /// f16/bf16 (and x2) through double, rounded to nearest.
+  uint64_t fusedMultiplyAdd(const Inst &in, uint64_t a, uint64_t b,
+                            uint64_t c) const {
+    Ty ty = in.ty;
+    RoundingScope rounding(in.rnd);
+    if (ty == T_F32) {
+      float x = asF(a), y = asF(b), z = asF(c);
+      if (in.ftz)
+        x = ftz(x), y = ftz(y), z = ftz(z);
+      float r = std::fma(x, y, z);
+      return fromF(in.ftz ? ftz(r) : r);
+    }
+    if (ty == T_F64)
+      return d2u(std::fma(u2d(a), u2d(b), u2d(c)));
+    if (ty == T_F16X2 || ty == T_BF16X2) {
+      Ty h = ty == T_F16X2 ? T_F16 : T_BF16;
+      uint64_t r = 0;
+      for (int i = 0; i < 2; ++i) {
+        double v = std::fma(toD(h, (a >> 16 * i) & 0xffff),
+                            toD(h, (b >> 16 * i) & 0xffff),
+                            toD(h, (c >> 16 * i) & 0xffff));
+        r |= fromD(h, v) << 16 * i;
+      }
+      return r;
+    }
+    return fromD(ty, std::fma(toD(ty, a), toD(ty, b), toD(ty, c)));
   }
 
   static double roundInt(double d, const std::string &rnd) {
@@ -1223,6 +1391,10 @@ private:
       }
       return uint64_t(x) & maskBits(bitsOf(dst));
     }
+    bool directed = in.rnd == "rz" || in.rnd == "rm" || in.rnd == "rp";
+    if (df && directed && !(sf && bitsOf(dst) >= bitsOf(src)))
+      fail(where(*current) + ": rounding ." + in.rnd + " of cvt to ." +
+           tyName(dst) + " is not simulated");
     if (df && sf) {
       double d = toD(src, v);
       if (in.ftz && src == T_F32)
@@ -1293,7 +1465,7 @@ private:
       if (c == "geu") return nan || x >= y;
       if (c == "num") return !nan;
       if (c == "nan") return nan;
-      fail("unsupported float comparison " + c);
+      fail(where(*current) + ": unsupported float comparison ." + c);
     }
     unsigned bits = bitsOf(ty);
     if (ty == T_PRED) {
@@ -1313,7 +1485,7 @@ private:
     if (c == "ls") return ua <= ub;
     if (c == "hi") return ua > ub;
     if (c == "hs") return ua >= ub;
-    fail("unsupported integer comparison " + c);
+    fail(where(*current) + ": unsupported integer comparison ." + c);
   }
 
   uint64_t intBinary(const Inst &in, uint64_t a, uint64_t b) {
@@ -1366,7 +1538,7 @@ private:
       return n >= bits ? 0 : ua >> n;
     }
     default:
-      fail("unsupported integer op");
+      fail(where(*current) + ": unsupported integer operation");
     }
   }
 
@@ -1402,6 +1574,7 @@ private:
         t.pc = int(in.ops[0].imm);
         continue;
       default:
+        current = &t;
         execute(t, in);
         t.pc++;
       }
@@ -1445,9 +1618,15 @@ private:
       if (isFloat(ty)) {
         Op op = in.op;
         bool relu = in.relu;
+        if (in.propagateNaN && ty != T_F32 && ty != T_F16 && ty != T_BF16)
+          unsupportedType(ty);
+        RoundingScope rounding(in.rnd);
         set(t, o[0],
             floatBinary(ty, a, b, in.ftz,
-                        [op, relu](double x, double y, bool dbl) -> double {
+                        [op, relu, nan = in.propagateNaN](
+                            double x, double y, bool dbl) -> double {
+                          if (nan && (std::isnan(x) || std::isnan(y)))
+                            return std::numeric_limits<double>::quiet_NaN();
                           switch (op) {
                           case O_ADD: return dbl ? x + y : double(float(x) + float(y));
                           case O_SUB: return dbl ? x - y : double(float(x) - float(y));
@@ -1466,6 +1645,23 @@ private:
                           }
                         }),
             ty);
+        return;
+      }
+      if (isPackedInt(ty) && (in.op == O_MIN || in.op == O_MAX)) {
+        // max{.relu}.s16x2 / .u16x2: each half on its own (LLVM makes it of
+        // a vector max of two i16 or i8 lanes).
+        uint64_t r = 0;
+        for (int h = 0; h < 2; ++h) {
+          uint64_t x = (a >> (16 * h)) & 0xffff, y = (b >> (16 * h)) & 0xffff;
+          int64_t sx = sext(x, 16), sy = sext(y, 16);
+          bool takeX = ty == T_S16X2 ? (in.op == O_MAX ? sx >= sy : sx <= sy)
+                                     : (in.op == O_MAX ? x >= y : x <= y);
+          uint64_t v = takeX ? x : y;
+          if (in.relu && sext(v, 16) < 0)
+            v = 0;
+          r |= v << (16 * h);
+        }
+        set(t, o[0], r, T_B32);
         return;
       }
       uint64_t r = intBinary(in, a, b);
@@ -1499,9 +1695,8 @@ private:
     case O_MADC: {
       uint64_t a = get(t, o[1], ty), b = get(t, o[2], ty),
                c = get(t, o[3], in.wide ? (isSigned(ty) ? T_S64 : T_U64) : ty);
-      if (isFloat(ty)) { // mad.f32 == fma
-        set(t, o[0], fromD(ty, std::fma(toD(ty, a), toD(ty, b), toD(ty, c))),
-            ty);
+      if (isFloat(ty)) { // mad.rn.f32 is fma.rn.f32
+        set(t, o[0], fusedMultiplyAdd(in, a, b, c), ty);
         return;
       }
       unsigned bits = bitsOf(ty);
@@ -1528,28 +1723,7 @@ private:
     case O_FMA: {
       uint64_t a = get(t, o[1], ty), b = get(t, o[2], ty),
                c = get(t, o[3], ty);
-      if (ty == T_F32) {
-        float x = asF(a), y = asF(b), z = asF(c);
-        if (in.ftz)
-          x = ftz(x), y = ftz(y), z = ftz(z);
-        float r = std::fma(x, y, z);
-        set(t, o[0], fromF(in.ftz ? ftz(r) : r), ty);
-      } else if (ty == T_F64) {
-        set(t, o[0], d2u(std::fma(u2d(a), u2d(b), u2d(c))), ty);
-      } else if (ty == T_F16X2 || ty == T_BF16X2) {
-        Ty h = ty == T_F16X2 ? T_F16 : T_BF16;
-        uint64_t r = 0;
-        for (int i = 0; i < 2; ++i) {
-          double v = std::fma(toD(h, (a >> 16 * i) & 0xffff),
-                              toD(h, (b >> 16 * i) & 0xffff),
-                              toD(h, (c >> 16 * i) & 0xffff));
-          r |= fromD(h, v) << 16 * i;
-        }
-        set(t, o[0], r, ty);
-      } else {
-        set(t, o[0], fromD(ty, std::fma(toD(ty, a), toD(ty, b), toD(ty, c))),
-            ty);
-      }
+      set(t, o[0], fusedMultiplyAdd(in, a, b, c), ty);
       return;
     }
     case O_ABS:
@@ -1627,7 +1801,14 @@ private:
         set(t, o[0], hi << 16 | lo, T_B32);
         return;
       }
-      set(t, o[0], convert(in, get(t, o[1], in.ty2)), in.ty);
+      uint64_t r = convert(in, get(t, o[1], in.ty2));
+      // A register wider than a signed integer destination type holds the
+      // result sign-extended (LLVM compares cvt.s8.s32's 16-bit register
+      // with max.s16); unsigned ones are zero-extended, as the mask does.
+      if (isSigned(in.ty))
+        set(t, o[0], uint64_t(sext(r, bitsOf(in.ty))), T_B64);
+      else
+        set(t, o[0], r, in.ty);
       return;
     }
     case O_CVTA: {
@@ -1681,7 +1862,10 @@ private:
         fail(where(t) + ": atom without a supported operation");
       uint64_t a = memAddress(t, in, o[1]);
       unsigned bytes = std::max(1u, bitsOf(ty) / 8);
-      if (bytes != 4 && bytes != 8)
+      bool half = ty == T_F16 || ty == T_BF16;
+      if (half && in.cmp != "add")
+        unsupportedType(ty);
+      if (bytes != 4 && bytes != 8 && !half)
         fail(where(t) + ": atom on " + std::to_string(bytes) +
              "-byte values is not simulated");
       uint64_t old = 0;
@@ -1702,7 +1886,9 @@ private:
           return sext(x, bytes * 8) < sext(y, bytes * 8);
         return (x & mask) < (y & mask);
       };
-      if (in.cmp == "add")
+      if (half) // atom.add.noftz.f16/.bf16: f16 never flushes here
+        r = fromD(ty, double(float(toD(ty, old)) + float(toD(ty, b))));
+      else if (in.cmp == "add")
         r = isFloat ? (bytes == 4 ? fromF(asF(old) + asF(b))
                                   : fromDouble(asDouble(old) + asDouble(b)))
                     : old + b;
@@ -1912,6 +2098,7 @@ private:
   // --- warp collectives ---------------------------------------------------
 
   void collective(size_t lo, size_t hi, const Inst &in) {
+    current = &threads[lo];
     if (hi - lo != 32)
       fail(where(threads[lo]) + ": collective in a partial warp");
     switch (in.op) {

@@ -16,6 +16,10 @@
 // between synchronization points, so a race shows as a report, never as a
 // lucky result.
 //
+// What it does not model is an error naming the instruction and its PTX
+// line: an instruction, a type or a modifier that would change the result
+// (a silent 0 or an ignored .sat would read as a compiler bug).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILEC_TEST_PTXSIM_H
