@@ -418,7 +418,13 @@ tilec::compileModule(ModuleOp module, const PipelineOptions &options) {
   CompileResult result;
   if (options.emit < EmitLevel::PTX) {
     llvm::raw_string_ostream os(result.ir);
-    module.print(os);
+    // The printed kernel compiles again: its parameters keep their source
+    // names (NameLoc, lib/Pipeline/Frontend.cpp), which its tile.grid and
+    // tile.extent rules name, and the tile.params declaration goes, its
+    // values being substituted everywhere (left, it would be a parameter
+    // declared but never used).
+    module->removeAttr("tile.params");
+    module.print(os, OpPrintingFlags().printNameLocAsPrefix());
     return result;
   }
   if (auto shared =
