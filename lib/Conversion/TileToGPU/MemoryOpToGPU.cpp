@@ -641,11 +641,22 @@ std::string orderingSuffix(MemSemantic sem, MemScope scope) {
 
 /// Runs `atom` on each element the thread owns; the old values reach the
 /// replicas (and, for scalars, every thread) through shared memory.
+///
+/// A float max or min (`floatMinMax`: RMWKind::Max or Min on f32/f64) has
+/// no PTX instruction; it is one of two integer atomics on the bits, chosen
+/// by the value's sign: IEEE floats of the same sign order as their bit
+/// patterns, ascending as signed integers when non-negative and descending
+/// as unsigned ones when negative, and every non-negative pattern is below
+/// every negative one as unsigned and above it as signed. So max(m, v) is
+/// max.s(m, v) for v >= +0 and min.u(m, v) for v < 0 (sign bit set: -0.0
+/// too), min the other way round: Triton's and CUDA's usual form. A NaN
+/// compares as larger than every number of its sign.
 template <typename AtomicOp>
 LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
                           ArrayRef<ValueRange> args, StringRef opSuffix,
                           ConversionPatternRewriter &rewriter,
-                          const TileTypeConverter &tc) {
+                          const TileTypeConverter &tc,
+                          std::optional<RMWKind> floatMinMax = std::nullopt) {
   Location loc = op.getLoc();
   Type elemType = tc.convertElementType(getElementTypeOrSelf(op.getType()));
   unsigned w = elemType.getIntOrFloatBitWidth();
@@ -673,6 +684,36 @@ LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
     SmallVector<Value> operands;
     unsigned next = 1;
     os << "mov.b" << regType.getIntOrFloatBitWidth() << " $0, 0;\n\t";
+    if (floatMinMax) {
+      // $1 the value's bits, $2 the address, $3 the predicate if any.
+      std::string v = "$1", addr = "$2", bits = std::to_string(w);
+      Value bitsV = toBits(rewriter, loc, args[0][i]);
+      operands.push_back(bitsV);
+      operands.push_back(ptrs[i]);
+      constraints += "," + reg.str() + ",l";
+      std::string guard;
+      if (pred) {
+        operands.push_back(pred);
+        constraints += ",b";
+        guard = ".and";
+      }
+      bool max = *floatMinMax == RMWKind::Max;
+      std::string p = pred ? ", $3" : "";
+      // %-names, scoped by the braces (names of LLVM's own registers end
+      // in digits).
+      os << "{\n\t.reg .pred %fpos, %fneg;\n\t"
+         << "setp.ge" << guard << ".s" << bits << " %fpos, " << v << ", 0"
+         << p << ";\n\t"
+         << "setp.lt" << guard << ".s" << bits << " %fneg, " << v << ", 0"
+         << p << ";\n\t"
+         << "@%fpos atom.global" << ordering << (max ? ".max.s" : ".min.s")
+         << bits << " $0, [ " << addr << " + 0 ], " << v << ";\n\t"
+         << "@%fneg atom.global" << ordering << (max ? ".min.u" : ".max.u")
+         << bits << " $0, [ " << addr << " + 0 ], " << v << ";\n\t}";
+      Value r = inlinePtx(rewriter, loc, regType, operands, text, constraints);
+      old.push_back(fromBits(rewriter, loc, r, elemType));
+      continue;
+    }
     if (pred) {
       os << "@$" << next++ << " ";
       operands.push_back(pred);
@@ -739,10 +780,14 @@ struct AtomicRMWOpLowering : public OpConversionPattern<AtomicRMWOp> {
                   ConversionPatternRewriter &rewriter) const override {
     const auto &tc = *getTypeConverter<TileTypeConverter>();
     Type elem = getElementTypeOrSelf(op.getType());
+    std::optional<RMWKind> floatMinMax;
+    if (isa<FloatType>(elem) &&
+        (op.getKind() == RMWKind::Max || op.getKind() == RMWKind::Min))
+      floatMinMax = op.getKind();
     return lowerAtomic(op, adaptor.getPtr(),
                        op.getMask() ? adaptor.getMask() : ValueRange(),
                        {adaptor.getVal()}, rmwSuffix(op.getKind(), elem),
-                       rewriter, tc);
+                       rewriter, tc, floatMinMax);
   }
 };
 

@@ -137,11 +137,7 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
                       "(fp8 tiles can be loaded, stored and moved)";
     } else if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
       Type elem = getElementTypeOrSelf(rmw.getType());
-      if ((rmw.getKind() == RMWKind::Max || rmw.getKind() == RMWKind::Min) &&
-          isa<FloatType>(elem))
-        fail(op) << "atomic max/min of floating-point values is not "
-                    "supported yet";
-      else if (rmw.getKind() == RMWKind::FAdd && elem.isBF16() &&
+      if (rmw.getKind() == RMWKind::FAdd && elem.isBF16() &&
                !target.hasBf16AtomicAdd())
         fail(op) << "atomic add of bf16 needs sm_90 (the target is "
                  << target.getChip() << ")";

@@ -22,13 +22,6 @@ func.func @fp8(%x: !tile.ptr<f8E4M3FN>) attributes {tile.kernel, tile.num_warps 
   return
 }
 
-// -----
-
-func.func @float_max(%x: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
-  // expected-error @below {{'tile.atomic_rmw' op atomic max/min of floating-point values is not supported yet}}
-  %o = tile.atomic_rmw max %x, %v : !tile.ptr<f32>
-  return
-}
 
 // -----
 
