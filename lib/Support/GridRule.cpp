@@ -212,7 +212,9 @@ Expected<Expr> parse(std::string_view text, std::span<const ParamRef> params) {
                 uint8_t(Expr::Op::Neg) == kNeg &&
                 uint8_t(Expr::Op::CDiv) == kCDiv &&
                 uint8_t(Expr::Op::Max) == kMax);
-  Parser p{text, params};
+  Parser p;
+  p.text = text;
+  p.params = params;
   bool ok = p.parseExpr();
   if (ok) {
     p.skipSpace();

@@ -170,7 +170,7 @@ FailureOr<LaunchCounts> tilec::perfmodel::countLaunch(
                << arg.type << " is too large";
       if (arg.buffer.empty())
         arg.buffer = arg.name;
-      buffers[i] = {arg.name, total, bytes};
+      buffers[i] = {arg.name, total, bytes, {}, {}};
       v.kind = AVKind::Ptr;
       v.width = bytes;
       v.v = {Iv::of(0)};
