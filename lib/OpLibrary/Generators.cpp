@@ -371,7 +371,13 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
     config.blockK = config.blockK ? config.blockK : tile.k;
   }
   checkPositive(config.blockM, "matmulKernel", "blockM");
-  checkPositive(config.blockN, "matmulKernel", "blockN");
+  // blockN need not be a power of two (128 x 192 fills whole waves where
+  // 128 and 256 do not): the accumulator's instructions are 8 columns wide
+  // (wgmma's N, mma.sync's n8) and B's staged rows whole 16-byte copies.
+  if (config.blockN < 16 || config.blockN % 16)
+    buildError("matmulKernel", "blockN must be a positive multiple of 16, "
+                               "got " +
+                                   std::to_string(config.blockN));
   checkPositive(config.blockK, "matmulKernel", "blockK");
   if (config.groupM < 1)
     buildError("matmulKernel",
