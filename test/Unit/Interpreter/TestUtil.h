@@ -10,6 +10,7 @@
 #define TILEC_TEST_UNIT_INTERPRETER_TESTUTIL_H
 
 #include "tilec/Frontend.h"
+#include "tilec/Params.h"
 #include "tilec/InitAll.h"
 #include "tilec/Interpreter.h"
 
@@ -57,9 +58,11 @@ protected:
   mlir::OwningOpRef<mlir::ModuleOp> parseExample(llvm::StringRef name) {
     llvm::SourceMgr sourceMgr;
     std::string readError;
-    auto module =
-        parseTileFile(std::string(TILEC_EXAMPLES_DIR) + "/" + name.str(),
-                      sourceMgr, context, readError);
+    // With its tile.params at their defaults, as tilec reads it.
+    TileParams params;
+    auto module = parseTileFileWithParams(
+        std::string(TILEC_EXAMPLES_DIR) + "/" + name.str(), sourceMgr,
+        context, {}, params, readError);
     EXPECT_TRUE(module) << readError << errors;
     return module;
   }
