@@ -3,6 +3,7 @@
 //   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
 //                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
 //                   [--matmul-persistent] [--attention-block-m M]
+//                   [--attention-head-dim D]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (matmul_bias_gelu, matmul_fp16, matmul_tma,
@@ -24,7 +25,9 @@
 // --matmul-persistent launches the matmuls on 5 programs (persistent
 // kernels loop over the tiles); --attention-block-m launches the attention
 // forward with M queries per program (a variant built with another blockM;
-// default 128). Prints one PASS/FAIL line per case; exits 1 on a failure.
+// default 128); --attention-head-dim runs examples/attention.tile's kernel
+// at head_dim D (compiled with `--param HEAD_DIM=D`; default 64). Prints
+// one PASS/FAIL line per case; exits 1 on a failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +61,8 @@ bool gMatmulF16 = false;
 bool gMatmulPersistent = false;
 /// --attention-block-m: queries per program of the attention forward.
 int64_t gAttentionBlockM = 128;
+/// --attention-head-dim: head_dim of examples/attention.tile's kernel.
+int64_t gAttentionHeadDim = 64;
 
 /// Elements of poison after each output (0 with --exact).
 size_t gGuard = 256;
@@ -589,7 +594,7 @@ void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
 }
 
 void testAttention(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
-  testAttentionDim(ctx, k, rng, small, 64, "attention");
+  testAttentionDim(ctx, k, rng, small, gAttentionHeadDim, "attention");
 }
 
 void testAttentionD128(const Context &ctx, const Kernel &k, Rng &rng,
@@ -796,7 +801,8 @@ int usage(const char *why) {
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
                "[--only a,b] [--seed N] [--small] [--exact]\n"
                "  [--matmul-tile M,N] [--matmul-dtype bf16|f16] "
-               "[--matmul-persistent] [--attention-block-m M]\n",
+               "[--matmul-persistent] [--attention-block-m M]\n"
+               "  [--attention-head-dim D]\n",
                why);
   return 2;
 }
@@ -840,7 +846,13 @@ int main(int argc, char **argv) {
       gMatmulF16 = v == "f16";
     } else if (a == "--matmul-persistent")
       gMatmulPersistent = true;
-    else if (a == "--attention-block-m") {
+    else if (a == "--attention-head-dim") {
+      std::string v = value();
+      gAttentionHeadDim = std::strtol(v.c_str(), nullptr, 10);
+      if (gAttentionHeadDim != 64 && gAttentionHeadDim != 128)
+        return usage(("--attention-head-dim takes 64 or 128 (attention.tile's "
+                      "HEAD_DIM values), got '" + v + "'").c_str());
+    } else if (a == "--attention-block-m") {
       std::string v = value();
       gAttentionBlockM = std::strtol(v.c_str(), nullptr, 10);
       if (gAttentionBlockM <= 0)
