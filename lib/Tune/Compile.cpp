@@ -402,8 +402,8 @@ Expected<SpaceDim> tune::parseSpaceDim(const std::string &text) {
   std::string item;
   while (std::getline(values, item, ',')) {
     int64_t v = 0;
-    // TMA and WS are switches: 0 (off) or 1 (on).
-    bool flag = d.name == "TMA" || d.name == "WS";
+    // TMA, WS and PERSISTENT are switches: 0 (off) or 1 (on).
+    bool flag = d.name == "TMA" || d.name == "WS" || d.name == "PERSISTENT";
     if (llvm::StringRef(item).getAsInteger(10, v) || v < (flag ? 0 : 1))
       return Status::error("--space " + d.name + ": '" + item + "' is not " +
                            (flag ? "0 or 1" : "a positive integer"));
@@ -543,6 +543,8 @@ ops::MatmulConfig gemmConfig(const ParamValues &p) {
   cfg.groupM = static_cast<int>(valueOf(p, "GROUP_M"));
   cfg.descriptors = valueOf(p, "TMA") == 1;
   cfg.splitK = valueOf(p, "SPLIT_K") > 1;
+  // One program per SM walking the tiles (grid: min(tiles, SMs)).
+  cfg.persistent = valueOf(p, "PERSISTENT") == 1;
   if (cfg.splitK) // the partial sums; the reduce kernel casts to bf16
     cfg.cType = DType::F32;
   return cfg;
@@ -566,7 +568,7 @@ Kernel buildReduce() {
 /// Dimensions whose --space values select families rather than replace
 /// values: a TMA or split-K candidate is another kernel, not another tile.
 bool selectsFamilies(const std::string &name) {
-  return name == "TMA" || name == "SPLIT_K";
+  return name == "TMA" || name == "SPLIT_K" || name == "PERSISTENT";
 }
 
 /// The union of the families' dimensions (names in first-seen order).
@@ -614,6 +616,12 @@ Status applyFamilyOverrides(std::vector<SpaceFamily> &families,
     }
     std::vector<SpaceFamily> kept;
     for (SpaceFamily f : families) {
+      // A family without the PERSISTENT dimension builds PERSISTENT=0.
+      if (o.name == "PERSISTENT" &&
+          std::none_of(f.dims.begin(), f.dims.end(),
+                       [&](const SpaceDim &d) { return d.name == o.name; }) &&
+          std::find(o.values.begin(), o.values.end(), 0) == o.values.end())
+        continue;
       for (SpaceDim &d : f.dims)
         if (d.name == o.name)
           std::erase_if(d.values, [&](int64_t v) {
@@ -712,7 +720,8 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
                    std::vector<int64_t> bn, std::vector<int64_t> bk,
                    std::vector<int64_t> warps, std::vector<int64_t> stages,
                    int64_t tma, std::vector<int64_t> splits,
-                   std::vector<int64_t> ws = {}) {
+                   std::vector<int64_t> ws = {},
+                   std::vector<int64_t> persistent = {}) {
     SpaceFamily f{std::move(name),
                   {{"BLOCK_M", std::move(bm)},
                    {"BLOCK_N", std::move(bn)},
@@ -727,6 +736,11 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
     // own threads (thread 0 issues the copies).
     if (!ws.empty())
       f.dims.push_back({"WS", std::move(ws)});
+    // Persistence (one program per SM looping over the tiles) is a
+    // dimension of the 8-warp descriptor families, whose big tiles leave a
+    // partial last wave on many shapes.
+    if (!persistent.empty())
+      f.dims.push_back({"PERSISTENT", std::move(persistent)});
     return f;
   };
   std::vector<SpaceFamily> f = {
@@ -743,16 +757,16 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
         family("tma", {128}, {128}, {64}, {4, 8}, {3, 4, 5}, 1, {1}, {0, 1}));
     f.push_back(
         family("tma", {64}, {256}, {64}, {4, 8}, {3, 4, 5}, 1, {1}, {0, 1}));
-    f.push_back(
-        family("tma", {128}, {256}, {64}, {8}, {3, 4, 5}, 1, {1}, {0, 1}));
-    f.push_back(
-        family("tma", {256}, {128}, {64}, {8}, {3, 4, 5}, 1, {1}, {0, 1}));
+    f.push_back(family("tma", {128}, {256}, {64}, {8}, {3, 4, 5}, 1, {1},
+                       {0, 1}, {0, 1}));
+    f.push_back(family("tma", {256}, {128}, {64}, {8}, {3, 4, 5}, 1, {1},
+                       {0, 1}, {0, 1}));
     // 128x192, not a power of two: at 8192^3 it beat 128x256 (1.5924 ms
     // against 1.6505 in one H200 call, examples/matmul_tma.tile), and it
     // fills whole waves where 128 and 256 leave SMs idle (1408 x 2304 is
     // 132 tiles).
-    f.push_back(
-        family("tma", {128}, {192}, {64}, {8}, {3, 4, 5}, 1, {1}, {0, 1}));
+    f.push_back(family("tma", {128}, {192}, {64}, {8}, {3, 4, 5}, 1, {1},
+                       {0, 1}, {0, 1}));
   }
   // Split-K for small M, large K: small tiles, so that tiles x slices fill
   // the SMs; through the TMA where there is wgmma (on 4 warps: no warp
@@ -801,6 +815,11 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
   std::set<ParamValues> seen; // --space can make two families alike
   for (const SpaceFamily &f : m.families)
     for (ParamValues &p : enumerate(f.dims)) {
+      // PERSISTENT=0 is the kernel every family without the dimension
+      // builds: left out, so that such twins are one candidate.
+      llvm::erase_if(p, [](const auto &kv) {
+        return kv.first == "PERSISTENT" && kv.second == 0;
+      });
       if (!seen.insert(p).second)
         continue;
       Candidate c;

@@ -155,6 +155,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     int64_t m, n, k, align;
     int id;
     int64_t blockM, blockN, splitK;
+    bool persistent;
     GemmShape measured;
   };
   std::map<std::string, Entry> table;
@@ -165,6 +166,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
                         pow2AtLeast16(shape.k), alignOf(shape), w.id,
                         valueOf(c->params, "BLOCK_M"),
                         valueOf(c->params, "BLOCK_N"), splitKOf(*c),
+                        valueOf(c->params, "PERSISTENT") == 1,
                         w.measuredShape});
   }
 
@@ -211,10 +213,11 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     s += "#include \"" + options.baseName + "_c" + std::to_string(id) + ".h\"\n";
   if (reduceEmbedded)
     s += "#include \"" + options.baseName + "_reduce.h\"\n";
-  s += "\n#include <cstdlib>\n#include <string>\n\nnamespace " + ns +
+  s += "\n#include <algorithm>\n#include <cstdlib>\n#include <string>\n\nnamespace " + ns +
        " {\n\nnamespace {\n\n";
   s += "struct Entry {\n  int64_t m, n, k, align;\n  int id;\n  int64_t "
-       "blockM, blockN, splitK;\n};\n\n";
+       "blockM, blockN, splitK;\n  bool persistent; // one program per SM\n"
+       "};\n\n";
   s += "// bucket (M, N, K rounded up to powers of two, at least 16; the\n"
        "// strides' alignment) -> the winner measured there.\n";
   s += "const Entry kTable[] = {\n";
@@ -222,8 +225,9 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     s += "    {" + std::to_string(e.m) + ", " + std::to_string(e.n) + ", " +
          std::to_string(e.k) + ", " + std::to_string(e.align) + ", " +
          std::to_string(e.id) + ", " + std::to_string(e.blockM) + ", " +
-         std::to_string(e.blockN) + ", " + std::to_string(e.splitK) +
-         "}, // " + bucket + ", measured on " +
+         std::to_string(e.blockN) + ", " + std::to_string(e.splitK) + ", " +
+         (e.persistent ? "true" : "false") + "}, // " + bucket +
+         ", measured on " +
          std::to_string(e.measured.m) + "x" + std::to_string(e.measured.n) +
          "x" + std::to_string(e.measured.k) + "\n";
   s += "};\n\n";
@@ -298,8 +302,21 @@ size_t workspaceBytes(int64_t M, int64_t N, int64_t K, int64_t stride_am,
        "Status::error(\"" + m.kernel +
        ": no tuned kernel takes strides (\" +\n        std::to_string(stride_am) + \", \" + "
        "std::to_string(stride_bk) + \", \" +\n        std::to_string(stride_cm) + \")\");\n";
-  s += "  const " + rt + "Grid grid(cdiv(M, e->blockM), cdiv(N, e->blockN), "
+  s += "  " + rt + "Grid grid(cdiv(M, e->blockM), cdiv(N, e->blockN), "
        "e->splitK);\n";
+  // A persistent winner walks the tiles with one program per SM of the
+  // device current on this thread.
+  s += "  if (e->persistent) {\n"
+       "    auto ctx = " + rt + "Context::current();\n"
+       "    if (!ctx.ok())\n      return ctx.status();\n"
+       "    int sms = 0;\n"
+       "    if (ctx->driver().cuDeviceGetAttribute(\n"
+       "            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "
+       "ctx->device()) != CUDA_SUCCESS ||\n        sms < 1)\n"
+       "      return " + rt + "Status::error(\"" + m.kernel +
+       ": no SM count for the persistent kernel\");\n"
+       "    grid = " + rt + "Grid(uint32_t(std::min<int64_t>(\n"
+       "        int64_t(grid.x) * grid.y, sms)));\n  }\n";
   s += "  const size_t need = workspaceBytes(M, N, K, stride_am, stride_bk, "
        "stride_cm);\n"
        "  if (need > workspace_bytes || (need && !workspace))\n"

@@ -387,8 +387,13 @@ Expected<GemmResult> tune::tuneGemm(const Context &context,
       continue;
     }
     const int64_t splits = splitKOf(cand);
-    const Grid grid(cdiv(shape.m, valueOf(cand.params, "BLOCK_M")),
-                    cdiv(shape.n, valueOf(cand.params, "BLOCK_N")), splits);
+    const int64_t tilesM = cdiv(shape.m, valueOf(cand.params, "BLOCK_M")),
+                  tilesN = cdiv(shape.n, valueOf(cand.params, "BLOCK_N"));
+    // A persistent kernel walks the tiles with one program per SM.
+    const Grid grid =
+        valueOf(cand.params, "PERSISTENT") == 1
+            ? Grid(uint32_t(std::min<int64_t>(tilesM * tilesN, sms)))
+            : Grid(tilesM, tilesN, splits);
     const Grid reduceGrid(shape.m, splits > 1 ? cdiv(shape.n,
                                                      cand.reduce.blockN)
                                               : 1);

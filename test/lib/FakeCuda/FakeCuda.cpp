@@ -433,6 +433,9 @@ CUresult fDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: // small: the tuner's rotation
     *v = 1 << 20;
     return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: // an H100 / H200's
+    *v = 132;
+    return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }
