@@ -4,7 +4,7 @@
 # session could not run there. Every example with the three sanitizers
 # (matmul_tma now 128x192 by default), the atomics' differential cases
 # (float max/min), examples/attention.tile at head_dim 128, the tuning
-# sweep over the 106-candidate space (the 128x192 family), and 1000
+# sweep over the 124-candidate space (the 128x192 family, PERSISTENT), and 1000
 # generated programs against the interpreter.
 set -u
 D=.dev/s5; N=.dev/s7/next; O=${OUT:-/tmp/out}; mkdir -p $O
