@@ -801,6 +801,27 @@ def store_outputs(prog, chain, offs, mask, count, first=0):
     return outs
 
 
+def block_indices(prog, block):
+    """This program's `block` element indices (program_id * block + 0 ..
+    block - 1) and their mask against the kernel's %n; sets prog.pid."""
+    pid = prog.fresh("pid")
+    prog.emit("%s = tile.program_id 0" % pid)
+    prog.pid = pid
+    cb = prog.scalar_i32(block)
+    start = prog.fresh("start")
+    prog.emit("%s = arith.muli %s, %s : i32" % (start, pid, cb))
+    offs = prog.fresh("offs")
+    prog.emit("%s = tile.range 0, %d offset %s : %s" % (
+        offs, block, start, type_of((block,), "i32")))
+    ns = prog.fresh("ns")
+    prog.emit("%s = tile.splat %%n : i32 -> %s" % (
+        ns, type_of((block,), "i32")))
+    mask = prog.fresh("mask")
+    prog.emit("%s = arith.cmpi slt, %s, %s : %s" % (
+        mask, offs, ns, type_of((block,), "i32")))
+    return offs, mask
+
+
 def gen_1d(prog):
     rng = prog.rng
     block = rng.choice(SIZES_1D)
@@ -818,21 +839,7 @@ def gen_1d(prog):
              for i, dt in enumerate(dts)]
     # Outputs come after the inputs; their values are known only at the
     # end, so the parameters are filled in then.
-    pid = prog.fresh("pid")
-    prog.emit("%s = tile.program_id 0" % pid)
-    prog.pid = pid
-    cb = prog.scalar_i32(block)
-    start = prog.fresh("start")
-    prog.emit("%s = arith.muli %s, %s : i32" % (start, pid, cb))
-    offs = prog.fresh("offs")
-    prog.emit("%s = tile.range 0, %d offset %s : %s" % (
-        offs, block, start, type_of((block,), "i32")))
-    ns = prog.fresh("ns")
-    prog.emit("%s = tile.splat %%n : i32 -> %s" % (
-        ns, type_of((block,), "i32")))
-    mask = prog.fresh("mask")
-    prog.emit("%s = arith.cmpi slt, %s, %s : %s" % (
-        mask, offs, ns, type_of((block,), "i32")))
+    offs, mask = block_indices(prog, block)
     shape = (block,)
     values = []
     for i, (p, bound, gran) in enumerate(bases):
@@ -1153,21 +1160,7 @@ def gen_atomic(prog):
     x, xb, xg = prog.add_input("x", dt, n, exact_values=True)
     acc_n = n if unique else block
     acc, ab, ag = prog.add_input("acc", dt, acc_n, exact_values=True)
-    pid = prog.fresh("pid")
-    prog.emit("%s = tile.program_id 0" % pid)
-    prog.pid = pid
-    start = prog.fresh("start")
-    prog.emit("%s = arith.muli %s, %s : i32" % (
-        start, pid, prog.scalar_i32(block)))
-    offs = prog.fresh("offs")
-    prog.emit("%s = tile.range 0, %d offset %s : %s" % (
-        offs, block, start, type_of((block,), "i32")))
-    ns = prog.fresh("ns")
-    prog.emit("%s = tile.splat %%n : i32 -> %s" % (
-        ns, type_of((block,), "i32")))
-    mask = prog.fresh("mask")
-    prog.emit("%s = arith.cmpi slt, %s, %s : %s" % (
-        mask, offs, ns, type_of((block,), "i32")))
+    offs, mask = block_indices(prog, block)
     shape = (block,)
     chain = Chain(prog, shape, [prog.load(x, offs, mask, shape, dt, xb, xg)])
     chain.grow(rng.randint(0, 3))

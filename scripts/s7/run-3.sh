@@ -8,14 +8,8 @@
 # 1000 generated programs of seed 300 against the interpreter
 # (.dev/s7/g300: gen-tile-programs.py gen --seed 300 --count 1000, then
 # make-gpu-cases.py). Carry [".dev/s5", ".dev/s7", ".gpu-deps"].
-set -u
-D=.dev/s5; O=${OUT:-/tmp/out}; mkdir -p $O
-root=$PWD; . scripts/gpu-env.sh
-t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
-echo "== gpu-test.sh sm_90a $(el)"
-SANITIZER_TOOLS="memcheck racecheck synccheck" LOGS=$O/test timeout 240 scripts/gpu-test.sh $D/k90a > $O/gpu-test.log 2>&1
-echo "rc=$? $(el)"
-grep -E "FAIL|passed|failed|gpu-test|SUMMARY" $O/gpu-test.log | grep -v "^PASS" | head -20
+. scripts/s7/common.sh
+examples_sanitized 240
 B=build-gpu/bin
 echo "== matmul_tma, BLOCK_N 192 $(el)"
 $B/tilec-gpu-tests --kernels .dev/s7/tma192 --only matmul_tma 2>&1 | grep -E "FAIL|passed"

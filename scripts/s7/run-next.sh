@@ -6,14 +6,9 @@
 # (float max/min), examples/attention.tile at head_dim 128, the tuning
 # sweep over the 124-candidate space (the 128x192 family, PERSISTENT), and 1000
 # generated programs against the interpreter.
-set -u
-D=.dev/s5; N=.dev/s7/next; O=${OUT:-/tmp/out}; mkdir -p $O
-root=$PWD; . scripts/gpu-env.sh
-t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
-echo "== gpu-test.sh sm_90a $(el)"
-SANITIZER_TOOLS="memcheck racecheck synccheck" LOGS=$O/test timeout 240 scripts/gpu-test.sh $D/k90a > $O/gpu-test.log 2>&1
-echo "rc=$? $(el)"
-grep -E "FAIL|passed|failed|gpu-test|SUMMARY" $O/gpu-test.log | grep -v "^PASS" | head -20
+. scripts/s7/common.sh
+N=.dev/s7/next
+examples_sanitized 240
 B=build-gpu/bin
 echo "== attention.tile, head_dim 128 $(el)"
 $B/tilec-gpu-tests --kernels $N/attn128 --only attention --attention-head-dim 128 2>&1 | grep -E "FAIL|passed"

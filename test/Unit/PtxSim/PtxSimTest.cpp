@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -64,17 +65,8 @@ Result run(const std::string &body, uint64_t a, uint64_t b = 0,
   return r;
 }
 
-uint64_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float flt(uint64_t u) {
-  float f;
-  uint32_t v = uint32_t(u);
-  std::memcpy(&f, &v, 4);
-  return f;
-}
+uint64_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+float flt(uint64_t u) { return std::bit_cast<float>(uint32_t(u)); }
 
 /// The error names the instruction and its line, and says what is missing.
 void expectUnsupported(const Result &r, const std::string &instruction,
