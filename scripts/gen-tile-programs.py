@@ -473,15 +473,24 @@ def combined_bound(v, comb, count):
     return v.bound, v.gran, v.err, v.rel
 
 
+def bounded_combination(v, axis, comb):
+    """combined_bound of comb over v's axis, or None when it passes the
+    dtype's bound or the error limits."""
+    combined = combined_bound(v, comb, v.shape[axis])
+    if combined is None:
+        return None
+    bound, _, err, rel = combined
+    if bound > MAX_BOUND[v.dt] or err > MAX_ABS_ERR or rel > MAX_REL_ERR:
+        return None
+    return combined
+
+
 def reduce(prog, v, axis, comb):
     """tile.reduce comb along axis: a tile of one rank less (or a scalar)."""
-    count = v.shape[axis]
-    combined = combined_bound(v, comb, count)
+    combined = bounded_combination(v, axis, comb)
     if combined is None:
         return None
     bound, gran, err, rel = combined
-    if bound > MAX_BOUND[v.dt] or err > MAX_ABS_ERR or rel > MAX_REL_ERR:
-        return None
     shape = v.shape[:axis] + v.shape[axis + 1:]
     prog.features.add("reduce-%s-axis%d-rank%d" % (comb, axis, len(v.shape)))
     return prog.op("tile.reduce %s(%s) axis = %d : (%s) -> %s" % (
@@ -490,13 +499,10 @@ def reduce(prog, v, axis, comb):
 
 
 def scan(prog, v, axis, comb):
-    count = v.shape[axis]
-    combined = combined_bound(v, comb, count)
+    combined = bounded_combination(v, axis, comb)
     if combined is None:
         return None
     bound, gran, err, rel = combined
-    if bound > MAX_BOUND[v.dt] or err > MAX_ABS_ERR or rel > MAX_REL_ERR:
-        return None
     reverse = " reverse" if prog.rng.random() < 0.3 else ""
     prog.features.add("scan-%s-axis%d-rank%d" % (comb, axis, len(v.shape)))
     ty = type_of(v.shape, v.dt)
