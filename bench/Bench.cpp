@@ -8,8 +8,8 @@
 // matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave matmul_tma
 // matmul_tma_wave matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
-// matmul_tma_fp16 attention attention_bwd launch softmax5000 layernorm3072
-// (default: all but
+// matmul_tma_fp16 attention attention_tma attention_bwd launch softmax5000
+// layernorm3072 (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
 // examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
@@ -22,7 +22,9 @@
 // examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
 // matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
 // program per SM, matmul_tma_fp16, the builder's f16 descriptor matmul
-// (the descriptor matmuls' grids follow the descriptors' blocks), attention, the builder's attention_d128, attention_bwd, the
+// (the descriptor matmuls' grids follow the descriptors' blocks), attention, the builder's attention_d128, attention_tma, the
+// builder's attention_tma_d128 (and attention_tma_d128_n128 when DIR has
+// it: q, k, v through tensor descriptors), attention_bwd, the
 // builder's attention_d128 and attention_bwd_{pre,dkdv,dq}_d128, and
 // softmax5000 and layernorm3072, the kernels of
 // test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
@@ -455,6 +457,45 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   }
 }
 
+/// The forward through tensor descriptors (the builder's attention_tma_d128
+/// and, when DIR has it, attention_tma_d128_n128: 128 keys a step): the
+/// same rows as benchAttention, noted.
+void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
+                       std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t B = 4, H = 32, S = 4096, D = 128, n = B * H * S * D;
+  auto q = randomBuffer<BFloat16>(ctx, rng, n);
+  auto kk = randomBuffer<BFloat16>(ctx, rng, n);
+  auto v = randomBuffer<BFloat16>(ctx, rng, n);
+  auto o = outputBuffer<BFloat16>(ctx, n);
+  auto lse = outputBuffer<float>(ctx, B * H * S);
+  Grid grid(ceilDiv(S, gAttentionBlockM), B * H);
+  const int32_t sb = H * S * D, sh = S * D, ss = D;
+  const float scale = float(1 / std::sqrt(double(D)));
+  for (const char *name : {"attention_tma_d128", "attention_tma_d128_n128"}) {
+    struct stat st;
+    if (std::string(name) != "attention_tma_d128" &&
+        stat((dir + "/" + name + ".json").c_str(), &st) != 0)
+      continue;
+    Kernel k = kernelOf(ctx, dir, name, keep);
+    for (bool causal : {false, true}) {
+      double ms = b.time(
+          [&](size_t) {
+            return k.launch(nullptr, grid, tensorDesc(q, {B, H, S, D}),
+                            tensorDesc(kk, {B, H, S, D}),
+                            tensorDesc(v, {B, H, S, D}), o, lse, int32_t(S),
+                            int32_t(H), int32_t(1), sb, sh, ss, scale, causal);
+          },
+          1);
+      requireWritten(o, name);
+      double flops = 4.0 * B * H * S * S * D / (causal ? 2 : 1);
+      b.row(std::string("attention fwd bf16 B4 H32 S4096 D128 causal=") +
+                (causal ? "True" : "False"),
+            ms, 0, flops, std::string(name) + " (TMA, warp-specialized)");
+    }
+  }
+}
+
 /// Flash attention backward, peers.py's "attention_bwd" rows: the same
 /// shapes, the builder's attention_bwd_{pre,dkdv,dq}_d128 timed together
 /// (delta, then dK and dV, then dQ) after one forward (attention_d128) made
@@ -695,7 +736,7 @@ int main(int argc, char **argv) {
       "matmul_tma_wave",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
       "matmul_tma_persistent_ragged", "matmul_tma_fp16", "attention",
-      "attention_bwd",
+      "attention_tma", "attention_bwd",
       "launch", "softmax5000", "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
@@ -708,8 +749,8 @@ int main(int argc, char **argv) {
       "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave "
       "matmul_tma matmul_tma_wave "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
-      "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_bwd "
-      "launch "
+      "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_tma "
+      "attention_bwd launch "
       "softmax5000 layernorm3072 (default: add coscos bias_gelu softmax "
       "layernorm rmsnorm matmul launch).");
   CLI::App &app = cl.app();
@@ -775,6 +816,8 @@ int main(int argc, char **argv) {
       benchMatmul<BFloat16>(
           b, rng, dir, keep,
           {"matmul", "matmul bf16 1408x2304x8192", 1408, 2304, 8192, false});
+    else if (w == "attention_tma")
+      benchAttentionTma(b, rng, dir, keep);
     else if (w == "attention")
       benchAttention(b, rng, dir, keep);
     else if (w == "attention_bwd")

@@ -18,6 +18,8 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"matmul_tma_fp16", [] { return buildMatmulTmaFp16(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},
+      {"attention_tma_d128", [] { return buildAttentionTma(128, 64); }},
+      {"attention_tma_d128_n128", [] { return buildAttentionTma(128, 128); }},
       {"attention_bwd_pre_d64", [] { return buildAttentionBwd("pre", 64); }},
       {"attention_bwd_dkdv_d64", [] { return buildAttentionBwd("dkdv", 64); }},
       {"attention_bwd_dq_d64", [] { return buildAttentionBwd("dq", 64); }},

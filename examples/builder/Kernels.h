@@ -76,6 +76,9 @@ Kernel buildAttention(int headDim = 128, DType dtype = DType::BF16);
 /// dQ and delta program, 4 warps. Params and grids: those of the ops
 /// (include/tilec/Ops.h).
 Kernel buildAttentionBwd(const std::string &part, int headDim = 128);
+/// ops::attentionKernel with q, k, v as tensor descriptors (sm_90 and
+/// later): 128 queries per program on 8 warps, `blockN` keys per step.
+Kernel buildAttentionTma(int headDim = 128, int blockN = 64);
 
 /// Every example by name, with its default meta-parameters.
 struct Example {

@@ -23,6 +23,21 @@ Kernel examples::buildAttention(int headDim, DType dtype) {
                                      .numWarps = headDim >= 128 ? 8 : 4});
 }
 
+Kernel examples::buildAttentionTma(int headDim, int blockN) {
+  std::string name = "attention_tma_d" + std::to_string(headDim);
+  if (blockN != 64)
+    name += "_n" + std::to_string(blockN);
+  // Q, K and V through 4-D tensor descriptors: on sm_90a a producer
+  // warpgroup streams K and V by TMA into a ring the two consumer
+  // warpgroups' wgmma read in place, Q among them.
+  return ops::attentionKernel(name, {.dtype = DType::BF16,
+                                     .headDim = headDim,
+                                     .blockM = 128,
+                                     .blockN = blockN,
+                                     .numWarps = 8,
+                                     .descriptors = true});
+}
+
 Kernel examples::buildAttentionBwd(const std::string &part, int headDim) {
   std::string name =
       "attention_bwd_" + part + "_d" + std::to_string(headDim);

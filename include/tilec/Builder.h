@@ -409,6 +409,9 @@ public:
              SourceLoc loc = SourceLoc::current());
   /// The block of descriptor `desc` at `offsets` (i32 scalars or numbers,
   /// elements, outermost first); elements outside the tensor read as 0.
+  /// A block of more than two dims loads without its leading dims of 1 (a
+  /// [1, 1, 64, 128] block of a [batch, heads, seq, dim] tensor is a 64x128
+  /// tile), and descriptorStore takes it so.
   Value descriptorLoad(const Value &desc, const std::vector<Operand> &offsets,
                        SourceLoc loc = SourceLoc::current());
   /// Writes `value` (the block's shape, converted to its element type within

@@ -360,6 +360,12 @@ struct AttentionConfig {
   /// attentionBwdDkDvKernel only: also write dS (the store-dS variant of
   /// the backward, for attentionBwdDqFromDsKernel).
   bool storeDs = false;
+  /// attentionKernel only: q, k and v are 4-D tensor descriptors ([batch,
+  /// heads, seq, headDim] with any strides, the last 1) instead of pointers
+  /// and strides. On sm_90 their blocks come by TMA; on sm_90a Q is read
+  /// by both products' wgmma from shared memory and a producer warpgroup
+  /// keeps K and V coming (tile-lower-descriptors). Needs sm_90 or later.
+  bool descriptors = false;
   int ptrDivisibility = 16;
   /// Divisibility hint of the strides.
   int strideDivisibility = 16;
@@ -373,8 +379,10 @@ struct AttentionConfig {
 /// PyTorch's default scale is 1 / sqrt(headDim). Online softmax in f32
 /// with exp2, both products on tensor cores, P in `dtype`. Parameters: q,
 /// k, v, o, lse, seq, heads, group, then (batch, head, seq) strides of q,
-/// k, v, o, then scale (f32) and causal (i1). Grid: (cdiv(seq, blockM),
-/// batch * heads).
+/// k, v, o, then scale (f32) and causal (i1). With `config.descriptors`: q,
+/// k, v (4-D tensor descriptors of blocks [1, 1, blockM or blockN,
+/// headDim]), o, lse, seq, heads, group, the strides of o, scale, causal.
+/// Grid: (cdiv(seq, blockM), batch * heads).
 Kernel attentionKernel(std::string name, const AttentionConfig &config,
                        SourceLoc loc = SourceLoc::current());
 

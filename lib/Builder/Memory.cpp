@@ -231,6 +231,17 @@ static tile::TensorDescType descriptorOperands(
   return type;
 }
 
+/// The tile a descriptor access moves: the block without its leading dims
+/// of 1 down to two dims (a [1, 1, 64, 128] block of a 4-D tensor moves a
+/// 64x128 tile, which is what the TMA path stages).
+static Type descriptorTile(tile::TensorDescType type) {
+  RankedTensorType block = type.getBlockType();
+  ArrayRef<int64_t> shape = block.getShape();
+  while (shape.size() > 2 && shape.front() == 1)
+    shape = shape.drop_front();
+  return RankedTensorType::get(shape, block.getElementType());
+}
+
 Value Kernel::descriptorLoad(const Value &desc,
                              const std::vector<Operand> &offsets,
                              SourceLoc loc) {
@@ -240,7 +251,8 @@ Value Kernel::descriptorLoad(const Value &desc,
   SmallVector<mlir::Value> offs;
   tile::TensorDescType type = descriptorOperands(k, s, desc, offsets, offs);
   return Access::wrap(impl_, k.create<tile::DescriptorLoadOp>(
-                                 s, type.getBlockType(), k.use(desc, s), offs));
+                                 s, descriptorTile(type), k.use(desc, s),
+                                 offs));
 }
 
 void Kernel::descriptorStore(const Value &desc,
@@ -260,8 +272,10 @@ void Kernel::descriptorStore(const Value &desc,
       k.fail(s, "stores " + typeStr(have) + " into a descriptor of " +
                     typeStr(elem) + " (convert with .to() first)");
   }
-  mlir::Value v =
-      materialize(k, ops[0], elem, type.getBlockType().getShape(), s);
+  mlir::Value v = materialize(k, ops[0], elem,
+                              cast<RankedTensorType>(descriptorTile(type))
+                                  .getShape(),
+                              s);
   k.create<tile::DescriptorStoreOp>(s, k.use(desc, s), offs, v);
 }
 

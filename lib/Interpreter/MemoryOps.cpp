@@ -387,7 +387,10 @@ LogicalResult executeDescriptorLoad(Executor &ex, Operation *op) {
   if (!made)
     return failure();
   const Access &access = *made;
-  auto out = makeTile(access.ptrs.shape, resultElementType(op));
+  // The result may drop the block's leading unit dims: the same elements
+  // in the same order.
+  auto out = makeTile(cast<RankedTensorType>(load.getType()).getShape(),
+                      resultElementType(op));
   bool isFloat = out->isFloat();
   uint64_t loaded = 0;
   for (int64_t i = 0, n = out->size(); i < n; ++i) {

@@ -12,6 +12,8 @@
 #include "Common.h"
 
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <limits>
 
 namespace tilec::ops {
@@ -27,15 +29,27 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
   Kernel k(std::move(name),
            {.numWarps = config.numWarps, .numStages = config.numStages});
-  Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
-        vp = k.pointer("v", dt, pd), o = k.pointer("o", dt, pd),
-        lse = k.pointer("lse", DType::F32, pd);
+  const bool desc = config.descriptors;
+  std::optional<Value> q, kp, vp;
+  if (desc) {
+    q = k.tensorDesc("q", dt, {1, 1, BM, D});
+    kp = k.tensorDesc("k", dt, {1, 1, BN, D});
+    vp = k.tensorDesc("v", dt, {1, 1, BN, D});
+  } else {
+    q = k.pointer("q", dt, pd);
+    kp = k.pointer("k", dt, pd);
+    vp = k.pointer("v", dt, pd);
+  }
+  Value o = k.pointer("o", dt, pd), lse = k.pointer("lse", DType::F32, pd);
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  Value sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
-  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
-  Value svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+  std::optional<Value> sqb, sqh, sqs, skb, skh, sks, svb, svh, svs;
+  if (!desc) {
+    sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
+    skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+    svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+  }
   Value sob = stride("sob"), soh = stride("soh"), sos = stride("sos");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);
@@ -44,37 +58,55 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   // h / group.
   Value mblk = k.programId(0), bh = k.programId(1);
   Value b = bh / heads, h = bh % heads, hk = h / group;
-  Value qbase = q + (b * sqb + h * sqh), kbase = kp + (b * skb + hk * skh),
-        vbase = vp + (b * svb + hk * svh), obase = o + (b * sob + h * soh);
+  Value obase = o + (b * sob + h * soh);
   Value m0 = mblk * BM;
   Value rm2 = (m0 + k.range(BM)).expandDims(1); // [BM, 1] query rows
   Value rdR = k.range(D).expandDims(0), rdC = k.range(D).expandDims(1);
   Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
   Value qin = rm2 < seq;
-  Value qt = k.load(qbase + rm2 * sqs + rdR, qin, 0);
-  // Offsets of K^T ([D, BN]) and V ([BN, D]) within a block. The loops
-  // carry no pointer tiles: each step adds its scalar offset n * stride to
-  // the base and these i32 offsets, so a thread keeps one i32 per element
-  // across the loop instead of a 64-bit pointer (and the pipeliner's copy
-  // of it running ahead).
-  Value kOffs = rdC + rnR * sks, vOffs = rnC * svs + rdR;
   Value qkScale = scale * float(1.0 / std::log(2.0)); // log2(e) * scale
+
+  // The Q tile and each step's K^T ([D, BN]) and V ([BN, D]) blocks at key
+  // offset n, masked (past seq: zeros) or not. Through descriptors the
+  // blocks past seq read zeros by themselves, and K^T is K's block read
+  // the other way round (in place, by the wgmma, on sm_90a).
+  Value qt;
+  std::function<std::pair<Value, Value>(Value, bool)> kvBlocks;
+  if (desc) {
+    qt = k.descriptorLoad(*q, {b, h, m0, 0});
+    kvBlocks = [&](Value n, bool) {
+      return std::pair{k.descriptorLoad(*kp, {b, hk, n, 0}).trans(),
+                       k.descriptorLoad(*vp, {b, hk, n, 0})};
+    };
+  } else {
+    Value qbase = *q + (b * *sqb + h * *sqh),
+          kbase = *kp + (b * *skb + hk * *skh),
+          vbase = *vp + (b * *svb + hk * *svh);
+    qt = k.load(qbase + rm2 * *sqs + rdR, qin, 0);
+    // Offsets of K^T and V within a block. The loops carry no pointer
+    // tiles: each step adds its scalar offset n * stride to the base and
+    // these i32 offsets, so a thread keeps one i32 per element across the
+    // loop instead of a 64-bit pointer (and the pipeliner's copy of it
+    // running ahead).
+    Value kOffs = rdC + rnR * *sks, vOffs = rnC * *svs + rdR;
+    kvBlocks = [&, kbase, vbase, kOffs, vOffs](Value n, bool masked) {
+      if (!masked)
+        return std::pair{k.load(kbase + n * *sks + kOffs),
+                         k.load(vbase + n * *svs + vOffs)};
+      return std::pair{k.load(kbase + n * *sks + kOffs, (n + rnR) < seq, 0),
+                       k.load(vbase + n * *svs + vOffs, (n + rnC) < seq, 0)};
+    };
+  }
 
   // One K/V block at key offset n: the online softmax update.
   auto step = [&](bool masked) {
     return [&, masked](Value n, std::vector<Value> c) {
-      Value kt, vt, s;
+      auto [kt, vt] = kvBlocks(n, masked);
+      Value s = k.dot(qt, kt) * qkScale;
       if (masked) {
         Value kin = (n + rnR) < seq;
-        kt = k.load(kbase + n * sks + kOffs, kin, 0);
-        vt = k.load(vbase + n * svs + vOffs, (n + rnC) < seq, 0);
-        s = k.dot(qt, kt) * qkScale;
         Value visible = kin & (((n + rnR) <= rm2) | !causal);
         s = where(visible, s, -std::numeric_limits<float>::infinity());
-      } else {
-        kt = k.load(kbase + n * sks + kOffs);
-        vt = k.load(vbase + n * svs + vOffs);
-        s = k.dot(qt, kt) * qkScale;
       }
       Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
       Value p = exp2(s - mNew.expandDims(1));

@@ -73,8 +73,12 @@ bool reads(Operation *op, Value v) {
 bool mayRunBeside(Operation *op) {
   if (op->hasTrait<OpTrait::IsTerminator>())
     return false;
-  if (isa<WarpgroupDotOp, WarpgroupWaitOp, LocalLoadOp>(op))
+  // Waiting for a TMA stage to land writes nothing a group reads; a
+  // release (mbarrier_arrive) moves after the wait (makeAsync).
+  if (isa<WarpgroupDotOp, WarpgroupWaitOp, LocalLoadOp, MBarrierArriveOp>(op))
     return true;
+  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
+    return wait.getPhase() != nullptr;
   return isMemoryEffectFree(op);
 }
 
@@ -93,12 +97,15 @@ WarpgroupWaitOp makeAsync(WarpgroupDotOp dot) {
   int pending = 0;
   Operation *use = nullptr;
   bool crossedWork = false;
+  SmallVector<Operation *> releases;
   for (Operation *op = dot->getNextNode(); op; op = op->getNextNode()) {
     if (reads(op, result) || !mayRunBeside(op)) {
       use = op;
       break;
     }
-    if (isa<WarpgroupDotOp>(op))
+    if (isa<MBarrierArriveOp>(op))
+      releases.push_back(op);
+    else if (isa<WarpgroupDotOp>(op))
       ++pending;
     else if (!isa<WarpgroupWaitOp>(op) && isTileWork(op))
       crossedWork = true;
@@ -114,6 +121,13 @@ WarpgroupWaitOp makeAsync(WarpgroupDotOp dot) {
                                       result, keep, pending);
   result.replaceAllUsesExcept(wait.getResult(), wait);
   dot.setAsync(true);
+  // A warp-specialized consumer releases the slots it read (to the TMA
+  // producer) only once its groups no longer read them.
+  Operation *after = wait;
+  for (Operation *r : releases) {
+    r->moveAfter(after);
+    after = r;
+  }
   return wait;
 }
 

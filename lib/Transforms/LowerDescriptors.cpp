@@ -130,8 +130,11 @@ int64_t blockBytes(TensorDescType desc) {
 
 Value allocSlots(OpBuilder &b, Location loc, TensorDescType desc,
                  int64_t slots) {
+  // The slot is the block without its leading dims of 1 (checkAccess).
   SmallVector<int64_t> shape{slots};
-  llvm::append_range(shape, desc.getBlockType().getShape());
+  ArrayRef<int64_t> block = desc.getBlockType().getShape();
+  llvm::append_range(shape,
+                     block.take_back(std::min<size_t>(2, block.size())));
   return LocalAllocOp::create(
       b, loc,
       SharedMemType::get(b.getContext(), shape, desc.getElementType(),
@@ -149,28 +152,89 @@ Value allocBarriers(OpBuilder &b, Location loc, int64_t slots, int count) {
   return bars;
 }
 
-/// The descriptor load behind a dot operand: `convert(descriptor_load)`,
-/// each the other's only use, in `body`.
-DescriptorLoadOp operandLoad(Value operand, Block *body) {
-  auto convert = operand.getDefiningOp<ConvertLayoutOp>();
-  if (!convert || !convert->hasOneUse() || convert->getBlock() != body)
+/// A descriptor load of a loop's body that a wgmma dot reads: the load,
+/// then tile.convert_layout ops and at most one 2-D tile.trans, each the
+/// only use of the one before, in the loop's body. The load is staged in a
+/// ring of slots that the dot reads in place; a trans reads the slot
+/// through a tilegpu.trans_view.
+struct StagedLoad {
+  mutable DescriptorLoadOp load; // (MLIR's op classes are not const-correct)
+  bool trans = false;
+  /// The ops between the dot and the load, the dot's side first.
+  SmallVector<Operation *, 2> between;
+};
+
+/// The staged load behind dot operand `operand`, or none.
+std::optional<StagedLoad> operandLoad(Value operand, Block *body) {
+  StagedLoad s;
+  for (Value v = operand;;) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body || !def->hasOneUse())
+      return std::nullopt;
+    if (auto load = dyn_cast<DescriptorLoadOp>(def)) {
+      if (!slotLayout(load.getDesc().getType()) ||
+          cast<RankedTensorType>(load.getType()).getRank() != 2 ||
+          s.between.empty())
+        return std::nullopt;
+      s.load = load;
+      return s;
+    }
+    s.between.push_back(def);
+    if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
+      v = convert.getSrc();
+    } else if (auto trans = dyn_cast<TransOp>(def);
+               trans && !s.trans && trans.getType().getRank() == 2) {
+      s.trans = true;
+      v = trans.getSrc();
+    } else {
+      return std::nullopt;
+    }
+  }
+}
+
+/// True when `dot`'s A operand is a register tile that wgmma takes as it
+/// is: the accumulator layout's dot_operand (mma.sync's A fragments).
+bool registerA(DotOp dot) {
+  auto op = dyn_cast_if_present<DotOperandLayoutAttr>(
+      dot.getA().getType().getEncoding());
+  return op && op.getOpIdx() == 0 && op.getKWidth() == 2 &&
+         op.getParent() == dot.getType().getEncoding() &&
+         dot.getA().getType().getElementTypeBitWidth() == 16;
+}
+
+/// A descriptor load outside the loops whose tile feeds only dot A
+/// operands (through tile.convert_layout): loaded once into a slot that
+/// each wgmma reads in place (attention's Q), not into registers.
+DescriptorLoadOp inPlaceLoad(Value a) {
+  while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
+    a = convert.getSrc();
+  auto load = a.getDefiningOp<DescriptorLoadOp>();
+  if (!load || !slotLayout(load.getDesc().getType()) ||
+      cast<RankedTensorType>(load.getType()).getRank() != 2)
     return {};
-  auto load = convert.getSrc().getDefiningOp<DescriptorLoadOp>();
-  if (!load || !load->hasOneUse() || load->getBlock() != body ||
-      !slotLayout(load.getDesc().getType()))
-    return {};
+  SmallVector<Value> values{load.getResult()};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto c = dyn_cast<ConvertLayoutOp>(user))
+        values.push_back(c.getResult());
+      else if (!isa<DotOp>(user) || use.getOperandNumber() != 0)
+        return {};
+    }
+  }
   return load;
 }
 
 /// The offsets' backward slice in `loop`'s body, in body order; fails when
 /// it reads a carried value or anything impure.
-LogicalResult offsetSlice(scf::ForOp loop, ArrayRef<DescriptorLoadOp> loads,
+LogicalResult offsetSlice(scf::ForOp loop, ArrayRef<StagedLoad> loads,
                           SmallVectorImpl<Operation *> &slice) {
   Block *body = loop.getBody();
   SetVector<Operation *> set;
   SmallVector<Value> worklist;
-  for (DescriptorLoadOp l : loads)
-    llvm::append_range(worklist, l.getOffsets());
+  for (const StagedLoad &l : loads)
+    llvm::append_range(worklist, l.load.getOffsets());
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -208,40 +272,191 @@ bool accumulatorOnlyCarried(scf::ForOp loop, DotOp dot) {
          use.getOperandNumber() == arg.getArgNumber() - 1;
 }
 
-/// Thread 0 expects the stage's bytes on bars[slot] and starts A's and B's
-/// copies of iteration `iv` into `slot` (`outer` maps values of enclosing
+/// A wgmma dot of a staged loop: B, and A unless it is a register tile or
+/// read in place, from the ring. Its loads form one group: they land on
+/// one `full` mbarrier and (warp-specialized) are released on one `empty`.
+struct RingDot {
+  mutable DotOp dot;
+  int a = -1; ///< index into StagedLoop::loads; -1: registers or in place
+  int b = -1;
+  DescriptorLoadOp inPlaceA; ///< A read in place from its own slot
+};
+
+/// A loop whose wgmma dots read descriptor loads of its body, with what
+/// staging them needs: R slots of every load, filled by iteration.
+struct StagedLoop {
+  mutable scf::ForOp loop;
+  SmallVector<StagedLoad> loads; ///< body order
+  SmallVector<RingDot> dots;     ///< body order
+  SmallVector<Operation *> slice; ///< the offsets' ops, in body order
+  int64_t slots = 0;
+  /// wgmma.wait_group of the dots: 1 for a lone dot of two staged operands
+  /// that only carries its accumulator (a GEMM loop), else 0.
+  int pending = 0;
+
+  int64_t groupBytes(const RingDot &d) const {
+    int64_t bytes = blockBytes(loads[d.b].load.getDesc().getType());
+    if (d.a >= 0)
+      bytes += blockBytes(loads[d.a].load.getDesc().getType());
+    return bytes;
+  }
+  int64_t stageBytes() const {
+    int64_t bytes = 0;
+    for (const RingDot &d : dots)
+      bytes += groupBytes(d);
+    return bytes;
+  }
+  /// The descriptors of each dot's ring operands (A: null when it is not
+  /// staged): loops whose rings agree share one.
+  SmallVector<std::pair<Type, Type>> ringTypes() const {
+    SmallVector<std::pair<Type, Type>> types;
+    for (const RingDot &d : dots)
+      types.push_back({d.a >= 0 ? loads[d.a].load.getDesc().getType() : Type(),
+                       loads[d.b].load.getDesc().getType()});
+    return types;
+  }
+};
+
+std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
+                                         const tilec::Target &target) {
+  Block *body = loop.getBody();
+  StagedLoop sl;
+  sl.loop = loop;
+  for (DotOp d : body->getOps<DotOp>()) {
+    auto mma = dyn_cast_if_present<MmaLayoutAttr>(d.getType().getEncoding());
+    if (!mma || mma.getVersionMajor() != 3)
+      continue;
+    std::optional<StagedLoad> b = operandLoad(d.getB(), body);
+    if (!b)
+      continue;
+    RingDot rd{d};
+    if (std::optional<StagedLoad> a = operandLoad(d.getA(), body)) {
+      rd.a = int(sl.loads.size());
+      sl.loads.push_back(*a);
+    } else if (DescriptorLoadOp load = inPlaceLoad(d.getA());
+               load && !loop->isAncestor(load)) {
+      rd.inPlaceA = load;
+    } else if (!registerA(d)) {
+      continue;
+    }
+    rd.b = int(sl.loads.size());
+    sl.loads.push_back(*b);
+    sl.dots.push_back(rd);
+  }
+  if (sl.dots.empty() || failed(offsetSlice(loop, sl.loads, sl.slice)))
+    return std::nullopt;
+  if (sl.dots.size() == 1 && sl.dots[0].a >= 0 &&
+      accumulatorOnlyCarried(loop, sl.dots[0].dot))
+    sl.pending = 1;
+
+  // What else lives in shared memory while the ring does: the scratch of
+  // layout conversions inside the loop nest and the slots of the kernel's
+  // other descriptor accesses (each loaded once, as attention's Q).
+  int64_t other = 0;
+  Operation *outermost = loop;
+  for (Operation *p = loop->getParentOp(); isa<scf::ForOp>(p);
+       p = p->getParentOp())
+    outermost = p;
+  // (The staged loads' conversions go away with them.)
+  llvm::SmallPtrSet<Operation *, 8> staged;
+  for (const StagedLoad &l : sl.loads)
+    staged.insert(l.between.begin(), l.between.end());
+  outermost->walk([&](Operation *op) {
+    if (!staged.contains(op))
+      other = std::max(other, tilec::smem::scratchBytes(op));
+  });
+  other = llvm::alignTo(other, 1024);
+  // (Loads in a block with a dot, staged in some ring, are not counted.)
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  kernel.walk([&](Operation *op) {
+    if (!isa<DescriptorLoadOp, DescriptorStoreOp>(op) ||
+        !op->getBlock()->getOps<DotOp>().empty())
+      return;
+    other += llvm::alignTo(
+        blockBytes(cast<TensorDescType>(op->getOperand(0).getType())), 1024);
+  });
+  sl.slots = stages + 1;
+  if (!tilec::smem::fits(sl.slots * sl.stageBytes() + other, target))
+    sl.slots = stages;
+  return sl;
+}
+
+/// The ring a staged loop reads: R slots of every load, and per dot (its
+/// group) `full` mbarriers the TMA completes and, warp-specialized,
+/// `empty` ones the consumers release; unspecialized, one `full` set for
+/// all groups.
+struct Ring {
+  SmallVector<Value> bufs;  ///< per load
+  SmallVector<Value> full;  ///< per group (or one)
+  SmallVector<Value> empty; ///< per group, warp-specialized only
+  int64_t slots = 0;
+
+  Value fullOf(size_t group) const {
+    return full[std::min(group, full.size() - 1)];
+  }
+};
+
+Ring allocRing(OpBuilder &b, Location loc, const StagedLoop &sl,
+               bool perGroup, int emptyCount) {
+  Ring ring;
+  ring.slots = sl.slots;
+  for (const StagedLoad &l : sl.loads)
+    ring.bufs.push_back(allocSlots(b, loc, l.load.getDesc().getType(),
+                                   sl.slots));
+  for (size_t g = 0; g < (perGroup ? sl.dots.size() : 1); ++g)
+    ring.full.push_back(allocBarriers(b, loc, sl.slots, 1));
+  if (emptyCount)
+    for (size_t g = 0; g < sl.dots.size(); ++g)
+      ring.empty.push_back(allocBarriers(b, loc, sl.slots, emptyCount));
+  return ring;
+}
+
+/// Thread 0 expects group `group`'s bytes (or, with group = -1, the whole
+/// stage's) on its full mbarrier of `slot` and starts their copies of
+/// iteration `iv`; the offsets' slice is cloned first unless `map` already
+/// maps the induction variable to `iv` (`outer` maps values of enclosing
 /// loops that were cloned).
-void emitStage(OpBuilder &b, Location loc, scf::ForOp loop,
-               ArrayRef<Operation *> slice, ArrayRef<DescriptorLoadOp> loads,
-               ArrayRef<Value> bufs, Value bars, Value iv, Value slot,
-               int64_t bytes, const IRMapping &outer = {}) {
-  IRMapping map = outer;
-  map.map(loop.getInductionVar(), iv);
-  for (Operation *op : slice)
-    b.clone(*op, map);
-  MBarrierExpectOp::create(b, loc, bars, slot, b.getI32IntegerAttr(bytes),
+void emitGroup(OpBuilder &b, Location loc, const StagedLoop &sl,
+               const Ring &ring, int group, Value slot, IRMapping &map) {
+  int64_t bytes = group < 0 ? sl.stageBytes() : sl.groupBytes(sl.dots[group]);
+  Value full = ring.fullOf(std::max(group, 0));
+  MBarrierExpectOp::create(b, loc, full, slot, b.getI32IntegerAttr(bytes),
                            b.getUnitAttr());
-  for (size_t i = 0; i < loads.size(); ++i) {
-    DescriptorLoadOp load = loads[i];
-    SmallVector<Value> offsets;
-    for (Value o : load.getOffsets())
-      offsets.push_back(map.lookupOrDefault(o));
-    TmaLoadOp::create(b, loc, load.getDesc(), offsets, bufs[i], slot, bars,
-                      slot);
+  for (size_t g = 0; g < sl.dots.size(); ++g) {
+    if (group >= 0 && int(g) != group)
+      continue;
+    for (int i : {sl.dots[g].a, sl.dots[g].b}) {
+      if (i < 0)
+        continue;
+      DescriptorLoadOp load = sl.loads[i].load;
+      SmallVector<Value> offsets;
+      for (Value o : load.getOffsets())
+        offsets.push_back(map.lookupOrDefault(o));
+      TmaLoadOp::create(b, loc, load.getDesc(), offsets, ring.bufs[i], slot,
+                        full, slot);
+    }
   }
 }
 
-/// emitStage if iteration `iv` exists.
-void issueStage(OpBuilder &b, Location loc, scf::ForOp loop,
-                ArrayRef<Operation *> slice, ArrayRef<DescriptorLoadOp> loads,
-                ArrayRef<Value> bufs, Value bars, Value iv, Value slot,
-                int64_t bytes) {
+/// Clones the offsets' slice for iteration `iv` into `map`.
+void cloneSlice(OpBuilder &b, const StagedLoop &sl, Value iv, IRMapping &map) {
+  map.map(sl.loop.getInductionVar(), iv);
+  for (Operation *op : sl.slice)
+    b.clone(*op, map);
+}
+
+/// The whole stage of iteration `iv` into `slot` if that iteration exists
+/// (`loop` bounds it), by thread 0.
+void issueStage(OpBuilder &b, Location loc, const StagedLoop &sl,
+                scf::ForOp loop, const Ring &ring, Value iv, Value slot) {
   Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
                                        loop.getUpperBound());
   auto ifOp = scf::IfOp::create(b, loc, exists, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  emitStage(b, loc, loop, slice, loads, bufs, bars, iv, slot, bytes);
+  IRMapping map;
+  cloneSlice(b, sl, iv, map);
+  emitGroup(b, loc, sl, ring, -1, slot, map);
 }
 
 /// (slot + 1) % slots and the phase, flipped when the slot wraps.
@@ -267,69 +482,48 @@ Value previousSlot(OpBuilder &b, Location loc, Value slot, int64_t slots) {
       arith::SubIOp::create(b, loc, slot, constant(b, loc, i32, 1)));
 }
 
-/// A wgmma dot of a loop whose operands are both descriptor loads, with
-/// what staging it needs.
-struct StagedDot {
-  DotOp dot;
-  SmallVector<DescriptorLoadOp, 2> loads;
-  SmallVector<Operation *> slice; ///< the offsets' ops, in body order
-  int64_t stageBytes = 0;
-  int64_t slots = 0;
-  int pending = 0;
+/// Descriptor loads read in place: each goes into one slot of its own by
+/// the program's (or the consumers') threads where it stood, once.
+class InPlaceSlots {
+public:
+  explicit InPlaceSlots(func::FuncOp kernel) : kernel(kernel) {}
+
+  /// The slot buffer of `load`, loaded at the load's place on first use.
+  Value get(DescriptorLoadOp load);
+  /// Erases the loads read in place, and the conversions of their tiles,
+  /// once nothing else reads them.
+  void eraseLoads();
+
+private:
+  func::FuncOp kernel;
+  DenseMap<Operation *, Value> slots;
+  Value bar;
 };
 
-std::optional<StagedDot> findStagedDot(scf::ForOp loop, int stages,
-                                       const tilec::Target &target) {
-  Block *body = loop.getBody();
-  StagedDot sd;
-  for (DotOp d : body->getOps<DotOp>()) {
-    auto mma = dyn_cast_if_present<MmaLayoutAttr>(d.getType().getEncoding());
-    if (!mma || mma.getVersionMajor() != 3)
-      continue;
-    DescriptorLoadOp a = operandLoad(d.getA(), body),
-                     b = operandLoad(d.getB(), body);
-    if (!a || !b || failed(offsetSlice(loop, {a, b}, sd.slice)))
-      continue;
-    sd.dot = d;
-    sd.loads = {a, b};
-    break;
-  }
-  if (!sd.dot)
-    return std::nullopt;
-  for (DescriptorLoadOp l : sd.loads)
-    sd.stageBytes += blockBytes(l.getDesc().getType());
-  // In a loop nest, the slots stay live through the outer loops' other
-  // ops, so the scratch of their layout conversions (the epilogue's) comes
-  // on top of the ring.
-  int64_t scratch = 0;
-  Operation *outermost = loop;
-  for (Operation *p = loop->getParentOp(); isa<scf::ForOp>(p);
-       p = p->getParentOp())
-    outermost = p;
-  if (outermost != loop.getOperation())
-    outermost->walk([&](Operation *op) {
-      scratch = std::max(scratch, tilec::smem::scratchBytes(op));
-    });
-  if (scratch)
-    scratch = llvm::alignTo(scratch, 1024);
-  sd.slots = stages + 1;
-  if (!tilec::smem::fits(sd.slots * sd.stageBytes + scratch, target))
-    sd.slots = stages;
-  sd.pending = accumulatorOnlyCarried(loop, sd.dot) ? 1 : 0;
-  return sd;
+/// The slot operand of `d` (A or B) as the dot reads it: the ring's
+/// buffer, or its trans_view.
+Value operandBuffer(OpBuilder &b, Location loc, const StagedLoop &sl,
+                    const Ring &ring, int load) {
+  Value buf = ring.bufs[load];
+  if (!sl.loads[load].trans)
+    return buf;
+  auto type = cast<SharedMemType>(buf.getType());
+  return TransViewOp::create(b, loc, TransViewOp::getTransposedType(type), buf);
 }
 
-/// Rewrites `loop` to read its dot's operands from the ring: the loop
-/// carries the slot it reads and that slot's phase parity, waits for the
-/// slot on `full`, runs the warpgroup_dot, then `afterDot` (at the point
-/// after the dot, given the new loop and the slot). The descriptor loads
+/// Rewrites `sl.loop` to read its staged loads from the ring: the loop
+/// carries the slot it reads and that slot's phase parity; each dot waits
+/// for its group's full mbarrier of the slot, runs as a warpgroup_dot, then
+/// `afterDot` runs (at the point after the dot, given the new loop, the
+/// slot and the group). The loads and the ops between them and the dots
 /// are erased; with pending = 1, a warpgroup_wait after the loop retires
 /// the last group (`*lastWait`). The loop starts at slot `init[0]` with
 /// parity `init[1]` (both 0 when not given). Returns the new loop.
 scf::ForOp
-readRing(scf::ForOp loop, StagedDot &sd, ArrayRef<Value> bufs, Value full,
-         function_ref<void(OpBuilder &, scf::ForOp, Value)> afterDot,
+readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
+         function_ref<void(OpBuilder &, scf::ForOp, Value, size_t)> afterDot,
          ArrayRef<Value> init = {}, Operation **lastWait = nullptr) {
+  scf::ForOp loop = sl.loop;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
   Type i32 = IntegerType::get(loop.getContext(), 32);
@@ -340,7 +534,17 @@ readRing(scf::ForOp loop, StagedDot &sd, ArrayRef<Value> bufs, Value full,
     Value zero = constant(rewriter, loc, i32, 0);
     start = {zero, zero};
   }
-  Value slot;
+  // Views and in-place slots are made outside the loop.
+  SmallVector<Value> views;
+  for (size_t i = 0; i < sl.loads.size(); ++i)
+    views.push_back(operandBuffer(rewriter, loc, sl, ring, int(i)));
+  SmallVector<Value> inPlaceA;
+  for (const RingDot &d : sl.dots)
+    inPlaceA.push_back(d.inPlaceA ? inPlace.get(d.inPlaceA) : Value());
+  rewriter.setInsertionPoint(loop);
+  Value c0 = constant(rewriter, loc, i32, 0);
+
+  Value slot, phase;
   auto newLoop = cast<scf::ForOp>(
       *cast<LoopLikeOpInterface>(loop.getOperation())
            .replaceWithAdditionalYields(
@@ -349,80 +553,147 @@ readRing(scf::ForOp loop, StagedDot &sd, ArrayRef<Value> bufs, Value full,
                [&](OpBuilder &ob, Location l,
                    ArrayRef<BlockArgument> newArgs) -> SmallVector<Value> {
                  OpBuilder::InsertionGuard guard(ob);
-                 ob.setInsertionPointToStart(body);
                  slot = newArgs[0];
-                 MBarrierWaitOp::create(ob, l, full, slot, newArgs[1]);
+                 phase = newArgs[1];
                  ob.setInsertionPoint(body->getTerminator());
-                 auto [next, phase] =
-                     nextSlot(ob, l, slot, newArgs[1], sd.slots);
-                 return {next, phase};
+                 auto [next, nextPhase] =
+                     nextSlot(ob, l, slot, phase, sl.slots);
+                 return {next, nextPhase};
                }));
+  sl.loop = newLoop;
 
-  OpBuilder db(sd.dot);
-  Value d = WarpgroupDotOp::create(db, sd.dot.getLoc(), sd.dot.getType(),
-                                   bufs[0], slot, bufs[1], slot,
-                                   sd.dot.getC(), sd.pending);
-  sd.dot.replaceAllUsesWith(d);
-  afterDot(db, newLoop, slot);
-  SmallVector<Operation *> converts;
-  for (DescriptorLoadOp l : sd.loads)
-    converts.push_back(*l->user_begin());
-  sd.dot.erase();
-  for (Operation *c : converts)
-    c->erase();
-  for (DescriptorLoadOp l : sd.loads)
-    l.erase();
-  if (sd.pending) {
-    OpBuilder b(newLoop->getContext());
-    b.setInsertionPointAfter(newLoop);
-    auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
-    for (OpResult r : newLoop.getResults()) {
-      // The carried accumulator: the result the warpgroup_dot is yielded as.
-      if (yield.getOperand(r.getResultNumber()) != d)
-        continue;
-      Value done = WarpgroupWaitOp::create(b, loc, r.getType(), r, ValueRange(), 0);
-      r.replaceAllUsesExcept(done, done.getDefiningOp());
-      if (lastWait)
-        *lastWait = done.getDefiningOp();
+  for (size_t g = 0; g < sl.dots.size(); ++g) {
+    RingDot &d = sl.dots[g];
+    OpBuilder db(d.dot);
+    // Unspecialized, one full mbarrier covers the stage: waited for once,
+    // before the first dot.
+    if (ring.full.size() > 1 || g == 0)
+      MBarrierWaitOp::create(db, d.dot.getLoc(), ring.fullOf(g), slot, phase);
+    Value a = d.dot.getA();
+    Value aSlot;
+    if (d.a >= 0) {
+      a = views[d.a];
+      aSlot = slot;
+    } else if (d.inPlaceA) {
+      a = inPlaceA[g];
+      aSlot = c0;
     }
+    Value r = WarpgroupDotOp::create(db, d.dot.getLoc(), d.dot.getType(), a,
+                                     aSlot, views[d.b], slot, d.dot.getC(),
+                                     sl.pending);
+    d.dot.replaceAllUsesWith(r);
+    afterDot(db, newLoop, slot, g);
+    d.dot.erase();
+    d.dot = {};
+    if (sl.pending) {
+      OpBuilder b(newLoop->getContext());
+      b.setInsertionPointAfter(newLoop);
+      auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+      for (OpResult res : newLoop.getResults()) {
+        // The carried accumulator: the result the warpgroup_dot is yielded as.
+        if (yield.getOperand(res.getResultNumber()) != r)
+          continue;
+        Value done = WarpgroupWaitOp::create(b, loc, res.getType(), res,
+                                             ValueRange(), 0);
+        res.replaceAllUsesExcept(done, done.getDefiningOp());
+        if (lastWait)
+          *lastWait = done.getDefiningOp();
+      }
+    }
+  }
+  for (StagedLoad &l : sl.loads) {
+    for (Operation *op : l.between)
+      op->erase();
+    l.load.erase();
+    l.between.clear();
+    l.load = {};
   }
   return newLoop;
 }
 
-/// Stages the two descriptor loads of a wgmma dot in `loop` with the
-/// program's own threads (the first schedule at the top of the file).
-void pipelineLoop(scf::ForOp loop, StagedDot &sd) {
+/// Stages the descriptor loads of `sl` with the program's own threads (the
+/// first schedule at the top of the file).
+void pipelineLoop(StagedLoop &sl, InPlaceSlots &inPlace) {
+  scf::ForOp loop = sl.loop;
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Type ivType = loop.getLowerBound().getType();
   Type i32 = b.getI32Type();
   Value step = loop.getStep(), lb = loop.getLowerBound();
-  SmallVector<Value, 2> bufs;
-  for (DescriptorLoadOp l : sd.loads)
-    bufs.push_back(allocSlots(b, loc, l.getDesc().getType(), sd.slots));
-  Value bars = allocBarriers(b, loc, sd.slots, 1);
-  for (int64_t s = 0; s + 1 < sd.slots; ++s) {
+  Ring ring = allocRing(b, loc, sl, /*perGroup=*/false, /*emptyCount=*/0);
+  for (int64_t s = 0; s + 1 < sl.slots; ++s) {
     Value iv = arith::AddIOp::create(
         b, loc, lb,
         arith::MulIOp::create(b, loc, step, constant(b, loc, ivType, s)));
-    issueStage(b, loc, loop, sd.slice, sd.loads, bufs, bars, iv,
-               constant(b, loc, i32, s), sd.stageBytes);
+    issueStage(b, loc, sl, loop, ring, iv, constant(b, loc, i32, s));
   }
-  // After the dot: a barrier, then the refill of the slot i - 1 read.
-  readRing(loop, sd, bufs, bars,
-           [&](OpBuilder &db, scf::ForOp newLoop, Value slot) {
+  // After the last dot: a barrier, then the refill of the slot i - 1 read.
+  size_t lastDot = sl.dots.size() - 1;
+  StagedLoop *slp = &sl;
+  readRing(sl, ring, inPlace,
+           [&](OpBuilder &db, scf::ForOp newLoop, Value slot, size_t g) {
+             if (g != lastDot)
+               return;
              gpu::BarrierOp::create(db, loc);
              Value ahead = arith::AddIOp::create(
                  db, loc, newLoop.getInductionVar(),
                  arith::MulIOp::create(
                      db, loc, step,
-                     constant(db, loc, ivType, sd.slots - 1)));
+                     constant(db, loc, ivType, slp->slots - 1)));
              // The body (with the slice) moved into the new loop: its
              // induction variable is the one the slice reads.
-             issueStage(db, loc, newLoop, sd.slice, sd.loads, bufs, bars,
-                        ahead, previousSlot(db, loc, slot, sd.slots),
-                        sd.stageBytes);
+             StagedLoop moved = *slp;
+             moved.loop = newLoop;
+             issueStage(db, loc, moved, newLoop, ring, ahead,
+                        previousSlot(db, loc, slot, slp->slots));
            });
+}
+
+Value InPlaceSlots::get(DescriptorLoadOp load) {
+  auto it = slots.find(load);
+  if (it != slots.end())
+    return it->second;
+  // Slots and the mbarrier go first in the kernel.
+  Block &body = kernel.getBody().front();
+  OpBuilder entry = OpBuilder::atBlockBegin(&body);
+  Location loc = kernel.getLoc();
+  Type i32 = entry.getI32Type();
+  TensorDescType desc = load.getDesc().getType();
+  if (!bar)
+    bar = allocBarriers(entry, loc, 1, 32 * getNumWarps(kernel));
+  Value buf = allocSlots(entry, load.getLoc(), desc, 1);
+  OpBuilder b(load);
+  Location l = load.getLoc();
+  Value c0 = constant(b, l, i32, 0);
+  gpu::BarrierOp::create(b, l);
+  MBarrierExpectOp::create(b, l, bar, c0,
+                           b.getI32IntegerAttr(blockBytes(desc)), UnitAttr());
+  TmaLoadOp::create(b, l, load.getDesc(), load.getOffsets(), buf, c0, bar,
+                    c0);
+  MBarrierWaitOp::create(b, l, bar, c0, Value());
+  slots[load] = buf;
+  return buf;
+}
+
+void InPlaceSlots::eraseLoads() {
+  for (auto &[op, buf] : slots) {
+    // The converts between the load and the dots, dead once every dot reads
+    // the slot; erased users first.
+    SmallVector<Operation *> dead;
+    SmallVector<Value> values{op->getResult(0)};
+    while (!values.empty()) {
+      Value v = values.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        dead.push_back(user);
+        values.push_back(user->getResult(0));
+      }
+    }
+    for (Operation *d : llvm::reverse(dead))
+      if (d->use_empty())
+        d->erase();
+    if (op->use_empty())
+      op->erase();
+  }
 }
 
 /// The setmaxnreg budgets of a warp-specialized program with `warps`
@@ -446,119 +717,136 @@ std::optional<std::pair<int, int>> registerBudgets(int warps) {
   return std::pair{producer, consumer};
 }
 
-/// The ops outside `loop` that the producer needs (the bounds of the loop
-/// nest `chain`, outermost first and ending with `loop`, and what the
-/// offsets read from outside `loop`), all in the kernel's top block or the
-/// bodies of the outer loops; failure when one of them is not pure scalar
-/// code that every thread may run, or reads a value an outer loop carries.
+/// A staged loop and the scf.for nest around it up to the kernel's top
+/// level (outermost first, ending with the loop).
+struct Chain {
+  StagedLoop *sl;
+  SmallVector<scf::ForOp> loops;
+};
+
+/// The ops outside the chains' loops that the producer needs (the loop
+/// nests' bounds and what the offsets read from outside their loops), all
+/// in the kernel's top block or the bodies of the outer loops; failure when
+/// one of them is not pure scalar code that every thread may run, or reads
+/// a value an outer loop carries.
 FailureOr<llvm::SmallPtrSet<Operation *, 16>>
-producerInputs(ArrayRef<scf::ForOp> chain, const StagedDot &sd) {
-  scf::ForOp loop = chain.back();
-  SmallVector<Value> worklist;
-  for (scf::ForOp l : chain)
-    llvm::append_range(worklist, ValueRange{l.getLowerBound(),
-                                            l.getUpperBound(), l.getStep()});
-  auto fromOutside = [&](ValueRange values) {
-    for (Value v : values)
-      if (!loop->isAncestor(v.getParentBlock()->getParentOp()))
-        worklist.push_back(v);
-  };
-  for (Operation *op : sd.slice)
-    fromOutside(op->getOperands());
-  for (DescriptorLoadOp l : sd.loads)
-    fromOutside(l.getOffsets());
-  llvm::SmallPtrSet<Block *, 4> blocks{chain.front()->getBlock()};
-  for (scf::ForOp l : chain.drop_back())
-    blocks.insert(l.getBody());
+producerInputs(ArrayRef<Chain> chains) {
   llvm::SmallPtrSet<Operation *, 16> needed;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      // An outer loop's induction variable is the producer's own; what it
-      // carries is not.
-      auto owner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (blocks.contains(arg.getOwner()) && owner &&
-          arg != owner.getInductionVar())
+  for (const Chain &chain : chains) {
+    scf::ForOp loop = chain.loops.back();
+    SmallVector<Value> worklist;
+    for (scf::ForOp l : chain.loops)
+      llvm::append_range(worklist, ValueRange{l.getLowerBound(),
+                                              l.getUpperBound(), l.getStep()});
+    auto fromOutside = [&](ValueRange values) {
+      for (Value v : values)
+        if (!loop->isAncestor(v.getParentBlock()->getParentOp()))
+          worklist.push_back(v);
+    };
+    for (Operation *op : chain.sl->slice)
+      fromOutside(op->getOperands());
+    for (const StagedLoad &l : chain.sl->loads)
+      fromOutside(l.load.getOffsets());
+    llvm::SmallPtrSet<Block *, 4> blocks{chain.loops.front()->getBlock()};
+    for (scf::ForOp l : ArrayRef(chain.loops).drop_back())
+      blocks.insert(l.getBody());
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        // An outer loop's induction variable is the producer's own; what it
+        // carries is not.
+        auto owner = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (blocks.contains(arg.getOwner()) && owner &&
+            arg != owner.getInductionVar())
+          return failure();
+        continue;
+      }
+      Operation *op = v.getDefiningOp();
+      if (needed.contains(op))
+        continue;
+      if (!blocks.contains(op->getBlock()) || !isMemoryEffectFree(op) ||
+          op->getNumRegions() ||
+          llvm::any_of(op->getResultTypes(),
+                       [](Type t) { return isa<ShapedType>(t); }))
         return failure();
-      continue;
+      needed.insert(op);
+      llvm::append_range(worklist, op->getOperands());
     }
-    Operation *op = v.getDefiningOp();
-    if (needed.contains(op))
-      continue;
-    if (!blocks.contains(op->getBlock()) || !isMemoryEffectFree(op) ||
-        op->getNumRegions() ||
-        llvm::any_of(op->getResultTypes(),
-                     [](Type t) { return isa<ShapedType>(t); }))
-      return failure();
-    needed.insert(op);
-    llvm::append_range(worklist, op->getOperands());
   }
   return needed;
 }
 
-/// Warp-specializes a kernel whose body's top level holds `loop`, or a
-/// nest of scf.for loops around it (persistent programs: the ring runs on
-/// from one outer iteration to the next); the second schedule at the top
-/// of the file. False when it does not apply.
-bool warpSpecialize(func::FuncOp func, scf::ForOp loop, StagedDot &sd) {
+/// The chain of `sl`: its loop and the scf.for loops around it up to the
+/// kernel's body, or none when another op stands between.
+std::optional<Chain> chainOf(func::FuncOp func, StagedLoop &sl) {
+  Chain chain{&sl, {sl.loop}};
+  for (Operation *p = sl.loop->getParentOp(); p != func; p = p->getParentOp()) {
+    auto outer = dyn_cast<scf::ForOp>(p);
+    if (!outer)
+      return std::nullopt;
+    chain.loops.insert(chain.loops.begin(), outer);
+  }
+  return chain;
+}
+
+/// Warp-specializes a kernel whose body's top level holds the `chains`'
+/// loops (each alone, or in a nest of scf.for loops: persistent programs),
+/// in program order, sharing one ring: the second schedule at the top of
+/// the file. The producer feeds the chains one after the other; the
+/// ring's slot and parity run on from one loop (and outer iteration) to
+/// the next. False when it does not apply.
+bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
+                    InPlaceSlots &inPlace) {
   int warps = getNumWarps(func);
   std::optional<std::pair<int, int>> budgets = registerBudgets(warps);
   if (warps % 4 || !budgets)
     return false;
-  SmallVector<scf::ForOp> chain{loop};
-  for (Operation *p = loop->getParentOp(); p != func; p = p->getParentOp()) {
-    auto outer = dyn_cast<scf::ForOp>(p);
-    if (!outer)
-      return false;
-    chain.insert(chain.begin(), outer);
-  }
   FailureOr<llvm::SmallPtrSet<Operation *, 16>> needed =
-      producerInputs(chain, sd);
+      producerInputs(chains);
   if (failed(needed))
     return false;
 
-  Location loc = loop.getLoc();
-  MLIRContext *ctx = loop.getContext();
-  Block *top = chain.front()->getBlock();
-  OpBuilder b(chain.front());
+  StagedLoop &first = *chains.front().sl;
+  Location loc = first.loop.getLoc();
+  MLIRContext *ctx = first.loop.getContext();
+  Block *top = chains.front().loops.front()->getBlock();
+  OpBuilder b(chains.front().loops.front());
   Type i32 = b.getI32Type();
-  SmallVector<Value, 2> bufs;
-  for (DescriptorLoadOp l : sd.loads)
-    bufs.push_back(allocSlots(b, loc, l.getDesc().getType(), sd.slots));
-  Operation *firstRingOp = bufs[0].getDefiningOp();
-  Value full = allocBarriers(b, loc, sd.slots, 1);
-  Value empty = allocBarriers(b, loc, sd.slots, warps);
+  Ring ring = allocRing(b, loc, first, /*perGroup=*/true, warps);
+  Operation *firstRingOp = ring.bufs[0].getDefiningOp();
   auto [producerRegs, consumerRegs] = *budgets;
   auto ws = WarpSpecializeOp::create(b, loc, producerRegs, consumerRegs);
   Block *producer = b.createBlock(&ws.getProducer());
   Block *consumer = b.createBlock(&ws.getConsumer());
 
   // The consumers take the tile program's top-level ops that the producer
-  // does not need, the loop nest, and everything after it; the ring's
+  // does not need, the loop nests, and everything after them; the ring's
   // allocations and initialization (between `firstRingOp` and ws) stay.
   SmallVector<Operation *> moved;
-  bool ring = false;
+  bool inRing = false;
   for (Operation &op : *top) {
     if (&op == firstRingOp)
-      ring = true;
+      inRing = true;
     if (&op == ws.getOperation())
-      ring = false;
-    else if (!ring && !needed->contains(&op) &&
+      inRing = false;
+    else if (!inRing && !needed->contains(&op) &&
              !op.hasTrait<OpTrait::IsTerminator>())
       moved.push_back(&op);
   }
   for (Operation *op : moved)
     op->moveBefore(consumer, consumer->end());
 
-  // The producer: one thread, one stage per iteration of the loop nest,
-  // each into a slot the consumers have released (a fresh slot's wait for
-  // parity 1 passes); the outer loops' scalar code it needs is cloned.
+  // The producer: one thread, one stage per iteration of each loop nest,
+  // each group into a slot the consumers have released (a fresh slot's
+  // wait for parity 1 passes); the outer loops' scalar code it needs is
+  // cloned.
   b.setInsertionPointToStart(producer);
   Value zero = constant(b, loc, i32, 0);
   IRMapping map;
-  std::function<ValueRange(size_t, Value, Value)> feed =
-      [&](size_t level, Value slot0, Value phase0) -> ValueRange {
-    scf::ForOp l = chain[level];
+  std::function<ValueRange(const Chain &, size_t, Value, Value)> feed =
+      [&](const Chain &chain, size_t level, Value slot0,
+          Value phase0) -> ValueRange {
+    scf::ForOp l = chain.loops[level];
     auto f = scf::ForOp::create(b, loc, map.lookupOrDefault(l.getLowerBound()),
                                 map.lookupOrDefault(l.getUpperBound()),
                                 map.lookupOrDefault(l.getStep()),
@@ -566,93 +854,110 @@ bool warpSpecialize(func::FuncOp func, scf::ForOp loop, StagedDot &sd) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(f.getBody());
     Value slot = f.getRegionIterArg(0), phase = f.getRegionIterArg(1);
-    if (l != loop) {
+    if (level + 1 < chain.loops.size()) {
       map.map(l.getInductionVar(), f.getInductionVar());
       for (Operation &op : l.getBody()->without_terminator())
         if (needed->contains(&op))
           b.clone(op, map);
-      scf::YieldOp::create(b, loc, feed(level + 1, slot, phase));
+      scf::YieldOp::create(b, loc, feed(chain, level + 1, slot, phase));
       return f.getResults();
     }
     Value released =
         arith::XOrIOp::create(b, loc, phase, constant(b, loc, i32, 1));
-    MBarrierWaitOp::create(b, loc, empty, slot, released);
-    emitStage(b, loc, loop, sd.slice, sd.loads, bufs, full,
-              f.getInductionVar(), slot, sd.stageBytes, map);
-    auto [next, nextPhase] = nextSlot(b, loc, slot, phase, sd.slots);
+    cloneSlice(b, *chain.sl, f.getInductionVar(), map);
+    for (size_t g = 0; g < chain.sl->dots.size(); ++g) {
+      MBarrierWaitOp::create(b, loc, ring.empty[g], slot, released);
+      emitGroup(b, loc, *chain.sl, ring, int(g), slot, map);
+    }
+    auto [next, nextPhase] = nextSlot(b, loc, slot, phase, ring.slots);
     scf::YieldOp::create(b, loc, ValueRange{next, nextPhase});
     return f.getResults();
   };
-  feed(0, zero, zero);
-
-  // The consumers' outer loops carry the slot and parity from one
-  // iteration to the next (yielded as carried until the inner loop is
-  // rewritten, then its results).
-  SmallVector<scf::ForOp> outers;
-  SmallVector<Value, 2> carried;
   {
-    IRRewriter rewriter(ctx);
-    rewriter.setInsertionPointToStart(consumer);
-    Value z = constant(rewriter, loc, i32, 0);
-    carried = {z, z};
-    for (scf::ForOp l : ArrayRef(chain).drop_back()) {
+    Value slot = zero, phase = zero;
+    for (const Chain &chain : chains) {
+      ValueRange r = feed(chain, 0, slot, phase);
+      slot = r[0];
+      phase = r[1];
+    }
+  }
+
+  // The consumers: each chain's outer loops carry the slot and parity from
+  // one iteration to the next (yielded as carried until the inner loop is
+  // rewritten, then its results); the first loop starts at slot 0, each
+  // later one where the one before it stopped.
+  IRRewriter rewriter(ctx);
+  rewriter.setInsertionPointToStart(consumer);
+  Value z = constant(rewriter, loc, i32, 0);
+  SmallVector<Value, 2> carried = {z, z};
+  for (Chain &chain : chains) {
+    StagedLoop &sl = *chain.sl;
+    sl.slots = ring.slots;
+    SmallVector<scf::ForOp> outers;
+    SmallVector<Value, 2> loopInit = carried;
+    for (scf::ForOp l : ArrayRef(chain.loops).drop_back()) {
       rewriter.setInsertionPoint(l);
       auto n = cast<scf::ForOp>(
           *cast<LoopLikeOpInterface>(l.getOperation())
                .replaceWithAdditionalYields(
-                   rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
+                   rewriter, loopInit, /*replaceInitOperandUsesInLoop=*/false,
                    [&](OpBuilder &, Location, ArrayRef<BlockArgument> args)
                        -> SmallVector<Value> {
                      return {args[0], args[1]};
                    }));
       outers.push_back(n);
-      carried = {n.getRegionIterArgs().take_back(2)[0],
-                 n.getRegionIterArgs().take_back(2)[1]};
+      loopInit = {n.getRegionIterArgs().take_back(2)[0],
+                  n.getRegionIterArgs().take_back(2)[1]};
     }
-  }
 
-  // The consumers release each slot once the wgmma that read it retired:
-  // with one group left in flight, the previous iteration's slot, and the
-  // last one after the loop.
-  Operation *lastWait = nullptr;
-  scf::ForOp inner = readRing(
-      loop, sd, bufs, full,
-      [&](OpBuilder &db, scf::ForOp newLoop, Value slot) {
-        if (!sd.pending) {
-          MBarrierArriveOp::create(db, loc, empty, slot);
-          return;
-        }
-        Value notFirst = arith::CmpIOp::create(
-            db, loc, arith::CmpIPredicate::ne, newLoop.getInductionVar(),
-            newLoop.getLowerBound());
-        auto ifOp = scf::IfOp::create(db, loc, notFirst, false);
-        OpBuilder::InsertionGuard guard(db);
-        db.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        MBarrierArriveOp::create(db, loc, empty,
-                                 previousSlot(db, loc, slot, sd.slots));
-      },
-      carried, &lastWait);
-  if (lastWait && !outers.empty()) {
-    // The next outer iteration's producer waits for the last slot too.
-    OpBuilder ab(lastWait->getContext());
-    ab.setInsertionPointAfter(lastWait);
-    Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::slt,
-                                      inner.getLowerBound(),
-                                      inner.getUpperBound());
-    auto ifOp = scf::IfOp::create(ab, loc, ran, false);
-    ab.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    MBarrierArriveOp::create(
-        ab, loc, empty,
-        previousSlot(ab, loc, inner.getResults().take_back(2)[0], sd.slots));
-  }
-  // Each outer loop yields what the loop inside it left.
-  ValueRange result = inner.getResults().take_back(2);
-  for (scf::ForOp n : llvm::reverse(outers)) {
-    auto yield = cast<scf::YieldOp>(n.getBody()->getTerminator());
-    unsigned e = yield.getNumOperands();
-    yield->setOperand(e - 2, result[0]);
-    yield->setOperand(e - 1, result[1]);
-    result = n.getResults().take_back(2);
+    // The consumers release each group's slot once the wgmma that read it
+    // retired: with one group in flight (pending = 1), the previous
+    // iteration's slot, and the last one after the loop; else right after
+    // the dot.
+    Operation *lastWait = nullptr;
+    scf::ForOp inner = readRing(
+        sl, ring, inPlace,
+        [&](OpBuilder &db, scf::ForOp newLoop, Value slot, size_t g) {
+          if (!sl.pending) {
+            MBarrierArriveOp::create(db, loc, ring.empty[g], slot);
+            return;
+          }
+          Value notFirst = arith::CmpIOp::create(
+              db, loc, arith::CmpIPredicate::ne, newLoop.getInductionVar(),
+              newLoop.getLowerBound());
+          auto ifOp = scf::IfOp::create(db, loc, notFirst, false);
+          OpBuilder::InsertionGuard guard(db);
+          db.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          MBarrierArriveOp::create(db, loc, ring.empty[g],
+                                   previousSlot(db, loc, slot, ring.slots));
+        },
+        loopInit, &lastWait);
+    if (lastWait && (!outers.empty() || &chain != &chains.back())) {
+      // The producer's next stage (of this nest or the next loop) waits
+      // for the last slot too. (Not after the last loop: nobody waits, and
+      // the arrive there made ptxas serialize the GEMM's wgmma, C7515.)
+      OpBuilder ab(lastWait->getContext());
+      ab.setInsertionPointAfter(lastWait);
+      Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::slt,
+                                        inner.getLowerBound(),
+                                        inner.getUpperBound());
+      auto ifOp = scf::IfOp::create(ab, loc, ran, false);
+      ab.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      MBarrierArriveOp::create(
+          ab, loc, ring.empty[0],
+          previousSlot(ab, loc, inner.getResults().take_back(2)[0],
+                       ring.slots));
+    }
+    // Each outer loop yields what the loop inside it left.
+    ValueRange result = inner.getResults().take_back(2);
+    for (scf::ForOp n : llvm::reverse(outers)) {
+      auto yield = cast<scf::YieldOp>(n.getBody()->getTerminator());
+      unsigned e = yield.getNumOperands();
+      yield->setOperand(e - 2, result[0]);
+      yield->setOperand(e - 1, result[1]);
+      result = n.getResults().take_back(2);
+    }
+    carried = {result[0], result[1]};
   }
   func->setAttr(WarpSpecializeOp::getProducerWarpsAttrName(),
                 IntegerAttr::get(IntegerType::get(ctx, 32),
@@ -661,7 +966,7 @@ bool warpSpecialize(func::FuncOp func, scf::ForOp loop, StagedDot &sd) {
 }
 
 /// A descriptor access the TMA can make, or a located error.
-LogicalResult checkAccess(Operation *op, TensorDescType desc,
+LogicalResult checkAccess(Operation *op, TensorDescType desc, Type tile,
                           const tilec::Target &target) {
   if (!target.hasTma())
     return op->emitOpError("needs the Tensor Memory Accelerator (sm_90 or "
@@ -673,8 +978,14 @@ LogicalResult checkAccess(Operation *op, TensorDescType desc,
     return op->emitOpError("block ")
            << desc.getBlockType()
            << " cannot be moved by the TMA into a swizzled slot: tilec "
-              "lowers 2-D f16/bf16 blocks with a multiple of 8 rows of a "
-              "multiple of 32 bytes";
+              "lowers f16/bf16 blocks that are 2-D after their leading "
+              "dims of 1, with a multiple of 8 rows of a multiple of 32 "
+              "bytes";
+  if (auto t = cast<RankedTensorType>(tile); t.getRank() != 2)
+    return op->emitOpError("accesses a ")
+           << RankedTensorType::get(t.getShape(), t.getElementType())
+           << " tile; tilec moves descriptor blocks as 2-D tiles: drop the "
+              "block's leading dims of 1 from the tile's type";
   return success();
 }
 
@@ -697,9 +1008,11 @@ struct TileLowerDescriptors
     bool ok = true;
     func.walk([&](Operation *op) {
       if (auto l = dyn_cast<DescriptorLoadOp>(op))
-        ok &= succeeded(checkAccess(op, l.getDesc().getType(), target));
+        ok &= succeeded(
+            checkAccess(op, l.getDesc().getType(), l.getType(), target));
       else if (auto s = dyn_cast<DescriptorStoreOp>(op))
-        ok &= succeeded(checkAccess(op, s.getDesc().getType(), target));
+        ok &= succeeded(checkAccess(op, s.getDesc().getType(),
+                                    s.getValue().getType(), target));
       else
         return;
       accesses.push_back(op);
@@ -712,33 +1025,54 @@ struct TileLowerDescriptors
     if (auto attr = func->getAttrOfType<IntegerAttr>(
             TileDialect::getNumStagesAttrName()))
       stages = attr.getInt();
+    InPlaceSlots inPlace(func);
     if (target.hasWgmma() && stages >= 2) {
       bool specialize = warpSpecializeByDefault;
       if (auto attr = func->getAttrOfType<BoolAttr>(
               TileDialect::getWarpSpecializeAttrName()))
         specialize = attr.getValue();
-      // One loop at a time, innermost first: a rewrite replaces the loop
-      // (and, warp-specialized, the loops around it).
-      while (true) {
-        scf::ForOp found;
-        std::optional<StagedDot> sd;
-        func.walk([&](scf::ForOp loop) {
-          sd = findStagedDot(loop, stages, target);
-          if (!sd)
-            return WalkResult::advance();
-          found = loop;
-          return WalkResult::interrupt();
-        });
-        if (!found)
+      // The staged loops in program order. A rewrite replaces only its own
+      // loop (warp-specialized, also the loops around it, whose bodies move
+      // with the ops in them).
+      SmallVector<std::unique_ptr<StagedLoop>> loops;
+      func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+        if (std::optional<StagedLoop> sl = findStagedLoop(loop, stages, target))
+          loops.push_back(std::make_unique<StagedLoop>(std::move(*sl)));
+      });
+      // One producer per program: it feeds the first loop that can have
+      // one and the later loops (nests) at the top level that read a ring
+      // of the same blocks (attention's unmasked and masked loops).
+      SmallVector<Chain> chains;
+      for (auto &sl : loops) {
+        if (!specialize)
           break;
-        // One producer per program: the first loop that can have it.
-        if (specialize && warpSpecialize(func, found, *sd)) {
-          specialize = false;
+        std::optional<Chain> chain = chainOf(func, *sl);
+        if (!chain) {
+          if (chains.empty())
+            break;
           continue;
         }
-        pipelineLoop(found, *sd);
+        if (!chains.empty() &&
+            (chain->loops.front() == chains.back().loops.front() ||
+             sl->ringTypes() != chains.front().sl->ringTypes()))
+          continue;
+        chains.push_back(*chain);
       }
+      if (!chains.empty()) {
+        // A shared ring has the fewest slots any of its loops affords.
+        int64_t slots = chains.front().sl->slots;
+        for (const Chain &c : chains)
+          slots = std::min(slots, c.sl->slots);
+        for (Chain &c : chains)
+          c.sl->slots = slots;
+        if (!warpSpecialize(func, chains, inPlace))
+          chains.clear();
+      }
+      for (auto &sl : loops)
+        if (llvm::none_of(chains, [&](const Chain &c) { return c.sl == sl.get(); }))
+          pipelineLoop(*sl, inPlace);
     }
+    inPlace.eraseLoads();
 
     // The rest, one slot each and one mbarrier for the kernel.
     SmallVector<Operation *> rest;
@@ -748,8 +1082,8 @@ struct TileLowerDescriptors
     });
     if (rest.empty())
       return success();
-    // Slots and the mbarrier go first in the kernel, each after the last
-    // (the kernel's first op may be a descriptor access that is replaced).
+    // Slots go first in the kernel, each after the last (the kernel's first
+    // op may be a descriptor access that is replaced).
     Block &body = func.getBody().front();
     OpBuilder entry = OpBuilder::atBlockBegin(&body);
     Operation *firstOp = &body.front();
@@ -760,25 +1094,26 @@ struct TileLowerDescriptors
     Operation *anchor = arith::ConstantOp::create(
         entry, loc, entry.getI32IntegerAttr(0));
     entry.setInsertionPoint(anchor);
-    Value bar;
     for (Operation *op : rest) {
       OpBuilder b(op);
       Location l = op->getLoc();
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
-        TensorDescType desc = load.getDesc().getType();
-        if (!bar)
-          bar = allocBarriers(entry, loc, 1, 32 * getNumWarps(func));
-        Value buf = allocSlots(entry, l, desc, 1);
+        Value buf = inPlace.get(load);
         Value c0 = constant(b, l, i32, 0);
-        gpu::BarrierOp::create(b, l);
-        MBarrierExpectOp::create(b, l, bar, c0,
-                                 b.getI32IntegerAttr(blockBytes(desc)),
-                                 UnitAttr());
-        TmaLoadOp::create(b, l, load.getDesc(), load.getOffsets(), buf, c0,
-                          bar, c0);
-        MBarrierWaitOp::create(b, l, bar, c0, Value());
-        Value v = LocalLoadOp::create(b, l, load.getType(), buf, c0);
-        load.replaceAllUsesWith(v);
+        // A tile converted to a dot operand at once is read from the slot
+        // in that layout (ldmatrix), not through a second exchange.
+        Operation *user =
+            load->hasOneUse() ? *load->getUsers().begin() : nullptr;
+        auto convert = dyn_cast_if_present<ConvertLayoutOp>(user);
+        if (convert && isa<DotOperandLayoutAttr>(convert.getType().getEncoding())) {
+          b.setInsertionPoint(convert);
+          Value v = LocalLoadOp::create(b, l, convert.getType(), buf, c0);
+          convert.replaceAllUsesWith(v);
+          convert.erase();
+        } else {
+          Value v = LocalLoadOp::create(b, l, load.getType(), buf, c0);
+          load.replaceAllUsesWith(v);
+        }
         load.erase();
         continue;
       }

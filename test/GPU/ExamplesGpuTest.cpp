@@ -537,7 +537,8 @@ void testMatmulFp16(const Context &ctx, const Kernel &k, Rng &rng,
 /// exercised. Grid (ceil(seq / blockM), batch * heads), blockM 128 unless
 /// --attention-block-m.
 void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
-                      bool small, int64_t D, const std::string &name) {
+                      bool small, int64_t D, const std::string &name,
+                      bool descriptors = false) {
   struct Shape {
     int64_t batch, heads, kvHeads, seq;
   };
@@ -564,6 +565,14 @@ void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
       int32_t qb = heads * seq * D, qh = seq * D, qs = D;
       int32_t kb = seq * kvHeads * D, kh = D, ks = kvHeads * D;
       if (!run(what, ctx, [&] {
+            if (descriptors)
+              // [batch, heads, seq, D] views of Q and of the seq-major K, V.
+              return k.launch(
+                  nullptr, grid, tensorDesc(dq, {batch, heads, seq, D}),
+                  tensorDesc(dk, {batch, kvHeads, seq, D}, {kb, kh, ks, 1}),
+                  tensorDesc(dv, {batch, kvHeads, seq, D}, {kb, kh, ks, 1}),
+                  o, lse, int32_t(seq), int32_t(heads),
+                  int32_t(heads / kvHeads), qb, qh, qs, scale, causal);
             return k.launch(nullptr, grid, dq, dk, dv, o, lse, int32_t(seq),
                             int32_t(heads), int32_t(heads / kvHeads), qb, qh,
                             qs, kb, kh, ks, kb, kh, ks, qb, qh, qs, scale,
@@ -600,6 +609,13 @@ void testAttention(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
 void testAttentionD128(const Context &ctx, const Kernel &k, Rng &rng,
                        bool small) {
   testAttentionDim(ctx, k, rng, small, 128, "attention_d128");
+}
+
+/// The builder's attention_tma_d128: q, k, v as 4-D tensor descriptors.
+void testAttentionTmaD128(const Context &ctx, const Kernel &k, Rng &rng,
+                          bool small) {
+  testAttentionDim(ctx, k, rng, small, 128, "attention_tma_d128",
+                   /*descriptors=*/true);
 }
 
 /// The kernel folder (--kernels): the backward test loads the forward and
@@ -794,6 +810,9 @@ const Example kExamples[] = {
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
     // The builder's (tilec-examples matmul_tma_fp16).
     {"matmul_tma_fp16", testMatmulTmaFp16, /*optional=*/true},
+    // The builder's attention through descriptors, 64 and 128 keys a step.
+    {"attention_tma_d128", testAttentionTmaD128, /*optional=*/true},
+    {"attention_tma_d128_n128", testAttentionTmaD128, /*optional=*/true},
 };
 
 int usage(const char *why) {

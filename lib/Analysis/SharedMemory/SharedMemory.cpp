@@ -100,7 +100,18 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
     // reading when the prologue's first copies land.
     Operation *end = alloc;
     bool copies = false;
-    for (Operation *user : alloc->getUsers()) {
+    // Views (tilegpu.trans_view) read the buffer through their users.
+    SmallVector<Operation *> users;
+    for (SmallVector<Value> values{alloc.getResult()}; !values.empty();) {
+      Value v = values.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (auto view = dyn_cast<TransViewOp>(user))
+          values.push_back(view.getResult());
+        else
+          users.push_back(user);
+      }
+    }
+    for (Operation *user : users) {
       Operation *extent = liveExtent(kernel, user);
       if (last[extent] > last[end])
         end = extent;

@@ -363,6 +363,18 @@ struct LocalAllocOpLowering : public OpConversionPattern<LocalAllocOp> {
   }
 };
 
+/// tilegpu.trans_view -> the buffer's address: only the type, which its
+/// readers address by, changes.
+struct TransViewOpLowering : public OpConversionPattern<TransViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// tilegpu.async_copy -> cp.async per run of contiguous elements.
 struct AsyncCopyOpLowering : public OpConversionPattern<AsyncCopyOp> {
   AsyncCopyOpLowering(const TypeConverter &tc, MLIRContext *ctx,
@@ -565,7 +577,7 @@ void mlir::tile::gpu_lowering::populateSharedMemoryPatterns(
     const LoweringContext &lc) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConvertToDotOperandLowering, LocalAllocOpLowering,
-               AsyncCommitOpLowering, AsyncWaitOpLowering,
-               LocalLoadOpLowering>(tc, ctx);
+               TransViewOpLowering, AsyncCommitOpLowering,
+               AsyncWaitOpLowering, LocalLoadOpLowering>(tc, ctx);
   patterns.add<AsyncCopyOpLowering>(tc, ctx, lc);
 }

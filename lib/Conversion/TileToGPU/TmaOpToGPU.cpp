@@ -64,7 +64,8 @@ SmallVector<BoxCopy> boxCopies(OpBuilder &b, Location loc, TensorDescType desc,
                                ValueRange offsets, Value slotBase) {
   ArrayRef<int64_t> block = desc.getBlockType().getShape();
   TmaBox box = getTmaBox(block, desc.getElementType().getIntOrFloatBitWidth());
-  int64_t atomBytes = block[0] * int64_t(box.swizzle);
+  // The block's rows (its leading dims are 1 when it has more than two).
+  int64_t atomBytes = block[block.size() - 2] * int64_t(box.swizzle);
   SmallVector<BoxCopy> copies;
   for (int64_t c = 0; c < box.copies; ++c) {
     BoxCopy copy;

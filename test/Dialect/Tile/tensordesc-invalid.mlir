@@ -34,7 +34,7 @@ func.func @offset_count(%d: !tile.tensordesc<tensor<64x64xbf16>>, %i: i32) {
 // -----
 
 func.func @load_shape(%d: !tile.tensordesc<tensor<64x64xbf16>>, %i: i32) {
-  // expected-error @+1 {{'tile.descriptor_load' op expects the result to be the descriptor's block 'tensor<64x64xbf16>', got 'tensor<64x32xbf16>'}}
+  // expected-error @+1 {{'tile.descriptor_load' op expects the result to be the descriptor's block 'tensor<64x64xbf16>' (or that block without leading dimensions of 1), got 'tensor<64x32xbf16>'}}
   %t = tile.descriptor_load %d[%i, %i] : !tile.tensordesc<tensor<64x64xbf16>> -> tensor<64x32xbf16>
   return
 }
@@ -42,7 +42,7 @@ func.func @load_shape(%d: !tile.tensordesc<tensor<64x64xbf16>>, %i: i32) {
 // -----
 
 func.func @store_type(%d: !tile.tensordesc<tensor<64x64xbf16>>, %i: i32, %v: tensor<64x64xf32>) {
-  // expected-error @+1 {{'tile.descriptor_store' op expects the value to be the descriptor's block 'tensor<64x64xbf16>', got 'tensor<64x64xf32>'}}
+  // expected-error @+1 {{'tile.descriptor_store' op expects the value to be the descriptor's block 'tensor<64x64xbf16>' (or that block without leading dimensions of 1), got 'tensor<64x64xf32>'}}
   tile.descriptor_store %d[%i, %i], %v : !tile.tensordesc<tensor<64x64xbf16>>, tensor<64x64xf32>
   return
 }
@@ -60,5 +60,22 @@ func.func @store_offsets(%d: !tile.tensordesc<tensor<64x64xbf16>>, %i: i32, %v: 
 // 32 descriptors of 128 bytes (aligned to 64) and one more pointer do not fit the 4 KiB parameter space.
 // expected-error @+1 {{has 33 parameters of 4104 bytes; the PTX parameter space holds 4096 bytes}}
 func.func @too_many(%d0: !tile.tensordesc<tensor<16x8xf16>>, %d1: !tile.tensordesc<tensor<16x8xf16>>, %d2: !tile.tensordesc<tensor<16x8xf16>>, %d3: !tile.tensordesc<tensor<16x8xf16>>, %d4: !tile.tensordesc<tensor<16x8xf16>>, %d5: !tile.tensordesc<tensor<16x8xf16>>, %d6: !tile.tensordesc<tensor<16x8xf16>>, %d7: !tile.tensordesc<tensor<16x8xf16>>, %d8: !tile.tensordesc<tensor<16x8xf16>>, %d9: !tile.tensordesc<tensor<16x8xf16>>, %d10: !tile.tensordesc<tensor<16x8xf16>>, %d11: !tile.tensordesc<tensor<16x8xf16>>, %d12: !tile.tensordesc<tensor<16x8xf16>>, %d13: !tile.tensordesc<tensor<16x8xf16>>, %d14: !tile.tensordesc<tensor<16x8xf16>>, %d15: !tile.tensordesc<tensor<16x8xf16>>, %d16: !tile.tensordesc<tensor<16x8xf16>>, %d17: !tile.tensordesc<tensor<16x8xf16>>, %d18: !tile.tensordesc<tensor<16x8xf16>>, %d19: !tile.tensordesc<tensor<16x8xf16>>, %d20: !tile.tensordesc<tensor<16x8xf16>>, %d21: !tile.tensordesc<tensor<16x8xf16>>, %d22: !tile.tensordesc<tensor<16x8xf16>>, %d23: !tile.tensordesc<tensor<16x8xf16>>, %d24: !tile.tensordesc<tensor<16x8xf16>>, %d25: !tile.tensordesc<tensor<16x8xf16>>, %d26: !tile.tensordesc<tensor<16x8xf16>>, %d27: !tile.tensordesc<tensor<16x8xf16>>, %d28: !tile.tensordesc<tensor<16x8xf16>>, %d29: !tile.tensordesc<tensor<16x8xf16>>, %d30: !tile.tensordesc<tensor<16x8xf16>>, %d31: !tile.tensordesc<tensor<16x8xf16>>, %p: !tile.ptr<f32>) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// Only leading dims of 1 may be dropped.
+func.func @drop_non_unit(%d: !tile.tensordesc<tensor<2x64x64xbf16>>, %i: i32) {
+  // expected-error @+1 {{'tile.descriptor_load' op expects the result to be the descriptor's block 'tensor<2x64x64xbf16>' (or that block without leading dimensions of 1), got 'tensor<64x64xbf16>'}}
+  %t = tile.descriptor_load %d[%i, %i, %i] : !tile.tensordesc<tensor<2x64x64xbf16>> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @drop_inner(%d: !tile.tensordesc<tensor<64x1x64xbf16>>, %i: i32) {
+  // expected-error @+1 {{got 'tensor<64x64xbf16>'}}
+  %t = tile.descriptor_load %d[%i, %i, %i] : !tile.tensordesc<tensor<64x1x64xbf16>> -> tensor<64x64xbf16>
   return
 }

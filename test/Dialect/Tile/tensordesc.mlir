@@ -26,3 +26,17 @@ func.func @ranks(%a: !tile.tensordesc<tensor<16xi8>>,
                  %c: !tile.tensordesc<tensor<256x16xf8E4M3FN>>) attributes {tile.kernel} {
   return
 }
+
+// A block of a 4-D tensor whose leading dims are 1 loads and stores as a
+// 2-D tile (the result may drop the block's leading dims of 1).
+// CHECK-LABEL: func.func @squeezed
+// CHECK: tile.descriptor_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !tile.tensordesc<tensor<1x1x64x128xbf16>> -> tensor<64x128xbf16>
+// CHECK: tile.descriptor_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !tile.tensordesc<tensor<1x1x64x128xbf16>> -> tensor<1x64x128xbf16>
+// CHECK: tile.descriptor_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : !tile.tensordesc<tensor<1x1x64x128xbf16>>, tensor<64x128xbf16>
+func.func @squeezed(%k: !tile.tensordesc<tensor<1x1x64x128xbf16>>, %b: i32, %h: i32, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %t = tile.descriptor_load %k[%b, %h, %n, %c0] : !tile.tensordesc<tensor<1x1x64x128xbf16>> -> tensor<64x128xbf16>
+  %u = tile.descriptor_load %k[%b, %h, %n, %c0] : !tile.tensordesc<tensor<1x1x64x128xbf16>> -> tensor<1x64x128xbf16>
+  tile.descriptor_store %k[%b, %h, %n, %c0], %t : !tile.tensordesc<tensor<1x1x64x128xbf16>>, tensor<64x128xbf16>
+  return
+}

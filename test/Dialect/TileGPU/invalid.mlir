@@ -266,3 +266,13 @@ func.func @wgmma_wait_keep_layout(%acc: tensor<128x128xf32, #v3>, %p: tensor<128
   %e = tilegpu.warpgroup_wait %acc keep(%p : tensor<128x64xbf16, #v3>) {pending = 0 : i32} : tensor<128x128xf32, #v3>
   return
 }
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @trans_view_type() {
+  %k = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  // expected-error @+1 {{'tilegpu.trans_view' op result must be '!tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>' (the slots' dims and order swapped), got '!tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>'}}
+  %kt = tilegpu.trans_view %k : !tilegpu.smem<3x64x128xbf16, #nv> -> !tilegpu.smem<3x128x64xbf16, #nv>
+  return
+}

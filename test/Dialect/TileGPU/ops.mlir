@@ -72,3 +72,17 @@ func.func @warpgroup_wait(%acc: tensor<128x128xf32, #tilegpu.mma<{versionMajor =
   %e = tilegpu.warpgroup_wait %d {pending = 0 : i32} : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
   return %e : tensor<128x128xf32, #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
 }
+
+// A buffer read with its slots' dims swapped: K staged as [keys, dim]
+// (dim contiguous) is Q K^T's K-major B operand [dim, keys].
+// CHECK-LABEL: func.func @trans_view
+// CHECK: %[[K:.*]] = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nvmma>
+// CHECK: tilegpu.trans_view %[[K]] : !tilegpu.smem<3x64x128xbf16, #nvmma> -> !tilegpu.smem<3x128x64xbf16, #nvmma1>
+// CHECK: tilegpu.trans_view %{{.*}} : !tilegpu.smem<2x64x32xbf16, #shared> -> !tilegpu.smem<2x32x64xbf16, #shared1>
+func.func @trans_view(%slot: i32) {
+  %k = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+  %kt = tilegpu.trans_view %k : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>
+  %s = tilegpu.local_alloc : !tilegpu.smem<2x64x32xbf16, #tilegpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
+  %st = tilegpu.trans_view %s : !tilegpu.smem<2x64x32xbf16, #tilegpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> !tilegpu.smem<2x32x64xbf16, #tilegpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]}>>
+  return
+}

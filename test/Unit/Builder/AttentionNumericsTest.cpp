@@ -48,6 +48,9 @@ struct Case {
   int64_t dim, batch, heads, kvHeads, seq;
   bool causal;
   int blockM, blockN;
+  /// q, k, v through tensor descriptors (AttentionConfig::descriptors),
+  /// K and V stored [b, s, h, d] (strided views).
+  bool descriptors = false;
 };
 
 void check(const Case &c) {
@@ -56,12 +59,14 @@ void check(const Case &c) {
                      " H=" + std::to_string(c.heads) + "/" +
                      std::to_string(c.kvHeads) + " S=" + std::to_string(c.seq) +
                      (c.causal ? " causal" : "") + " blocks " +
-                     std::to_string(c.blockM) + "x" + std::to_string(c.blockN);
+                     std::to_string(c.blockM) + "x" + std::to_string(c.blockN) +
+                     (c.descriptors ? " descriptors" : "");
   SCOPED_TRACE(what);
   Kernel k = ops::attentionKernel("attn", {.dtype = c.dtype,
                                            .headDim = int(c.dim),
                                            .blockM = c.blockM,
-                                           .blockN = c.blockN});
+                                           .blockN = c.blockN,
+                                           .descriptors = c.descriptors});
   const int64_t D = c.dim, S = c.seq;
   int64_t nq = c.batch * c.heads * S * D, nkv = c.batch * c.kvHeads * S * D;
   std::mt19937 rng(7);
@@ -88,9 +93,44 @@ void check(const Case &c) {
                                           errors += d.str() + "\n";
                                           return mlir::success();
                                         });
+  std::vector<Arg> args;
+  std::vector<uint16_t> kbshd, vbshd;
+  if (c.descriptors) {
+    // K and V stored [b, s, h, d], read through [b, h, s, d] views.
+    kbshd.resize(nkv);
+    vbshd.resize(nkv);
+    for (int64_t b = 0; b < c.batch; ++b)
+      for (int64_t h = 0; h < c.kvHeads; ++h)
+        for (int64_t s = 0; s < S; ++s)
+          for (int64_t d = 0; d < D; ++d) {
+            int64_t from = ((b * c.kvHeads + h) * S + s) * D + d,
+                    to = ((b * S + s) * c.kvHeads + h) * D + d;
+            kbshd[to] = kk[from];
+            vbshd[to] = v[from];
+          }
+    std::vector<int64_t> kvShape{c.batch, c.kvHeads, S, D},
+        kvStrides{S * c.kvHeads * D, D, c.kvHeads * D, 1};
+    args = {Arg::tensorDesc(Arg::buffer(q.data(), nq, c.dtype),
+                            {c.batch, c.heads, S, D}),
+            Arg::tensorDesc(Arg::buffer(kbshd.data(), nkv, c.dtype), kvShape,
+                            kvStrides),
+            Arg::tensorDesc(Arg::buffer(vbshd.data(), nkv, c.dtype), kvShape,
+                            kvStrides),
+            Arg::output(o.data(), nq, c.dtype),
+            Arg::output(lse.data(), lse.size()),
+            Arg::scalar(int32_t(S)),
+            Arg::scalar(int32_t(c.heads)),
+            Arg::scalar(int32_t(c.heads / c.kvHeads)),
+            Arg::scalar(qb),
+            Arg::scalar(hs),
+            Arg::scalar(ss),
+            Arg::scalar(scale),
+            Arg::scalar(c.causal)};
+  }
   auto stats = runKernel(
       m, "attn", {(S + c.blockM - 1) / c.blockM, c.batch * c.heads},
-      {Arg::buffer(q.data(), nq, c.dtype), Arg::buffer(kk.data(), nkv, c.dtype),
+      c.descriptors ? args : std::vector<Arg>{
+       Arg::buffer(q.data(), nq, c.dtype), Arg::buffer(kk.data(), nkv, c.dtype),
        Arg::buffer(v.data(), nkv, c.dtype), Arg::output(o.data(), nq, c.dtype),
        Arg::output(lse.data(), lse.size()), Arg::scalar(int32_t(S)),
        Arg::scalar(int32_t(c.heads)), Arg::scalar(int32_t(c.heads / c.kvHeads)),
@@ -129,6 +169,16 @@ TEST(AttentionNumerics, Bf16Dim64) {
     // (the masked loop alone, its first step without a previous block).
     check({DType::BF16, 64, 1, 2, 1, 128, causal, 64, 32});
     check({DType::BF16, 64, 1, 2, 1, 20, causal, 64, 32});
+  }
+}
+
+// q, k and v through 4-D tensor descriptors (blocks past seq read zeros
+// from the descriptor; K^T is the K block transposed), with strided K/V.
+TEST(AttentionNumerics, Descriptors) {
+  for (bool causal : {false, true}) {
+    check({DType::BF16, 64, 1, 2, 1, 100, causal, 64, 32, true});
+    check({DType::BF16, 64, 2, 4, 2, 150, causal, 128, 64, true});
+    check({DType::BF16, 128, 1, 2, 2, 20, causal, 64, 32, true});
   }
 }
 

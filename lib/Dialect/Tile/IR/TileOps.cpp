@@ -462,6 +462,19 @@ void StoreOp::getEffects(
 // Tensor descriptor loads and stores
 //===----------------------------------------------------------------------===//
 
+bool mlir::tile::isDescriptorBlock(TensorDescType desc, Type tile) {
+  auto t = dyn_cast<RankedTensorType>(tile);
+  RankedTensorType block = desc.getBlockType();
+  if (!t || t.getElementType() != block.getElementType() ||
+      t.getRank() > block.getRank() || t.getRank() == 0)
+    return false;
+  ArrayRef<int64_t> shape = block.getShape();
+  size_t dropped = shape.size() - size_t(t.getRank());
+  return llvm::all_of(shape.take_front(dropped),
+                      [](int64_t d) { return d == 1; }) &&
+         shape.drop_front(dropped) == t.getShape();
+}
+
 /// Checks the offsets and the tile (`what`) against the descriptor's block.
 static LogicalResult verifyDescriptorAccess(Operation *op, Value desc,
                                             ValueRange offsets, StringRef what,
@@ -472,10 +485,12 @@ static LogicalResult verifyDescriptorAccess(Operation *op, Value desc,
            << offsets.size() << " offset" << (offsets.size() == 1 ? "" : "s")
            << ", but the descriptor is " << type.getRank()
            << "-D (one offset per dimension, outermost first)";
-  if (!sameShapeAndElement(tile, type.getBlockType()))
+  if (!isDescriptorBlock(type, tile))
     return op->emitOpError("expects the ")
            << what << " to be the descriptor's block "
-           << type.getBlockType() << ", got " << tile;
+           << type.getBlockType()
+           << " (or that block without leading dimensions of 1), got "
+           << tile;
   return success();
 }
 

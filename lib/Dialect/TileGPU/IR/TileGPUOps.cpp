@@ -197,10 +197,12 @@ static LogicalResult verifyTmaSlot(Operation *op, Value desc,
     return op->emitOpError("has ")
            << offsets.size() << " offsets for a " << d.getRank()
            << "-D descriptor";
-  if (buf.getSlotShape() != d.getBlockType().getShape() ||
+  ArrayRef<int64_t> block = d.getBlockType().getShape();
+  if (buf.getSlotShape() != block.take_back(std::min<size_t>(2, block.size())) ||
       buf.getElementType() != d.getElementType())
     return op->emitOpError("slot of ")
-           << buf << " is not the descriptor's block " << d.getBlockType();
+           << buf << " is not the descriptor's block " << d.getBlockType()
+           << " (its last two dims)";
   TmaBox box = getTmaBox(d.getBlockType().getShape(),
                          d.getElementType().getIntOrFloatBitWidth());
   auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(buf.getLayout());
@@ -221,6 +223,38 @@ LogicalResult TmaLoadOp::verify() {
 
 LogicalResult TmaStoreOp::verify() {
   return verifyTmaSlot(*this, getDesc(), getOffsets(), getBuffer());
+}
+
+SharedMemType TransViewOp::getTransposedType(SharedMemType src) {
+  // Slots are 2-D, in one of the two shared layouts (SharedMemType's
+  // verifier).
+  SmallVector<int64_t> shape(src.getShape());
+  std::swap(shape[1], shape[2]);
+  MLIRContext *ctx = src.getContext();
+  auto flip = [](ArrayRef<unsigned> order) {
+    return SmallVector<unsigned>{order[1], order[0]};
+  };
+  // The slot's dim 0 becomes dim 1: the contiguous dim keeps its bytes
+  // under the other index.
+  Attribute layout;
+  if (auto n = dyn_cast<NvmmaSharedLayoutAttr>(src.getLayout()))
+    layout = NvmmaSharedLayoutAttr::get(ctx, n.getSwizzle(), flip(n.getOrder()));
+  else {
+    auto sh = cast<SharedLayoutAttr>(src.getLayout());
+    layout = SharedLayoutAttr::get(ctx, sh.getVec(), sh.getPerPhase(),
+                                   sh.getMaxPhase(), flip(sh.getOrder()));
+  }
+  return SharedMemType::get(ctx, shape, src.getElementType(), layout);
+}
+
+LogicalResult TransViewOp::verify() {
+  SharedMemType expected =
+      getTransposedType(cast<SharedMemType>(getSrc().getType()));
+  if (getResult().getType() != expected)
+    return emitOpError("result must be ")
+           << expected << " (the slots' dims and order swapped), got "
+           << getResult().getType();
+  return success();
 }
 
 LogicalResult LocalStoreOp::verify() {

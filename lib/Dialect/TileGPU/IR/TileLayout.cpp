@@ -594,17 +594,19 @@ mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 TmaBox mlir::tilegpu::getTmaBox(ArrayRef<int64_t> block, unsigned elemBits) {
   TmaBox result;
   result.box.assign(block.begin(), block.end());
-  // Only 2-D 16-bit blocks get the swizzled arrangement (the one wgmma and
-  // local_load read); the rest travel as one plain box.
-  // (getNvmmaSharedLayout's rule.)
-  if (block.size() != 2 || elemBits != 16 || block[0] % 8)
+  // Only 16-bit blocks that are 2-D after their leading unit dims get the
+  // swizzled arrangement (the one wgmma and local_load read); the rest
+  // travel as one plain box. (getNvmmaSharedLayout's rule.)
+  size_t rank = block.size();
+  if (rank < 2 || elemBits != 16 || block[rank - 2] % 8 ||
+      !llvm::all_of(block.drop_back(2), [](int64_t d) { return d == 1; }))
     return result;
-  int64_t rowBytes = block[1] * elemBits / 8;
+  int64_t rowBytes = block[rank - 1] * elemBits / 8;
   for (unsigned swizzle : {128u, 64u, 32u})
     if (rowBytes % swizzle == 0) {
       result.swizzle = swizzle;
-      result.box[1] = swizzle * 8 / elemBits;
-      result.copies = block[1] / result.box[1];
+      result.box[rank - 1] = swizzle * 8 / elemBits;
+      result.copies = block[rank - 1] / result.box[rank - 1];
       return result;
     }
   return result;

@@ -48,6 +48,12 @@ Type getI1SameShape(Type type);
 /// encoding; null if `type` is neither.
 Type getPointeeTypeSameShape(Type type);
 
+/// True when `tile` is what a `tile.descriptor_load` of `desc` gives (or a
+/// `tile.descriptor_store` takes): the descriptor's block, or that block
+/// with some of its leading dimensions of extent 1 dropped (a [1, 1, 64,
+/// 128] block of a 4-D tensor as a 64x128 tile).
+bool isDescriptorBlock(TensorDescType desc, Type tile);
+
 /// True when `func` is a kernel (carries `tile.kernel`).
 bool isKernel(Operation *func);
 

@@ -109,6 +109,31 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
   let hasVerifier = 1;
 }
 
+def TileGPU_TransViewOp : TileGPU_Op<"trans_view", [Pure]> {
+  let summary = "a 2-D shared memory buffer viewed with its dims swapped";
+  let description = [{
+    The same bytes as `src`, each slot's two dims swapped: a slot of shape
+    [R, C] whose contiguous dim is `order[0]` becomes a slot of shape
+    [C, R] whose contiguous dim is the other index, with the same swizzle.
+    Nothing moves: a K block staged as [keys, head_dim] (rows along
+    head_dim) is read by a wgmma as K^T, [head_dim, keys] with head_dim
+    contiguous, the K-major B operand of Q K^T; one buffer can feed dots
+    that want it either way round.
+    ```mlir
+    %kt = tilegpu.trans_view %k : !tilegpu.smem<3x64x128xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+        -> !tilegpu.smem<3x128x64xbf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$src);
+  let results = (outs TileGPU_SharedMem:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The view of `src` with its slots' dims swapped.
+    static SharedMemType getTransposedType(SharedMemType src);
+  }];
+}
+
 def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [
     MemoryEffects<[MemRead]>]> {
   let summary = "d = a * b + c with b (and a) read from shared memory (wgmma)";

@@ -182,7 +182,9 @@ NvmmaSharedLayoutAttr getNvmmaSharedLayout(MLIRContext *ctx,
 /// the other. With `swizzle` (128, 64 or 32 bytes; 0 for none) the result
 /// is the block in `#tilegpu.nvmma_shared<{swizzle, order = [1, 0]}>`,
 /// which is what wgmma's descriptors read: the box's inner dim is one
-/// swizzle atom. The runtime's metadata names `box` as the parameter's
+/// swizzle atom. A block of more than two dims gets the arrangement when
+/// its leading dims are 1 (a [1, 1, 64, 128] block of a 4-D tensor is one
+/// 64x128 tile). The runtime's metadata names `box` as the parameter's
 /// block.
 struct TmaBox {
   SmallVector<int64_t> box;
