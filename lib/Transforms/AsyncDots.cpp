@@ -30,7 +30,10 @@
 // the slots the dot reads are overwritten only after that (the next
 // iteration's copies, after its barrier), and the result never leaves the
 // block unfinished. Dots that keep a group in flight across iterations
-// (pending = 1, the GEMM loops) are left as they are.
+// (pending = 1, the GEMM loops) are left as they are. In a warp-specialized
+// consumer, a slot's release to the TMA producer (tilegpu.mbarrier_arrive)
+// that the wait crosses moves after it, and the waits for the next dots'
+// slots to land (tilegpu.mbarrier_wait with a phase) run beside the group.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,57 +5,73 @@
 // Guarantees: no tile.descriptor_load / tile.descriptor_store is left; on
 // a target without the TMA (before sm_90) each is a located error.
 //
-// A wgmma dot in an scf.for whose operands A and B are both
-// `tile.convert_layout(tile.descriptor_load(d, offsets))`, the offsets
-// computed in the loop from its induction variable and values from outside
-// alone (pure, region-free ops), is fed from an R-slot ring of
-// #tilegpu.nvmma_shared slots (the boxes' swizzle, tilegpu::getTmaBox),
-// R = num_stages + 1 when that fits the target's shared memory, else
-// num_stages. Two schedules feed it.
+// A loop's wgmma dots whose B operand (and A, or A is a register tile in
+// the accumulator layout's dot_operand, or A is read in place from the slot
+// of a descriptor load outside the loop, loaded once: attention's Q) is
+// `tile.descriptor_load(d, offsets)` behind tile.convert_layout and at most
+// one 2-D tile.trans (read through a tilegpu.trans_view of the slot: K^T
+// from K's block), the offsets computed in the loop from its induction
+// variable and values from outside alone (pure, region-free ops), read
+// their staged blocks from an R-slot ring of #tilegpu.nvmma_shared slots
+// (the boxes' swizzle, tilegpu::getTmaBox), R = num_stages + 1 when that
+// fits the target's shared memory beside what else is live then, else
+// num_stages. Each dot's loads form a group. A lone dot of two staged
+// operands whose accumulator is only carried (a GEMM loop) keeps one wgmma
+// group in flight (pending = 1); other dots complete before they return
+// (tile-async-dots may let them run on until their result is read). Two
+// schedules feed the ring.
 //
 // Warp-specialized (the default for the kernel's first such loop when it
 // lies at the top level of the kernel or in a nest of scf.for loops there,
 // what the producer needs from outside it is pure scalar code, the program
 // has 8 or more warps (with 4, setmaxnreg could not raise the consumers'
-// registers), and tile.warp_specialize is not false): a tilegpu.warp_specialize adds a
-// producer warpgroup to the program's num_warps consumer warps; in a nest
-// the producer clones the outer loops' scalar code and the ring's slot and
-// parity run on from one outer iteration to the next. Two mbarriers per slot: `full` (count 1: the
+// registers), and tile.warp_specialize is not false): a
+// tilegpu.warp_specialize adds a producer warpgroup to the program's
+// num_warps consumer warps; in a nest the producer clones the outer loops'
+// scalar code and the ring's slot and parity run on from one outer
+// iteration to the next. Later top-level loops (or nests) whose dots read
+// the same descriptors' blocks share the ring: the producer feeds them in
+// turn, the slot and parity running on (attention's unmasked and masked
+// loops). Per group and slot two mbarriers: `full` (count 1: the
 // producer's arrive.expect_tx, then the TMA's bytes) and `empty` (count
 // num_warps: lane 0 of each consumer warp).
 //
 //   producer (one thread; setmaxnreg.dec):
-//     for i (slot r, phase p carried):
-//       try_wait.parity(empty[r], p ^ 1)     // a fresh slot passes at once
-//       arrive.expect_tx(full[r], bytes of A + B); TMA A, B -> slot r
-//   consumers (setmaxnreg.inc; the tile program's ops outside the loop,
+//     for each loop, for i (slot r, phase p carried):
+//       for each group g:
+//         try_wait.parity(empty_g[r], p ^ 1)   // a fresh slot passes at once
+//         arrive.expect_tx(full_g[r], bytes of g); TMA g's blocks -> slot r
+//   consumers (setmaxnreg.inc; the tile program's ops outside the loops,
 //   except the producer's scalar inputs, move here too):
-//     for i (slot r, phase p carried):
-//       try_wait.parity(full[r], p)
-//       warpgroup_dot slot r {pending = 1}   // i - 1's group retired
-//       if i > 0: each warp arrives on empty[(r - 1) % R]
-//     warpgroup_wait {pending = 0}
+//     for each loop, for i (slot r, phase p carried):
+//       ... for each dot g, in place:
+//       try_wait.parity(full_g[r], p)
+//       warpgroup_dot slot r
+//       each warp arrives on empty_g[r]   // pending = 1: on the previous
+//                                         // slot, from i = 1 on
+//     warpgroup_wait {pending = 0}        // pending = 1 only
 //
 // All R slots are in flight: the producer refills a slot as soon as every
 // consumer warp has retired the wgmma that read it, with no barrier of the
-// whole program. With pending = 0 (an accumulator that is not only carried
-// from dot to dot) each warp releases slot r right after its dot. Barriers
-// among the consumers (layout conversions in the epilogue) become the
-// named barrier 1 over their threads when lowered.
+// whole program. With pending = 1 each warp releases slot r - 1 after its
+// dot of iteration i has retired i - 1's group, and the last slot after
+// the loop when another stage follows. Barriers among the consumers
+// (layout conversions in the epilogue) become the named barrier 1 over
+// their threads when lowered.
 //
-// Otherwise the program's own threads feed the ring, one mbarrier per
-// slot (arrival count 1):
+// Otherwise the program's own threads feed each loop's ring, one
+// mbarrier per slot for the whole stage (arrival count 1):
 //
 //   init the R mbarriers (then a barrier)
 //   for s in 0 .. R-2, if iteration s exists:
-//     thread 0: arrive.expect_tx(bar[s], bytes of A + B); TMA A, B -> slot s
+//     thread 0: arrive.expect_tx(bar[s], stage bytes); TMA -> slot s
 //   for i (slot r = i % R, phase p = (i / R) % 2, both carried):
 //     every thread: try_wait.parity(bar[r], p)     // slot r has landed
-//     warpgroup_dot slot r {pending = 1}           // i - 1's group retired
+//     the dots on slot r (the GEMM's {pending = 1}: i - 1's group retired)
 //     barrier                                      // ... in every warpgroup
 //     if iteration i + R - 1 exists, thread 0:
 //       arrive.expect_tx(bar[w]); TMA -> slot w = (i + R - 1) % R = (i - 1) % R
-//   warpgroup_wait {pending = 0}
+//   warpgroup_wait {pending = 0}                   // pending = 1 only
 //
 // Why slot w may be refilled: it was last read by iteration i - 1's wgmma.
 // Each warpgroup's warpgroup_dot of iteration i waited (wait_group 1) for
@@ -67,8 +83,12 @@
 // the carried p, flipped when r wraps. With pending = 0 the same schedule
 // holds.
 //
+// (Each loop has a ring of its own here: two loops in a row take the
+// shared memory of both.)
+//
 // Every other descriptor access goes through one slot of its own and one
-// mbarrier per kernel (arrival count = the program's threads):
+// mbarrier per kernel (arrival count = the program's threads; a load whose
+// tile only becomes a dot operand is read from the slot in that layout):
 //   load:  barrier (earlier readers of the slot and the mbarrier's last
 //          phase are done); thread 0: expect_tx(bytes), TMA -> slot;
 //          every thread: arrive + try_wait on its state; local_load
@@ -76,8 +96,9 @@
 //          barrier, thread 0's TMA store, wait until it has read the slot)
 //
 // Blocks go only where the TMA's boxes give the nvmma_shared arrangement:
-// 2-D f16/bf16 blocks with rows a multiple of 8 and rows of a multiple of
-// 32 bytes; others are a located error.
+// f16/bf16 blocks that are 2-D after their leading dims of 1, with rows a
+// multiple of 8 and rows of a multiple of 32 bytes, moved as 2-D tiles
+// (the access drops the leading dims); others are a located error.
 //
 //===----------------------------------------------------------------------===//
 

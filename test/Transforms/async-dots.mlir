@@ -117,3 +117,33 @@ func.func @after_synchronous_dot(%q: tensor<64x128xbf16, #qa>, %p: tensor<64x64x
   %o2 = arith.mulf %o, %e : tensor<64x128xf32, #o>
   return %s2, %o2 : tensor<64x64xf32, #s>, tensor<64x128xf32, #o>
 }
+
+// Warp-specialized consumers release each slot (mbarrier_arrive to the
+// TMA producer) right after the dot that read it. A dot made async reads
+// its slot until its wait: the release moves after the wait, and the wait
+// for the next dot's slot to land (mbarrier_wait with a phase) runs beside
+// the group. Two releases keep their order.
+// CHECK-LABEL: func.func @releases_follow_the_wait
+// CHECK: %[[O:.*]] = tilegpu.warpgroup_dot {{.*}} {async}
+// CHECK-NEXT: tilegpu.mbarrier_wait %[[FULL:.*]][%{{.*}}], %{{.*}} :
+// CHECK-NEXT: math.exp2
+// CHECK-NEXT: %[[OD:.*]] = tilegpu.warpgroup_wait %[[O]] keep({{.*}}) {pending = 0 : i32}
+// CHECK-NEXT: tilegpu.mbarrier_arrive %[[EMPTY:.*]][%c0_i32]
+// CHECK-NEXT: tilegpu.mbarrier_arrive %[[EMPTY]][%c1_i32]
+// CHECK-NEXT: arith.mulf %[[OD]]
+func.func @releases_follow_the_wait(%p: tensor<64x64xbf16, #pa>,
+                                    %acc: tensor<64x128xf32, #o>, %alpha: tensor<64x128xf32, #o>,
+                                    %slot: i32, %phase: i32) -> tensor<64x128xf32, #o> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  %bars = tilegpu.local_alloc : !tilegpu.smem<3x1x1xi64, #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>
+  %full = tilegpu.local_alloc : !tilegpu.smem<3x1x1xi64, #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>
+  %o = tilegpu.warpgroup_dot %p, %v[%slot], %acc : tensor<64x64xbf16, #pa>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #o>
+  tilegpu.mbarrier_arrive %bars[%c0] : !tilegpu.smem<3x1x1xi64, #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>
+  tilegpu.mbarrier_arrive %bars[%c1] : !tilegpu.smem<3x1x1xi64, #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>
+  tilegpu.mbarrier_wait %full[%slot], %phase : !tilegpu.smem<3x1x1xi64, #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>
+  %e = math.exp2 %alpha : tensor<64x128xf32, #o>
+  %o2 = arith.mulf %o, %e : tensor<64x128xf32, #o>
+  return %o2 : tensor<64x128xf32, #o>
+}
