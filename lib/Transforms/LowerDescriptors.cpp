@@ -173,12 +173,14 @@ Value allocBarriers(OpBuilder &b, Location loc, int64_t slots, int count) {
   return bars;
 }
 
-/// A descriptor load of a loop's body that a wgmma dot reads: the load,
-/// then tile.convert_layout ops and at most one 2-D tile.trans, each the
-/// only use of the one before, in the loop's body. The load is staged in a
-/// ring of slots that the dot reads in place; a trans reads the slot
-/// through a tilegpu.trans_view.
-struct StagedLoad {
+/// How a wgmma dot operand reads a descriptor load of the loop's body: the
+/// load, then tile.convert_layout ops and at most one 2-D tile.trans, in
+/// the loop's body. The load is staged in a ring of slots that the dot
+/// reads in place; a trans reads the slot through a tilegpu.trans_view.
+/// One load may feed several operands (the attention backward's Q as Q^T
+/// and Q), through ops they share; nothing else may read them
+/// (findStagedLoop checks).
+struct OperandChain {
   mutable DescriptorLoadOp load; // (MLIR's op classes are not const-correct)
   bool trans = false;
   /// The ops between the dot and the load, the dot's side first.
@@ -186,26 +188,26 @@ struct StagedLoad {
 };
 
 /// The staged load behind dot operand `operand`, or none.
-std::optional<StagedLoad> operandLoad(Value operand, Block *body) {
-  StagedLoad s;
+std::optional<OperandChain> operandChain(Value operand, Block *body) {
+  OperandChain c;
   for (Value v = operand;;) {
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != body || !def->hasOneUse())
+    if (!def || def->getBlock() != body)
       return std::nullopt;
     if (auto load = dyn_cast<DescriptorLoadOp>(def)) {
       if (!slotLayout(load.getDesc().getType()) ||
           cast<RankedTensorType>(load.getType()).getRank() != 2 ||
-          s.between.empty())
+          c.between.empty())
         return std::nullopt;
-      s.load = load;
-      return s;
+      c.load = load;
+      return c;
     }
-    s.between.push_back(def);
+    c.between.push_back(def);
     if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
       v = convert.getSrc();
     } else if (auto trans = dyn_cast<TransOp>(def);
-               trans && !s.trans && trans.getType().getRank() == 2) {
-      s.trans = true;
+               trans && !c.trans && trans.getType().getRank() == 2) {
+      c.trans = true;
       v = trans.getSrc();
     } else {
       return std::nullopt;
@@ -249,13 +251,13 @@ DescriptorLoadOp inPlaceLoad(Value a) {
 
 /// The offsets' backward slice in `loop`'s body, in body order; fails when
 /// it reads a carried value or anything impure.
-LogicalResult offsetSlice(scf::ForOp loop, ArrayRef<StagedLoad> loads,
+LogicalResult offsetSlice(scf::ForOp loop, ArrayRef<Operation *> loads,
                           SmallVectorImpl<Operation *> &slice) {
   Block *body = loop.getBody();
   SetVector<Operation *> set;
   SmallVector<Value> worklist;
-  for (const StagedLoad &l : loads)
-    llvm::append_range(worklist, l.load.getOffsets());
+  for (Operation *l : loads)
+    llvm::append_range(worklist, cast<DescriptorLoadOp>(l).getOffsets());
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -293,21 +295,36 @@ bool accumulatorOnlyCarried(scf::ForOp loop, DotOp dot) {
          use.getOperandNumber() == arg.getArgNumber() - 1;
 }
 
+/// A descriptor load staged in the ring; its group is the first dot that
+/// reads it (that dot waits for it to land).
+struct StagedLoad {
+  mutable DescriptorLoadOp load;
+  int group = 0;
+};
+
+/// A dot operand read from a ring slot.
+struct RingOperand {
+  int load = -1; ///< index into StagedLoop::loads; -1: not from the ring
+  bool trans = false;
+  SmallVector<Operation *, 2> between;
+};
+
 /// A wgmma dot of a staged loop: B, and A unless it is a register tile or
-/// read in place, from the ring. Its loads form one group: they land on
-/// one `full` mbarrier and (warp-specialized) are released on one `empty`.
+/// read in place, from the ring.
 struct RingDot {
   mutable DotOp dot;
-  int a = -1; ///< index into StagedLoop::loads; -1: registers or in place
-  int b = -1;
+  RingOperand a, b;
   DescriptorLoadOp inPlaceA; ///< A read in place from its own slot
 };
 
 /// A loop whose wgmma dots read descriptor loads of its body, with what
-/// staging them needs: R slots of every load, filled by iteration.
+/// staging them needs: R slots of every load, filled by iteration. Dot g's
+/// group is the loads it reads first: they land on one `full` mbarrier and
+/// (warp-specialized) are released on one `empty` after the last dot that
+/// reads them.
 struct StagedLoop {
   mutable scf::ForOp loop;
-  SmallVector<StagedLoad> loads; ///< body order
+  SmallVector<StagedLoad> loads; ///< in the order the dots first read them
   SmallVector<RingDot> dots;     ///< body order
   SmallVector<Operation *> slice; ///< the offsets' ops, in body order
   int64_t slots = 0;
@@ -315,25 +332,44 @@ struct StagedLoop {
   /// that only carries its accumulator (a GEMM loop), else 0.
   int pending = 0;
 
-  int64_t groupBytes(const RingDot &d) const {
-    int64_t bytes = blockBytes(loads[d.b].load.getDesc().getType());
-    if (d.a >= 0)
-      bytes += blockBytes(loads[d.a].load.getDesc().getType());
+  bool hasGroup(size_t g) const {
+    return llvm::any_of(loads,
+                        [&](const StagedLoad &l) { return l.group == int(g); });
+  }
+  int64_t groupBytes(size_t g) const {
+    int64_t bytes = 0;
+    for (const StagedLoad &l : loads)
+      if (l.group == int(g))
+        bytes += blockBytes(l.load.getDesc().getType());
     return bytes;
   }
   int64_t stageBytes() const {
     int64_t bytes = 0;
-    for (const RingDot &d : dots)
-      bytes += groupBytes(d);
+    for (const StagedLoad &l : loads)
+      bytes += blockBytes(l.load.getDesc().getType());
     return bytes;
   }
-  /// The descriptors of each dot's ring operands (A: null when it is not
-  /// staged): loops whose rings agree share one.
-  SmallVector<std::pair<Type, Type>> ringTypes() const {
-    SmallVector<std::pair<Type, Type>> types;
-    for (const RingDot &d : dots)
-      types.push_back({d.a >= 0 ? loads[d.a].load.getDesc().getType() : Type(),
-                       loads[d.b].load.getDesc().getType()});
+  /// The groups whose last reader is dot g.
+  SmallVector<size_t> releasedAfter(size_t g) const {
+    SmallVector<size_t> groups;
+    for (size_t h = 0; h < dots.size(); ++h) {
+      if (!hasGroup(h))
+        continue;
+      size_t last = h;
+      for (size_t d = 0; d < dots.size(); ++d)
+        for (const RingOperand *o : {&dots[d].a, &dots[d].b})
+          if (o->load >= 0 && loads[o->load].group == int(h))
+            last = std::max(last, d);
+      if (last == g)
+        groups.push_back(h);
+    }
+    return groups;
+  }
+  /// Each load's descriptor and group: loops whose rings agree share one.
+  SmallVector<std::pair<Type, int>> ringTypes() const {
+    SmallVector<std::pair<Type, int>> types;
+    for (const StagedLoad &l : loads)
+      types.push_back({l.load.getDesc().getType(), l.group});
     return types;
   }
 };
@@ -343,30 +379,55 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
   Block *body = loop.getBody();
   StagedLoop sl;
   sl.loop = loop;
+  DenseMap<Operation *, int> loadIndex;
+  auto operand = [&](const OperandChain &c, int dot) {
+    auto [it, fresh] = loadIndex.try_emplace(c.load, int(sl.loads.size()));
+    if (fresh)
+      sl.loads.push_back({c.load, dot});
+    return RingOperand{it->second, c.trans, c.between};
+  };
   for (DotOp d : body->getOps<DotOp>()) {
     auto mma = dyn_cast_if_present<MmaLayoutAttr>(d.getType().getEncoding());
     if (!mma || mma.getVersionMajor() != 3)
       continue;
-    std::optional<StagedLoad> b = operandLoad(d.getB(), body);
+    std::optional<OperandChain> b = operandChain(d.getB(), body);
     if (!b)
       continue;
+    std::optional<OperandChain> a = operandChain(d.getA(), body);
     RingDot rd{d};
-    if (std::optional<StagedLoad> a = operandLoad(d.getA(), body)) {
-      rd.a = int(sl.loads.size());
-      sl.loads.push_back(*a);
-    } else if (DescriptorLoadOp load = inPlaceLoad(d.getA());
-               load && !loop->isAncestor(load)) {
-      rd.inPlaceA = load;
-    } else if (!registerA(d)) {
-      continue;
+    if (!a) {
+      if (DescriptorLoadOp load = inPlaceLoad(d.getA());
+          load && !loop->isAncestor(load))
+        rd.inPlaceA = load;
+      else if (!registerA(d))
+        continue;
     }
-    rd.b = int(sl.loads.size());
-    sl.loads.push_back(*b);
+    int index = int(sl.dots.size());
+    if (a)
+      rd.a = operand(*a, index);
+    rd.b = operand(*b, index);
     sl.dots.push_back(rd);
   }
-  if (sl.dots.empty() || failed(offsetSlice(loop, sl.loads, sl.slice)))
+  // A staged load and the ops between it and the dots are read by those
+  // ops and the dots alone.
+  llvm::SmallPtrSet<Operation *, 16> chainOps, ringDots;
+  for (const RingDot &d : sl.dots) {
+    ringDots.insert(d.dot);
+    for (const RingOperand *o : {&d.a, &d.b})
+      chainOps.insert(o->between.begin(), o->between.end());
+  }
+  for (const StagedLoad &l : sl.loads)
+    chainOps.insert(l.load);
+  for (Operation *op : chainOps)
+    for (Operation *user : op->getUsers())
+      if (!chainOps.contains(user) && !ringDots.contains(user))
+        return std::nullopt;
+  SmallVector<Operation *> loadOps;
+  for (const StagedLoad &l : sl.loads)
+    loadOps.push_back(l.load);
+  if (sl.dots.empty() || failed(offsetSlice(loop, loadOps, sl.slice)))
     return std::nullopt;
-  if (sl.dots.size() == 1 && sl.dots[0].a >= 0 &&
+  if (sl.dots.size() == 1 && sl.dots[0].a.load >= 0 &&
       accumulatorOnlyCarried(loop, sl.dots[0].dot))
     sl.pending = 1;
 
@@ -380,8 +441,9 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
     outermost = p;
   // (The staged loads' conversions go away with them.)
   llvm::SmallPtrSet<Operation *, 8> staged;
-  for (const StagedLoad &l : sl.loads)
-    staged.insert(l.between.begin(), l.between.end());
+  for (const RingDot &d : sl.dots)
+    for (const RingOperand *o : {&d.a, &d.b})
+      staged.insert(o->between.begin(), o->between.end());
   outermost->walk([&](Operation *op) {
     if (!staged.contains(op))
       other = std::max(other, tilec::smem::scratchBytes(op));
@@ -408,8 +470,8 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
 /// all groups.
 struct Ring {
   SmallVector<Value> bufs;  ///< per load
-  SmallVector<Value> full;  ///< per group (or one)
-  SmallVector<Value> empty; ///< per group, warp-specialized only
+  SmallVector<Value> full;  ///< per group (null when empty), or one
+  SmallVector<Value> empty; ///< per group (null when empty), warp-specialized
   int64_t slots = 0;
 
   Value fullOf(size_t group) const {
@@ -424,38 +486,36 @@ Ring allocRing(OpBuilder &b, Location loc, const StagedLoop &sl,
   for (const StagedLoad &l : sl.loads)
     ring.bufs.push_back(allocSlots(b, loc, l.load.getDesc().getType(),
                                    sl.slots));
+  // Per group: none for a dot that reads only slots earlier dots waited for.
   for (size_t g = 0; g < (perGroup ? sl.dots.size() : 1); ++g)
-    ring.full.push_back(allocBarriers(b, loc, sl.slots, 1));
+    ring.full.push_back(!perGroup || sl.hasGroup(g)
+                            ? allocBarriers(b, loc, sl.slots, 1)
+                            : Value());
   if (emptyCount)
     for (size_t g = 0; g < sl.dots.size(); ++g)
-      ring.empty.push_back(allocBarriers(b, loc, sl.slots, emptyCount));
+      ring.empty.push_back(sl.hasGroup(g)
+                               ? allocBarriers(b, loc, sl.slots, emptyCount)
+                               : Value());
   return ring;
 }
 
 /// Thread 0 expects group `group`'s bytes (or, with group = -1, the whole
-/// stage's) on its full mbarrier of `slot` and starts their copies of
-/// iteration `iv`; the offsets' slice is cloned first unless `map` already
-/// maps the induction variable to `iv` (`outer` maps values of enclosing
-/// loops that were cloned).
+/// stage's) on its full mbarrier of `slot` and starts their copies, the
+/// offsets looked up in `map` (the slice cloned for the iteration).
 void emitGroup(OpBuilder &b, Location loc, const StagedLoop &sl,
                const Ring &ring, int group, Value slot, IRMapping &map) {
-  int64_t bytes = group < 0 ? sl.stageBytes() : sl.groupBytes(sl.dots[group]);
+  int64_t bytes = group < 0 ? sl.stageBytes() : sl.groupBytes(group);
   Value full = ring.fullOf(std::max(group, 0));
   MBarrierExpectOp::create(b, loc, full, slot, b.getI32IntegerAttr(bytes),
                            b.getUnitAttr());
-  for (size_t g = 0; g < sl.dots.size(); ++g) {
-    if (group >= 0 && int(g) != group)
+  for (auto [i, l] : llvm::enumerate(sl.loads)) {
+    if (group >= 0 && l.group != group)
       continue;
-    for (int i : {sl.dots[g].a, sl.dots[g].b}) {
-      if (i < 0)
-        continue;
-      DescriptorLoadOp load = sl.loads[i].load;
-      SmallVector<Value> offsets;
-      for (Value o : load.getOffsets())
-        offsets.push_back(map.lookupOrDefault(o));
-      TmaLoadOp::create(b, loc, load.getDesc(), offsets, ring.bufs[i], slot,
-                        full, slot);
-    }
+    SmallVector<Value> offsets;
+    for (Value o : l.load.getOffsets())
+      offsets.push_back(map.lookupOrDefault(o));
+    TmaLoadOp::create(b, loc, l.load.getDesc(), offsets, ring.bufs[i], slot,
+                      full, slot);
   }
 }
 
@@ -521,15 +581,20 @@ private:
   Value bar;
 };
 
-/// The slot operand of `d` (A or B) as the dot reads it: the ring's
-/// buffer, or its trans_view.
-Value operandBuffer(OpBuilder &b, Location loc, const StagedLoop &sl,
-                    const Ring &ring, int load) {
-  Value buf = ring.bufs[load];
-  if (!sl.loads[load].trans)
+/// The slot buffer operand `o` reads: the ring's buffer, or its
+/// trans_view (made once per buffer, before the loop, into `views`).
+Value operandBuffer(OpBuilder &b, Location loc, const Ring &ring,
+                    const RingOperand &o, DenseMap<Value, Value> &views) {
+  Value buf = ring.bufs[o.load];
+  if (!o.trans)
     return buf;
-  auto type = cast<SharedMemType>(buf.getType());
-  return TransViewOp::create(b, loc, TransViewOp::getTransposedType(type), buf);
+  Value &view = views[buf];
+  if (!view) {
+    auto type = cast<SharedMemType>(buf.getType());
+    view = TransViewOp::create(b, loc, TransViewOp::getTransposedType(type),
+                               buf);
+  }
+  return view;
 }
 
 /// Rewrites `sl.loop` to read its staged loads from the ring: the loop
@@ -556,12 +621,15 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
     start = {zero, zero};
   }
   // Views and in-place slots are made outside the loop.
-  SmallVector<Value> views;
-  for (size_t i = 0; i < sl.loads.size(); ++i)
-    views.push_back(operandBuffer(rewriter, loc, sl, ring, int(i)));
-  SmallVector<Value> inPlaceA;
-  for (const RingDot &d : sl.dots)
+  DenseMap<Value, Value> views;
+  SmallVector<Value> aBufs, bBufs, inPlaceA;
+  for (const RingDot &d : sl.dots) {
+    aBufs.push_back(d.a.load >= 0
+                        ? operandBuffer(rewriter, loc, ring, d.a, views)
+                        : Value());
+    bBufs.push_back(operandBuffer(rewriter, loc, ring, d.b, views));
     inPlaceA.push_back(d.inPlaceA ? inPlace.get(d.inPlaceA) : Value());
+  }
   rewriter.setInsertionPoint(loop);
   Value c0 = constant(rewriter, loc, i32, 0);
 
@@ -586,21 +654,21 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
   for (size_t g = 0; g < sl.dots.size(); ++g) {
     RingDot &d = sl.dots[g];
     OpBuilder db(d.dot);
-    // Unspecialized, one full mbarrier covers the stage: waited for once,
-    // before the first dot.
-    if (ring.full.size() > 1 || g == 0)
+    // Each group's slot is waited for before its first reader; unspecialized,
+    // one full mbarrier covers the stage, before the first dot.
+    if (ring.full.size() > 1 ? sl.hasGroup(g) : g == 0)
       MBarrierWaitOp::create(db, d.dot.getLoc(), ring.fullOf(g), slot, phase);
     Value a = d.dot.getA();
     Value aSlot;
-    if (d.a >= 0) {
-      a = views[d.a];
+    if (d.a.load >= 0) {
+      a = aBufs[g];
       aSlot = slot;
     } else if (d.inPlaceA) {
       a = inPlaceA[g];
       aSlot = c0;
     }
     Value r = WarpgroupDotOp::create(db, d.dot.getLoc(), d.dot.getType(), a,
-                                     aSlot, views[d.b], slot, d.dot.getC(),
+                                     aSlot, bBufs[g], slot, d.dot.getC(),
                                      sl.pending);
     d.dot.replaceAllUsesWith(r);
     afterDot(db, newLoop, slot, g);
@@ -622,11 +690,22 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
       }
     }
   }
+  // The ops between the loads and the dots (shared by operands that read
+  // one load), readers before what they read, then the loads.
+  SetVector<Operation *> between;
+  for (RingDot &d : sl.dots)
+    for (RingOperand *o : {&d.a, &d.b}) {
+      between.insert(o->between.begin(), o->between.end());
+      o->between.clear();
+    }
+  SmallVector<Operation *> dead(between.begin(), between.end());
+  llvm::sort(dead, [](Operation *x, Operation *y) {
+    return y->isBeforeInBlock(x);
+  });
+  for (Operation *op : dead)
+    op->erase();
   for (StagedLoad &l : sl.loads) {
-    for (Operation *op : l.between)
-      op->erase();
     l.load.erase();
-    l.between.clear();
     l.load = {};
   }
   return newLoop;
@@ -887,6 +966,8 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
         arith::XOrIOp::create(b, loc, phase, constant(b, loc, i32, 1));
     cloneSlice(b, *chain.sl, f.getInductionVar(), map);
     for (size_t g = 0; g < chain.sl->dots.size(); ++g) {
+      if (!chain.sl->hasGroup(g))
+        continue;
       MBarrierWaitOp::create(b, loc, ring.empty[g], slot, released);
       emitGroup(b, loc, *chain.sl, ring, int(g), slot, map);
     }
@@ -940,7 +1021,8 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
         sl, ring, inPlace,
         [&](OpBuilder &db, scf::ForOp newLoop, Value slot, size_t g) {
           if (!sl.pending) {
-            MBarrierArriveOp::create(db, loc, ring.empty[g], slot);
+            for (size_t h : sl.releasedAfter(g))
+              MBarrierArriveOp::create(db, loc, ring.empty[h], slot);
             return;
           }
           Value notFirst = arith::CmpIOp::create(

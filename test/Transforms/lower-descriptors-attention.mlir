@@ -110,3 +110,70 @@ func.func @attention(%qd: !tile.tensordesc<tensor<1x128x64xbf16>>,
   tile.store %op, %out : tensor<128x64x!tile.ptr<bf16>>
   return
 }
+
+// -----
+
+// The attention backward's shape (dK, dV for one key block): one staged
+// load feeding two dots (Q, as Q^T for S^T = K Q^T and as Q for
+// dK += P^T Q). A load belongs to the first dot that reads it: S^T waits
+// for Q's slot, dV for dO's; each slot is released after its last reader
+// (dO's after dV, Q's after dK).
+// CHECK-LABEL: func.func @backward
+// CHECK: %[[Q:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<4x64x64xbf16
+// CHECK-NEXT: %[[DO:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<4x64x64xbf16
+// CHECK-NEXT: %[[QFULL:[0-9]+]] = tilegpu.local_alloc
+// CHECK: %[[DOFULL:[0-9]+]] = tilegpu.local_alloc
+// CHECK: %[[QEMPTY:[0-9]+]] = tilegpu.local_alloc
+// CHECK: %[[DOEMPTY:[0-9]+]] = tilegpu.local_alloc
+// CHECK-NEXT: tilegpu.mbarrier_init %[[DOEMPTY]]
+// CHECK-NEXT: tilegpu.warp_specialize producer {
+// CHECK: tilegpu.mbarrier_wait %[[QEMPTY]]
+// CHECK-NEXT: tilegpu.mbarrier_expect %[[QFULL]][%{{.*}}] {arrive, bytes = 8192 : i32}
+// CHECK-NEXT: tilegpu.tma_load {{.*}} into %[[Q]]
+// CHECK-NEXT: tilegpu.mbarrier_wait %[[DOEMPTY]]
+// CHECK-NEXT: tilegpu.mbarrier_expect %[[DOFULL]][%{{.*}}] {arrive, bytes = 8192 : i32}
+// CHECK-NEXT: tilegpu.tma_load {{.*}} into %[[DO]]
+// CHECK-NOT: tilegpu.tma_load
+// CHECK: } consumer {
+// CHECK: %[[QT:.*]] = tilegpu.trans_view %[[Q]]
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.mbarrier_wait %[[QFULL]]
+// CHECK-NEXT: tilegpu.warpgroup_dot %{{.*}}[%c0_i32], %[[QT]][%[[S:.*]]], %{{.*}}
+// CHECK-NOT: tilegpu.mbarrier_arrive
+// CHECK: tilegpu.mbarrier_wait %[[DOFULL]]
+// CHECK-NEXT: tilegpu.warpgroup_dot %{{.*}}, %[[DO]][%[[S]]]
+// CHECK-NEXT: tilegpu.mbarrier_arrive %[[DOEMPTY]][%[[S]]]
+// CHECK-NOT: tilegpu.mbarrier_wait
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[Q]][%[[S]]]
+// CHECK-NEXT: tilegpu.mbarrier_arrive %[[QEMPTY]][%[[S]]]
+func.func @backward(%kd: !tile.tensordesc<tensor<1x128x64xbf16>>,
+                    %qd: !tile.tensordesc<tensor<1x64x64xbf16>>,
+                    %dod: !tile.tensordesc<tensor<1x64x64xbf16>>,
+                    %o: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                    %seq: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %bh = tile.program_id 1
+  %k = tile.descriptor_load %kd[%bh, %c0, %c0] : !tile.tensordesc<tensor<1x128x64xbf16>> -> tensor<128x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x64xf32>
+  %dk, %dv = scf.for %m = %c0 to %seq step %c64 iter_args(%ak = %z, %av = %z) -> (tensor<128x64xf32>, tensor<128x64xf32>) : i32 {
+    %q = tile.descriptor_load %qd[%bh, %m, %c0] : !tile.tensordesc<tensor<1x64x64xbf16>> -> tensor<64x64xbf16>
+    %do = tile.descriptor_load %dod[%bh, %m, %c0] : !tile.tensordesc<tensor<1x64x64xbf16>> -> tensor<64x64xbf16>
+    %qt = tile.trans %q, [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %st = tile.dot %k, %qt, %z : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+    %pt = math.exp2 %st : tensor<128x64xf32>
+    %p16 = arith.truncf %pt : tensor<128x64xf32> to tensor<128x64xbf16>
+    %nv = tile.dot %p16, %do, %av : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+    %nk = tile.dot %p16, %q, %ak : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %nk, %nv : tensor<128x64xf32>, tensor<128x64xf32>
+  }
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %r2 = tile.expand_dims %r, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %rb = tile.broadcast %r2 : tensor<1x64xi32> -> tensor<128x64xi32>
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<128x64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %rb : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xi32>
+  %sum = arith.addf %dk, %dv : tensor<128x64xf32>
+  tile.store %op, %sum : tensor<128x64x!tile.ptr<f32>>
+  return
+}
