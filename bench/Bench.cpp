@@ -521,7 +521,7 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
   auto delta = outputBuffer<float>(ctx, B * H * S);
   const int32_t sb = H * S * D, sh = S * D, ss = D, s = S, h = H, g = 1;
   const float scale = float(1 / std::sqrt(double(D)));
-  std::optional<Kernel> dkdvDs, dqDs;
+  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma;
   DeviceBuffer<BFloat16> ds;
   for (bool causal : {false, true}) {
     require(fwd.launch(nullptr, Grid(ceilDiv(S, gAttentionBlockM), B * H), q, kk, v, o,
@@ -552,9 +552,40 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
                                    "causal=") +
                        (causal ? "True" : "False");
     b.row(work, ms, 0, flops, "3 kernels: delta, dK+dV, dQ");
+    struct stat st;
+    // The descriptor (TMA, warp-specialized) dK/dV and dQ, when DIR has
+    // them: 128 keys per dK/dV program, 128 queries per dQ program.
+    if (stat((dir + "/attention_tma_bwd_dkdv_d128.json").c_str(), &st) == 0) {
+      if (!dkdvTma) {
+        dkdvTma = kernelOf(ctx, dir, "attention_tma_bwd_dkdv_d128", keep);
+        dqTma = kernelOf(ctx, dir, "attention_tma_bwd_dq_d128", keep);
+      }
+      require(gq.memory().fill8(0xff), "poison");
+      require(gk.memory().fill8(0xff), "poison");
+      auto qd = tensorDesc(q, {B, H, S, D}), kd = tensorDesc(kk, {B, H, S, D}),
+           vd = tensorDesc(v, {B, H, S, D}), dod = tensorDesc(dout, {B, H, S, D});
+      ms = b.time(
+          [&](size_t) {
+            Status st3 = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
+                                    dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+            if (st3.ok())
+              st3 = dkdvTma->launch(nullptr, Grid(ceilDiv(S, 128), B * H), qd,
+                                    kd, vd, dod, lse, delta, gk, gv, s, h, g,
+                                    sb, sh, ss, sb, sh, ss, scale, causal);
+            if (st3.ok())
+              st3 = dqTma->launch(nullptr, Grid(ceilDiv(S, 128), B * H), qd,
+                                  kd, vd, dod, lse, delta, gq, s, h, g, sb, sh,
+                                  ss, scale, causal);
+            return st3;
+          },
+          1);
+      requireWritten(gq, "attention_tma_bwd_dq_d128");
+      requireWritten(gk, "attention_tma_bwd_dkdv_d128");
+      b.row(work, ms, 0, flops,
+            "3 kernels: delta, dK+dV, dQ; TMA, warp-specialized");
+    }
     // The store-dS variant (rematerialization's other side), when DIR has
     // it: dK/dV writes dS (bf16, B H S^2: 4.3 GB), dQ = dS K reads it.
-    struct stat st;
     if (stat((dir + "/attention_bwd_dkdv_ds_d128.json").c_str(), &st) != 0)
       continue;
     if (!dkdvDs) {

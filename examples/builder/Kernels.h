@@ -79,6 +79,11 @@ Kernel buildAttentionBwd(const std::string &part, int headDim = 128);
 /// ops::attentionKernel with q, k, v as tensor descriptors (sm_90 and
 /// later): 128 queries per program on 8 warps, `blockN` keys per step.
 Kernel buildAttentionTma(int headDim = 128, int blockN = 64);
+/// The backward's dK/dV (`part` "dkdv": 128 keys per program, 64 queries a
+/// step) and dQ ("dq": 128 queries per program, 64 keys a step) kernels
+/// with q, k, v, do as tensor descriptors, on 8 warps; named
+/// attention_tma_bwd_<part>_d<D>. delta is attention_bwd_pre_d<D>'s.
+Kernel buildAttentionTmaBwd(const std::string &part, int headDim = 128);
 
 /// Every example by name, with its default meta-parameters.
 struct Example {

@@ -38,6 +38,22 @@ Kernel examples::buildAttentionTma(int headDim, int blockN) {
                                      .descriptors = true});
 }
 
+Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {
+  std::string name =
+      "attention_tma_bwd_" + part + "_d" + std::to_string(headDim);
+  // Two consumer warpgroups of 64 rows each: 128 keys per dK/dV program
+  // (64 queries a step), 128 queries per dQ program (64 keys a step).
+  ops::AttentionConfig config{.dtype = DType::BF16,
+                              .headDim = headDim,
+                              .blockM = part == "dq" ? 128 : 64,
+                              .blockN = part == "dq" ? 64 : 128,
+                              .numWarps = 8,
+                              .descriptors = true};
+  if (part == "dkdv")
+    return ops::attentionBwdDkDvKernel(name, config);
+  return ops::attentionBwdDqKernel(name, config);
+}
+
 Kernel examples::buildAttentionBwd(const std::string &part, int headDim) {
   std::string name =
       "attention_bwd_" + part + "_d" + std::to_string(headDim);

@@ -154,7 +154,7 @@ void tilec::ops::detail::checkAttentionConfig(const AttentionConfig &config,
   powerOfTwo(config.headDim, 16, "headDim");
   powerOfTwo(config.blockM, 16, "blockM");
   powerOfTwo(config.blockN, 16, "blockN");
-  if (config.blockM % config.blockN)
+  if (diagonalOf && config.blockM % config.blockN)
     buildError(gen, "blockM (" + std::to_string(config.blockM) +
                         ") must be a multiple of blockN (" +
                         std::to_string(config.blockN) + "): a causal " +

@@ -21,7 +21,9 @@
 
 #include "Common.h"
 
+#include <array>
 #include <cmath>
+#include <functional>
 
 namespace tilec::ops {
 
@@ -62,25 +64,46 @@ Kernel attentionBwdPreprocessKernel(std::string name,
 Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
                               SourceLoc loc) {
   CallSite site("attentionBwdDkDvKernel", loc);
-  detail::checkAttentionConfig(config, "attentionBwdDkDvKernel", "dQ ");
+  const char *gen = "attentionBwdDkDvKernel";
+  // Its programs start at the query block holding their first key, for any
+  // blocks; dS is read back by blocks of the dQ kernel's (blockM) queries.
+  detail::checkAttentionConfig(config, gen, config.storeDs ? "dQ " : nullptr);
+  if (config.descriptors && config.storeDs)
+    buildError(gen, "the store-dS variant reads q, k, v and do through "
+                    "pointers: descriptors and storeDs do not go together");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  const bool desc = config.descriptors;
   Kernel k(std::move(name),
            {.numWarps = config.numWarps, .numStages = config.numStages});
-  Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
-        vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd),
-        lse = k.pointer("lse", DType::F32, pd),
+  // With descriptors q and do are [batch, heads, seq, D] and k and v
+  // [batch, kv heads, seq, D] views, read a block of BM queries or BN keys
+  // at a time.
+  Value q, kp, vp, dop;
+  if (desc) {
+    q = k.tensorDesc("q", dt, {1, 1, BM, D});
+    kp = k.tensorDesc("k", dt, {1, 1, BN, D});
+    vp = k.tensorDesc("v", dt, {1, 1, BN, D});
+    dop = k.tensorDesc("do", dt, {1, 1, BM, D});
+  } else {
+    q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
+    vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd);
+  }
+  Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dk = k.pointer("dk", dt, pd), dv = k.pointer("dv", dt, pd);
   Value ds = config.storeDs ? k.pointer("ds", dt, pd) : Value();
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  Value sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
-  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
-  Value svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
-  Value sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  Value sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds;
+  if (!desc) {
+    sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
+    skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+    svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+    sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  }
   Value sdkb = stride("sdkb"), sdkh = stride("sdkh"), sdks = stride("sdks");
   Value sdvb = stride("sdvb"), sdvh = stride("sdvh"), sdvs = stride("sdvs");
   Value scale = k.scalar("scale", DType::F32);
@@ -95,8 +118,14 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   Value rdR = k.range(D).expandDims(0), rdC = k.range(D).expandDims(1);
   Value rmR = k.range(BM).expandDims(0), rmC = k.range(BM).expandDims(1);
   Value kin = rn2 < seq;
-  Value kt = k.load(kp + (b * skb + hk * skh) + rn2 * sks + rdR, kin, 0);
-  Value vt = k.load(vp + (b * svb + hk * svh) + rn2 * svs + rdR, kin, 0);
+  Value kt, vt;
+  if (desc) {
+    kt = k.descriptorLoad(kp, {b, hk, n0, 0});
+    vt = k.descriptorLoad(vp, {b, hk, n0, 0});
+  } else {
+    kt = k.load(kp + (b * skb + hk * skh) + rn2 * sks + rdR, kin, 0);
+    vt = k.load(vp + (b * svb + hk * svh) + rn2 * svs + rdR, kin, 0);
+  }
   Value qkScale = scale * kLog2e;
 
   // Query blocks from the one holding the program's first key (causal) to
@@ -108,18 +137,35 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
 
   auto headLoop = [&](Value g, std::vector<Value> acc) {
     Value h = hk * group + g, bh = b * heads + h;
-    Value qbase = q + (b * sqb + h * sqh), dobase = dop + (b * sdb + h * sdh);
     Value lbase = lse + bh * seq, dbase = delta + bh * seq;
-    // Q^T and dO^T ([D, BM], contiguous along D), Q and dO ([BM, D]).
-    Value qTOffs = rdC + rmR * sqs, qOffs = rmC * sqs + rdR;
-    Value doTOffs = rdC + rmR * sds, doOffs = rmC * sds + rdR;
+    // Q^T and dO^T ([D, BM]) and Q and dO ([BM, D]) of the query block at
+    // m: through pointers contiguous along D, each loaded in the
+    // orientation its dot wants; through descriptors one block each, read
+    // either way round in place (tilegpu.trans_view on sm_90a).
+    std::function<std::array<Value, 4>(Value, Value, Value)> blocks;
+    if (desc) {
+      blocks = [&, b, h](Value m, Value, Value) {
+        Value q2 = k.descriptorLoad(q, {b, h, m, 0}),
+              do2 = k.descriptorLoad(dop, {b, h, m, 0});
+        return std::array<Value, 4>{q2.trans(), q2, do2.trans(), do2};
+      };
+    } else {
+      Value qbase = q + (b * sqb + h * sqh), dobase = dop + (b * sdb + h * sdh);
+      Value qTOffs = rdC + rmR * sqs, qOffs = rmC * sqs + rdR;
+      Value doTOffs = rdC + rmR * sds, doOffs = rmC * sds + rdR;
+      blocks = [&, qbase, dobase, qTOffs, qOffs, doTOffs, doOffs](
+                   Value m, Value inR, Value inC) {
+        return std::array<Value, 4>{
+            k.load(qbase + m * sqs + qTOffs, inR, 0),
+            k.load(qbase + m * sqs + qOffs, inC, 0),
+            k.load(dobase + m * sds + doTOffs, inR, 0),
+            k.load(dobase + m * sds + doOffs, inC, 0)};
+      };
+    }
     auto step = [&](Value m, std::vector<Value> cc) {
       Value cols = m + k.range(BM);
       Value inR = (m + rmR) < seq, inC = (m + rmC) < seq, in1 = cols < seq;
-      Value qT = k.load(qbase + m * sqs + qTOffs, inR, 0);
-      Value q2 = k.load(qbase + m * sqs + qOffs, inC, 0);
-      Value doT = k.load(dobase + m * sds + doTOffs, inR, 0);
-      Value do2 = k.load(dobase + m * sds + doOffs, inC, 0);
+      auto [qT, q2, doT, do2] = blocks(m, inR, inC);
       Value l = k.load(lbase + cols, in1, 0);
       Value di = k.load(dbase + cols, in1, 0);
       // Transposed scores: keys along rows, queries along columns.
@@ -159,55 +205,86 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  const bool desc = config.descriptors;
   Kernel k(std::move(name),
            {.numWarps = config.numWarps, .numStages = config.numStages});
-  Value q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
-        vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd),
-        lse = k.pointer("lse", DType::F32, pd),
+  Value q, kp, vp, dop;
+  if (desc) {
+    q = k.tensorDesc("q", dt, {1, 1, BM, D});
+    kp = k.tensorDesc("k", dt, {1, 1, BN, D});
+    vp = k.tensorDesc("v", dt, {1, 1, BN, D});
+    dop = k.tensorDesc("do", dt, {1, 1, BM, D});
+  } else {
+    q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
+    vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd);
+  }
+  Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dq = k.pointer("dq", dt, pd);
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  Value sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
-  Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
-  Value svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
-  Value sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  Value sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds;
+  if (!desc) {
+    sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
+    skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
+    svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
+    sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  }
   Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);
 
   Value mblk = k.programId(0), bh = k.programId(1);
   Value b = bh / heads, h = bh % heads, hk = h / group;
-  Value kbase = kp + (b * skb + hk * skh), vbase = vp + (b * svb + hk * svh);
   Value m0 = mblk * BM;
   Value rows = m0 + k.range(BM);
   Value rm2 = rows.expandDims(1);
   Value rdR = k.range(D).expandDims(0), rdC = k.range(D).expandDims(1);
   Value rnR = k.range(BN).expandDims(0), rnC = k.range(BN).expandDims(1);
   Value qin = rm2 < seq, in1 = rows < seq;
-  Value qt = k.load(q + (b * sqb + h * sqh) + rm2 * sqs + rdR, qin, 0);
-  Value dot = k.load(dop + (b * sdb + h * sdh) + rm2 * sds + rdR, qin, 0);
+  Value qt, dot;
+  if (desc) {
+    qt = k.descriptorLoad(q, {b, h, m0, 0});
+    dot = k.descriptorLoad(dop, {b, h, m0, 0});
+  } else {
+    qt = k.load(q + (b * sqb + h * sqh) + rm2 * sqs + rdR, qin, 0);
+    dot = k.load(dop + (b * sdb + h * sdh) + rm2 * sds + rdR, qin, 0);
+  }
   Value l2 = (k.load(lse + bh * seq + rows, in1, 0) * kLog2e).expandDims(1);
   Value di = k.load(delta + bh * seq + rows, in1, 0).expandDims(1);
   Value qkScale = scale * kLog2e;
-  // K^T and V^T ([D, BN]) and K ([BN, D]) within a block.
-  Value kTOffs = rdC + rnR * sks, vTOffs = rdC + rnR * svs,
-        kOffs = rnC * sks + rdR;
+
+  // K^T, V^T ([D, BN]) and K ([BN, D]) of the key block at n: through
+  // pointers each in its orientation (masked past seq), through
+  // descriptors one block of K read either way round and one of V.
+  std::function<std::array<Value, 3>(Value, bool)> blocks;
+  if (desc) {
+    blocks = [&](Value n, bool) {
+      Value k2 = k.descriptorLoad(kp, {b, hk, n, 0});
+      return std::array<Value, 3>{
+          k2.trans(), k.descriptorLoad(vp, {b, hk, n, 0}).trans(), k2};
+    };
+  } else {
+    Value kbase = kp + (b * skb + hk * skh), vbase = vp + (b * svb + hk * svh);
+    Value kTOffs = rdC + rnR * sks, vTOffs = rdC + rnR * svs,
+          kOffs = rnC * sks + rdR;
+    blocks = [&, kbase, vbase, kTOffs, vTOffs, kOffs](Value n, bool masked) {
+      if (!masked)
+        return std::array<Value, 3>{k.load(kbase + n * sks + kTOffs),
+                                    k.load(vbase + n * svs + vTOffs),
+                                    k.load(kbase + n * sks + kOffs)};
+      Value inR = (n + rnR) < seq;
+      return std::array<Value, 3>{
+          k.load(kbase + n * sks + kTOffs, inR, 0),
+          k.load(vbase + n * svs + vTOffs, inR, 0),
+          k.load(kbase + n * sks + kOffs, (n + rnC) < seq, 0)};
+    };
+  }
 
   auto step = [&](bool masked) {
     return [&, masked](Value n, Value acc) {
-      Value kT, vT, k2;
-      if (masked) {
-        Value inR = (n + rnR) < seq;
-        kT = k.load(kbase + n * sks + kTOffs, inR, 0);
-        vT = k.load(vbase + n * svs + vTOffs, inR, 0);
-        k2 = k.load(kbase + n * sks + kOffs, (n + rnC) < seq, 0);
-      } else {
-        kT = k.load(kbase + n * sks + kTOffs);
-        vT = k.load(vbase + n * svs + vTOffs);
-        k2 = k.load(kbase + n * sks + kOffs);
-      }
+      auto [kT, vT, k2] = blocks(n, masked);
       Value p = exp2(k.dot(qt, kT) * qkScale - l2);
       if (masked) {
         Value visible = ((n + rnR) < seq) & (((n + rnR) <= rm2) | !causal);

@@ -58,7 +58,8 @@ Value maskedMax(const Value &x, int dim, bool keepdim);
 /// The attention generators' shared checks of `config` (dtype, powers of
 /// two, blockM a multiple of blockN), as errors of generator `gen`;
 /// `diagonalOf` names the program whose causal diagonal needs the last
-/// ("" or "dQ ").
+/// ("" or "dQ "), or is null when no program's diagonal depends on the
+/// blocks (the dK/dV kernel without stored dS).
 void checkAttentionConfig(const AttentionConfig &config, const char *gen,
                           const char *diagonalOf);
 

@@ -653,9 +653,17 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
        dqk = load("attention_bwd_dq" + suffix);
   if (!fwd || !pre || !dqk)
     return;
-  // The store-dS variant, when the folder has it.
-  std::optional<Kernel> dkdvDs, dqDs;
+  // The store-dS variant, and the descriptor (TMA) dK/dV and dQ kernels,
+  // when the folder has them.
+  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma;
   struct stat st;
+  if (stat((gKernelsDir + "/attention_tma_bwd_dkdv" + suffix + ".json").c_str(),
+           &st) == 0) {
+    dkdvTma = load("attention_tma_bwd_dkdv" + suffix);
+    dqTma = load("attention_tma_bwd_dq" + suffix);
+    if (!dkdvTma || !dqTma)
+      return;
+  }
   if (stat((gKernelsDir + "/attention_bwd_dkdv_ds" + suffix + ".json").c_str(),
            &st) == 0) {
     dkdvDs = load("attention_bwd_dkdv_ds" + suffix);
@@ -739,6 +747,33 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
       check(what + " dQ", gq, refDq, 1e-2);
       check(what + " dK", gk, refDk, 1e-2);
       check(what + " dV", gv, refDv, 1e-2);
+      if (dkdvTma) {
+        // q, k, v, do as [batch, heads, seq, D] descriptors; 128 keys per
+        // dK/dV program, 128 queries per dQ program.
+        auto gq3 = Output<BFloat16>::make(ctx, nq);
+        auto gk3 = Output<BFloat16>::make(ctx, nkv),
+             gv3 = Output<BFloat16>::make(ctx, nkv);
+        auto qd = tensorDesc(dq, {batch, heads, seq, D}),
+             kd = tensorDesc(dk, {batch, kvHeads, seq, D}),
+             vd = tensorDesc(dv, {batch, kvHeads, seq, D}),
+             dod = tensorDesc(ddo, {batch, heads, seq, D});
+        if (run(what + " tma dkdv", ctx, [&] {
+              return dkdvTma->launch(
+                  nullptr, Grid(ceilDiv(seq, 128), batch * kvHeads), qd, kd, vd,
+                  dod, lse, delta, gk3, gv3, S, H, G, kb, hs, ss, kb, hs, ss,
+                  scale, causal);
+            }) &&
+            run(what + " tma dq", ctx, [&] {
+              return dqTma->launch(nullptr,
+                                   Grid(ceilDiv(seq, 128), batch * heads), qd,
+                                   kd, vd, dod, lse, delta, gq3, S, H, G, qb, hs,
+                                   ss, scale, causal);
+            })) {
+          check(what + " tma dQ", gq3, refDq, 1e-2);
+          check(what + " tma dK", gk3, refDk, 1e-2);
+          check(what + " tma dV", gv3, refDv, 1e-2);
+        }
+      }
       if (!dkdvDs)
         continue;
       // Store dS: dK/dV writes it ([batch * heads, seq, seq]), dQ = dS K.

@@ -55,6 +55,9 @@ struct Case {
   /// The store-dS variant: dK/dV writes dS, attentionBwdDqFromDsKernel
   /// reads it.
   bool storeDs = false;
+  /// The dK/dV and dQ kernels read q, k, v and do through tensor
+  /// descriptors (AttentionConfig::descriptors).
+  bool descriptors = false;
 };
 
 /// Runs `fn` of module `k` on `grid`; fails the test on an interpreter
@@ -102,7 +105,8 @@ void check(const Case &c) {
                      std::to_string(c.kvHeads) + " S=" + std::to_string(c.seq) +
                      (c.causal ? " causal" : "") + " blocks " +
                      std::to_string(c.blockM) + "x" + std::to_string(c.blockN) +
-                     (c.storeDs ? " store dS" : "");
+                     (c.storeDs ? " store dS" : "") +
+                     (c.descriptors ? " descriptors" : "");
   SCOPED_TRACE(what);
   ops::AttentionConfig config{.dtype = c.dtype,
                               .headDim = int(c.dim),
@@ -111,9 +115,17 @@ void check(const Case &c) {
                               .storeDs = c.storeDs};
   Kernel fwd = ops::attentionKernel("fwd", config);
   Kernel pre = ops::attentionBwdPreprocessKernel("pre", config);
-  Kernel dkdv = ops::attentionBwdDkDvKernel("dkdv", config);
+  ops::AttentionConfig bwd = config;
+  bwd.descriptors = c.descriptors;
+  // With descriptors, the dK/dV programs take the larger block of keys
+  // (as the builder's attention_tma_bwd_dkdv: 128 keys, 64 queries a step).
+  ops::AttentionConfig dkdvConfig = bwd;
+  if (c.descriptors)
+    dkdvConfig.blockM = std::min(c.blockM, c.blockN),
+    dkdvConfig.blockN = std::max(c.blockM, c.blockN);
+  Kernel dkdv = ops::attentionBwdDkDvKernel("dkdv", dkdvConfig);
   Kernel dqk = c.storeDs ? ops::attentionBwdDqFromDsKernel("dq", config)
-                         : ops::attentionBwdDqKernel("dq", config);
+                         : ops::attentionBwdDqKernel("dq", bwd);
   const int64_t D = c.dim, S = c.seq, BH = c.batch * c.heads;
   int64_t nq = BH * S * D, nkv = c.batch * c.kvHeads * S * D;
   std::mt19937 rng(11);
@@ -163,7 +175,40 @@ void check(const Case &c) {
     strides(a, qb), strides(a, qb);
     run(pre, {(S + c.blockM - 1) / c.blockM, BH}, a);
   }
-  {
+  // q, k, v, do as [batch, heads, seq, D] descriptors.
+  auto descs = [&](std::vector<Arg> &a) {
+    a.push_back(Arg::tensorDesc(Arg::buffer(q.data(), nq, t),
+                                {c.batch, c.heads, S, D}));
+    a.push_back(Arg::tensorDesc(Arg::buffer(kk.data(), nkv, t),
+                                {c.batch, c.kvHeads, S, D}));
+    a.push_back(Arg::tensorDesc(Arg::buffer(v.data(), nkv, t),
+                                {c.batch, c.kvHeads, S, D}));
+    a.push_back(Arg::tensorDesc(Arg::buffer(dout.data(), nq, t),
+                                {c.batch, c.heads, S, D}));
+  };
+  if (c.descriptors) {
+    std::vector<Arg> a;
+    descs(a);
+    a.insert(a.end(), {Arg::buffer(lse.data(), lse.size()),
+                       Arg::buffer(delta.data(), delta.size()),
+                       Arg::output(dk.data(), nkv, t),
+                       Arg::output(dv.data(), nkv, t), seq, heads, group});
+    strides(a, kb), strides(a, kb);
+    a.push_back(Arg::scalar(scale));
+    a.push_back(Arg::scalar(c.causal));
+    run(dkdv,
+        {(S + dkdvConfig.blockN - 1) / dkdvConfig.blockN, c.batch * c.kvHeads},
+        a);
+    a.clear();
+    descs(a);
+    a.insert(a.end(), {Arg::buffer(lse.data(), lse.size()),
+                       Arg::buffer(delta.data(), delta.size()),
+                       Arg::output(dq.data(), nq, t), seq, heads, group});
+    strides(a, qb);
+    a.push_back(Arg::scalar(scale));
+    a.push_back(Arg::scalar(c.causal));
+    run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
+  } else {
     std::vector<Arg> a = {
         Arg::buffer(q.data(), nq, t),       Arg::buffer(kk.data(), nkv, t),
         Arg::buffer(v.data(), nkv, t),      Arg::buffer(dout.data(), nq, t),
@@ -179,7 +224,9 @@ void check(const Case &c) {
     a.push_back(Arg::scalar(c.causal));
     run(dkdv, {(S + c.blockN - 1) / c.blockN, c.batch * c.kvHeads}, a);
   }
-  if (c.storeDs) {
+  if (c.descriptors) {
+    // Both ran above.
+  } else if (c.storeDs) {
     std::vector<Arg> a = {Arg::buffer(kk.data(), nkv, t),
                           Arg::buffer(ds.data(), ds.size(), t),
                           Arg::output(dq.data(), nq, t), seq, heads, group};
@@ -231,6 +278,17 @@ TEST(AttentionBwdNumerics, Bf16Dim64GqaCausal) {
 TEST(AttentionBwdNumerics, StoreDs) {
   for (bool causal : {false, true})
     check({DType::BF16, 64, 1, 4, 2, 100, causal, 64, 32, /*storeDs=*/true});
+}
+
+// dK/dV and dQ through tensor descriptors (Q^T, dO^T and K^T read from the
+// same blocks as Q, dO and K), the dK/dV program's 64 keys over 32 queries
+// a step (its blockN above its blockM) in the first and last cases.
+TEST(AttentionBwdNumerics, Descriptors) {
+  for (bool causal : {false, true}) {
+    check({DType::BF16, 64, 1, 2, 2, 100, causal, 64, 32, false, true});
+    check({DType::BF16, 64, 2, 4, 2, 150, causal, 64, 64, false, true});
+    check({DType::BF16, 128, 1, 2, 1, 70, causal, 64, 32, false, true});
+  }
 }
 
 TEST(AttentionBwdNumerics, F16Dim128) {

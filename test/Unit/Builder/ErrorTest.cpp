@@ -1033,6 +1033,17 @@ TEST_F(Generators, AttentionBackwardConfig) {
       ops::attentionBwdPreprocessKernel("a", {.blockM = 32, .blockN = 64}),
       "attentionBwdPreprocessKernel",
       "blockM (32) must be a multiple of blockN (64)");
+  // The dK/dV kernel takes any blocks, unless it stores dS for the dQ
+  // kernel's blocks to read.
+  EXPECT_BUILD_ERROR(ops::attentionBwdDkDvKernel(
+                         "a", {.blockM = 32, .blockN = 64, .storeDs = true}),
+                     "attentionBwdDkDvKernel",
+                     "blockM (32) must be a multiple of blockN (64)");
+  EXPECT_BUILD_ERROR(ops::attentionBwdDkDvKernel(
+                         "a", {.storeDs = true, .descriptors = true}),
+                     "attentionBwdDkDvKernel",
+                     "the store-dS variant reads q, k, v and do through "
+                     "pointers: descriptors and storeDs do not go together");
 }
 
 TEST_F(Generators, SdpaShapes) {
