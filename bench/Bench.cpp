@@ -458,8 +458,9 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
 }
 
 /// The forward through tensor descriptors (the builder's attention_tma_d128
-/// and, when DIR has it, attention_tma_d128_n128: 128 keys a step): the
-/// same rows as benchAttention, noted.
+/// and, when DIR has them, attention_tma_d128_n128 (128 keys a step) and
+/// the _overlap variants (the softmax beside the previous block's P V)):
+/// the same rows as benchAttention, noted.
 void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
                        std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -472,7 +473,9 @@ void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
   Grid grid(ceilDiv(S, gAttentionBlockM), B * H);
   const int32_t sb = H * S * D, sh = S * D, ss = D;
   const float scale = float(1 / std::sqrt(double(D)));
-  for (const char *name : {"attention_tma_d128", "attention_tma_d128_n128"}) {
+  for (const char *name :
+       {"attention_tma_d128", "attention_tma_d128_n128",
+        "attention_tma_d128_overlap", "attention_tma_d128_n128_overlap"}) {
     struct stat st;
     if (std::string(name) != "attention_tma_d128" &&
         stat((dir + "/" + name + ".json").c_str(), &st) != 0)

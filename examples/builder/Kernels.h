@@ -77,8 +77,11 @@ Kernel buildAttention(int headDim = 128, DType dtype = DType::BF16);
 /// (include/tilec/Ops.h).
 Kernel buildAttentionBwd(const std::string &part, int headDim = 128);
 /// ops::attentionKernel with q, k, v as tensor descriptors (sm_90 and
-/// later): 128 queries per program on 8 warps, `blockN` keys per step.
-Kernel buildAttentionTma(int headDim = 128, int blockN = 64);
+/// later): 128 queries per program on 8 warps, `blockN` keys per step;
+/// with `overlap` (name suffix _overlap) the softmax of a block runs beside
+/// the previous block's P V (AttentionConfig::overlapSoftmax).
+Kernel buildAttentionTma(int headDim = 128, int blockN = 64,
+                         bool overlap = false);
 /// The backward's dK/dV (`part` "dkdv": 128 keys per program, 64 queries a
 /// step) and dQ ("dq": 128 queries per program, 64 keys a step) kernels
 /// with q, k, v, do as tensor descriptors, on 8 warps; named

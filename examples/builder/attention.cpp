@@ -23,10 +23,12 @@ Kernel examples::buildAttention(int headDim, DType dtype) {
                                      .numWarps = headDim >= 128 ? 8 : 4});
 }
 
-Kernel examples::buildAttentionTma(int headDim, int blockN) {
+Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap) {
   std::string name = "attention_tma_d" + std::to_string(headDim);
   if (blockN != 64)
     name += "_n" + std::to_string(blockN);
+  if (overlap)
+    name += "_overlap";
   // Q, K and V through 4-D tensor descriptors: on sm_90a a producer
   // warpgroup streams K and V by TMA into a ring the two consumer
   // warpgroups' wgmma read in place, Q among them.
@@ -35,7 +37,8 @@ Kernel examples::buildAttentionTma(int headDim, int blockN) {
                                      .blockM = 128,
                                      .blockN = blockN,
                                      .numWarps = 8,
-                                     .descriptors = true});
+                                     .descriptors = true,
+                                     .overlapSoftmax = overlap});
 }
 
 Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {

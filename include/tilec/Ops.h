@@ -366,6 +366,11 @@ struct AttentionConfig {
   /// by both products' wgmma from shared memory and a producer warpgroup
   /// keeps K and V coming (tile-lower-descriptors). Needs sm_90 or later.
   bool descriptors = false;
+  /// attentionKernel with descriptors only: each step issues S = Q K_n^T
+  /// and the previous block's P V back to back and runs the softmax of S
+  /// beside P V (FlashAttention-3's overlap within a warpgroup); the loops
+  /// carry P, and one more (masked) step adds the last block's P V.
+  bool overlapSoftmax = false;
   int ptrDivisibility = 16;
   /// Divisibility hint of the strides.
   int strideDivisibility = 16;

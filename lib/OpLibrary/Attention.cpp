@@ -23,6 +23,10 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   CallSite site("attentionKernel", loc);
   const char *gen = "attentionKernel";
   detail::checkAttentionConfig(config, gen, "");
+  if (config.overlapSoftmax && !config.descriptors)
+    buildError(gen, "overlapSoftmax needs descriptors (the previous block's "
+                    "V is read at a negative offset first, which a "
+                    "descriptor reads as zeros)");
 
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
@@ -116,6 +120,34 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
       return std::vector<Value>{acc, mNew, l};
     };
   };
+  // With `overlapSoftmax` (descriptors only) the step at key offset n
+  // computes S = Q K_n^T and adds the previous step's P V_{n-BN}, in that
+  // order: the two wgmma groups run back to back and the softmax of S runs
+  // beside P V's group (tile-async-dots waits for S alone first, then for
+  // the accumulator where the rescale reads it), as FlashAttention-3
+  // overlaps them within a warpgroup. The loops carry (acc, m, l, P): acc
+  // holds the blocks before the previous one, scaled to m; P is the
+  // previous block's probabilities (zeros at first: V_{-BN} reads zeros
+  // too). The masked loop runs one step past hi, whose keys are all
+  // masked off (P = 0, m and l unchanged), to add the last block's P V.
+  auto overlapped = [&](bool masked) {
+    return [&, masked](Value n, std::vector<Value> c) {
+      Value kt = k.descriptorLoad(*kp, {b, hk, n, 0}).trans();
+      Value vt = k.descriptorLoad(*vp, {b, hk, n - BN, 0});
+      Value s = k.dot(qt, kt);
+      Value acc = k.dot(c[3], vt, c[0]);
+      s = s * qkScale;
+      if (masked) {
+        Value visible = ((n + rnR) < seq) & (((n + rnR) <= rm2) | !causal);
+        s = where(visible, s, -std::numeric_limits<float>::infinity());
+      }
+      Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
+      Value p = exp2(s - mNew.expandDims(1));
+      Value alpha = exp2(c[1] - mNew);
+      Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
+      return std::vector<Value>{acc * alpha.expandDims(1), mNew, l, p.to(dt)};
+    };
+  };
   // Unmasked: blocks before seq's last full block and (causal) before the
   // program's first query. Masked: from there to seq or (causal) the
   // program's last query.
@@ -126,8 +158,15 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
       k.zeros({BM, D}, DType::F32),
       k.full({BM}, -std::numeric_limits<float>::infinity(), DType::F32),
       k.zeros({BM}, DType::F32)};
-  std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, step(false));
-  std::vector<Value> fin = k.forLoop(fullHi, hi, BN, mid, step(true));
+  std::vector<Value> fin;
+  if (config.overlapSoftmax) {
+    init.push_back(k.zeros({BM, BN}, dt));
+    std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, overlapped(false));
+    fin = k.forLoop(fullHi, hi + BN, BN, mid, overlapped(true));
+  } else {
+    std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, step(false));
+    fin = k.forLoop(fullHi, hi, BN, mid, step(true));
+  }
 
   k.store(obase + rm2 * sos + rdR, fin[0] / fin[2].expandDims(1), qin);
   Value rows = m0 + k.range(BM);

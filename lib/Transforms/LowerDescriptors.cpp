@@ -910,7 +910,17 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
   Location loc = first.loop.getLoc();
   MLIRContext *ctx = first.loop.getContext();
   Block *top = chains.front().loops.front()->getBlock();
-  OpBuilder b(chains.front().loops.front());
+  // The producer's scalar inputs of the top level that stand after the
+  // first loop (a later loop's bounds) move before it, in order: both sides
+  // see them.
+  Operation *start = chains.front().loops.front();
+  for (Operation *op = start->getNextNode(); op;) {
+    Operation *next = op->getNextNode();
+    if (needed->contains(op))
+      op->moveBefore(start);
+    op = next;
+  }
+  OpBuilder b(start);
   Type i32 = b.getI32Type();
   Ring ring = allocRing(b, loc, first, /*perGroup=*/true, warps);
   Operation *firstRingOp = ring.bufs[0].getDefiningOp();

@@ -845,9 +845,13 @@ const Example kExamples[] = {
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
     // The builder's (tilec-examples matmul_tma_fp16).
     {"matmul_tma_fp16", testMatmulTmaFp16, /*optional=*/true},
-    // The builder's attention through descriptors, 64 and 128 keys a step.
+    // The builder's attention through descriptors, 64 and 128 keys a step,
+    // and with the softmax beside the previous block's P V.
     {"attention_tma_d128", testAttentionTmaD128, /*optional=*/true},
     {"attention_tma_d128_n128", testAttentionTmaD128, /*optional=*/true},
+    {"attention_tma_d128_overlap", testAttentionTmaD128, /*optional=*/true},
+    {"attention_tma_d128_n128_overlap", testAttentionTmaD128,
+     /*optional=*/true},
 };
 
 int usage(const char *why) {

@@ -1019,6 +1019,11 @@ TEST_F(Generators, AttentionBlocks) {
       "attentionKernel",
       "blockM (64) must be a multiple of blockN (128): a causal program's "
       "diagonal starts at a key block");
+  EXPECT_BUILD_ERROR(ops::attentionKernel("a", {.overlapSoftmax = true}),
+                     "attentionKernel",
+                     "overlapSoftmax needs descriptors (the previous block's "
+                     "V is read at a negative offset first, which a "
+                     "descriptor reads as zeros)");
 }
 
 TEST_F(Generators, AttentionBackwardConfig) {
