@@ -446,6 +446,12 @@ struct SdpaOptions {
   bool causal = false;
   /// Absent: PyTorch's default, 1 / sqrt(head_dim).
   std::optional<double> scale;
+  /// The kernels read q, k, v and do through tensor descriptors
+  /// (AttentionConfig::descriptors: TMA and warp-specialized wgmma on
+  /// sm_90a, the fast path there; sm_90 or later): a launch passes them as
+  /// 4-D descriptors of the tensors with their strides (the runtime's
+  /// tensorDesc) instead of pointers and strides.
+  bool descriptors = false;
 };
 
 /// The (batch, head, seq) strides of a [batch, heads, seq, head_dim]
@@ -464,7 +470,10 @@ struct SdpaPlan {
   int64_t batch, heads, kvHeads, seq, headDim;
   bool causal;
   float scale;
-  AttentionConfig forwardConfig, backwardConfig;
+  /// SdpaOptions::descriptors: the kernels take q, k, v (and do) as
+  /// tensor descriptors, not pointers and strides.
+  bool descriptors;
+  AttentionConfig forwardConfig, preprocessConfig, dkdvConfig, dqConfig;
   Kernel forward, backwardPreprocess, backwardDkDv, backwardDq;
   /// The grids (x, y) of the four kernels.
   std::array<int64_t, 2> forwardGrid, preprocessGrid, dkdvGrid, dqGrid;
@@ -478,9 +487,10 @@ struct SdpaPlan {
 /// kvHeads, seq, head_dim] with any strides whose last is 1: checks the
 /// shapes (head_dim 16..256, a power of two; heads a multiple of kvHeads;
 /// k's and v's seq equal to q's, the one seq the kernels take), dtypes (all
-/// bf16 or all f16) and strides (i32, the kernels' index type), and builds
-/// the kernels named `name`_fwd, _bwd_pre, _bwd_dkdv, _bwd_dq. Errors name
-/// the tensor and dimension, at the caller's line.
+/// bf16 or all f16) and strides (i32, the kernels' index type; with
+/// descriptors also multiples of 16 bytes, the TMA's rule, and head_dim at
+/// most 128), and builds the kernels named `name`_fwd, _bwd_pre, _bwd_dkdv,
+/// _bwd_dq. Errors name the tensor and dimension, at the caller's line.
 SdpaPlan scaled_dot_product_attention(const TensorSpec &q, const TensorSpec &k,
                                       const TensorSpec &v,
                                       const SdpaOptions &options = {},

@@ -104,6 +104,20 @@ SdpaPlan scaled_dot_product_attention(const TensorSpec &q, const TensorSpec &k,
   const int64_t B = qs[0], H = qs[1], Hkv = ks[1], S = qs[2];
   AttentionStrides sq = stridesOf(q, "q"), sk = stridesOf(k, "k"),
                    sv = stridesOf(v, "v");
+  if (options.descriptors) {
+    if (D > 128)
+      buildError(kOp, "with descriptors head_dim is at most 128, got " +
+                          std::to_string(D));
+    for (auto [st, what] : {std::pair{&sq, "q"}, {&sk, "k"}, {&sv, "v"}})
+      for (auto [stride, dim] :
+           {std::pair{st->batch, 0}, {st->head, 1}, {st->seq, 2}})
+        if (stride % 8)
+          buildError(kOp, std::string(what) + "'s stride " +
+                              std::to_string(dim) + " (" +
+                              std::to_string(stride) +
+                              " elements) is not a multiple of 16 bytes, "
+                              "which a tensor descriptor needs");
+  }
   int64_t total = B * H * S * D;
   if (total > std::numeric_limits<int32_t>::max())
     buildError(kOp, "q has " + std::to_string(total) +
@@ -130,6 +144,18 @@ SdpaPlan scaled_dot_product_attention(const TensorSpec &q, const TensorSpec &k,
     aligned &= s.batch % 16 == 0 && s.head % 16 == 0 && s.seq % 16 == 0;
   if (!aligned)
     fwd.strideDivisibility = bwd.strideDivisibility = 1;
+  AttentionConfig dkdv = bwd, dq = bwd;
+  if (options.descriptors) {
+    // The builder's attention_tma_d128_n128 and attention_tma_bwd_*_d128:
+    // two consumer warpgroups of 64 rows (128 queries or keys a program),
+    // 128 keys a forward step, 64 rows a backward step.
+    fwd = {.dtype = q.dtype, .headDim = int(D), .blockM = 128,
+           .blockN = 128, .numWarps = 8, .descriptors = true};
+    dkdv = {.dtype = q.dtype, .headDim = int(D), .blockM = 64,
+            .blockN = 128, .numWarps = 8, .descriptors = true};
+    dq = {.dtype = q.dtype, .headDim = int(D), .blockM = 128,
+          .blockN = 64, .numWarps = 8, .descriptors = true};
+  }
   return SdpaPlan{
       .batch = B,
       .heads = H,
@@ -139,16 +165,19 @@ SdpaPlan scaled_dot_product_attention(const TensorSpec &q, const TensorSpec &k,
       .causal = options.causal,
       .scale =
           float(options.scale ? *options.scale : 1 / std::sqrt(double(D))),
+      .descriptors = options.descriptors,
       .forwardConfig = fwd,
-      .backwardConfig = bwd,
+      .preprocessConfig = bwd,
+      .dkdvConfig = dkdv,
+      .dqConfig = dq,
       .forward = attentionKernel(name + "_fwd", fwd),
       .backwardPreprocess = attentionBwdPreprocessKernel(name + "_bwd_pre", bwd),
-      .backwardDkDv = attentionBwdDkDvKernel(name + "_bwd_dkdv", bwd),
-      .backwardDq = attentionBwdDqKernel(name + "_bwd_dq", bwd),
+      .backwardDkDv = attentionBwdDkDvKernel(name + "_bwd_dkdv", dkdv),
+      .backwardDq = attentionBwdDqKernel(name + "_bwd_dq", dq),
       .forwardGrid = {cdiv(S, fwd.blockM), B * H},
       .preprocessGrid = {cdiv(S, bwd.blockM), B * H},
-      .dkdvGrid = {cdiv(S, bwd.blockN), B * Hkv},
-      .dqGrid = {cdiv(S, bwd.blockM), B * H},
+      .dkdvGrid = {cdiv(S, dkdv.blockN), B * Hkv},
+      .dqGrid = {cdiv(S, dq.blockM), B * H},
       .q = sq,
       .k = sk,
       .v = sv,

@@ -299,13 +299,15 @@ TEST(AttentionBwdNumerics, F16Dim128) {
 /// fused QKV projection leaves them, strided views of [b, h, s, d]), GQA
 /// group 2, causal; the plan's kernels, grids and strides, forward and
 /// backward, against the reference.
-TEST(AttentionBwdNumerics, SdpaPlanStrided) {
+void checkPlan(bool descriptors) {
+  SCOPED_TRACE(descriptors ? "descriptors" : "pointers");
   const int64_t B = 1, H = 4, Hkv = 2, S = 70, D = 64;
   const DType t = DType::BF16;
   ops::TensorSpec q{t, {B, H, S, D}, {S * H * D, D, H * D, 1}};
   ops::TensorSpec kv{t, {B, Hkv, S, D}, {S * Hkv * D, D, Hkv * D, 1}};
-  ops::SdpaPlan plan =
-      ops::scaled_dot_product_attention(q, kv, kv, {.causal = true});
+  ops::SdpaPlan plan = ops::scaled_dot_product_attention(
+      q, kv, kv, {.causal = true, .descriptors = descriptors});
+  EXPECT_EQ(plan.descriptors, descriptors);
   EXPECT_EQ(plan.kvHeads, Hkv);
   EXPECT_FLOAT_EQ(plan.scale, 0.125f);
   EXPECT_EQ(plan.q.seq, H * D);
@@ -343,7 +345,16 @@ TEST(AttentionBwdNumerics, SdpaPlanStrided) {
   Arg seq = Arg::scalar(int32_t(S)), heads = Arg::scalar(int32_t(H)),
       group = Arg::scalar(int32_t(H / Hkv)), scale = Arg::scalar(plan.scale),
       causal = Arg::scalar(plan.causal);
+  // Pointers, or [b, h, s, d] descriptors with the tensors' strides.
+  auto desc = [&](std::vector<uint16_t> &bits, int64_t heads,
+                  const ops::AttentionStrides &st) {
+    return Arg::tensorDesc(Arg::buffer(bits.data(), bits.size(), t),
+                           {B, heads, S, D}, {st.batch, st.head, st.seq, 1});
+  };
   auto inputs = [&] {
+    if (descriptors)
+      return std::vector<Arg>{desc(qb, H, plan.q), desc(kb, Hkv, plan.k),
+                              desc(vb, Hkv, plan.v)};
     return std::vector<Arg>{
         Arg::buffer(qb.data(), nq, t), Arg::buffer(kb.data(), nkv, t),
         Arg::buffer(vb.data(), nkv, t)};
@@ -351,7 +362,8 @@ TEST(AttentionBwdNumerics, SdpaPlanStrided) {
   std::vector<Arg> a = inputs();
   a.insert(a.end(), {Arg::output(o.data(), nq, t),
                      Arg::output(lse.data(), lse.size()), seq, heads, group});
-  strides(a, plan.q), strides(a, plan.k), strides(a, plan.v);
+  if (!descriptors)
+    strides(a, plan.q), strides(a, plan.k), strides(a, plan.v);
   strides(a, plan.o);
   a.insert(a.end(), {scale, causal});
   run(plan.forward, plan.forwardGrid, a);
@@ -361,13 +373,16 @@ TEST(AttentionBwdNumerics, SdpaPlanStrided) {
   run(plan.backwardPreprocess, plan.preprocessGrid, a);
   auto backward = [&](std::vector<Arg> outs, const ops::AttentionStrides &os) {
     std::vector<Arg> b = inputs();
-    b.insert(b.end(), {Arg::buffer(db.data(), nq, t),
-                       Arg::buffer(lse.data(), lse.size()),
+    b.push_back(descriptors ? desc(db, H, plan.o)
+                            : Arg::buffer(db.data(), nq, t));
+    b.insert(b.end(), {Arg::buffer(lse.data(), lse.size()),
                        Arg::buffer(delta.data(), delta.size())});
     b.insert(b.end(), outs.begin(), outs.end());
     b.insert(b.end(), {seq, heads, group});
-    strides(b, plan.q), strides(b, plan.k), strides(b, plan.v);
-    strides(b, plan.o);
+    if (!descriptors) {
+      strides(b, plan.q), strides(b, plan.k), strides(b, plan.v);
+      strides(b, plan.o);
+    }
     strides(b, os);
     if (outs.size() == 2)
       strides(b, os);
@@ -390,6 +405,11 @@ TEST(AttentionBwdNumerics, SdpaPlanStrided) {
   compare("dQ", dq, wantDq, t, 1e-2);
   compare("dK", dk, wantDk, t, 1e-2);
   compare("dV", dv, wantDv, t, 1e-2);
+}
+
+TEST(AttentionBwdNumerics, SdpaPlanStrided) {
+  checkPlan(/*descriptors=*/false);
+  checkPlan(/*descriptors=*/true);
 }
 
 } // namespace

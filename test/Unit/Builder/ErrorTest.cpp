@@ -1090,6 +1090,19 @@ TEST_F(Generators, SdpaShapes) {
                                         {bf, {2, 2, 100, 48}}),
       "scaled_dot_product_attention",
       "head_dim must be a power of two from 16 to 256, got 48");
+  // Tensor descriptors: strides of 16 bytes, head_dim up to 128.
+  EXPECT_BUILD_ERROR(
+      ops::scaled_dot_product_attention(
+          {bf, {2, 8, 100, 64}, {8 * 100 * 64, 100 * 64, 68, 1}}, kv, kv,
+          {.descriptors = true}),
+      "scaled_dot_product_attention",
+      "q's stride 2 (68 elements) is not a multiple of 16 bytes, which a "
+      "tensor descriptor needs");
+  EXPECT_BUILD_ERROR(ops::scaled_dot_product_attention(
+                         {bf, {2, 8, 100, 256}}, {bf, {2, 2, 100, 256}},
+                         {bf, {2, 2, 100, 256}}, {.descriptors = true}),
+                     "scaled_dot_product_attention",
+                     "with descriptors head_dim is at most 128, got 256");
 }
 
 TEST_F(Generators, SdpaDTypesAndStrides) {
