@@ -2,7 +2,7 @@
 """Differential GPU cases: the CPU interpreter's results, for the GPU to meet.
 
     scripts/make-gpu-cases.py [-o DIR] [--build BUILD] [--cases FILE]
-                              [--only NAME,...]
+                              [--only NAME,...] [--jobs J]
 
 For each case of FILE (default test/GPU/diff-cases.txt, whose header gives
 the format) this compiles the kernel with `tilec` (or `tilec-examples` for a
@@ -23,10 +23,14 @@ Each folder is checked here: cpu-command must pass (the folder reproduces
 the interpreter's run from its own files), and `command` must get as far as
 needing the driver (tilec-gpu-run checks the metadata, the files and the
 scalars, divisibility included, before it loads one). scripts/gpu-diff.sh
-runs `command` in each folder on the GPU machine. Needs only python3's standard library and the tools of BUILD.
+runs `command` in each folder on the GPU machine; scripts/diff-batch.py packs
+the folders into one archive for many cases in one call there. --jobs J
+makes J cases at a time (the order of the lines and folders stays the
+cases'). Needs only python3's standard library and the tools of BUILD.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import shlex
@@ -34,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = ".tilec-gpu-cases"
@@ -41,6 +46,8 @@ SOURCES = ("in=", "rand=", "fill=", "iota")
 TOLERANCES = ("atol=", "rtol=")
 # A driver that cannot load: tilec-gpu-run checks everything it can first.
 NO_DRIVER = "/nonexistent/libcuda.so.1"
+# Cases made at a time share the builder's examples, made once.
+BUILDER_LOCK = threading.Lock()
 
 
 class CaseError(Exception):
@@ -93,10 +100,11 @@ def compile_kernel(source, tools, workdir, builder_cache):
     kernel = None
     if source.startswith("builder:"):
         name = source[len("builder:"):]
-        if name not in builder_cache:
-            out = tempfile.mkdtemp(prefix="builder-", dir=workdir)
-            run([tools["tilec-examples"], "-o", out, name])
-            builder_cache[name] = out
+        with BUILDER_LOCK:
+            if name not in builder_cache:
+                out = tempfile.mkdtemp(prefix="builder-", dir=workdir)
+                run([tools["tilec-examples"], "-o", out, name])
+                builder_cache[name] = out
         base = os.path.join(builder_cache[name], name)
         tile, ptx, meta = base + ".tile", base + ".ptx", base + ".json"
         kernel = name
@@ -225,7 +233,13 @@ def main():
         ROOT, "test", "GPU", "diff-cases.txt"))
     parser.add_argument("--only", default="",
                         help="comma-separated case names")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="cases made at a time (default 1)")
     args = parser.parse_args()
+    if args.jobs < 1:
+        sys.exit("make-gpu-cases: error: --jobs must be at least 1")
+    # The tools run in the case folders: a relative --build would miss them.
+    args.build = os.path.abspath(args.build)
 
     tools = {}
     for tool in ("tilec", "tilec-run", "tilec-examples", "tilec-gpu-run"):
@@ -257,16 +271,25 @@ def main():
     total, failed = 0, []
     with tempfile.TemporaryDirectory(prefix="tilec-cases-") as workdir:
         builder_cache = {}
-        for case in cases:
+
+        def make(case):
             try:
-                size = make_case(case, tools, out, workdir, builder_cache)
-                total += size
-                print("made %-40s %8.1f KiB" % (case[1], size / 1024))
+                return make_case(case, tools, out, workdir, builder_cache), None
             except (CaseError, OSError) as e:
-                failed.append(case[1])
-                print("make-gpu-cases: error: %s:%d: case %s: %s" %
-                      (args.cases, case[0], case[1], e), file=sys.stderr)
                 shutil.rmtree(os.path.join(out, case[1]), ignore_errors=True)
+                return 0, e
+
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for case, (size, error) in zip(cases, pool.map(make, cases)):
+                if error is None:
+                    total += size
+                    print("made %-40s %8.1f KiB" % (case[1], size / 1024),
+                          flush=True)
+                else:
+                    failed.append(case[1])
+                    print("make-gpu-cases: error: %s:%d: case %s: %s" %
+                          (args.cases, case[0], case[1], error),
+                          file=sys.stderr, flush=True)
     print("make-gpu-cases: %d cases, %.1f MiB in %s" %
           (len(cases) - len(failed), total / 2**20, out))
     if failed:

@@ -14,8 +14,9 @@
 // `.param` declarations of the PTX entry. `scatter(idx: ptr<i32>, y:
 // ptr<f32>, n: i32)` stores y[idx[i]] = i for i < n, anywhere it is told (so
 // tools' checks of writes out of bounds can be tested); after a kernel named
-// `fault` the next synchronization fails as a real memory fault does;
-// `desc_copy` copies the tensor its map describes (see there). The
+// `fault` every later synchronization fails, as after a real memory fault
+// (a sticky error); `hello` prints "pid (X, 0, 0) hello" for each program
+// X, as tile.print does; `desc_copy` copies the tensor its map describes (see there). The
 // driver's rules that the runtime must respect are enforced as the real driver
 // does: a launch needs the context current, and more than 48 KiB of dynamic
 // shared memory needs the function's attribute raised first.
@@ -220,6 +221,11 @@ CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
   }
   if (l.kernel == "fault")
     gPendingFault = true;
+  if (l.kernel == "hello")
+    // What a kernel's tile.print writes: a line per program, to stdout
+    // (tilec-gpu-run --batch captures it and compares).
+    for (unsigned x = 0; x < l.grid[0]; ++x)
+      std::printf("pid (%u, 0, 0) hello\n", x);
   if (l.kernel == "desc_copy")
     runDescCopy(l);
   gLaunches.push_back(l);
