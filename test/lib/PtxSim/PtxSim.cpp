@@ -19,14 +19,19 @@
 
 #include "PtxSim.h"
 
+#include "Hopper.h"
+#include "TensorMap.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cfenv>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -198,7 +203,12 @@ enum Op : uint8_t {
   O_SELP, O_CVT, O_CVTA, O_LD, O_ST, O_BAR, O_SHFL, O_BRA, O_RET, O_EX2,
   O_RSQRT, O_RCP, O_SQRT, O_LG2, O_SIN, O_COS, O_TANH, O_COPYSIGN, O_POPC,
   O_CLZ, O_BREV, O_BFE, O_BFI, O_PRMT, O_MMA, O_LDMATRIX, O_CPASYNC,
-  O_CPCOMMIT, O_CPWAIT, O_NOP, O_ADDC, O_SUBC, O_MADC, O_TESTP, O_ATOM
+  O_CPCOMMIT, O_CPWAIT, O_NOP, O_ADDC, O_SUBC, O_MADC, O_TESTP, O_ATOM,
+  // sm_90a: warpgroup MMA, mbarriers, the Tensor Memory Accelerator.
+  O_WGMMA_FENCE, O_WGMMA, O_WGMMA_COMMIT, O_WGMMA_WAIT, O_MBAR_INIT,
+  O_MBAR_ARRIVE, O_MBAR_EXPECT_TX, O_MBAR_WAIT, O_MBAR_INVAL, O_TMA_LOAD,
+  O_TMA_STORE, O_BULK_COMMIT, O_BULK_WAIT, O_FENCE_PROXY_ASYNC,
+  O_FENCE_MBAR_INIT, O_SETMAXNREG
 };
 
 enum Space : uint8_t { S_GENERIC, S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM };
@@ -249,6 +259,12 @@ struct Inst {
   unsigned vec = 1;       ///< ld/st .v2/.v4; ldmatrix .x1/.x2/.x4
   unsigned m = 0, n = 0, k = 0;
   Ty mmaD = T_NONE, mmaA = T_NONE, mmaC = T_NONE;
+  Ty mmaB = T_NONE; ///< wgmma's B type
+  /// mbarrier try_wait/test_wait .parity; arrive .expect_tx; setmaxnreg
+  /// .inc; cp.async.bulk.wait_group .read.
+  bool parity = false, expectTx = false, inc = false, readOnly = false;
+  unsigned dims = 0;       ///< cp.async.bulk.tensor .1d ... .5d
+  bool cacheHint = false;  ///< .L2::cache_hint: one more operand, a hint
   std::vector<Operand> ops;
   int line = 0;
   std::string text;
@@ -259,8 +275,12 @@ struct Program {
   std::vector<Symbol> symbols;
   std::map<std::string, int> symbolIndex;
   std::map<std::string, int> regIndex;
-  std::map<std::string, int> labels;
   std::vector<unsigned> paramSizes;
+  /// Register names by index, for messages.
+  std::vector<std::string> regNames;
+  /// Registers that some wgmma.mma_async reads or writes: the only ones
+  /// whose accesses the wgmma rules constrain.
+  std::vector<uint8_t> wgmmaRegister;
   size_t localSize = 0;
   size_t staticShared = 0;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> globals;
@@ -320,7 +340,9 @@ bool parseInt(const std::string &s, int64_t &v) {
   if (t.size() > 2 && (t[0] == '0' || t[0] == '-') &&
       (t.find("0x") != std::string::npos || t.find("0X") != std::string::npos))
     v = int64_t(std::strtoull(t.c_str(), &end, 16));
-  else if (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-')
+  else if (std::isdigit(static_cast<unsigned char>(t[0])))
+    v = int64_t(std::strtoull(t.c_str(), &end, 10)); // up to 2^64 - 1
+  else if (t[0] == '-')
     v = std::strtoll(t.c_str(), &end, 10);
   else
     return false;
@@ -370,6 +392,12 @@ public:
     if (s[0] == '[') {
       o.kind = Operand::Addr;
       std::string inner = s.substr(1, s.size() - 2);
+      // [tensorMap, {c0, c1, ...}]: the coordinates of a bulk tensor copy.
+      std::vector<std::string> parts = splitTop(inner, ',');
+      if (parts.size() == 2 && !parts[1].empty() && parts[1][0] == '{') {
+        o.elems = operand(parts[1], line).elems;
+        inner = parts[0];
+      }
       // base + offset, base + -offset, base, offset
       size_t plus = inner.find('+');
       std::string base = trim(plus == std::string::npos ? inner
@@ -439,6 +467,11 @@ public:
       o.reg = reg(s);
       return o;
     }
+    if (plainRegisters.count(s)) {
+      o.kind = Operand::Reg;
+      o.reg = reg(s);
+      return o;
+    }
     auto sym = p.symbolIndex.find(s);
     if (sym != p.symbolIndex.end()) {
       o.kind = Operand::Sym;
@@ -449,7 +482,7 @@ public:
         s[0] == '_') {
       o.kind = Operand::Label; // resolved after parsing
       o.imm = 0;
-      pendingLabels.push_back(s);
+      pendingLabels.push_back({s, scopes});
       o.sym = int(pendingLabels.size()) - 1;
       return o;
     }
@@ -499,10 +532,13 @@ public:
         {"subc", O_SUBC},   {"madc", O_MADC},   {"testp", O_TESTP},
         {"atom", O_ATOM}};
     auto it = ops.find(name);
-    if (name == "cp") {
+    size_t firstModifier = sm90Opcode(tok, in);
+    if (firstModifier == ~size_t(0)) {
+      fail(at(line, text) + ": unsupported instruction " + opcode);
+    } else if (firstModifier) {
+      // decoded by sm90Opcode
+    } else if (name == "cp") {
       if (tok.size() > 1 && tok[1] == "async") {
-        if (tok.size() > 2 && tok[2] == "bulk")
-          fail(at(line, text) + ": unsupported instruction " + opcode);
         if (tok.size() > 2 && tok[2] == "commit_group")
           in.op = O_CPCOMMIT;
         else if (tok.size() > 2 &&
@@ -519,13 +555,40 @@ public:
       in.op = it->second;
     }
     std::vector<Ty> types;
-    for (size_t i = 1; i < tok.size(); ++i) {
+    std::vector<Space> tmaSpaces; ///< cp.async.bulk.tensor's, in order
+    bool tile = false, completeTx = false, bulkGroup = false;
+    for (size_t i = std::max<size_t>(1, firstModifier); i < tok.size(); ++i) {
       const std::string &t = tok[i];
       Ty ty = parseTy(t);
       if (ty != T_NONE) {
         types.push_back(ty);
         continue;
       }
+      if (in.op == O_TMA_LOAD) { // the direction is decided below
+        if (t == "shared::cluster" || t == "shared::cta" || t == "global") {
+          tmaSpaces.push_back(t == "global" ? S_GLOBAL : S_SHARED);
+          continue;
+        }
+        if (t == "tile" || t == "mbarrier::complete_tx::bytes" ||
+            t == "bulk_group" || t == "L2::cache_hint") {
+          tile |= t == "tile";
+          completeTx |= t == "mbarrier::complete_tx::bytes";
+          bulkGroup |= t == "bulk_group";
+          in.cacheHint |= t == "L2::cache_hint";
+          continue;
+        }
+      }
+      if (in.op == O_MBAR_WAIT && t == "parity") {
+        in.parity = true;
+        continue;
+      }
+      if (in.op == O_BULK_WAIT && t == "read") {
+        in.readOnly = true;
+        continue;
+      }
+      if (in.op == O_FENCE_PROXY_ASYNC &&
+          (t == "shared::cta" || t == "shared::cluster" || t == "global"))
+        continue; // the proxy fence covers every state space here
       if ((in.op == O_SETP || in.op == O_SHFL || in.op == O_SHF ||
            in.op == O_TESTP) &&
           isComparison(t)) {
@@ -587,7 +650,8 @@ public:
       else if (t == "rn" || t == "rz" || t == "rm" || t == "rp" ||
                t == "rni" || t == "rzi" || t == "rmi" || t == "rpi")
         in.rnd = t;
-      else if (t.size() > 1 && t[0] == 'm' && in.op == O_MMA &&
+      else if (t.size() > 1 && t[0] == 'm' &&
+               (in.op == O_MMA || in.op == O_WGMMA) &&
                t.find('n') != std::string::npos &&
                t.find('k') != std::string::npos)
         std::sscanf(t.c_str(), "m%un%uk%u", &in.m, &in.n, &in.k);
@@ -605,6 +669,29 @@ public:
       if (types.size() != 4)
         fail("line " + std::to_string(line) + ": mma needs 4 types");
       in.mmaD = types[0], in.mmaA = types[1], in.mmaC = types[3];
+    } else if (in.op == O_WGMMA) {
+      // wgmma.mma_async.sync.aligned.shape.D.A.B
+      if (types.size() != 3)
+        fail(at(line, text) + ": wgmma.mma_async needs 3 types");
+      in.mmaD = types[0], in.mmaA = types[1], in.mmaB = types[2];
+    } else if (in.op == O_TMA_LOAD) {
+      // .shared::cluster.global: a load; .global.shared::cta: a store.
+      bool load = tmaSpaces.size() == 2 && tmaSpaces[0] == S_SHARED &&
+                  tmaSpaces[1] == S_GLOBAL;
+      bool store = tmaSpaces.size() == 2 && tmaSpaces[0] == S_GLOBAL &&
+                   tmaSpaces[1] == S_SHARED;
+      if (!tile)
+        fail(at(line, text) + ": only the .tile mode of cp.async.bulk.tensor "
+                              "is simulated");
+      if (load && !completeTx)
+        fail(at(line, text) + ": a tensor load needs "
+                              ".mbarrier::complete_tx::bytes");
+      if (store && !bulkGroup)
+        fail(at(line, text) + ": a tensor store needs .bulk_group");
+      if (!load && !store)
+        fail(at(line, text) + ": unsupported direction of cp.async.bulk.tensor");
+      if (store)
+        in.op = O_TMA_STORE;
     } else if (in.op == O_CVT) {
       if (types.size() >= 2)
         in.ty = types[0], in.ty2 = types[1];
@@ -628,6 +715,76 @@ public:
       }
     }
     p.insts.push_back(std::move(in));
+  }
+
+  /// Decodes the opcode of an sm_90a instruction into `in.op` (and the
+  /// flags its words set). Returns the index of its first modifier, 0 for
+  /// an instruction of no sm_90a family, ~0 for one the simulator does not
+  /// model (cp.async.bulk without .tensor, mbarrier.arrive_drop, ...).
+  static size_t sm90Opcode(const std::vector<std::string> &tok, Inst &in) {
+    auto word = [&](size_t i) { return i < tok.size() ? tok[i] : ""; };
+    const std::string &name = tok[0];
+    if (name == "wgmma") {
+      static const std::map<std::string, Op> ops = {
+          {"fence", O_WGMMA_FENCE},
+          {"mma_async", O_WGMMA},
+          {"commit_group", O_WGMMA_COMMIT},
+          {"wait_group", O_WGMMA_WAIT}};
+      auto it = ops.find(word(1));
+      if (it == ops.end())
+        return ~size_t(0);
+      in.op = it->second;
+      return 2;
+    }
+    if (name == "mbarrier") {
+      const std::string w = word(1);
+      if (w == "arrive") {
+        in.op = O_MBAR_ARRIVE;
+        in.expectTx = word(2) == "expect_tx";
+        return in.expectTx ? 3 : 2;
+      }
+      in.op = w == "init"                             ? O_MBAR_INIT
+              : w == "expect_tx"                      ? O_MBAR_EXPECT_TX
+              : w == "try_wait" || w == "test_wait"   ? O_MBAR_WAIT
+              : w == "inval"                          ? O_MBAR_INVAL
+                                                      : O_NOP;
+      return in.op == O_NOP ? ~size_t(0) : 2;
+    }
+    if (name == "cp" && word(1) == "async" && word(2) == "bulk") {
+      if (word(3) == "commit_group") {
+        in.op = O_BULK_COMMIT;
+        return 4;
+      }
+      if (word(3) == "wait_group") {
+        in.op = O_BULK_WAIT;
+        return 4;
+      }
+      const std::string d = word(4);
+      if (word(3) != "tensor" || d.size() != 2 || d[1] != 'd' || d[0] < '1' ||
+          d[0] > '5')
+        return ~size_t(0);
+      in.op = O_TMA_LOAD; // or a store: the parser decides by the spaces
+      in.dims = unsigned(d[0] - '0');
+      return 5;
+    }
+    if (name == "fence" && word(1) == "proxy") {
+      if (word(2) != "async")
+        return ~size_t(0);
+      in.op = O_FENCE_PROXY_ASYNC;
+      return 3;
+    }
+    if (name == "fence" && word(1) == "mbarrier_init") {
+      in.op = O_FENCE_MBAR_INIT;
+      return 2;
+    }
+    if (name == "setmaxnreg") {
+      if (word(1) != "inc" && word(1) != "dec")
+        return ~size_t(0);
+      in.op = O_SETMAXNREG;
+      in.inc = word(1) == "inc";
+      return 2;
+    }
+    return 0;
   }
 
   static std::string at(int line, const std::string &text) {
@@ -680,16 +837,25 @@ public:
       refuse(in.rnd);
   }
 
+  /// A label names the one of its innermost enclosing `{ }` scope (inline
+  /// assembly reuses names such as LAB_WAIT in every instance).
   void resolveLabels() {
     for (Inst &in : p.insts)
       for (Operand &o : in.ops)
         if (o.kind == Operand::Label) {
-          const std::string &name = pendingLabels[o.sym];
-          auto it = p.labels.find(name);
-          if (it == p.labels.end())
+          const PendingLabel &l = pendingLabels[o.sym];
+          bool found = false;
+          for (auto s = l.scopes.rbegin(); s != l.scopes.rend() && !found;
+               ++s) {
+            auto it = labels.find({*s, l.name});
+            if (it != labels.end()) {
+              o.imm = uint64_t(it->second);
+              found = true;
+            }
+          }
+          if (!found)
             fail("line " + std::to_string(in.line) + ": unknown label " +
-                 name);
-          o.imm = uint64_t(it->second);
+                 l.name);
         }
   }
 
@@ -731,10 +897,13 @@ public:
       }
       if (pending.empty()) {
         if (s == "{") {
-          ++depth;
+          if (++depth >= 2)
+            scopes.push_back(nextScope++);
           continue;
         }
         if (s == "}") {
+          if (depth >= 2)
+            scopes.pop_back();
           if (--depth == 0)
             done = true;
           continue;
@@ -744,17 +913,24 @@ public:
         if (s[0] == '.') {
           if (s.rfind(".local", 0) == 0)
             localVariable(s);
+          else if (s.rfind(".reg", 0) == 0)
+            registerDeclaration(s);
           else if (s.rfind(".shared", 0) == 0)
             moduleVariable(s);
           continue; // .reg, .pragma, ...
         }
         // Labels.
         while (true) {
+          // A label is an identifier and a colon; `::` (shared::cluster)
+          // and dotted opcodes are not.
           size_t colon = s.find(':');
           size_t firstSpace = s.find_first_of(" \t;{");
           if (colon != std::string::npos &&
-              (firstSpace == std::string::npos || colon < firstSpace)) {
-            p.labels[trim(s.substr(0, colon))] = int(p.insts.size());
+              (firstSpace == std::string::npos || colon < firstSpace) &&
+              s.compare(colon, 2, "::") != 0 &&
+              s.substr(0, colon).find('.') == std::string::npos) {
+            labels[{scopes.back(), trim(s.substr(0, colon))}] =
+                int(p.insts.size());
             s = trim(s.substr(colon + 1));
             continue;
           }
@@ -779,11 +955,32 @@ public:
     if (!unknownSymbol.empty())
       fail(unknownSymbol);
     resolveLabels();
+    p.regNames.resize(p.regIndex.size());
+    for (const auto &[name, id] : p.regIndex)
+      p.regNames[id] = name;
+    p.wgmmaRegister.assign(p.regIndex.size(), 0);
+    for (const Inst &in : p.insts)
+      if (in.op == O_WGMMA)
+        for (int i = 0; i < 2; ++i)
+          for (const Operand &e : in.ops[i].elems)
+            if (e.kind == Operand::Reg)
+              p.wgmmaRegister[e.reg] = 1;
   }
 
 private:
   Program &p;
-  std::vector<std::string> pendingLabels;
+  struct PendingLabel {
+    std::string name;
+    std::vector<int> scopes; ///< enclosing scopes where it is used
+  };
+  std::vector<PendingLabel> pendingLabels;
+  /// Labels by (scope, name); scope 0 is the kernel's body, each nested
+  /// `{ }` block another.
+  std::map<std::pair<int, std::string>, int> labels;
+  std::vector<int> scopes = {0};
+  int nextScope = 1;
+  /// Registers declared without a `%` (inline assembly's `.reg .pred p`).
+  std::set<std::string> plainRegisters;
   std::string unknownSymbol; ///< the first, with its line
 
 
@@ -836,6 +1033,18 @@ private:
     addSymbol(sym);
   }
 
+  void registerDeclaration(const std::string &s) {
+    std::string names = s.substr(4);
+    for (char &c : names)
+      if (c == ',' || c == ';')
+        c = ' ';
+    std::istringstream is(names);
+    std::string w;
+    while (is >> w)
+      if (w[0] != '.' && w[0] != '%')
+        plainRegisters.insert(w);
+  }
+
   void localVariable(const std::string &s) {
     std::string name;
     size_t size = arraySize(s, name);
@@ -863,10 +1072,18 @@ private:
     for (const std::string &w : words)
       if (w[0] == '.' && parseTy(w.substr(1)) != T_NONE)
         bytes = std::max(1u, bitsOf(parseTy(w.substr(1))) / 8);
+    // `.param .align 64 .b8 name[128]` (a tensor map by value).
+    if (size_t lb = name.find('['); lb != std::string::npos) {
+      bytes *= unsigned(std::strtoul(name.c_str() + lb + 1, nullptr, 10));
+      name = name.substr(0, lb);
+    }
     Symbol sym;
     sym.name = name;
     sym.space = S_PARAM;
     sym.param = int(p.paramSizes.size());
+    // Its address in the .param space: `mov.b64 %rd, name` takes it,
+    // ld.param and cvta.param read it (see paramAddress).
+    sym.addr = uint64_t(sym.param) << 32;
     sym.size = bytes;
     p.paramSizes.push_back(bytes);
     addSymbol(sym);
@@ -904,10 +1121,16 @@ private:
   int saved = -1;
 };
 
+// Generic addresses: the shared, local and kernel-parameter windows (a
+// parameter's .param address is its index * 2^32 + the byte offset).
 constexpr uint64_t kSharedWindow = uint64_t(1) << 60;
 constexpr uint64_t kLocalWindow = uint64_t(1) << 61;
+constexpr uint64_t kParamWindow = uint64_t(1) << 62;
 
-enum class State : uint8_t { Run, Bar, Coll, Exit };
+/// Run: runs; Bar: at a barrier; Coll: at a warp collective; WgColl: at a
+/// warpgroup collective (wgmma, setmaxnreg); Sleep: its mbarrier.try_wait
+/// returned false and it waits for the mbarrier's phase to complete.
+enum class State : uint8_t { Run, Bar, Coll, WgColl, Sleep, Exit };
 
 struct Thread {
   int pc = 0;
@@ -923,13 +1146,38 @@ struct Thread {
   };
   std::vector<Copy> open;
   std::vector<std::vector<Copy>> groups;
+
+  /// Instructions executed (the clock of the ordering rules below).
+  uint64_t seq = 0;
+  /// At a barrier: its id and thread count (0: the whole block).
+  unsigned barId = 0, barCount = 0;
+  /// Asleep after a false try_wait: the mbarrier, the phase it was in and
+  /// the parity waited for (-1: a wait on an arrive's state).
+  uint64_t sleepMbar = 0, sleepPhase = 0;
+  int sleepParity = -1;
+  /// wgmma.fence: when the last one ran (wgFenced: one ran).
+  uint64_t wgFenceSeq = 0;
+  bool wgFenced = false;
+  /// Per register that some wgmma.mma_async uses: when an ordinary
+  /// instruction last accessed it, and how many in-flight wgmma ops use it.
+  mutable std::vector<uint64_t> regAccess;
+  mutable std::vector<int> regAccessPc; ///< the instruction of that access
+  int wgFencePc = -1;
+  std::vector<uint16_t> inflightUse;
+  /// The block's generic-write count at this thread's last
+  /// fence.proxy.async and fence.mbarrier_init.
+  uint64_t proxyFence = 0, mbarInitFence = 0;
+  /// cp.async.bulk tensor stores (indices into Block::stores): not yet
+  /// committed, and the committed bulk async-groups, oldest first.
+  std::vector<size_t> bulkOpen;
+  std::deque<std::vector<size_t>> bulkGroups;
 };
 
 class Block {
 public:
   Block(const Program &p, const Launch &l, const GlobalCheck &valid,
-        unsigned bx, unsigned by, unsigned bz)
-      : p(p), l(l), valid(valid), ctaid{bx, by, bz} {
+        unsigned bx, unsigned by, unsigned bz, std::set<int> &noted)
+      : p(p), l(l), valid(valid), ctaid{bx, by, bz}, noted(noted) {
     dynBase = (p.staticShared + 15) / 16 * 16;
     smemSize = dynBase + l.dynamicShared;
     smem.assign(smemSize, 0);
@@ -939,6 +1187,9 @@ public:
     reader.assign(smemSize, -1);
     readEpoch.assign(smemSize, -1);
     inflight.assign(smemSize, 0);
+    genWrite.assign(smemSize, 0);
+    asyncReaders.assign(smemSize, 0);
+    mbarByte.assign(smemSize, 0);
     unsigned n = l.block[0] * l.block[1] * l.block[2];
     threads.resize(n);
     for (unsigned t = 0; t < n; ++t) {
@@ -949,67 +1200,62 @@ public:
       th.z = t / (l.block[0] * l.block[1]);
       th.r.assign(p.regIndex.size(), 0);
       th.local.assign(p.localSize, 0);
+      th.regAccess.assign(p.regIndex.size(), 0);
+      th.regAccessPc.assign(p.regIndex.size(), -1);
+      th.inflightUse.assign(p.regIndex.size(), 0);
     }
+    warpgroups.resize((n + 127) / 128);
   }
 
+  /// Runs the block to its end. Each round runs every runnable thread until
+  /// it blocks, then completes what can complete: warp and warpgroup
+  /// collectives whose threads all arrived, barriers whose count arrived,
+  /// sleepers whose mbarrier phase completed. Only when nothing can run
+  /// does the oldest TMA load land, so that a thread that reads a copy's
+  /// destination without waiting for it runs first and is caught.
   void run() {
     size_t n = threads.size();
+    uint64_t probed = ~uint64_t(0);
     while (true) {
-      for (Thread &t : threads)
-        if (t.st == State::Run)
-          step(t);
       bool progress = false;
-      // Warp collectives: all lanes at one instruction.
-      for (size_t w = 0; w * 32 < n; ++w) {
-        size_t lo = w * 32, hi = std::min(n, lo + 32);
-        bool all = true;
-        int pc = -1;
-        for (size_t t = lo; t < hi; ++t) {
-          if (threads[t].st != State::Coll) {
-            all = false;
-            break;
-          }
-          if (pc == -1)
-            pc = threads[t].pc;
-          else if (pc != threads[t].pc)
-            fail(where(threads[t]) +
-                 ": lanes of one warp wait at different collective "
-                 "instructions (lines " +
-                 std::to_string(p.insts[pc].line) + " and " +
-                 std::to_string(p.insts[threads[t].pc].line) + ")");
-        }
-        if (all && pc >= 0) {
-          collective(lo, hi, p.insts[pc]);
-          for (size_t t = lo; t < hi; ++t) {
-            threads[t].st = State::Run;
-            threads[t].pc++;
-          }
+      for (Thread &t : threads)
+        if (t.st == State::Run) {
+          step(t);
           progress = true;
         }
-      }
+      progress |= warpCollectives();
+      progress |= warpgroupCollectives();
+      progress |= barriers();
+      for (Thread &t : threads)
+        if (t.st == State::Sleep && mbarChanged(t)) {
+          t.st = State::Run;
+          progress = true;
+        }
       if (progress)
         continue;
-      size_t atBar = 0, exited = 0;
-      for (Thread &t : threads) {
-        atBar += t.st == State::Bar;
+      size_t exited = 0;
+      for (Thread &t : threads)
         exited += t.st == State::Exit;
-      }
       if (exited == n)
         break;
-      if (atBar + exited == n && exited == 0) {
-        ++epoch;
-        for (Thread &t : threads) {
-          t.st = State::Run;
-          t.pc++;
-        }
+      if (!loads.empty()) {
+        deliverLoad();
         continue;
       }
-      // Stuck: report one waiting thread.
+      // A thread whose try_wait returned false may do other work before it
+      // tries again: let the sleepers run once more; if nothing changed
+      // since they last did, the block is stuck.
+      bool sleeping = false;
       for (Thread &t : threads)
-        if (t.st != State::Exit)
-          fail(where(t) + ": deadlock (" + std::to_string(atBar) +
-               " threads at a barrier, " + std::to_string(exited) +
-               " exited, others at a collective)");
+        sleeping |= t.st == State::Sleep;
+      if (sleeping && events != probed) {
+        probed = events;
+        for (Thread &t : threads)
+          if (t.st == State::Sleep)
+            t.st = State::Run;
+        continue;
+      }
+      deadlock();
     }
     for (Thread &t : threads) {
       bool pending = !t.open.empty();
@@ -1017,7 +1263,31 @@ public:
         pending |= !g.empty();
       if (pending)
         fail(where(t) + ": cp.async copies still pending at exit");
+      if (!t.bulkOpen.empty() || !t.bulkGroups.empty())
+        fail(where(t) + ": a cp.async.bulk tensor store (line " +
+             std::to_string(p.insts[stores[t.bulkOpen.empty()
+                                               ? t.bulkGroups.front().front()
+                                               : t.bulkOpen.front()]
+                                        .pc]
+                                .line) +
+             ") may still read shared memory at exit: no "
+             "cp.async.bulk.wait_group waited for it");
     }
+    for (size_t g = 0; g < warpgroups.size(); ++g)
+      if (!warpgroups[g].open.empty() || !warpgroups[g].groups.empty()) {
+        const WgmmaOp &op = warpgroups[g].open.empty()
+                                ? warpgroups[g].groups.front().front()
+                                : warpgroups[g].open.front();
+        fail(blockName() + " warpgroup " + std::to_string(g) +
+             ": the wgmma.mma_async of line " +
+             std::to_string(p.insts[op.pc].line) +
+             " is still in flight at exit: no wgmma.wait_group retired it");
+      }
+    if (!loads.empty())
+      fail(blockName() + ": the TMA load of line " +
+           std::to_string(p.insts[loads.front().pc].line) + " (thread " +
+           std::to_string(loads.front().thread) +
+           ") is still in flight when every thread exited");
   }
 
 private:
@@ -1035,15 +1305,246 @@ private:
   /// The thread whose instruction runs, for errors deep in its semantics.
   const Thread *current = nullptr;
 
-  std::string where(const Thread &t) const {
+  // sm_90a. Shared memory, per byte: the block's generic-write count when
+  // a thread last wrote it through the generic proxy (0: nothing did since
+  // an asynchronous write), the asynchronous reads in flight (wgmma, bulk
+  // tensor stores) and whether an mbarrier object holds it.
+  std::vector<uint32_t> genWrite;
+  std::vector<uint16_t> asyncReaders;
+  std::vector<uint8_t> mbarByte;
+  uint32_t genericWrites = 0;
+  /// Counts what another thread may wait for (mbarrier operations, barriers,
+  /// collectives, stores, landed copies, exits): sleepers that run and
+  /// change none of it are deadlocked.
+  uint64_t events = 0;
+
+  struct Mbarrier {
+    hopper::MBarrier b;
+    unsigned initThread = 0;
+    uint32_t initWrite = 0; ///< genericWrites when it was initialized
+    int line = 0;           ///< of its mbarrier.init
+  };
+  std::map<uint64_t, Mbarrier> mbars; ///< live ones, by shared address
+
+  /// A wgmma.mma_async in flight: its instruction, its operands' scales and
+  /// the shared-memory addresses of its elements (A: 64 x 16 when it comes
+  /// from shared memory, B: 16 x N, both row-major).
+  struct WgmmaOp {
+    int pc = 0;
+    bool scaleD = true;
+    double scaleA = 1, scaleB = 1;
+    std::vector<uint64_t> aAddr, bAddr;
+  };
+  struct Warpgroup {
+    std::vector<WgmmaOp> open;               ///< not yet committed
+    std::deque<std::vector<WgmmaOp>> groups; ///< committed, oldest first
+  };
+  std::vector<Warpgroup> warpgroups;
+
+  /// A bulk tensor copy: its instruction and thread, the tensor map, the
+  /// box's origin, its shared-memory side and (a load) its mbarrier.
+  struct TensorCopy {
+    int pc = 0;
+    unsigned thread = 0;
+    TensorMap map;
+    int64_t coords[5] = {};
+    uint64_t smem = 0, bytes = 0, mbar = 0;
+  };
+  /// wgmma instructions whose wgmma.fence breach was noted (Launch), over
+  /// the whole launch.
+  std::set<int> &noted;
+  std::deque<TensorCopy> loads;   ///< in flight, oldest first
+  std::vector<TensorCopy> stores; ///< every store issued; threads index it
+
+  std::string blockName() const {
+    return "block (" + std::to_string(ctaid[0]) + "," +
+           std::to_string(ctaid[1]) + "," + std::to_string(ctaid[2]) + ")";
+  }
+
+  /// The thread and the instruction at `pc` (its current one by default).
+  std::string where(const Thread &t, int pc = -1) const {
     std::ostringstream os;
-    int pc = std::min<int>(t.pc, int(p.insts.size()) - 1);
-    os << "block (" << ctaid[0] << "," << ctaid[1] << "," << ctaid[2]
-       << ") thread " << t.tid;
+    if (pc < 0)
+      pc = std::min<int>(t.pc, int(p.insts.size()) - 1);
+    os << blockName() << " thread " << t.tid;
     if (pc >= 0)
-      os << " line " << p.insts[pc].line << " '" << trim(p.insts[pc].text)
+      os << " line " << p.insts[pc].line << " '" << brief(p.insts[pc].text)
          << "'";
     return os.str();
+  }
+
+  /// An instruction's text for a message: a wgmma's 128 registers cut.
+  static std::string brief(const std::string &text) {
+    std::string s = trim(text);
+    return s.size() <= 160 ? s : s.substr(0, 150) + " ...";
+  }
+
+  // --- scheduling -------------------------------------------------------
+
+  /// Runs the warp collectives (shfl, mma, ldmatrix) whose 32 lanes all
+  /// wait at the same one.
+  bool warpCollectives() {
+    size_t n = threads.size();
+    bool progress = false;
+    for (size_t w = 0; w * 32 < n; ++w) {
+      size_t lo = w * 32, hi = std::min(n, lo + 32);
+      bool all = true;
+      int pc = -1;
+      for (size_t t = lo; t < hi; ++t) {
+        if (threads[t].st != State::Coll) {
+          all = false;
+          break;
+        }
+        if (pc == -1)
+          pc = threads[t].pc;
+        else if (pc != threads[t].pc)
+          fail(where(threads[t]) +
+               ": lanes of one warp wait at different collective "
+               "instructions (lines " +
+               std::to_string(p.insts[pc].line) + " and " +
+               std::to_string(p.insts[threads[t].pc].line) + ")");
+      }
+      if (all && pc >= 0) {
+        collective(lo, hi, p.insts[pc]);
+        for (size_t t = lo; t < hi; ++t) {
+          threads[t].st = State::Run;
+          threads[t].pc++;
+        }
+        progress = true;
+        ++events;
+      }
+    }
+    return progress;
+  }
+
+  /// Runs the warpgroup instructions (wgmma.*, setmaxnreg: .sync.aligned
+  /// over the 4 warps 4g .. 4g + 3) whose 128 threads all wait at the same
+  /// one. The ISA requires all of them to execute it; waiting for all is
+  /// stricter than wgmma.wait_group's warp-level .sync, which is harmless
+  /// where the four warps run the same code.
+  bool warpgroupCollectives() {
+    size_t n = threads.size();
+    bool progress = false;
+    for (size_t g = 0; g < warpgroups.size(); ++g) {
+      size_t lo = g * 128, hi = std::min(n, lo + 128);
+      bool all = true;
+      int pc = -1;
+      for (size_t t = lo; t < hi; ++t) {
+        if (threads[t].st != State::WgColl) {
+          all = false;
+          continue;
+        }
+        if (hi - lo != 128)
+          fail(where(threads[t]) + ": a warpgroup instruction in a block of " +
+               std::to_string(n) + " threads, which leave warpgroup " +
+               std::to_string(g) + " incomplete");
+        if (pc == -1)
+          pc = threads[t].pc;
+        else if (pc != threads[t].pc)
+          all = false;
+      }
+      if (!all || pc < 0)
+        continue;
+      warpgroupCollective(g, p.insts[pc]);
+      for (size_t t = lo; t < hi; ++t) {
+        threads[t].st = State::Run;
+        threads[t].pc++;
+      }
+      progress = true;
+      ++events;
+    }
+    return progress;
+  }
+
+  /// Releases the barriers that their thread count reached: `bar.sync id`
+  /// waits for the whole block, `bar.sync id, count` for `count` threads
+  /// (the consumer warps of a warp-specialized kernel use one of those).
+  /// Each release starts a new interval of the race checks, for every
+  /// thread: exact for those that took part, optimistic for the others.
+  bool barriers() {
+    size_t n = threads.size();
+    std::map<unsigned, std::vector<Thread *>> waiting;
+    for (Thread &t : threads)
+      if (t.st == State::Bar)
+        waiting[t.barId].push_back(&t);
+    bool progress = false;
+    for (auto &[id, ts] : waiting) {
+      unsigned count = ts.front()->barCount;
+      for (Thread *t : ts)
+        if (t->barCount != count)
+          fail(where(*t) + ": barrier " + std::to_string(id) + " for " +
+               std::to_string(t->barCount) + " threads where thread " +
+               std::to_string(ts.front()->tid) + " waits at it for " +
+               std::to_string(count));
+      size_t need = count ? count : n;
+      if (ts.size() > need)
+        fail(where(*ts.back()) + ": " + std::to_string(ts.size()) +
+             " threads at barrier " + std::to_string(id) + " of " +
+             std::to_string(count) + " threads");
+      if (ts.size() < need)
+        continue;
+      ++epoch;
+      ++events;
+      for (Thread *t : ts) {
+        t->st = State::Run;
+        t->pc++;
+      }
+      progress = true;
+    }
+    return progress;
+  }
+
+  /// Whether the phase a sleeping thread saw on its mbarrier completed (or
+  /// the object went away, which its next try_wait reports).
+  bool mbarChanged(const Thread &t) const {
+    auto it = mbars.find(t.sleepMbar);
+    return it == mbars.end() || it->second.b.phase != t.sleepPhase;
+  }
+
+  /// No thread can go on: names what each kind of waiter waits for, the
+  /// mbarrier and its phase first.
+  [[noreturn]] void deadlock() const {
+    size_t bar = 0, coll = 0, asleep = 0, exited = 0;
+    for (const Thread &t : threads) {
+      bar += t.st == State::Bar;
+      coll += t.st == State::Coll || t.st == State::WgColl;
+      asleep += t.st == State::Sleep;
+      exited += t.st == State::Exit;
+    }
+    std::string msg = blockName() + ": deadlock: every live thread waits (" +
+                      std::to_string(asleep) + " on mbarriers, " +
+                      std::to_string(bar) + " at barriers, " +
+                      std::to_string(coll) + " at collectives; " +
+                      std::to_string(exited) + " exited)";
+    for (const Thread &t : threads)
+      if (t.st == State::Sleep) {
+        auto it = mbars.find(t.sleepMbar);
+        msg += "; " + where(t, t.pc - 1) + " waits on the mbarrier at shared " +
+               std::to_string(t.sleepMbar) + " for " +
+               (t.sleepParity >= 0
+                    ? "the phase of parity " + std::to_string(t.sleepParity)
+                    : "phase " + std::to_string(t.sleepPhase)) +
+               " to complete";
+        if (it != mbars.end()) {
+          const hopper::MBarrier &b = it->second.b;
+          msg += " (it is in phase " + std::to_string(b.phase) + " with " +
+                 std::to_string(b.pending) + " of " +
+                 std::to_string(b.expected) +
+                 " arrivals pending, transaction count " +
+                 std::to_string(b.tx) + ")";
+        }
+        fail(msg);
+      }
+    for (const Thread &t : threads)
+      if (t.st == State::Bar)
+        fail(msg + "; " + where(t) + " waits at barrier " +
+             std::to_string(t.barId) +
+             (t.barCount ? " for " + std::to_string(t.barCount) + " threads"
+                         : " for the whole block"));
+    for (const Thread &t : threads)
+      if (t.st != State::Exit)
+        fail(msg + "; " + where(t) + " waits at a collective");
+    fail(msg);
   }
 
   // --- operands -------------------------------------------------------
@@ -1078,6 +1579,8 @@ private:
   uint64_t get(const Thread &t, const Operand &o, Ty ty) const {
     switch (o.kind) {
     case Operand::Reg:
+      if (p.wgmmaRegister[o.reg])
+        touch(t, o.reg);
       return t.r[o.reg];
     case Operand::Imm:
       if (o.immFloat && ty == T_F64)
@@ -1103,11 +1606,45 @@ private:
       return;
     if (o.kind != Operand::Reg)
       fail(where(t) + ": destination is not a register");
+    if (p.wgmmaRegister[o.reg])
+      touch(t, o.reg);
     if (ty == T_PRED)
       v &= 1;
     else
       v &= maskBits(bitsOf(ty) == 1 ? 1 : bitsOf(ty));
     t.r[o.reg] = v;
+  }
+
+  /// An ordinary instruction accesses register `reg` that some
+  /// wgmma.mma_async uses. While one in flight uses it, that is an error
+  /// (the ISA: accessing the accumulator or A registers of a wgmma before
+  /// the wgmma.wait_group that retires it is undefined); otherwise its time
+  /// is kept for the next wgmma's wgmma.fence rule.
+  void touch(const Thread &t, int reg) const {
+    if (t.inflightUse[reg]) {
+      int line = 0;
+      const Warpgroup &g = warpgroups[t.tid / 128];
+      auto uses = [&](const WgmmaOp &op) {
+        for (int i = 0; i < 2; ++i)
+          for (const Operand &e : p.insts[op.pc].ops[i].elems)
+            if (e.kind == Operand::Reg && e.reg == reg)
+              return true;
+        return false;
+      };
+      for (const WgmmaOp &op : g.open)
+        if (!line && uses(op))
+          line = p.insts[op.pc].line;
+      for (const auto &grp : g.groups)
+        for (const WgmmaOp &op : grp)
+          if (!line && uses(op))
+            line = p.insts[op.pc].line;
+      fail(where(t) + ": accesses register " + p.regNames[reg] +
+           ", which the in-flight wgmma.mma_async of line " +
+           std::to_string(line) +
+           " uses: no wgmma.wait_group has retired it");
+    }
+    t.regAccess[reg] = t.seq;
+    t.regAccessPc[reg] = t.pc;
   }
 
   uint64_t address(const Thread &t, const Operand &o) const {
@@ -1144,7 +1681,11 @@ private:
     for (uint64_t i = a; i < a + n; ++i) {
       if (inflight[i])
         fail(where(t) + ": reads shared byte " + std::to_string(i) +
-             " while a cp.async may still be writing it");
+             " while " + inflightWriter(i) + " may still be writing it");
+      if (mbarByte[i])
+        fail(where(t) + ": reads shared byte " + std::to_string(i) +
+             " of the mbarrier object at " + std::to_string(i & ~7ull) +
+             " (only mbarrier instructions may access it)");
       if (!written[i] && !mayBeUnwritten)
         fail(where(t) + ": reads shared byte " + std::to_string(i) +
              ", which nothing wrote");
@@ -1165,10 +1706,18 @@ private:
   void sharedWrite(const Thread &t, uint64_t a, const void *src, uint64_t n,
                    bool async = false) {
     checkShared(t, a, n);
+    ++genericWrites;
     for (uint64_t i = a; i < a + n; ++i) {
       if (!async && inflight[i])
         fail(where(t) + ": writes shared byte " + std::to_string(i) +
-             " while a cp.async may still be writing it");
+             " while " + inflightWriter(i) + " may still be writing it");
+      if (mbarByte[i])
+        fail(where(t) + ": writes shared byte " + std::to_string(i) +
+             " of the mbarrier object at " + std::to_string(i & ~7ull) +
+             " (only mbarrier instructions may access it)");
+      if (asyncReaders[i])
+        fail(where(t) + ": writes shared byte " + std::to_string(i) +
+             " that " + asyncReader(i) + " may still be reading");
       if (writeEpoch[i] == epoch && writer[i] != int16_t(t.tid))
         fail(where(t) + ": race: writes shared byte " + std::to_string(i) +
              " also written by thread " + std::to_string(writer[i]) +
@@ -1182,14 +1731,64 @@ private:
       writeEpoch[i] = epoch;
       writer[i] = int16_t(t.tid);
       written[i] = 1;
+      genWrite[i] = genericWrites;
     }
     std::memcpy(&smem[a], src, n);
+    ++events;
+  }
+
+  /// What may still be writing shared byte `i` (inflight): a TMA load that
+  /// covers it, else a cp.async.
+  std::string inflightWriter(uint64_t i) const {
+    for (const TensorCopy &c : loads)
+      if (i >= c.smem && i < c.smem + c.bytes)
+        return "the TMA load of line " + std::to_string(p.insts[c.pc].line);
+    return "a cp.async";
+  }
+
+  /// What may still be reading shared byte `i` (asyncReaders): a wgmma in
+  /// flight or a bulk tensor store not yet waited for.
+  std::string asyncReader(uint64_t i) const {
+    for (const Warpgroup &g : warpgroups) {
+      auto covers = [&](const WgmmaOp &op) {
+        for (const auto *v : {&op.aAddr, &op.bAddr})
+          for (uint64_t x : *v)
+            if (i >= x && i < x + 2)
+              return true;
+        return false;
+      };
+      for (const WgmmaOp &op : g.open)
+        if (covers(op))
+          return "the in-flight wgmma.mma_async of line " +
+                 std::to_string(p.insts[op.pc].line);
+      for (const auto &grp : g.groups)
+        for (const WgmmaOp &op : grp)
+          if (covers(op))
+            return "the in-flight wgmma.mma_async of line " +
+                   std::to_string(p.insts[op.pc].line);
+    }
+    for (const Thread &t : threads)
+      for (const auto *v : {&t.bulkOpen})
+        for (size_t s : *v)
+          if (i >= stores[s].smem && i < stores[s].smem + stores[s].bytes)
+            return "the cp.async.bulk tensor store of line " +
+                   std::to_string(p.insts[stores[s].pc].line);
+    for (const Thread &t : threads)
+      for (const auto &grp : t.bulkGroups)
+        for (size_t s : grp)
+          if (i >= stores[s].smem && i < stores[s].smem + stores[s].bytes)
+            return "the cp.async.bulk tensor store of line " +
+                   std::to_string(p.insts[stores[s].pc].line);
+    return "an asynchronous read";
   }
 
   void load(Thread &t, Space space, uint64_t a, void *dst, uint64_t n,
             bool vectorElement = false) {
     if (space == S_GENERIC) {
-      if (a >= kLocalWindow) {
+      if (a >= kParamWindow) {
+        space = S_PARAM;
+        a -= kParamWindow;
+      } else if (a >= kLocalWindow) {
         space = S_LOCAL;
         a -= kLocalWindow;
       } else if (a >= kSharedWindow) {
@@ -1229,8 +1828,12 @@ private:
 
   void store(Thread &t, Space space, uint64_t a, const void *src,
              uint64_t n) {
+    ++events;
     if (space == S_GENERIC) {
-      if (a >= kLocalWindow) {
+      if (a >= kParamWindow) {
+        space = S_PARAM;
+        a -= kParamWindow;
+      } else if (a >= kLocalWindow) {
         space = S_LOCAL;
         a -= kLocalWindow;
       } else if (a >= kSharedWindow) {
@@ -1548,9 +2151,11 @@ private:
     while (t.st == State::Run) {
       if (t.pc >= int(p.insts.size())) {
         t.st = State::Exit;
+        ++events;
         return;
       }
       const Inst &in = p.insts[t.pc];
+      ++t.seq;
       if (in.predReg >= 0) {
         bool pv = t.r[in.predReg] & 1;
         if (pv == in.predNeg) {
@@ -1559,16 +2164,47 @@ private:
         }
       }
       switch (in.op) {
-      case O_BAR:
+      case O_BAR: {
+        // bar.sync id{, count}: the count is a multiple of the warp size.
+        current = &t;
+        t.barId = in.ops.empty() ? 0 : unsigned(get(t, in.ops[0], T_U32));
+        t.barCount =
+            in.ops.size() > 1 ? unsigned(get(t, in.ops[1], T_U32)) : 0;
+        if (t.barId > 15 || (in.ops.size() > 1 &&
+                             (t.barCount == 0 || t.barCount % 32 != 0)))
+          fail(where(t) + ": barrier " + std::to_string(t.barId) +
+               " for " + std::to_string(t.barCount) +
+               " threads: ids are 0..15 and counts nonzero multiples of 32");
         t.st = State::Bar;
         return;
+      }
       case O_SHFL:
       case O_MMA:
       case O_LDMATRIX:
         t.st = State::Coll;
         return;
+      case O_WGMMA_FENCE:
+      case O_WGMMA:
+      case O_WGMMA_COMMIT:
+      case O_WGMMA_WAIT:
+      case O_SETMAXNREG:
+        t.st = State::WgColl;
+        return;
+      case O_MBAR_WAIT:
+        // A false result is a scheduling point: the thread sleeps until the
+        // mbarrier's phase completes (run() wakes it), as a spinning warp
+        // lets the producer run.
+        current = &t;
+        if (!mbarWait(t, in)) {
+          t.pc++;
+          t.st = State::Sleep;
+          return;
+        }
+        t.pc++;
+        continue;
       case O_RET:
         t.st = State::Exit;
+        ++events;
         return;
       case O_BRA:
         t.pc = int(in.ops[0].imm);
@@ -1815,6 +2451,7 @@ private:
       uint64_t a = get(t, o[1], T_U64);
       uint64_t base = in.space == S_SHARED  ? kSharedWindow
                       : in.space == S_LOCAL ? kLocalWindow
+                      : in.space == S_PARAM ? kParamWindow
                                             : 0;
       set(t, o[0], in.cmp == "to" ? a - base : a + base, T_U64);
       return;
@@ -2090,9 +2727,674 @@ private:
       }
       return;
     }
+    case O_MBAR_INIT:
+    case O_MBAR_ARRIVE:
+    case O_MBAR_EXPECT_TX:
+    case O_MBAR_INVAL:
+      return mbarrier(t, in);
+    case O_TMA_LOAD:
+      return tmaLoad(t, in);
+    case O_TMA_STORE:
+      return tmaStore(t, in);
+    case O_BULK_COMMIT:
+      t.bulkGroups.push_back(std::move(t.bulkOpen));
+      t.bulkOpen.clear();
+      return;
+    case O_BULK_WAIT: {
+      // cp.async.bulk.wait_group{.read} N: the store reads shared memory
+      // and writes global memory here, at the latest moment the ISA allows
+      // (.read only promises the reads; the writes come no later).
+      size_t keep = size_t(get(t, o[0], T_U32));
+      while (t.bulkGroups.size() > keep) {
+        for (size_t s : t.bulkGroups.front())
+          performStore(stores[s]);
+        t.bulkGroups.pop_front();
+      }
+      return;
+    }
+    case O_FENCE_PROXY_ASYNC:
+      // Orders this thread's earlier generic-proxy writes (st.shared,
+      // cp.async) before later async-proxy reads of them (wgmma, bulk tensor
+      // stores) and its earlier mbarrier.init before TMA completions.
+      t.proxyFence = t.mbarInitFence = genericWrites;
+      return;
+    case O_FENCE_MBAR_INIT:
+      t.mbarInitFence = genericWrites;
+      return;
     default:
       fail(where(t) + ": unsupported instruction");
     }
+  }
+
+  // --- sm_90a: mbarriers ----------------------------------------------------
+
+  /// The shared address of an mbarrier operand: .shared instructions take
+  /// it as is, generic ones through the shared window.
+  uint64_t mbarAddress(const Thread &t, const Inst &in, const Operand &o) {
+    uint64_t a = address(t, o);
+    if (in.space == S_GENERIC) {
+      if (a < kSharedWindow || a >= kLocalWindow)
+        fail(where(t) + ": the mbarrier's generic address 0x" + hex(a) +
+             " is not in shared memory");
+      a -= kSharedWindow;
+    }
+    return a;
+  }
+
+  Mbarrier &liveMbar(const Thread &t, uint64_t a, const char *what) {
+    auto it = mbars.find(a);
+    if (it == mbars.end())
+      fail(where(t) + ": " + what + " on shared " + std::to_string(a) +
+           ", where no mbarrier.init made an mbarrier object");
+    return it->second;
+  }
+
+  /// mbarrier.init, .arrive{.expect_tx}, .expect_tx, .inval.
+  void mbarrier(Thread &t, const Inst &in) {
+    const auto &o = in.ops;
+    if (in.op == O_MBAR_INIT) { // init [addr], count
+      uint64_t a = mbarAddress(t, in, o[0]);
+      if (a % 8)
+        fail(where(t) + ": mbarrier object at shared " + std::to_string(a) +
+             " is not 8-byte aligned");
+      checkShared(t, a, 8);
+      if (mbars.count(a))
+        fail(where(t) + ": mbarrier.init on shared " + std::to_string(a) +
+             ", which holds a valid mbarrier (initialized at line " +
+             std::to_string(mbars[a].line) + "; mbarrier.inval it first)");
+      for (uint64_t i = a; i < a + 8; ++i) {
+        if (inflight[i] || asyncReaders[i])
+          fail(where(t) + ": mbarrier.init on shared byte " +
+               std::to_string(i) + ", which an asynchronous copy or wgmma "
+               "may still access");
+        mbarByte[i] = 1;
+      }
+      Mbarrier m;
+      if (std::string e = m.b.init(get(t, o[1], T_U32)); !e.empty())
+        fail(where(t) + ": " + e);
+      m.initThread = t.tid;
+      m.initWrite = ++genericWrites;
+      m.line = in.line;
+      mbars[a] = m;
+      ++events;
+      return;
+    }
+    if (in.op == O_MBAR_INVAL) { // inval [addr]
+      uint64_t a = mbarAddress(t, in, o[0]);
+      liveMbar(t, a, "mbarrier.inval");
+      for (const TensorCopy &c : loads)
+        if (c.mbar == a)
+          fail(where(t) + ": mbarrier.inval of the mbarrier that the TMA "
+                          "load of line " +
+               std::to_string(p.insts[c.pc].line) + " will signal");
+      mbars.erase(a);
+      for (uint64_t i = a; i < a + 8; ++i)
+        mbarByte[i] = 0;
+      ++events;
+      return;
+    }
+    if (in.op == O_MBAR_EXPECT_TX) { // expect_tx [addr], txCount
+      uint64_t a = mbarAddress(t, in, o[0]);
+      Mbarrier &m = liveMbar(t, a, "mbarrier.expect_tx");
+      if (std::string e = m.b.expectTx(get(t, o[1], T_U32)); !e.empty())
+        fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+      ++events;
+      return;
+    }
+    // arrive{.expect_tx} state, [addr]{, count | txCount}
+    uint64_t a = mbarAddress(t, in, o[1]);
+    Mbarrier &m = liveMbar(t, a, "mbarrier.arrive");
+    uint64_t count = 1;
+    if (in.expectTx) {
+      if (o.size() < 3)
+        fail(where(t) + ": mbarrier.arrive.expect_tx needs a txCount");
+      if (std::string e = m.b.expectTx(get(t, o[2], T_U32)); !e.empty())
+        fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+    } else if (o.size() > 2) {
+      count = get(t, o[2], T_U32);
+    }
+    uint64_t state = m.b.state();
+    if (std::string e = m.b.arrive(count); !e.empty())
+      fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+    set(t, o[0], state, T_B64);
+    ++events;
+  }
+
+  /// mbarrier.try_wait / test_wait{.parity} waitComplete, [addr], operand:
+  /// writes whether the phase completed, which it returns.
+  bool mbarWait(Thread &t, const Inst &in) {
+    const auto &o = in.ops;
+    uint64_t a = mbarAddress(t, in, o[1]);
+    Mbarrier &m = liveMbar(t, a, "mbarrier.try_wait");
+    uint64_t v = get(t, o[2], in.parity ? T_U32 : T_B64);
+    bool done = false;
+    if (in.parity) {
+      if (v > 1)
+        fail(where(t) + ": phase parity " + std::to_string(v) +
+             " is neither 0 nor 1");
+      done = m.b.parityCompleted(unsigned(v));
+    } else if (std::string e = m.b.stateCompleted(v, done); !e.empty()) {
+      fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+    }
+    set(t, o[0], done, T_PRED);
+    if (!done) {
+      t.sleepMbar = a;
+      t.sleepPhase = m.b.phase;
+      t.sleepParity = in.parity ? int(v) : -1;
+    }
+    return done;
+  }
+
+  // --- sm_90a: the Tensor Memory Accelerator --------------------------------
+
+  /// The tensor map that a bulk tensor copy's [tensorMap, {...}] operand
+  /// addresses: a kernel parameter (through the generic window or by
+  /// name) or 128 bytes of global memory, in the stand-in driver's
+  /// encoding (TensorMap.h). Refuses what the copy below does not model.
+  TensorMap tensorMapOperand(Thread &t, const Operand &o) {
+    unsigned char bytes[128];
+    uint64_t a = address(t, o);
+    bool param = o.sym >= 0 && p.symbols[o.sym].space == S_PARAM;
+    if (a >= kParamWindow) {
+      param = true;
+      a -= kParamWindow;
+    }
+    if (param) {
+      unsigned idx = unsigned(a >> 32), off = unsigned(a & 0xffffffff);
+      if (idx >= l.params.size() || off + 128 > l.params[idx].size())
+        fail(where(t) + ": the tensor map is not a 128-byte parameter");
+      std::memcpy(bytes, l.params[idx].data() + off, 128);
+    } else {
+      if (a % 64 || !valid(a, 128))
+        fail(where(t) + ": the tensor map at 0x" + hex(a) +
+             " is neither a parameter nor 64-byte aligned device memory");
+      std::memcpy(bytes, reinterpret_cast<const void *>(a), 128);
+    }
+    TensorMap m;
+    if (std::string e = decodeTensorMap(bytes, m); !e.empty())
+      fail(where(t) + ": the tensor map operand " + e);
+    const char *why = nullptr;
+    if (tensorMapElementBytes(m.dataType) == 0)
+      why = "a packed sub-byte data type";
+    else if (m.interleave != 0)
+      why = "an interleaved layout";
+    else if (m.swizzle > 3)
+      why = "a 128-byte swizzle with a 32- or 64-byte atom";
+    else if (m.oobFill != 0)
+      why = "NaN fill of out-of-bounds elements";
+    for (unsigned i = 0; i < m.rank && !why; ++i)
+      if (m.elementStrides[i] != 1)
+        why = "element strides other than 1";
+    if (why)
+      fail(where(t) + ": a tensor map with " + std::string(why) +
+           " is not simulated");
+    return m;
+  }
+
+  /// The copy's box origin and shared-memory side; checks the operands.
+  TensorCopy tensorCopy(Thread &t, const Inst &in, const Operand &map,
+                        const Operand &smemOperand) {
+    TensorCopy c;
+    c.pc = t.pc;
+    c.thread = t.tid;
+    c.map = tensorMapOperand(t, map);
+    if (map.elems.size() != in.dims || c.map.rank != in.dims)
+      fail(where(t) + ": a ." + std::to_string(in.dims) + "d copy with " +
+           std::to_string(map.elems.size()) + " coordinates of a rank-" +
+           std::to_string(c.map.rank) + " tensor map");
+    for (unsigned i = 0; i < in.dims; ++i)
+      c.coords[i] = int64_t(int32_t(get(t, map.elems[i], T_S32)));
+    c.smem = address(t, smemOperand);
+    if (c.smem >= kSharedWindow)
+      fail(where(t) + ": the shared-memory operand is a generic address");
+    c.bytes = tensorMapElementBytes(c.map.dataType);
+    for (unsigned i = 0; i < c.map.rank; ++i)
+      c.bytes *= c.map.box[i];
+    if (c.smem % 128)
+      fail(where(t) + ": the shared-memory address " +
+           std::to_string(c.smem) + " of a bulk tensor copy is not "
+                                    "128-byte aligned");
+    checkShared(t, c.smem, c.bytes);
+    return c;
+  }
+
+  /// Visits the box's elements in shared-memory order: `f(shared address,
+  /// global address, in bounds)`. The box is dense in shared memory
+  /// (dimension 0 innermost) and swizzled as the map says; elements outside
+  /// the tensor have no global address.
+  template <typename F> void forEachBoxElement(const TensorCopy &c, F f) {
+    const TensorMap &m = c.map;
+    unsigned e = tensorMapElementBytes(m.dataType);
+    static const unsigned swizzleBytes[] = {0, 32, 64, 128};
+    unsigned idx[5] = {};
+    uint64_t linear = 0;
+    while (true) {
+      bool in = true;
+      uint64_t g = m.address;
+      for (unsigned d = 0; d < m.rank; ++d) {
+        int64_t x = c.coords[d] + idx[d];
+        in &= x >= 0 && uint64_t(x) < m.dims[d];
+        g += uint64_t(x) * (d == 0 ? e : m.strides[d - 1]);
+      }
+      f(hopper::swizzle(c.smem + linear * e, swizzleBytes[m.swizzle]), g, in);
+      ++linear;
+      unsigned d = 0;
+      while (d < m.rank && ++idx[d] == m.box[d])
+        idx[d++] = 0;
+      if (d == m.rank)
+        return;
+    }
+  }
+
+  /// cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::
+  /// complete_tx::bytes [dst], [map, {c...}], [mbar]: queued; it lands when
+  /// no thread can run (deliverLoad). Its destination may be neither read
+  /// nor written until then.
+  void tmaLoad(Thread &t, const Inst &in) {
+    const auto &o = in.ops;
+    if (o.size() != 3u + in.cacheHint)
+      fail(where(t) + ": a tensor load takes [dst], [map, {...}], [mbar]");
+    TensorCopy c = tensorCopy(t, in, o[1], o[0]);
+    c.mbar = address(t, o[2]);
+    Mbarrier &m = liveMbar(t, c.mbar, "a TMA load's complete_tx");
+    const Thread &init = threads[m.initThread];
+    if (init.mbarInitFence < m.initWrite)
+      fail(where(t) + ": the TMA load signals the mbarrier at shared " +
+           std::to_string(c.mbar) + ", whose mbarrier.init (line " +
+           std::to_string(m.line) + ", thread " +
+           std::to_string(m.initThread) +
+           ") no fence.mbarrier_init or fence.proxy.async made visible to "
+           "the async proxy");
+    forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
+      unsigned e = tensorMapElementBytes(c.map.dataType);
+      for (uint64_t i = s; i < s + e; ++i) {
+        if (inflight[i])
+          fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
+               " while " + inflightWriter(i) + " may still be writing it");
+        if (asyncReaders[i])
+          fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
+               " that " + asyncReader(i) + " may still be reading");
+        if (mbarByte[i])
+          fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
+               " of the mbarrier object at " + std::to_string(i & ~7ull));
+      }
+    });
+    forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
+      for (uint64_t i = s; i < s + tensorMapElementBytes(c.map.dataType); ++i)
+        inflight[i]++;
+    });
+    loads.push_back(c);
+  }
+
+  /// The oldest TMA load lands: the box's in-bounds elements from global
+  /// memory, zeros elsewhere (the map's fill), then complete_tx of the
+  /// box's bytes on its mbarrier.
+  void deliverLoad() {
+    TensorCopy c = loads.front();
+    loads.pop_front();
+    const Thread &t = threads[c.thread];
+    unsigned e = tensorMapElementBytes(c.map.dataType);
+    forEachBoxElement(c, [&](uint64_t s, uint64_t g, bool in) {
+      unsigned char v[8] = {};
+      if (in) {
+        if (!valid(g, e))
+          fail(where(t, c.pc) + ": the TMA load reads " + std::to_string(e) +
+               " bytes at 0x" + hex(g) + " outside device memory");
+        std::memcpy(v, reinterpret_cast<const void *>(g), e);
+      }
+      for (uint64_t i = s; i < s + e; ++i) {
+        inflight[i]--;
+        written[i] = 1;
+        writer[i] = -1;
+        writeEpoch[i] = -1; // ordered by its mbarrier, not by barriers
+        genWrite[i] = 0;
+      }
+      std::memcpy(&smem[s], v, e);
+    });
+    auto it = mbars.find(c.mbar);
+    if (it == mbars.end())
+      fail(where(t, c.pc) + ": the mbarrier at shared " +
+           std::to_string(c.mbar) + " that the TMA load signals is gone");
+    if (std::string err = it->second.b.completeTx(c.bytes); !err.empty())
+      fail(where(t, c.pc) + ": complete_tx of the TMA load: " + err);
+    ++events;
+  }
+
+  /// The checks of an asynchronous-proxy read of shared bytes [a, a + n)
+  /// (wgmma, a bulk tensor store) when it is issued: written, landed, no
+  /// generic write since the last barrier, and every generic write made
+  /// visible to the async proxy by its writer's fence.proxy.async.
+  void checkAsyncRead(const Thread &t, uint64_t a, uint64_t n,
+                      const char *who) {
+    checkShared(t, a, n);
+    for (uint64_t i = a; i < a + n; ++i) {
+      if (inflight[i])
+        fail(where(t) + ": " + who + " reads shared byte " +
+             std::to_string(i) + " while " + inflightWriter(i) +
+             " may still be writing it");
+      if (mbarByte[i])
+        fail(where(t) + ": " + who + " reads shared byte " +
+             std::to_string(i) + " of the mbarrier object at " +
+             std::to_string(i & ~7ull));
+      if (!written[i])
+        fail(where(t) + ": " + who + " reads shared byte " +
+             std::to_string(i) + ", which nothing wrote");
+      if (writeEpoch[i] == epoch)
+        fail(where(t) + ": race: " + who + " reads shared byte " +
+             std::to_string(i) + " written by thread " +
+             std::to_string(writer[i]) + " since the last barrier");
+      if (genWrite[i] && threads[writer[i]].proxyFence < genWrite[i])
+        fail(where(t) + ": " + who + " reads shared byte " +
+             std::to_string(i) + ", which thread " +
+             std::to_string(writer[i]) +
+             " wrote through the generic proxy with no fence.proxy.async "
+             "after it");
+    }
+  }
+
+  /// cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [map,
+  /// {c...}], [src]: pending in the thread's bulk async-group until a
+  /// cp.async.bulk.wait_group retires it; its source may not be written
+  /// until then.
+  void tmaStore(Thread &t, const Inst &in) {
+    const auto &o = in.ops;
+    if (o.size() != 2u + in.cacheHint)
+      fail(where(t) + ": a tensor store takes [map, {...}], [src]");
+    TensorCopy c = tensorCopy(t, in, o[0], o[1]);
+    unsigned e = tensorMapElementBytes(c.map.dataType);
+    forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
+      checkAsyncRead(t, s, e, "the TMA store");
+    });
+    forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
+      for (uint64_t i = s; i < s + e; ++i)
+        asyncReaders[i]++;
+    });
+    t.bulkOpen.push_back(stores.size());
+    stores.push_back(c);
+  }
+
+  /// A bulk tensor store runs: in-bounds elements go to global memory, the
+  /// others nowhere.
+  void performStore(const TensorCopy &c) {
+    const Thread &t = threads[c.thread];
+    unsigned e = tensorMapElementBytes(c.map.dataType);
+    forEachBoxElement(c, [&](uint64_t s, uint64_t g, bool in) {
+      for (uint64_t i = s; i < s + e; ++i)
+        asyncReaders[i]--;
+      if (!in)
+        return;
+      if (!valid(g, e))
+        fail(where(t, c.pc) + ": the TMA store writes " + std::to_string(e) +
+             " bytes at 0x" + hex(g) + " outside device memory");
+      std::memcpy(reinterpret_cast<void *>(g), &smem[s], e);
+    });
+    ++events;
+  }
+
+  // --- sm_90a: warpgroup instructions ---------------------------------------
+
+  void warpgroupCollective(size_t g, const Inst &in) {
+    Thread &t0 = threads[g * 128];
+    current = &t0;
+    switch (in.op) {
+    case O_WGMMA_FENCE:
+      for (size_t i = g * 128; i < g * 128 + 128; ++i) {
+        threads[i].wgFenceSeq = threads[i].seq;
+        threads[i].wgFencePc = threads[i].pc;
+        threads[i].wgFenced = true;
+      }
+      return;
+    case O_SETMAXNREG: {
+      // setmaxnreg.{inc,dec}.sync.aligned.u32 N: only its operand's range
+      // is checked; register counts do not change what the code computes.
+      uint64_t nreg = in.ops.empty() || in.ops[0].kind != Operand::Imm
+                          ? 0
+                          : in.ops[0].imm;
+      if (nreg < 24 || nreg > 256 || nreg % 8)
+        fail(where(t0) + ": setmaxnreg's register count must be an "
+                         "immediate in [24, 256] and a multiple of 8");
+      return;
+    }
+    case O_WGMMA:
+      return wgmmaIssue(g, in);
+    case O_WGMMA_COMMIT:
+      warpgroups[g].groups.push_back(std::move(warpgroups[g].open));
+      warpgroups[g].open.clear();
+      return;
+    case O_WGMMA_WAIT: {
+      if (in.ops.size() != 1 || in.ops[0].kind != Operand::Imm)
+        fail(where(t0) + ": wgmma.wait_group takes an immediate count");
+      size_t keep = size_t(in.ops[0].imm);
+      while (warpgroups[g].groups.size() > keep) {
+        for (WgmmaOp &op : warpgroups[g].groups.front())
+          wgmmaRetire(g, op);
+        warpgroups[g].groups.pop_front();
+      }
+      return;
+    }
+    default:
+      fail("not a warpgroup instruction");
+    }
+  }
+
+  static bool sharesRegister(const Operand &a, const Operand &b) {
+    for (const Operand &x : a.elems)
+      for (const Operand &y : b.elems)
+        if (x.kind == Operand::Reg && y.kind == Operand::Reg && x.reg == y.reg)
+          return true;
+    return false;
+  }
+  static bool sameRegisters(const Operand &a, const Operand &b) {
+    if (a.elems.size() != b.elems.size())
+      return false;
+    for (size_t i = 0; i < a.elems.size(); ++i)
+      if (a.elems[i].kind != Operand::Reg || b.elems[i].kind != Operand::Reg ||
+          a.elems[i].reg != b.elems[i].reg)
+        return false;
+    return true;
+  }
+
+  /// wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16} d,
+  /// a-desc | {a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b{,
+  /// imm-trans-a}, imm-trans-b: checks its operands and the ordering rules,
+  /// locks its registers and shared-memory operands; the product is
+  /// computed when a wgmma.wait_group retires it.
+  void wgmmaIssue(size_t g, const Inst &in) {
+    const Thread &t0 = threads[g * 128];
+    const auto &o = in.ops;
+    if (in.m != 64 || in.k != 16 || in.n < 8 || in.n > 256 || in.n % 8)
+      fail(where(t0) + ": only wgmma shapes m64nNk16 (N a multiple of 8 up "
+                       "to 256) are simulated");
+    if (in.mmaD != T_F32)
+      fail(where(t0) + ": only .f32 accumulators of wgmma are simulated");
+    if ((in.mmaA != T_BF16 && in.mmaA != T_F16) || in.mmaB != in.mmaA)
+      fail(where(t0) + ": only wgmma on .bf16 or .f16 A and B is simulated");
+    bool regA = o.size() > 1 && o[1].kind == Operand::Vec;
+    if (o.size() != (regA ? 7u : 8u))
+      fail(where(t0) + ": wgmma.mma_async takes " +
+           std::string(regA ? "7" : "8") + " operands here");
+    if (o[0].kind != Operand::Vec || o[0].elems.size() != in.n / 2)
+      fail(where(t0) + ": the accumulator of m64n" + std::to_string(in.n) +
+           "k16.f32 is " + std::to_string(in.n / 2) + " registers");
+    if (regA && o[1].elems.size() != 4)
+      fail(where(t0) + ": A from registers is 4 registers");
+    for (const Operand *v : {&o[0], regA ? &o[1] : nullptr})
+      if (v)
+        for (const Operand &e : v->elems)
+          if (e.kind != Operand::Reg)
+            fail(where(t0) + ": wgmma's register operands must be registers");
+    auto immediate = [&](size_t i, std::initializer_list<int64_t> allowed) {
+      if (o[i].kind != Operand::Imm)
+        fail(where(t0) + ": operand " + std::to_string(i + 1) +
+             " of wgmma.mma_async must be an immediate");
+      for (int64_t v : allowed)
+        if (int64_t(o[i].imm) == v)
+          return v;
+      fail(where(t0) + ": operand " + std::to_string(i + 1) +
+           " of wgmma.mma_async is " + std::to_string(int64_t(o[i].imm)) +
+           ", out of its range");
+    };
+    WgmmaOp op;
+    op.pc = t0.pc;
+    op.scaleA = double(immediate(4, {1, -1}));
+    op.scaleB = double(immediate(5, {1, -1}));
+    bool transA = regA ? false : immediate(6, {0, 1}) == 1;
+    bool transB = immediate(regA ? 6 : 7, {0, 1}) == 1;
+    // The descriptors and scale-d: one value for the whole warpgroup.
+    uint64_t descA = regA ? 0 : get(t0, o[1], T_B64);
+    uint64_t descB = get(t0, o[2], T_B64);
+    op.scaleD = get(t0, o[3], T_PRED) & 1;
+    for (size_t i = g * 128; i < g * 128 + 128; ++i) {
+      const Thread &t = threads[i];
+      if ((!regA && get(t, o[1], T_B64) != descA) ||
+          get(t, o[2], T_B64) != descB)
+        fail(where(t) + ": the matrix descriptors differ between threads "
+                        "of the warpgroup (thread " +
+             std::to_string(t0.tid) + "'s and this one's)");
+      if ((get(t, o[3], T_PRED) & 1) != op.scaleD)
+        fail(where(t) + ": scale-d differs between threads of the warpgroup");
+    }
+    // wgmma.fence: before the warpgroup's first wgmma, and between a
+    // thread's access of a register and a wgmma that uses it (a chain of
+    // wgmma on one accumulator needs none: their own accesses are not
+    // recorded).
+    for (size_t i = g * 128; i < g * 128 + 128; ++i) {
+      const Thread &t = threads[i];
+      if (!t.wgFenced)
+        fail(where(t) + ": wgmma.mma_async with no wgmma.fence before it");
+      for (const Operand *v : {&o[0], regA ? &o[1] : nullptr})
+        if (v)
+          for (const Operand &e : v->elems)
+            if (t.regAccess[e.reg] > t.wgFenceSeq) {
+              const Inst &access = p.insts[t.regAccessPc[e.reg]];
+              std::string what =
+                  "register " + p.regNames[e.reg] + " was accessed by line " +
+                  std::to_string(access.line) + " '" + brief(access.text) +
+                  "' after the wgmma.fence of line " +
+                  std::to_string(p.insts[t.wgFencePc].line) +
+                  ": a wgmma.fence must order the access before the "
+                  "wgmma.mma_async";
+              if (!l.fenceNote)
+                fail(where(t) + ": " + what);
+              // Once per access and launch: ptxas repairs this (its C7519
+              // "warpgroup.arrive is injected"), at a cost.
+              if (noted.insert(t.regAccessPc[e.reg]).second)
+                l.fenceNote("line " + std::to_string(in.line) + " '" +
+                            brief(in.text) + "': " + what);
+              break;
+            }
+    }
+    // In-flight ops may share this one's accumulator only as the same
+    // chain (the same registers, shape and types), and neither may use the
+    // other's accumulator as A.
+    const Warpgroup &wg = warpgroups[g];
+    auto conflicts = [&](const WgmmaOp &x) {
+      const Inst &xi = p.insts[x.pc];
+      bool xRegA = xi.ops[1].kind == Operand::Vec;
+      if (sharesRegister(xi.ops[0], o[0]) &&
+          !(sameRegisters(xi.ops[0], o[0]) && xi.n == in.n &&
+            xi.mmaA == in.mmaA))
+        fail(where(t0) + ": shares accumulator registers with the in-flight "
+                         "wgmma.mma_async of line " +
+             std::to_string(xi.line) + " without being its chain");
+      if ((regA && sharesRegister(xi.ops[0], o[1])) ||
+          (xRegA && sharesRegister(xi.ops[1], o[0])))
+        fail(where(t0) + ": uses as A the accumulator of the in-flight "
+                         "wgmma.mma_async of line " +
+             std::to_string(xi.line) + " (or the other way round)");
+    };
+    for (const WgmmaOp &x : wg.open)
+      conflicts(x);
+    for (const auto &grp : wg.groups)
+      for (const WgmmaOp &x : grp)
+        conflicts(x);
+    // The shared-memory operands.
+    unsigned e = 2;
+    hopper::MatrixDescriptor da, db;
+    if (!regA)
+      if (std::string err = hopper::decodeDescriptor(descA, da); !err.empty())
+        fail(where(t0) + ": a-desc 0x" + hex(descA) + ": " + err);
+    if (std::string err = hopper::decodeDescriptor(descB, db); !err.empty())
+      fail(where(t0) + ": b-desc 0x" + hex(descB) + ": " + err);
+    if (!regA)
+      for (unsigned m = 0; m < 64; ++m)
+        for (unsigned k = 0; k < 16; ++k)
+          op.aAddr.push_back(hopper::operandAddress(da, transA, m, k, e));
+    for (unsigned k = 0; k < 16; ++k)
+      for (unsigned n = 0; n < in.n; ++n)
+        op.bAddr.push_back(hopper::operandAddress(db, transB, n, k, e));
+    for (const auto *v : {&op.aAddr, &op.bAddr})
+      for (uint64_t a : *v)
+        checkAsyncRead(t0, a, e, "wgmma.mma_async");
+    for (const auto *v : {&op.aAddr, &op.bAddr})
+      for (uint64_t a : *v)
+        for (uint64_t i = a; i < a + e; ++i)
+          asyncReaders[i]++;
+    for (size_t i = g * 128; i < g * 128 + 128; ++i)
+      for (const Operand *v : {&o[0], regA ? &o[1] : nullptr})
+        if (v)
+          for (const Operand &r : v->elems)
+            threads[i].inflightUse[r.reg]++;
+    warpgroups[g].open.push_back(std::move(op));
+  }
+
+  /// A wgmma.mma_async retires: D = A * B (+ D) over its warpgroup, read
+  /// from shared memory and registers now and written to the accumulator
+  /// registers (the PTX ISA's m64nNk16 fragments: thread l of warp w of the
+  /// warpgroup, g = l / 4, q = l % 4, holds D rows 16w + g (+ 8) and
+  /// columns 8j + 2q (+ 1); A's registers rows 16w + g (+ 8), k 2q (+ 1)
+  /// (+ 8)).
+  void wgmmaRetire(size_t g, const WgmmaOp &op) {
+    const Inst &in = p.insts[op.pc];
+    const auto &o = in.ops;
+    bool regA = o[1].kind == Operand::Vec;
+    Ty half = in.mmaA;
+    unsigned n = in.n;
+    std::vector<double> A(64 * 16), B(16 * n), C(64 * n, 0.0);
+    auto element = [&](uint64_t a) {
+      uint16_t v;
+      std::memcpy(&v, &smem[a], 2);
+      return toD(half, v);
+    };
+    for (size_t i = 0; i < op.aAddr.size(); ++i)
+      A[i] = element(op.aAddr[i]) * op.scaleA;
+    for (size_t i = 0; i < op.bAddr.size(); ++i)
+      B[i] = element(op.bAddr[i]) * op.scaleB;
+    for (unsigned i = 0; i < 128; ++i) {
+      const Thread &t = threads[g * 128 + i];
+      unsigned w = i / 32, gr = (i % 32) / 4, q = i % 4;
+      if (regA)
+        for (unsigned j = 0; j < 4; ++j) {
+          uint64_t bits = t.r[o[1].elems[j].reg];
+          for (unsigned h = 0; h < 2; ++h)
+            A[(16 * w + gr + 8 * (j % 2)) * 16 + 2 * q + h + 8 * (j / 2)] =
+                toD(half, (bits >> (16 * h)) & 0xffff) * op.scaleA;
+        }
+      if (op.scaleD)
+        for (unsigned j = 0; j < n / 2; ++j)
+          C[(16 * w + gr + 8 * ((j % 4) / 2)) * n + 8 * (j / 4) + 2 * q +
+            j % 2] = asF(t.r[o[0].elems[j].reg]);
+    }
+    for (unsigned i = 0; i < 128; ++i) {
+      Thread &t = threads[g * 128 + i];
+      unsigned w = i / 32, gr = (i % 32) / 4, q = i % 4;
+      for (unsigned j = 0; j < n / 2; ++j) {
+        unsigned row = 16 * w + gr + 8 * ((j % 4) / 2),
+                 col = 8 * (j / 4) + 2 * q + j % 2;
+        double sum = 0;
+        for (unsigned k = 0; k < 16; ++k)
+          sum += A[row * 16 + k] * B[k * n + col];
+        t.r[o[0].elems[j].reg] = fromF(float(sum + C[row * n + col]));
+      }
+      for (const Operand *v : {&o[0], regA ? &o[1] : nullptr})
+        if (v)
+          for (const Operand &r : v->elems)
+            t.inflightUse[r.reg]--;
+    }
+    for (const auto *v : {&op.aAddr, &op.bAddr})
+      for (uint64_t a : *v)
+        for (uint64_t i = a; i < a + 2; ++i)
+          asyncReaders[i]--;
   }
 
   // --- warp collectives ---------------------------------------------------
@@ -2277,10 +3579,11 @@ std::string run(const std::string &ptx, const std::string &kernel,
       return "ptxsim: " + kernel + " takes " +
              std::to_string(prog->paramSizes.size()) + " parameters, got " +
              std::to_string(launch.params.size());
+    std::set<int> noted;
     for (unsigned z = 0; z < launch.grid[2]; ++z)
       for (unsigned y = 0; y < launch.grid[1]; ++y)
         for (unsigned x = 0; x < launch.grid[0]; ++x) {
-          Block b(*prog, launch, inModule, x, y, z);
+          Block b(*prog, launch, inModule, x, y, z, noted);
           b.run();
         }
     return "";

@@ -36,6 +36,12 @@ struct Launch {
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   unsigned dynamicShared = 0;
   std::vector<std::vector<unsigned char>> params;
+  /// When set, a register that an ordinary instruction accessed after the
+  /// warpgroup's last wgmma.fence and that a wgmma.mma_async then uses is
+  /// reported here (once per wgmma instruction and block) instead of
+  /// failing the run: ptxas repairs such PTX by injecting a fence, so the
+  /// results stay checkable while the lowering is being fixed.
+  std::function<void(const std::string &)> fenceNote;
 };
 
 /// True when [addr, addr + bytes) lies inside device memory.
