@@ -116,8 +116,9 @@ TEST(PtxSim, UnknownInstructionIsAnError) {
   r = run("  mul24.lo.s32 %r9, %r1, %r2;", 3, 4);
   expectUnsupported(r, "mul24.lo.s32 %r9, %r1, %r2",
                     "unsupported instruction mul24.lo.s32");
-  r = run("  cp.async.bulk.commit_group;", 0);
-  expectUnsupported(r, "cp.async.bulk.commit_group", "unsupported instruction");
+  r = run("  cp.async.bulk.prefetch.L2.global [%rd1], 16;", 0);
+  expectUnsupported(r, "cp.async.bulk.prefetch.L2.global [%rd1], 16",
+                    "unsupported instruction cp.async.bulk.prefetch");
 }
 
 // tile.print's vprintf: the call is the error, not the .param symbols of

@@ -1263,13 +1263,12 @@ public:
         pending |= !g.empty();
       if (pending)
         fail(where(t) + ": cp.async copies still pending at exit");
-      if (!t.bulkOpen.empty() || !t.bulkGroups.empty())
+      std::vector<size_t> stillPending = t.bulkOpen;
+      for (const auto &g : t.bulkGroups)
+        stillPending.insert(stillPending.end(), g.begin(), g.end());
+      if (!stillPending.empty())
         fail(where(t) + ": a cp.async.bulk tensor store (line " +
-             std::to_string(p.insts[stores[t.bulkOpen.empty()
-                                               ? t.bulkGroups.front().front()
-                                               : t.bulkOpen.front()]
-                                        .pc]
-                                .line) +
+             std::to_string(p.insts[stores[stillPending.front()].pc].line) +
              ") may still read shared memory at exit: no "
              "cp.async.bulk.wait_group waited for it");
     }
@@ -1477,17 +1476,15 @@ private:
                std::to_string(ts.front()->tid) + " waits at it for " +
                std::to_string(count));
       size_t need = count ? count : n;
-      if (ts.size() > need)
-        fail(where(*ts.back()) + ": " + std::to_string(ts.size()) +
-             " threads at barrier " + std::to_string(id) + " of " +
-             std::to_string(count) + " threads");
       if (ts.size() < need)
         continue;
+      // More threads than the count: the first `count` complete this
+      // instance of the barrier, the others wait for the next one.
       ++epoch;
       ++events;
-      for (Thread *t : ts) {
-        t->st = State::Run;
-        t->pc++;
+      for (size_t i = 0; i < need; ++i) {
+        ts[i]->st = State::Run;
+        ts[i]->pc++;
       }
       progress = true;
     }
@@ -1767,18 +1764,20 @@ private:
             return "the in-flight wgmma.mma_async of line " +
                    std::to_string(p.insts[op.pc].line);
     }
-    for (const Thread &t : threads)
-      for (const auto *v : {&t.bulkOpen})
-        for (size_t s : *v)
-          if (i >= stores[s].smem && i < stores[s].smem + stores[s].bytes)
-            return "the cp.async.bulk tensor store of line " +
-                   std::to_string(p.insts[stores[s].pc].line);
-    for (const Thread &t : threads)
+    auto store = [&](size_t s) {
+      return i >= stores[s].smem && i < stores[s].smem + stores[s].bytes;
+    };
+    for (const Thread &t : threads) {
+      for (size_t s : t.bulkOpen)
+        if (store(s))
+          return "the cp.async.bulk tensor store of line " +
+                 std::to_string(p.insts[stores[s].pc].line);
       for (const auto &grp : t.bulkGroups)
         for (size_t s : grp)
-          if (i >= stores[s].smem && i < stores[s].smem + stores[s].bytes)
+          if (store(s))
             return "the cp.async.bulk tensor store of line " +
                    std::to_string(p.insts[stores[s].pc].line);
+    }
     return "an asynchronous read";
   }
 
@@ -2701,7 +2700,13 @@ private:
                "last barrier");
         if (inflight[i])
           fail(where(t) + ": cp.async into shared byte " + std::to_string(i) +
-               " that another cp.async may still be writing");
+               " that " + inflightWriter(i) + " may still be writing");
+        if (asyncReaders[i])
+          fail(where(t) + ": cp.async into shared byte " + std::to_string(i) +
+               " that " + asyncReader(i) + " may still be reading");
+        if (mbarByte[i])
+          fail(where(t) + ": cp.async into shared byte " + std::to_string(i) +
+               " of the mbarrier object at " + std::to_string(i & ~7ull));
         inflight[i]++;
       }
       t.open.push_back(std::move(c));
@@ -2789,6 +2794,14 @@ private:
     return it->second;
   }
 
+  /// A completed phase orders the arrivals' earlier accesses before the
+  /// waiters' later ones: a new interval of the race checks, as a barrier
+  /// (optimistic for threads that took no part).
+  void phaseDone(const Mbarrier &m, uint64_t phaseBefore) {
+    if (m.b.phase != phaseBefore)
+      ++epoch;
+  }
+
   /// mbarrier.init, .arrive{.expect_tx}, .expect_tx, .inval.
   void mbarrier(Thread &t, const Inst &in) {
     const auto &o = in.ops;
@@ -2836,14 +2849,17 @@ private:
     if (in.op == O_MBAR_EXPECT_TX) { // expect_tx [addr], txCount
       uint64_t a = mbarAddress(t, in, o[0]);
       Mbarrier &m = liveMbar(t, a, "mbarrier.expect_tx");
+      uint64_t phase = m.b.phase;
       if (std::string e = m.b.expectTx(get(t, o[1], T_U32)); !e.empty())
         fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+      phaseDone(m, phase);
       ++events;
       return;
     }
     // arrive{.expect_tx} state, [addr]{, count | txCount}
     uint64_t a = mbarAddress(t, in, o[1]);
     Mbarrier &m = liveMbar(t, a, "mbarrier.arrive");
+    uint64_t phase = m.b.phase;
     uint64_t count = 1;
     if (in.expectTx) {
       if (o.size() < 3)
@@ -2856,6 +2872,7 @@ private:
     uint64_t state = m.b.state();
     if (std::string e = m.b.arrive(count); !e.empty())
       fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+    phaseDone(m, phase);
     set(t, o[0], state, T_B64);
     ++events;
   }
@@ -3007,6 +3024,7 @@ private:
            "the async proxy");
     forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
       unsigned e = tensorMapElementBytes(c.map.dataType);
+      checkShared(t, s, e); // a swizzle may move it past a short box
       for (uint64_t i = s; i < s + e; ++i) {
         if (inflight[i])
           fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
@@ -3051,12 +3069,12 @@ private:
       }
       std::memcpy(&smem[s], v, e);
     });
-    auto it = mbars.find(c.mbar);
-    if (it == mbars.end())
-      fail(where(t, c.pc) + ": the mbarrier at shared " +
-           std::to_string(c.mbar) + " that the TMA load signals is gone");
-    if (std::string err = it->second.b.completeTx(c.bytes); !err.empty())
+    // mbarrier.inval and a second init refuse while the load is pending.
+    Mbarrier &m = mbars.at(c.mbar);
+    uint64_t phase = m.b.phase;
+    if (std::string err = m.b.completeTx(c.bytes); !err.empty())
       fail(where(t, c.pc) + ": complete_tx of the TMA load: " + err);
+    phaseDone(m, phase);
     ++events;
   }
 
@@ -3065,7 +3083,7 @@ private:
   /// generic write since the last barrier, and every generic write made
   /// visible to the async proxy by its writer's fence.proxy.async.
   void checkAsyncRead(const Thread &t, uint64_t a, uint64_t n,
-                      const char *who) {
+                      const char *who, bool ownWritesOrdered = false) {
     checkShared(t, a, n);
     for (uint64_t i = a; i < a + n; ++i) {
       if (inflight[i])
@@ -3079,7 +3097,8 @@ private:
       if (!written[i])
         fail(where(t) + ": " + who + " reads shared byte " +
              std::to_string(i) + ", which nothing wrote");
-      if (writeEpoch[i] == epoch)
+      if (writeEpoch[i] == epoch &&
+          !(ownWritesOrdered && writer[i] == int16_t(t.tid)))
         fail(where(t) + ": race: " + who + " reads shared byte " +
              std::to_string(i) + " written by thread " +
              std::to_string(writer[i]) + " since the last barrier");
@@ -3102,8 +3121,12 @@ private:
       fail(where(t) + ": a tensor store takes [map, {...}], [src]");
     TensorCopy c = tensorCopy(t, in, o[0], o[1]);
     unsigned e = tensorMapElementBytes(c.map.dataType);
-    forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
-      checkAsyncRead(t, s, e, "the TMA store");
+    // Elements outside the tensor are dropped: what shared memory holds
+    // there does not matter.
+    forEachBoxElement(c, [&](uint64_t s, uint64_t, bool in) {
+      checkShared(t, s, e);
+      if (in)
+        checkAsyncRead(t, s, e, "the TMA store", /*ownWritesOrdered=*/true);
     });
     forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
       for (uint64_t i = s; i < s + e; ++i)
