@@ -188,7 +188,7 @@ TEST(PtxSim, WidenedSharedLoad) {
   Result r = run(std::string(store) + "  ld.shared.b32 %r9, [%r4];", 0);
   EXPECT_EQ(r.error, "");
   r = run(std::string(store) + "  ld.shared.b32 %r9, [%r4+4];", 0);
-  EXPECT_NE(r.error.find("reads shared byte 4, which nothing wrote"),
+  EXPECT_NE(r.error.find("reads shared byte 1028, which nothing wrote"),
             std::string::npos)
       << r.error;
 }

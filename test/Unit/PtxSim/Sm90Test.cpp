@@ -25,7 +25,17 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#ifdef PTXSIM_TESTS_ON_GPU
+/// Sm90OnGpu.cpp: runs the kernel on a GPU instead, so that the numerical
+/// tests check the simulator's reading of the PTX ISA against the hardware
+/// (scripts/ptxsim-on-gpu.sh).
+std::string runOnGpu(const std::string &ptx, unsigned threads,
+                     unsigned shared, uint8_t *mem, size_t bytes,
+                     const ptxsim::TensorMap *map);
+#endif
 
 namespace {
 
@@ -55,8 +65,9 @@ struct Kernel {
   std::function<void(const std::string &)> fenceNote;
 };
 
-/// `k(u64 buf, .align 64 .b8 map[128])`: %rd1 = buf, %r1 = %tid.x, then
-/// the body (from PTX line 12). Shared memory is `smem`, dynamic, at 0.
+/// `k(u64 buf, .align 64 .b8 map[128])`: %rd1 = buf, %r1 = %tid.x, %r8 =
+/// the shared address of `smem` (the dynamic shared memory, which need not
+/// start at 0 on a GPU), then the body (from PTX line 12).
 std::string module(const std::string &body) {
   return ".version 8.0\n"                                  // 1
          ".target sm_90a\n"                                // 2
@@ -67,12 +78,18 @@ std::string module(const std::string &body) {
          "  .param .align 64 .b8 map[128]\n"               // 7
          ")\n"                                             // 8
          "{\n"                                             // 9
-         "  ld.param.u64 %rd1, [buf];\n"                   // 10
-         "  mov.u32 %r1, %tid.x;\n"                        // 11
+         "  .reg .b64 %rd<32>; .reg .b32 %r<64>; .reg .b32 %a<4>; "
+         ".reg .f32 %f<130>; .reg .pred %p<10>; .reg .b16 %rs<4>;\n" // 10
+         "  ld.param.u64 %rd1, [buf]; mov.u32 %r1, %tid.x; "
+         "mov.u32 %r8, smem;\n"                           // 11
          + body + "\n  ret;\n}\n";
 }
 
 std::string run(const Kernel &k, Memory &mem) {
+#ifdef PTXSIM_TESTS_ON_GPU
+  return runOnGpu(module(k.body), k.threads, k.shared, mem.data.get(),
+                  mem.size, k.map);
+#endif
   ptxsim::Launch launch;
   launch.block[0] = k.threads;
   launch.dynamicShared = k.shared;
@@ -232,6 +249,10 @@ void checkMma(Mma mm) {
                      "  bar.sync 0;\n"
                      "  ld.global.u64 %rd10, [%rd1+" + std::to_string(descs) + "];\n"
                      "  ld.global.u64 %rd11, [%rd1+" + std::to_string(descs + 8) + "];\n"
+                     "  shr.u32 %r9, %r8, 4;\n" // the start fields: smem +
+                     "  cvt.u64.u32 %rd12, %r9;\n"
+                     "  add.s64 %rd10, %rd10, %rd12;\n"
+                     "  add.s64 %rd11, %rd11, %rd12;\n"
                      "  mul.wide.u32 %rd4, %r1, " + std::to_string(n * 2) + ";\n"
                      "  add.s64 %rd5, %rd1, %rd4;\n"
                      "  mul.wide.u32 %rd6, %r1, 16;\n"
@@ -325,15 +346,17 @@ TEST(Sm90Wgmma, RegisterA) {
 // Shared memory [0, 4096) zeroed by all 128 threads and fenced for the
 // async proxy; descriptors of A (K-major, no swizzle, at 0) and of an
 // 8-column B (at 2048).
-const std::string kZeroed = "  mul.lo.u32 %r20, %r1, 32;\n"
+const std::string kZeroed = "  mad.lo.u32 %r20, %r1, 32, %r8;\n"
                             "  st.shared.v4.b32 [%r20], {0, 0, 0, 0};\n"
                             "  st.shared.v4.b32 [%r20+16], {0, 0, 0, 0};\n"
                             "  fence.proxy.async.shared::cta;\n"
                             "  bar.sync 0;\n";
 const std::string kDescs =
     "  mov.b64 %rd10, " + std::to_string((128ull >> 4) << 16 | 16ull << 32) +
-    ";\n  mov.b64 %rd11, " +
-    std::to_string((2048ull >> 4) | (128ull >> 4) << 16 | 16ull << 32) + ";\n";
+    "; mov.b64 %rd11, " +
+    std::to_string((2048ull >> 4) | (128ull >> 4) << 16 | 16ull << 32) +
+    ";\n  shr.u32 %r9, %r8, 4; cvt.u64.u32 %rd12, %r9; "
+    "add.s64 %rd10, %rd10, %rd12; add.s64 %rd11, %rd11, %rd12;\n";
 const std::string kMma =
     "  setp.ne.b32 %p2, 1, 0;\n"
     "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f0, %f1, %f2, "
@@ -414,11 +437,11 @@ TEST(Sm90Wgmma, OverwritingItsOperandsIsAnError) {
   std::string issued = kZeroed + kDescs + kFence + kMma +
                        "  wgmma.commit_group.sync.aligned;\n";
   EXPECT_ERROR(run(issued + "  st.shared.b32 [smem+2048], %r1;"),
-               "writes shared byte 2048 that the in-flight wgmma.mma_async "
+               "writes shared byte 3072 that the in-flight wgmma.mma_async "
                "of line 21 may still be reading");
   EXPECT_ERROR(run(issued + "  cp.async.ca.shared.global [smem+16], [%rd1], "
                             "16;\n  cp.async.wait_all;"),
-               "cp.async into shared byte 16 that the in-flight "
+               "cp.async into shared byte 1040 that the in-flight "
                "wgmma.mma_async of line 21 may still be reading");
   // After the wait the bytes are free again.
   EXPECT_EQ(run(issued + "  wgmma.wait_group.sync.aligned 0;\n"
@@ -428,22 +451,22 @@ TEST(Sm90Wgmma, OverwritingItsOperandsIsAnError) {
 
 TEST(Sm90Wgmma, SharedOperandChecks) {
   std::string rest = kDescs + kFence + kMma + kCommitWait;
-  EXPECT_ERROR(run(rest), "wgmma.mma_async reads shared byte 0, which "
+  EXPECT_ERROR(run(rest), "wgmma.mma_async reads shared byte 1024, which "
                           "nothing wrote");
-  std::string unfenced = "  mul.lo.u32 %r20, %r1, 32;\n"
+  std::string unfenced = "  mad.lo.u32 %r20, %r1, 32, %r8;\n"
                          "  st.shared.v4.b32 [%r20], {0, 0, 0, 0};\n"
                          "  st.shared.v4.b32 [%r20+16], {0, 0, 0, 0};\n";
   EXPECT_ERROR(run(unfenced + "  bar.sync 0;\n" + rest),
-               "wgmma.mma_async reads shared byte 0, which thread 0 wrote "
+               "wgmma.mma_async reads shared byte 1024, which thread 0 wrote "
                "through the generic proxy with no fence.proxy.async after "
                "it");
   EXPECT_ERROR(run(unfenced + "  fence.proxy.async.shared::cta;\n" + rest),
-               "race: wgmma.mma_async reads shared byte 0 written by thread "
+               "race: wgmma.mma_async reads shared byte 1024 written by thread "
                "0 since the last barrier");
   EXPECT_ERROR(run(kZeroed + "  setp.eq.u32 %p5, %r1, 0;\n"
                    "  @%p5 cp.async.ca.shared.global [smem+16], [%rd1], 16;\n" +
                    rest),
-               "wgmma.mma_async reads shared byte 16 while a cp.async may "
+               "wgmma.mma_async reads shared byte 1040 while a cp.async may "
                "still be writing it");
 }
 
@@ -500,7 +523,7 @@ TEST(Sm90Wgmma, UnmodelledFormsAreErrors) {
                "operand 7 of wgmma.mma_async must be an immediate");
   EXPECT_ERROR(run(kZeroed + kDescs + "  or.b64 %rd10, %rd10, " +
                    std::to_string(1ull << 50) + ";\n" + kFence + kMma),
-               "a-desc 0x4001000080000: a matrix base offset");
+               "a-desc 0x4001000080040: a matrix base offset");
   EXPECT_ERROR(run(kFence + "  wgmma.wait_group.sync.aligned %r1;"),
                "wgmma.wait_group takes an immediate count");
   EXPECT_ERROR(run("  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16 {%f0}, "
@@ -522,6 +545,17 @@ TEST(Sm90Wgmma, InFlightAtExitIsAnError) {
                "is still in flight at exit");
 }
 
+// Where the dynamic shared memory starts (printed: the GPU reserves some).
+TEST(Sm90, DynamicSharedBase) {
+  Memory mem(256);
+  Kernel k;
+  k.threads = 32;
+  k.body = "  st.global.u32 [%rd1], %r8;";
+  ASSERT_EQ(run(k, mem), "");
+  std::printf("smem is at shared address %u\n", mem.at<uint32_t>(0));
+  EXPECT_EQ(mem.at<uint32_t>(0) % 1024, 0u); // .align 1024
+}
+
 TEST(Sm90, Setmaxnreg) {
   EXPECT_EQ(run("  setmaxnreg.dec.sync.aligned.u32 40;\n"
                 "  setmaxnreg.inc.sync.aligned.u32 232;"),
@@ -538,14 +572,16 @@ TEST(Sm90, Setmaxnreg) {
 // --- barriers -------------------------------------------------------------
 
 TEST(Sm90, NamedBarriers) {
-  // Warps 1-3 meet at barrier 1 while warp 0 exits: only they take part.
+  // Warps 1-3 meet at barrier 1 while warp 0 exits: only they take part,
+  // each reads the next warp's word.
   EXPECT_EQ(run("  setp.lt.u32 %p1, %r1, 32;\n"
                 "  @%p1 bra $done;\n"
-                "  shl.b32 %r2, %r1, 2;\n"
+                "  mad.lo.u32 %r2, %r1, 4, %r8;\n"
                 "  st.shared.b32 [%r2], %r1;\n"
                 "  bar.sync 1, 96;\n"
-                "  xor.b32 %r3, %r2, 128;\n"
-                "  max.u32 %r3, %r3, 128;\n"
+                "  setp.lt.u32 %p2, %r1, 96;\n"
+                "  selp.b32 %r4, 128, -256, %p2;\n"
+                "  add.s32 %r3, %r2, %r4;\n"
                 "  ld.shared.b32 %r4, [%r3];\n"
                 "$done:"),
             "");
@@ -609,12 +645,13 @@ TEST(Sm90Mbarrier, ProducerConsumer) {
            "$both:\n"
            "  bar.sync 0;\n"
            "  setp.lt.u32 %p1, %r1, 32;\n"
-           "  shl.b32 %r2, %r1, 2;\n"
+           "  mad.lo.u32 %r2, %r1, 4, %r8;\n"
            "  @!%p1 bra $consumer;\n"
            "  st.shared.b32 [%r2+64], %r1;\n"
            "  mbarrier.arrive.release.cta.shared.b64 _, [smem];\n" +
            waitEmpty +
            "  ld.shared.b32 %r5, [%r2+256];\n"
+           "  shl.b32 %r2, %r1, 2;\n"
            "  cvt.u64.u32 %rd3, %r2;\n"
            "  add.s64 %rd3, %rd1, %rd3;\n"
            "  st.global.b32 [%rd3], %r5;\n"
@@ -636,7 +673,7 @@ TEST(Sm90Mbarrier, DeadlockNamesTheMbarrierAndPhase) {
                "deadlock: every live thread waits (32 on mbarriers, 0 at "
                "barriers, 0 at collectives; 0 exited); block (0,0,0) thread "
                "0 line 21 'mbarrier.try_wait.parity.shared.b64 P1, [smem], "
-               "0, 0' waits on the mbarrier at shared 0 for the phase of "
+               "0, 0' waits on the mbarrier at shared 1024 for the phase of "
                "parity 0 to complete (it is in phase 0 with 1 of 1 arrivals "
                "pending, transaction count 0)");
   // An arrive's state: the wait names the phase.
@@ -664,14 +701,14 @@ TEST(Sm90Mbarrier, FalseTryWaitNeedNotLoop) {
 
 TEST(Sm90Mbarrier, Misuse) {
   EXPECT_ERROR(run("  mbarrier.arrive.shared.b64 _, [smem+64];", 32),
-               "mbarrier.arrive on shared 64, where no mbarrier.init made an "
+               "mbarrier.arrive on shared 1088, where no mbarrier.init made an "
                "mbarrier object");
   EXPECT_ERROR(run("  mbarrier.init.shared.b64 [smem+4], 1;", 32),
-               "mbarrier object at shared 4 is not 8-byte aligned");
+               "mbarrier object at shared 1028 is not 8-byte aligned");
   EXPECT_ERROR(run("  mbarrier.init.shared.b64 [smem], 0;", 32),
                "mbarrier.init count 0 outside [1, 2^20 - 1]");
   EXPECT_ERROR(run(initMbar(1) + "  mbarrier.init.shared.b64 [smem], 1;", 32),
-               "mbarrier.init on shared 0, which holds a valid mbarrier "
+               "mbarrier.init on shared 1024, which holds a valid mbarrier "
                "(initialized at line 14; mbarrier.inval it first)");
   EXPECT_EQ(run(initMbar(1) +
                     "  @%p9 bra $x;\n"
@@ -683,14 +720,14 @@ TEST(Sm90Mbarrier, Misuse) {
   EXPECT_ERROR(run(initMbar(1) + "  mbarrier.inval.shared.b64 [smem];\n" +
                        "  mbarrier.arrive.shared.b64 _, [smem];",
                    32),
-               "mbarrier.arrive on shared 0, where no mbarrier.init");
+               "mbarrier.arrive on shared 1024, where no mbarrier.init");
   EXPECT_ERROR(run("  mbarrier.init.b64 [%rd1], 1;", 32),
                "the mbarrier's generic address 0x");
   EXPECT_ERROR(run(initMbar(1) + "  ld.shared.b64 %rd5, [smem];", 32),
-               "reads shared byte 0 of the mbarrier object at 0 (only "
+               "reads shared byte 1024 of the mbarrier object at 1024 (only "
                "mbarrier instructions may access it)");
   EXPECT_ERROR(run(initMbar(1) + "  st.shared.b32 [smem+4], %r1;", 32),
-               "writes shared byte 4 of the mbarrier object at 0");
+               "writes shared byte 1028 of the mbarrier object at 1024");
   EXPECT_ERROR(run(initMbar(1) +
                        "  mbarrier.try_wait.parity.shared.b64 %p3, [smem], 2;",
                    32),
@@ -716,7 +753,7 @@ TEST(Sm90Mbarrier, Misuse) {
   EXPECT_ERROR(run("  cp.async.ca.shared.global [smem], [%rd1], 16;\n"
                    "  mbarrier.init.shared.b64 [smem], 1;",
                    32),
-               "mbarrier.init on shared byte 0, which an asynchronous copy "
+               "mbarrier.init on shared byte 1024, which an asynchronous copy "
                "or wgmma may still access");
   EXPECT_ERROR(run("  mbarrier.arrive_drop.shared.b64 _, [smem];", 32),
                "unsupported instruction mbarrier.arrive_drop");
@@ -745,10 +782,10 @@ struct Tensor {
   unsigned swizzleBytes() const { return swizzle ? 16u << swizzle : 0; }
 };
 
-/// Thread 0 loads the box at (x, y) into smem+1024 and signals the mbarrier
+/// Thread 0 loads the box at (x, y) into smem+dst and signals the mbarrier
 /// at smem+0; everyone waits for it.
 std::string tmaLoad(const Tensor &t, const std::string &x,
-                    const std::string &y) {
+                    const std::string &y, unsigned dst = 1024) {
   return initMbar(1) +
          "  @%p9 bra $issued;\n"
          "  mov.b64 %rd20, map;\n"
@@ -757,7 +794,7 @@ std::string tmaLoad(const Tensor &t, const std::string &x,
          std::to_string(t.boxRows * t.boxCols * 2) +
          ";\n"
          "  mov.u32 %r30, smem;\n"
-         "  add.s32 %r31, %r30, 1024;\n"
+         "  add.s32 %r31, %r30, " + std::to_string(dst) + ";\n"
          "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
          "complete_tx::bytes [%r31], [%rd21, {" + x + ", " + y + "}], [%r30];\n"
          "$issued:\n" +
@@ -765,12 +802,17 @@ std::string tmaLoad(const Tensor &t, const std::string &x,
 }
 
 // The box lands swizzled in shared memory, zeros where it leaves the
-// tensor (right of column 72, below row 40, left of column 0).
+// tensor (right of column 72, below row 40, left of column 0). The swizzle
+// follows the shared-memory address: a box 128 bytes past the pattern's
+// 1024-byte boundary starts in its second row.
 TEST(Sm90Tma, LoadBoxes) {
   for (unsigned swizzle : {0u, 1u, 2u, 3u})
-    for (auto [x, y] : {std::pair{16, 36}, std::pair{-8, 3}}) {
+    for (auto [x, y, dst] :
+         {std::tuple{16, 36, 1024u}, std::tuple{-8, 3, 1024u},
+          std::tuple{16, 36, 1152u}}) {
       SCOPED_TRACE("swizzle " + std::to_string(swizzle) + " at " +
-                   std::to_string(x) + "," + std::to_string(y));
+                   std::to_string(x) + "," + std::to_string(y) + " into " +
+                   std::to_string(dst));
       Tensor t;
       t.swizzle = swizzle;
       t.boxCols = swizzle ? t.swizzleBytes() / 2 : 24;
@@ -785,13 +827,14 @@ TEST(Sm90Tma, LoadBoxes) {
       Kernel k;
       ptxsim::TensorMap m = t.map(mem);
       k.map = &m;
-      k.body = tmaLoad(t, std::to_string(x), std::to_string(y)) +
+      k.body = tmaLoad(t, std::to_string(x), std::to_string(y), dst) +
                "  mov.u32 %r2, %r1;\n"
                "$copy:\n"
                "  setp.ge.u32 %p1, %r2, " + std::to_string(bytes / 4) + ";\n"
                "  @%p1 bra $done;\n"
                "  shl.b32 %r3, %r2, 2;\n"
-               "  ld.shared.b32 %r4, [%r3+1024];\n"
+               "  add.s32 %r5, %r3, %r8;\n"
+               "  ld.shared.b32 %r4, [%r5+" + std::to_string(dst) + "];\n"
                "  cvt.u64.u32 %rd3, %r3;\n"
                "  add.s64 %rd3, %rd1, %rd3;\n"
                "  st.global.b32 [%rd3+" + std::to_string(out) + "], %r4;\n"
@@ -804,7 +847,7 @@ TEST(Sm90Tma, LoadBoxes) {
         for (unsigned c = 0; c < t.boxCols; ++c) {
           // Row r of the box is dense at 1024 + r * 2 * boxCols; a swizzle
           // XORs its 16-byte chunk with the 128-byte line in the pattern.
-          uint64_t a = 1024 + r * t.boxCols * 2 + 2 * c;
+          uint64_t a = dst + r * t.boxCols * 2 + 2 * c;
           if (s)
             a ^= ((a >> 7) & (s / 16 - 1)) << 4;
           int gr = y + int(r), gc = x + int(c);
@@ -812,7 +855,7 @@ TEST(Sm90Tma, LoadBoxes) {
                                   gc < int(t.cols)
                               ? uint16_t(gr * 128 + gc + 1)
                               : 0;
-          ASSERT_EQ(mem.at<uint16_t>(out + a - 1024), want)
+          ASSERT_EQ(mem.at<uint16_t>(out + a - dst), want)
               << "box (" << r << ", " << c << ")";
         }
     }
@@ -834,14 +877,14 @@ TEST(Sm90Tma, LoadMisuse) {
   std::string noWait = load.substr(0, load.find("$issued:\n") + 9);
   EXPECT_ERROR(with(noWait + "  ld.shared.b32 %r5, [smem+1024];"),
                "line 26 'ld.shared.b32 %r5, [smem+1024]': reads shared byte "
-               "1024 while the TMA load of line 24 may "
+               "2048 while the TMA load of line 24 may "
                "still be writing it");
   // fence.mbarrier_init left out.
   std::string unfenced = load;
   unfenced.erase(unfenced.find("  fence.mbarrier_init"),
                  std::string("  fence.mbarrier_init.release.cluster;\n").size());
   EXPECT_ERROR(with(unfenced),
-               "the TMA load signals the mbarrier at shared 0, whose "
+               "the TMA load signals the mbarrier at shared 1024, whose "
                "mbarrier.init (line 14, thread 0) no fence.mbarrier_init or "
                "fence.proxy.async made visible to the async proxy");
   std::string unfencedProxy = unfenced;
@@ -854,7 +897,7 @@ TEST(Sm90Tma, LoadMisuse) {
     return s;
   };
   EXPECT_ERROR(with(replaced("add.s32 %r31, %r30, 1024", "add.s32 %r31, %r30, 1040")),
-               "the shared-memory address 1040 of a bulk tensor copy is not "
+               "the shared-memory address 2064 of a bulk tensor copy is not "
                "128-byte aligned");
   EXPECT_ERROR(with(replaced("[%r31]", "[%rd21]")),
                "the shared-memory operand is a generic address");
@@ -867,7 +910,7 @@ TEST(Sm90Tma, LoadMisuse) {
                                           "mbarrier::complete_tx::bytes "
                                           "[%r31], [%rd21, {%r40, %r41}], "
                                           "[%r30];\n")),
-               "TMA load into shared byte 1024 while the TMA load of line 24 "
+               "TMA load into shared byte 2048 while the TMA load of line 24 "
                "may still be writing it");
   EXPECT_ERROR(with(replaced("$issued:\n", "  mbarrier.inval.shared.b64 [smem];\n$issued:\n")),
                "mbarrier.inval of the mbarrier that the TMA load of line 24 "
@@ -906,6 +949,9 @@ TEST(Sm90Tma, LoadMisuse) {
   k.map = &m;
   EXPECT_ERROR(with(replaced("cvta.param.u64 %rd21, %rd20", "add.s64 %rd21, %rd1, 8")),
                "is neither a parameter nor 64-byte aligned device memory");
+  EXPECT_ERROR(with(replaced("[%rd21, {", "[map, {")),
+               "the tensor map operand must be a generic address (cvta.param "
+               "of the parameter), not the symbol map");
 }
 
 // Loads that nobody expects: complete_tx drives the transaction count below
@@ -924,10 +970,12 @@ TEST(Sm90Tma, TransactionCountUnderflow) {
   k.body = initMbar(1) +
            "  @%p9 bra $end;\n"
            "  mbarrier.init.shared.b64 [smem+8], 1;\n"
+           "  mov.b64 %rd20, map;\n"
+           "  cvta.param.u64 %rd20, %rd20;\n"
            "  mov.u32 %r2, 0;\n"
            "$again:\n"
            "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-           "complete_tx::bytes [smem+1024], [map, {0, 0}], [smem];\n"
+           "complete_tx::bytes [smem+1024], [%rd20, {0, 0}], [smem];\n"
            "  mbarrier.try_wait.parity.shared.b64 %p3, [smem+8], 0;\n"
            "  add.s32 %r2, %r2, 1;\n"
            "  setp.lt.u32 %p4, %r2, 20;\n"
@@ -949,7 +997,7 @@ std::string tmaStore(const Tensor &t, const std::string &x,
          "  @%p1 bra $filled;\n"
          "  add.s32 %r3, %r2, 1;\n"
          "  cvt.u16.u32 %rs1, %r3;\n"
-         "  shl.b32 %r4, %r2, 1;\n"
+         "  mad.lo.u32 %r4, %r2, 2, %r8;\n"
          "  st.shared.b16 [%r4+1024], %rs1;\n"
          "  add.s32 %r2, %r2, 128;\n"
          "  bra $fill;\n"
@@ -1011,11 +1059,11 @@ TEST(Sm90Tma, StoreMisuse) {
     return run(k, mem);
   };
   EXPECT_ERROR(with(tmaStore(t, "0", "0", /*fence=*/false)),
-               "the TMA store reads shared byte 1024, which thread 0 wrote "
+               "the TMA store reads shared byte 2048, which thread 0 wrote "
                "through the generic proxy with no fence.proxy.async after "
                "it");
   EXPECT_ERROR(with(tmaStore(t, "0", "0", true, /*barrier=*/false)),
-               "race: the TMA store reads shared byte 1024 written by thread "
+               "race: the TMA store reads shared byte 2048 written by thread "
                "0 since the last barrier");
   EXPECT_ERROR(with(tmaStore(t, "0", "0", true, true, /*wait=*/false)),
                "line 32 'ret': a cp.async.bulk tensor store (line 29) may "
@@ -1024,7 +1072,7 @@ TEST(Sm90Tma, StoreMisuse) {
   std::string store = tmaStore(t, "0", "0");
   EXPECT_ERROR(with(store.substr(0, store.find("  cp.async.bulk.wait_group")) +
                     "  st.shared.b16 [smem+1030], %rs1;\n$end:"),
-               "writes shared byte 1030 that the cp.async.bulk tensor store "
+               "writes shared byte 2054 that the cp.async.bulk tensor store "
                "of line 29 may still be reading");
   ptxsim::TensorMap far = m;
   far.address += 1 << 20;
@@ -1032,23 +1080,26 @@ TEST(Sm90Tma, StoreMisuse) {
   EXPECT_ERROR(with(store), "the TMA store writes 2 bytes at 0x");
   k.map = &m;
   // A partial box: elements outside the tensor need not be written.
-  std::string partial = "  shl.b32 %r4, %r1, 1;\n"
+  std::string partial = "  mad.lo.u32 %r4, %r1, 2, %r8;\n"
                         "  st.shared.b16 [%r4+1024], %rs1;\n"
                         "  fence.proxy.async.shared::cta;\n"
                         "  bar.sync 0;\n"
                         "  @%p9 bra $end;\n"
+                        "  mov.b64 %rd20, map;\n"
+                        "  cvta.param.u64 %rd20, %rd20;\n"
                         "  cp.async.bulk.tensor.2d.global.shared::cta.tile."
-                        "bulk_group [map, {8, 39}], [smem+1024];\n"
+                        "bulk_group [%rd20, {8, 39}], [smem+1024];\n"
                         "  cp.async.bulk.commit_group;\n"
                         "  cp.async.bulk.wait_group 0;\n"
                         "$end:";
   EXPECT_EQ(with("  setp.ne.u32 %p9, %r1, 0;\n" + partial), "");
   // Three rows in the tensor, and the box reads bytes nothing wrote: row
-  // 2's first chunk, at 1280 before the 128-byte swizzle and 1312 after.
+  // 2's first chunk, at smem + 1024 + 256 = 2304 before the 128-byte
+  // swizzle and 2336 after (smem is at 1024).
   std::string threeRows = partial;
   threeRows.replace(threeRows.find("{8, 39}"), 7, "{8, 37}");
   EXPECT_ERROR(with("  setp.ne.u32 %p9, %r1, 0;\n" + threeRows),
-               "the TMA store reads shared byte 1312, which nothing wrote");
+               "the TMA store reads shared byte 2336, which nothing wrote");
   EXPECT_ERROR(with("  mov.b64 %rd20, map;\n"
                     "  cp.async.bulk.tensor.2d.global.shared::cta.tile."
                     "bulk_group [%rd20, {0, 0}];"),

@@ -20,7 +20,10 @@
 // does: a launch needs the context current, and more than 48 KiB of dynamic
 // shared memory needs the function's attribute raised first.
 // cuTensorMapEncodeTiled validates as the real one does and writes a
-// recognizable map that launches check (the "tensor maps" block below).
+// recognizable map that launches check and the simulator reads (the
+// "tensor maps" block below). With TILEC_FAKE_CUDA_WGMMA_FENCE_NOTES set,
+// the simulator notes on stderr, once per process, a register accessed
+// between wgmma.fence and its wgmma instead of failing the launch.
 //
 // A lookup at CUDA 13.0 or later gets CUDA 13's cuCtxGetDevice and
 // cuCtxSynchronize, which take a context, as from the real driver.

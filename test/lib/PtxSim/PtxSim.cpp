@@ -2,18 +2,59 @@
 //
 // Parsing: the module's `.global` arrays and `.extern .shared` symbols, the
 // entry's parameters, its `.local` depot, labels and instructions (inline
-// assembly included: its braces are ignored, registers are global by
-// name). Each instruction's dotted modifiers are decoded once into enums;
-// one the simulator does not honour for that instruction is an error there.
+// assembly included: registers are global by name, labels belong to their
+// innermost `{ }` block, as LAB_WAIT in each of tilec's try_wait loops).
+// Each instruction's dotted modifiers are decoded once into enums; one the
+// simulator does not honour for that instruction is an error there.
 //
 // Execution: one block at a time; its threads run one after another until
 // each reaches a barrier, a warp-collective instruction (shfl, mma,
-// ldmatrix) or the end; a collective runs when all lanes of the warp wait
-// at the same one, a barrier when all threads of the block do. Registers
-// hold raw bits (64 per register); floating-point arithmetic is done in
+// ldmatrix), a warpgroup instruction (wgmma.*, setmaxnreg), an mbarrier
+// try_wait that returned false, or the end; a collective runs when all
+// lanes of the warp (all 128 threads of the warpgroup) wait at the same
+// one, a barrier when its thread count arrived (`bar.sync id, count`, or
+// the whole block), a sleeper wakes when its mbarrier's phase completes.
+// Only when no thread can run does the oldest TMA load land (its bytes,
+// then complete_tx on its mbarrier), so that a thread reading a copy's
+// destination without waiting runs first and is reported. Registers hold
+// raw bits (64 per register); floating-point arithmetic is done in
 // float/double with PTX's rounding where it matters (f16/bf16 round to
 // nearest even). Shared memory keeps, per byte, who wrote and read it in
-// which barrier interval, to report races.
+// which barrier interval, to report races (a barrier or a completed
+// mbarrier phase starts a new interval for every thread: exact for the
+// threads that took part, optimistic for the others).
+//
+// sm_90a (Hopper.h has the ISA's arithmetic):
+// - wgmma.mma_async m64nNk16 with .f32 accumulators and bf16/f16 A and B,
+//   A from a matrix descriptor or registers, B from one: every layout of
+//   the ISA (K- or MN-major by imm-trans, no swizzle or a 32-, 64-,
+//   128-byte one), imm-scale-a/b, scale-d. Issuing checks the operands
+//   (descriptors and scale-d the same in all 128 threads, a wgmma.fence
+//   since each register's last access) and locks the shared bytes and
+//   registers it uses; the product is computed when the wait_group that
+//   retires it runs, from shared memory then: until then a write of those
+//   bytes (st.shared, cp.async, TMA), an access of those registers (other
+//   than by the next wgmma of the same accumulator) or the block's exit is
+//   an error, and a missing wait leaves wrong numbers too.
+// - cp.async.bulk.tensor .1d-.5d .tile loads with mbarrier::complete_tx
+//   (out-of-bounds elements zero, the map's swizzle applied to the shared
+//   address) and stores with bulk_group (out-of-bounds elements dropped,
+//   run at cp.async.bulk.wait_group); the tensor map is the stand-in
+//   driver's encoding (TensorMap.h), at a cvta.param'd parameter or in
+//   global memory.
+// - mbarrier init/arrive{.expect_tx}/expect_tx/try_wait{.parity}/
+//   test_wait/inval with the ISA's phases and transaction counts;
+//   fence.mbarrier_init (or fence.proxy.async) must follow an init before a
+//   TMA signals the object.
+// - fence.proxy.async: shared bytes written through the generic proxy
+//   (st.shared, cp.async) and read by wgmma or a TMA store need one from
+//   their writer after the write.
+// - setmaxnreg (its operand's range only), named barriers with counts.
+// Not modelled, an error where met: clusters of more than one CTA
+// (.shared::cluster is the CTA's own memory), multicast, im2col, bulk
+// copies without .tensor, tf32/fp8/integer wgmma, .f16 accumulators,
+// sparse wgmma, descriptor base offsets, interleaved maps, NaN fill,
+// element strides, the 128-byte swizzles with 32/64-byte atoms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -271,6 +312,8 @@ struct Inst {
   std::string text;
 };
 
+constexpr uint64_t kReservedShared = 1024;
+
 struct Program {
   std::vector<Inst> insts;
   std::vector<Symbol> symbols;
@@ -283,7 +326,13 @@ struct Program {
   /// whose accesses the wgmma rules constrain.
   std::vector<uint8_t> wgmmaRegister;
   size_t localSize = 0;
-  size_t staticShared = 0;
+  /// The end of the static shared variables; they start after the 1 KiB
+  /// the driver reserves at the bottom of a block's shared memory window
+  /// (cudaDevAttrReservedSharedMemoryPerBlock, sm_80 and later: an sm_90
+  /// kernel's dynamic shared memory starts at address 1024).
+  size_t staticShared = kReservedShared;
+  /// The dynamic array's alignment (its `.align`).
+  size_t dynamicAlign = 16;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> globals;
 };
 
@@ -1009,10 +1058,15 @@ private:
     sym.size = size;
     if (s.find(".shared") != std::string::npos) {
       sym.space = S_SHARED;
+      size_t align = 16;
+      if (size_t at = s.find(".align "); at != std::string::npos)
+        align = std::max<size_t>(
+            16, std::strtoull(s.c_str() + at + 7, nullptr, 10));
       if (s.find(".extern") != std::string::npos) {
         sym.addr = ~uint64_t(0); // the dynamic array: placed at launch
+        p.dynamicAlign = std::max(p.dynamicAlign, align);
       } else {
-        p.staticShared = (p.staticShared + 15) / 16 * 16;
+        p.staticShared = (p.staticShared + align - 1) / align * align;
         sym.addr = p.staticShared;
         p.staticShared += size;
       }
@@ -1179,7 +1233,8 @@ public:
   Block(const Program &p, const Launch &l, const GlobalCheck &valid,
         unsigned bx, unsigned by, unsigned bz, std::set<int> &noted)
       : p(p), l(l), valid(valid), ctaid{bx, by, bz}, noted(noted) {
-    dynBase = (p.staticShared + 15) / 16 * 16;
+    dynBase = (p.staticShared + p.dynamicAlign - 1) / p.dynamicAlign *
+              p.dynamicAlign;
     smemSize = dynBase + l.dynamicShared;
     smem.assign(smemSize, 0);
     written.assign(smemSize, 0);
@@ -1666,6 +1721,9 @@ private:
   // --- memory ---------------------------------------------------------
 
   void checkShared(const Thread &t, uint64_t a, uint64_t n) const {
+    if (a < kReservedShared)
+      fail(where(t) + ": shared access at " + std::to_string(a) +
+           ", in the 1 KiB below 1024 that the driver reserves");
     if (a + n > smemSize || a + n < a)
       fail(where(t) + ": shared access of " + std::to_string(n) +
            " bytes at " + std::to_string(a) + " past the " +
@@ -2913,17 +2971,19 @@ private:
   // --- sm_90a: the Tensor Memory Accelerator --------------------------------
 
   /// The tensor map that a bulk tensor copy's [tensorMap, {...}] operand
-  /// addresses: a kernel parameter (through the generic window or by
-  /// name) or 128 bytes of global memory, in the stand-in driver's
-  /// encoding (TensorMap.h). Refuses what the copy below does not model.
+  /// addresses: the generic address of a kernel parameter (cvta.param) or of
+  /// 128 bytes of global memory, in the stand-in driver's encoding
+  /// (TensorMap.h). Refuses what the copy below does not model.
   TensorMap tensorMapOperand(Thread &t, const Operand &o) {
     unsigned char bytes[128];
+    if (o.sym >= 0) // as ptxas: "state space mismatch"
+      fail(where(t) + ": the tensor map operand must be a generic address "
+                      "(cvta.param of the parameter), not the symbol " +
+           p.symbols[o.sym].name);
     uint64_t a = address(t, o);
-    bool param = o.sym >= 0 && p.symbols[o.sym].space == S_PARAM;
-    if (a >= kParamWindow) {
-      param = true;
+    bool param = a >= kParamWindow;
+    if (param)
       a -= kParamWindow;
-    }
     if (param) {
       unsigned idx = unsigned(a >> 32), off = unsigned(a & 0xffffffff);
       if (idx >= l.params.size() || off + 128 > l.params[idx].size())
