@@ -5,7 +5,7 @@
 // matrix descriptor of wgmma.mma_async and the address of every operand
 // element it describes, the swizzle patterns that wgmma and the Tensor
 // Memory Accelerator apply to shared-memory addresses, and the mbarrier
-// object's phases, arrivals and transaction count. PtxSim.cpp runs the
+// object's phases, arrivals and transaction count. Sm90.cpp runs the
 // instructions on these; test/Unit/PtxSim/HopperTest.cpp checks them
 // against addresses computed by hand from the ISA's tables.
 //
