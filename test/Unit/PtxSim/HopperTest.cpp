@@ -35,8 +35,7 @@ TEST(Hopper, SwizzleXorsChunkWithRow) {
   EXPECT_EQ(swizzle(0x3f2, 0), 0x3f2u);
 }
 
-uint64_t descriptor(uint64_t start, uint64_t lbo, uint64_t sbo,
-                    uint64_t mode) {
+uint64_t descriptor(uint64_t start, uint64_t lbo, uint64_t sbo, uint64_t mode) {
   return (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62;
 }
 
@@ -130,10 +129,10 @@ TEST(Hopper, TmaTilesReadBackThroughDescriptors) {
     MatrixDescriptor d{base + 2048 * j, 8192, 1024, 128};
     for (unsigned n = 0; n < 192; ++n)
       for (unsigned k = 0; k < 16; ++k)
-        ASSERT_EQ(operandAddress(d, true, n, k, 2),
-                  swizzle(base + 8192 * (n / 64) + (16 * j + k) * 128 +
-                              2 * (n % 64),
-                          128))
+        ASSERT_EQ(
+            operandAddress(d, true, n, k, 2),
+            swizzle(base + 8192 * (n / 64) + (16 * j + k) * 128 + 2 * (n % 64),
+                    128))
             << n << " " << k << " " << j;
   }
   // 64-byte swizzle, 32-column boxes: A K-major 64 x 32.

@@ -54,9 +54,8 @@ std::string check(Driver &d, CUresult r, const char *what) {
 
 } // namespace
 
-std::string runOnGpu(const std::string &ptx, unsigned threads,
-                     unsigned shared, uint8_t *mem, size_t bytes,
-                     const ptxsim::TensorMap *map) {
+std::string runOnGpu(const std::string &ptx, unsigned threads, unsigned shared,
+                     uint8_t *mem, size_t bytes, const ptxsim::TensorMap *map) {
   static Driver d;
   std::string e;
   char log[8192] = "";
@@ -64,20 +63,20 @@ std::string runOnGpu(const std::string &ptx, unsigned threads,
                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {log, reinterpret_cast<void *>(sizeof log)};
   CUmodule module;
-  if (!(e = check(d,
-                  d.get<CUresult (*)(CUmodule *, const void *, unsigned,
-                                     CUjit_option *, void **)>(
-                      "cuModuleLoadDataEx")(&module, ptx.c_str(), 2, keys,
-                                            values),
-                  "cuModuleLoadDataEx"))
+  if (!(e = check(
+            d,
+            d.get<CUresult (*)(CUmodule *, const void *, unsigned,
+                               CUjit_option *, void **)>("cuModuleLoadDataEx")(
+                &module, ptx.c_str(), 2, keys, values),
+            "cuModuleLoadDataEx"))
            .empty())
     return e + " " + log;
   CUfunction f;
   d.get<CUresult (*)(CUfunction *, CUmodule, const char *)>(
       "cuModuleGetFunction")(&f, module, "k");
   d.get<CUresult (*)(CUfunction, CUfunction_attribute, int)>(
-      "cuFuncSetAttribute")(
-      f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared));
+      "cuFuncSetAttribute")(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            int(shared));
   CUdeviceptr dmem;
   d.get<CUresult (*)(CUdeviceptr *, size_t)>("cuMemAlloc_v2")(&dmem, bytes);
   d.get<CUresult (*)(CUdeviceptr, const void *, size_t)>("cuMemcpyHtoD_v2")(
@@ -85,8 +84,7 @@ std::string runOnGpu(const std::string &ptx, unsigned threads,
   // The test's map points into `mem`: the same offset of the copy.
   alignas(64) CUtensorMap tensorMap = {};
   if (map) {
-    uint64_t address =
-        dmem + (map->address - reinterpret_cast<uint64_t>(mem));
+    uint64_t address = dmem + (map->address - reinterpret_cast<uint64_t>(mem));
     cuuint64_t dims[5], strides[4];
     cuuint32_t box[5], elementStrides[5];
     for (unsigned i = 0; i < map->rank; ++i) {
@@ -116,9 +114,9 @@ std::string runOnGpu(const std::string &ptx, unsigned threads,
   }
   uint64_t buf = dmem;
   void *args[] = {&buf, &tensorMap};
-  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned,
-                              unsigned, unsigned, unsigned, unsigned,
-                              CUstream, void **, void **);
+  using Launch =
+      CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   unsigned, unsigned, CUstream, void **, void **);
   e = check(d,
             d.get<Launch>("cuLaunchKernel")(f, 1, 1, 1, threads, 1, 1, shared,
                                             nullptr, args, nullptr),
@@ -126,8 +124,8 @@ std::string runOnGpu(const std::string &ptx, unsigned threads,
   if (e.empty())
     e = check(d, d.get<CUresult (*)()>("cuCtxSynchronize")(),
               "cuCtxSynchronize");
-  d.get<CUresult (*)(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2")(
-      mem, dmem, bytes);
+  d.get<CUresult (*)(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2")(mem, dmem,
+                                                                      bytes);
   d.get<CUresult (*)(CUdeviceptr)>("cuMemFree_v2")(dmem);
   d.get<CUresult (*)(CUmodule)>("cuModuleUnload")(module);
   return e;

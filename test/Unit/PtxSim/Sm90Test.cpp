@@ -32,9 +32,8 @@
 /// Sm90OnGpu.cpp: runs the kernel on a GPU instead, so that the numerical
 /// tests check the simulator's reading of the PTX ISA against the hardware
 /// (scripts/ptxsim-on-gpu.sh).
-std::string runOnGpu(const std::string &ptx, unsigned threads,
-                     unsigned shared, uint8_t *mem, size_t bytes,
-                     const ptxsim::TensorMap *map);
+std::string runOnGpu(const std::string &ptx, unsigned threads, unsigned shared,
+                     uint8_t *mem, size_t bytes, const ptxsim::TensorMap *map);
 #endif
 
 namespace {
@@ -69,26 +68,26 @@ struct Kernel {
 /// the shared address of `smem` (the dynamic shared memory, which need not
 /// start at 0 on a GPU), then the body (from PTX line 12).
 std::string module(const std::string &body) {
-  return ".version 8.0\n"                                  // 1
-         ".target sm_90a\n"                                // 2
-         ".address_size 64\n"                              // 3
-         ".extern .shared .align 1024 .b8 smem[];\n"       // 4
-         ".visible .entry k(\n"                            // 5
-         "  .param .u64 buf,\n"                            // 6
-         "  .param .align 64 .b8 map[128]\n"               // 7
-         ")\n"                                             // 8
-         "{\n"                                             // 9
+  return ".version 8.0\n"                            // 1
+         ".target sm_90a\n"                          // 2
+         ".address_size 64\n"                        // 3
+         ".extern .shared .align 1024 .b8 smem[];\n" // 4
+         ".visible .entry k(\n"                      // 5
+         "  .param .u64 buf,\n"                      // 6
+         "  .param .align 64 .b8 map[128]\n"         // 7
+         ")\n"                                       // 8
+         "{\n"                                       // 9
          "  .reg .b64 %rd<32>; .reg .b32 %r<64>; .reg .b32 %a<4>; "
          ".reg .f32 %f<130>; .reg .pred %p<10>; .reg .b16 %rs<4>;\n" // 10
          "  ld.param.u64 %rd1, [buf]; mov.u32 %r1, %tid.x; "
-         "mov.u32 %r8, smem;\n"                           // 11
+         "mov.u32 %r8, smem;\n" // 11
          + body + "\n  ret;\n}\n";
 }
 
 std::string run(const Kernel &k, Memory &mem) {
 #ifdef PTXSIM_TESTS_ON_GPU
-  return runOnGpu(module(k.body), k.threads, k.shared, mem.data.get(),
-                  mem.size, k.map);
+  return runOnGpu(module(k.body), k.threads, k.shared, mem.data.get(), mem.size,
+                  k.map);
 #endif
   ptxsim::Launch launch;
   launch.block[0] = k.threads;
@@ -100,11 +99,9 @@ std::string run(const Kernel &k, Memory &mem) {
   if (k.map)
     ptxsim::encodeTensorMap(*k.map, launch.params[1].data());
   launch.fenceNote = k.fenceNote;
-  return ptxsim::run(module(k.body), "k", launch,
-                     [&](uint64_t p, uint64_t n) {
-                       return p >= addr && p + n <= addr + mem.size &&
-                              p + n >= p;
-                     });
+  return ptxsim::run(module(k.body), "k", launch, [&](uint64_t p, uint64_t n) {
+    return p >= addr && p + n <= addr + mem.size && p + n >= p;
+  });
 }
 
 std::string run(const std::string &body, unsigned threads = 128) {
@@ -152,8 +149,7 @@ struct Layout {
   }
   uint64_t descriptor() const {
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle ? 3 : 0;
-    return (start >> 4) | (lbo() >> 4) << 16 | (sbo() >> 4) << 32 |
-           mode << 62;
+    return (start >> 4) | (lbo() >> 4) << 16 | (sbo() >> 4) << 32 | mode << 62;
   }
 
   /// Where element (mn, k) lives, as the PTX ISA's figures draw the
@@ -217,7 +213,9 @@ void checkMma(Mma mm) {
   auto dRow = [](unsigned i, unsigned j) {
     return 16 * (i / 32) + (i % 32) / 4 + 8 * ((j % 4) / 2);
   };
-  auto dCol = [](unsigned i, unsigned j) { return 8 * (j / 4) + 2 * (i % 4) + j % 2; };
+  auto dCol = [](unsigned i, unsigned j) {
+    return 8 * (j / 4) + 2 * (i % 4) + j % 2;
+  };
   for (unsigned i = 0; i < 128; ++i) {
     for (unsigned j = 0; j < n / 2; ++j)
       mem.at<float>(cIn + (i * n / 2 + j) * 4) = C[dRow(i, j) * n + dCol(i, j)];
@@ -230,33 +228,40 @@ void checkMma(Mma mm) {
   mem.at<uint64_t>(descs) = mm.a.descriptor();
   mem.at<uint64_t>(descs + 8) = mm.b.descriptor();
 
-  std::string d, body =
-                     "  mov.u32 %r2, %r1;\n"
-                     "  mov.u32 %r4, smem;\n"
-                     "$copy:\n"
-                     "  setp.ge.u32 %p1, %r2, " + std::to_string(image / 16) + ";\n"
-                     "  @%p1 bra $copied;\n"
-                     "  mul.wide.u32 %rd2, %r2, 16;\n"
-                     "  add.s64 %rd3, %rd1, %rd2;\n"
-                     "  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd3];\n"
-                     "  cvt.u32.u64 %r3, %rd2;\n"
-                     "  add.s32 %r5, %r4, %r3;\n"
-                     "  st.shared.v4.b32 [%r5], {%r10, %r11, %r12, %r13};\n"
-                     "  add.s32 %r2, %r2, 128;\n"
-                     "  bra $copy;\n"
-                     "$copied:\n"
-                     "  fence.proxy.async.shared::cta;\n"
-                     "  bar.sync 0;\n"
-                     "  ld.global.u64 %rd10, [%rd1+" + std::to_string(descs) + "];\n"
-                     "  ld.global.u64 %rd11, [%rd1+" + std::to_string(descs + 8) + "];\n"
-                     "  shr.u32 %r9, %r8, 4;\n" // the start fields: smem +
-                     "  cvt.u64.u32 %rd12, %r9;\n"
-                     "  add.s64 %rd10, %rd10, %rd12;\n"
-                     "  add.s64 %rd11, %rd11, %rd12;\n"
-                     "  mul.wide.u32 %rd4, %r1, " + std::to_string(n * 2) + ";\n"
-                     "  add.s64 %rd5, %rd1, %rd4;\n"
-                     "  mul.wide.u32 %rd6, %r1, 16;\n"
-                     "  add.s64 %rd7, %rd1, %rd6;\n";
+  std::string d, body = "  mov.u32 %r2, %r1;\n"
+                        "  mov.u32 %r4, smem;\n"
+                        "$copy:\n"
+                        "  setp.ge.u32 %p1, %r2, " +
+                        std::to_string(image / 16) +
+                        ";\n"
+                        "  @%p1 bra $copied;\n"
+                        "  mul.wide.u32 %rd2, %r2, 16;\n"
+                        "  add.s64 %rd3, %rd1, %rd2;\n"
+                        "  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd3];\n"
+                        "  cvt.u32.u64 %r3, %rd2;\n"
+                        "  add.s32 %r5, %r4, %r3;\n"
+                        "  st.shared.v4.b32 [%r5], {%r10, %r11, %r12, %r13};\n"
+                        "  add.s32 %r2, %r2, 128;\n"
+                        "  bra $copy;\n"
+                        "$copied:\n"
+                        "  fence.proxy.async.shared::cta;\n"
+                        "  bar.sync 0;\n"
+                        "  ld.global.u64 %rd10, [%rd1+" +
+                        std::to_string(descs) +
+                        "];\n"
+                        "  ld.global.u64 %rd11, [%rd1+" +
+                        std::to_string(descs + 8) +
+                        "];\n"
+                        "  shr.u32 %r9, %r8, 4;\n" // the start fields: smem +
+                        "  cvt.u64.u32 %rd12, %r9;\n"
+                        "  add.s64 %rd10, %rd10, %rd12;\n"
+                        "  add.s64 %rd11, %rd11, %rd12;\n"
+                        "  mul.wide.u32 %rd4, %r1, " +
+                        std::to_string(n * 2) +
+                        ";\n"
+                        "  add.s64 %rd5, %rd1, %rd4;\n"
+                        "  mul.wide.u32 %rd6, %r1, 16;\n"
+                        "  add.s64 %rd7, %rd1, %rd6;\n";
   for (unsigned j = 0; j < n / 2; ++j) {
     d += (j ? ", %f" : "%f") + std::to_string(j);
     body += "  ld.global.f32 %f" + std::to_string(j) + ", [%rd5+" +
@@ -266,13 +271,17 @@ void checkMma(Mma mm) {
     body += "  ld.global.b32 %a" + std::to_string(j) + ", [%rd7+" +
             std::to_string(aIn + 4 * j) + "];\n";
   std::string type = mm.f16 ? "f16" : "bf16";
-  body += "  setp.ne.b32 %p2, " + std::to_string(mm.scaleD) + ", 0;\n"
+  body += "  setp.ne.b32 %p2, " + std::to_string(mm.scaleD) +
+          ", 0;\n"
           "  wgmma.fence.sync.aligned;\n"
-          "  wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-          "k16.f32." + type + "." + type + " {" + d + "}, " +
-          (mm.regA ? "{%a0, %a1, %a2, %a3}" : "%rd10") + ", %rd11, %p2, " +
-          std::to_string(mm.scaleA) + ", " + std::to_string(mm.scaleB) +
-          (mm.regA ? "" : mm.a.mnMajor ? ", 1" : ", 0") +
+          "  wgmma.mma_async.sync.aligned.m64n" +
+          std::to_string(n) + "k16.f32." + type + "." + type + " {" + d +
+          "}, " + (mm.regA ? "{%a0, %a1, %a2, %a3}" : "%rd10") +
+          ", %rd11, %p2, " + std::to_string(mm.scaleA) + ", " +
+          std::to_string(mm.scaleB) +
+          (mm.regA        ? ""
+           : mm.a.mnMajor ? ", 1"
+                          : ", 0") +
           (mm.b.mnMajor ? ", 1;\n" : ", 0;\n") +
           "  wgmma.commit_group.sync.aligned;\n"
           "  wgmma.wait_group.sync.aligned 0;\n";
@@ -287,7 +296,8 @@ void checkMma(Mma mm) {
       unsigned r = dRow(i, j), c = dCol(i, j);
       double want = mm.scaleD ? C[r * n + c] : 0;
       for (unsigned kk = 0; kk < 16; ++kk)
-        want += double(mm.scaleA * A[r * 16 + kk]) * (mm.scaleB * B[kk * n + c]);
+        want +=
+            double(mm.scaleA * A[r * 16 + kk]) * (mm.scaleB * B[kk * n + c]);
       ASSERT_EQ(mem.at<float>(out + (i * n / 2 + j) * 4), float(want))
           << "D[" << r << "][" << c << "], thread " << i << " register " << j;
     }
@@ -382,8 +392,8 @@ TEST(Sm90Wgmma, NoFenceIsAnError) {
 // The accumulator's zero is written after the fence: tilec's attention
 // kernels did this (ptxas repairs it, C7519).
 TEST(Sm90Wgmma, AccessAfterFenceIsAnErrorOrANote) {
-  std::string body = kZeroed + kDescs + kFence + "  mov.f32 %f2, 0f00000000;\n" +
-                     kMma + kMma + kCommitWait;
+  std::string body = kZeroed + kDescs + kFence +
+                     "  mov.f32 %f2, 0f00000000;\n" + kMma + kMma + kCommitWait;
   std::string e = run(body);
   EXPECT_ERROR(e, "register %f2 was accessed by line 20 'mov.f32 %f2, "
                   "0f00000000' after the wgmma.fence of line 19: a "
@@ -400,8 +410,8 @@ TEST(Sm90Wgmma, AccessAfterFenceIsAnErrorOrANote) {
 }
 
 TEST(Sm90Wgmma, InFlightAccumulatorAccessIsAnError) {
-  std::string issued = kZeroed + kDescs + kFence + kMma +
-                       "  wgmma.commit_group.sync.aligned;\n";
+  std::string issued =
+      kZeroed + kDescs + kFence + kMma + "  wgmma.commit_group.sync.aligned;\n";
   EXPECT_ERROR(run(issued + "  add.f32 %f9, %f1, %f1;"),
                "accesses register %f1, which the in-flight wgmma.mma_async "
                "of line 21 uses: no wgmma.wait_group has retired it");
@@ -411,9 +421,9 @@ TEST(Sm90Wgmma, InFlightAccumulatorAccessIsAnError) {
   EXPECT_ERROR(run(issued + "  wgmma.wait_group.sync.aligned 1;\n"
                             "  add.f32 %f9, %f0, %f0;"),
                "accesses register %f0, which the in-flight");
-  EXPECT_ERROR(run(kZeroed + kDescs + kFence + kMma +
-                   "  add.f32 %f9, %f0, %f0;"),
-               "accesses register %f0, which the in-flight"); // uncommitted
+  EXPECT_ERROR(
+      run(kZeroed + kDescs + kFence + kMma + "  add.f32 %f9, %f0, %f0;"),
+      "accesses register %f0, which the in-flight"); // uncommitted
 }
 
 TEST(Sm90Wgmma, RegisterConflictsBetweenInFlightOps) {
@@ -434,8 +444,8 @@ TEST(Sm90Wgmma, RegisterConflictsBetweenInFlightOps) {
 // (b) of the asynchrony: shared memory a wgmma in flight reads, overwritten
 // before the wait_group that retires it.
 TEST(Sm90Wgmma, OverwritingItsOperandsIsAnError) {
-  std::string issued = kZeroed + kDescs + kFence + kMma +
-                       "  wgmma.commit_group.sync.aligned;\n";
+  std::string issued =
+      kZeroed + kDescs + kFence + kMma + "  wgmma.commit_group.sync.aligned;\n";
   EXPECT_ERROR(run(issued + "  st.shared.b32 [smem+2048], %r1;"),
                "writes shared byte 3072 that the in-flight wgmma.mma_async "
                "of line 21 may still be reading");
@@ -463,7 +473,8 @@ TEST(Sm90Wgmma, SharedOperandChecks) {
   EXPECT_ERROR(run(unfenced + "  fence.proxy.async.shared::cta;\n" + rest),
                "race: wgmma.mma_async reads shared byte 1024 written by thread "
                "0 since the last barrier");
-  EXPECT_ERROR(run(kZeroed + "  setp.eq.u32 %p5, %r1, 0;\n"
+  EXPECT_ERROR(run(kZeroed +
+                   "  setp.eq.u32 %p5, %r1, 0;\n"
                    "  @%p5 cp.async.ca.shared.global [smem+16], [%rd1], 16;\n" +
                    rest),
                "wgmma.mma_async reads shared byte 1040 while a cp.async may "
@@ -561,10 +572,10 @@ TEST(Sm90, Setmaxnreg) {
                 "  setmaxnreg.inc.sync.aligned.u32 232;"),
             "");
   for (const char *n : {"16", "260", "100", "%r1"})
-    EXPECT_ERROR(run(std::string("  setmaxnreg.inc.sync.aligned.u32 ") + n +
-                     ";"),
-                 "setmaxnreg's register count must be an immediate in [24, "
-                 "256] and a multiple of 8");
+    EXPECT_ERROR(
+        run(std::string("  setmaxnreg.inc.sync.aligned.u32 ") + n + ";"),
+        "setmaxnreg's register count must be an immediate in [24, "
+        "256] and a multiple of 8");
   EXPECT_ERROR(run("  setmaxnreg.set.sync.aligned.u32 40;"),
                "unsupported instruction setmaxnreg.set");
 }
@@ -612,7 +623,9 @@ TEST(Sm90, NamedBarriers) {
 std::string initMbar(unsigned count) {
   return "  setp.ne.u32 %p9, %r1, 0;\n"
          "  @%p9 bra $inited;\n"
-         "  mbarrier.init.shared.b64 [smem], " + std::to_string(count) + ";\n"
+         "  mbarrier.init.shared.b64 [smem], " +
+         std::to_string(count) +
+         ";\n"
          "  fence.mbarrier_init.release.cluster;\n"
          "$inited:\n"
          "  bar.sync 0;\n";
@@ -623,7 +636,9 @@ std::string waitParity(const std::string &parity) {
   return "  {\n"
          "  .reg .pred P1;\n"
          "  LAB_WAIT:\n"
-         "  mbarrier.try_wait.parity.shared.b64 P1, [smem], " + parity + ", 0;\n"
+         "  mbarrier.try_wait.parity.shared.b64 P1, [smem], " +
+         parity +
+         ", 0;\n"
          "  @P1 bra.uni DONE;\n"
          "  bra.uni LAB_WAIT;\n"
          "  DONE:\n"
@@ -678,10 +693,10 @@ TEST(Sm90Mbarrier, DeadlockNamesTheMbarrierAndPhase) {
                "pending, transaction count 0)");
   // An arrive's state: the wait names the phase.
   EXPECT_ERROR(run(initMbar(64) +
-                   "  mbarrier.arrive.shared.b64 %rd5, [smem];\n"
-                   "$w:\n"
-                   "  mbarrier.try_wait.shared.b64 %p3, [smem], %rd5;\n"
-                   "  @!%p3 bra $w;",
+                       "  mbarrier.arrive.shared.b64 %rd5, [smem];\n"
+                       "$w:\n"
+                       "  mbarrier.try_wait.shared.b64 %p3, [smem], %rd5;\n"
+                       "  @!%p3 bra $w;",
                    32),
                "for phase 0 to complete (it is in phase 0 with 32 of 64 "
                "arrivals pending");
@@ -691,10 +706,10 @@ TEST(Sm90Mbarrier, DeadlockNamesTheMbarrierAndPhase) {
 // nothing else can.
 TEST(Sm90Mbarrier, FalseTryWaitNeedNotLoop) {
   EXPECT_EQ(run(initMbar(1) +
-                "  mbarrier.try_wait.parity.shared.b64 %p3, [smem], 0;\n"
-                "  @%p3 bra $end;\n"
-                "  mbarrier.arrive.shared.b64 _, [smem];\n"
-                "$end:",
+                    "  mbarrier.try_wait.parity.shared.b64 %p3, [smem], 0;\n"
+                    "  @%p3 bra $end;\n"
+                    "  mbarrier.arrive.shared.b64 _, [smem];\n"
+                    "$end:",
                 32),
             "");
 }
@@ -710,11 +725,10 @@ TEST(Sm90Mbarrier, Misuse) {
   EXPECT_ERROR(run(initMbar(1) + "  mbarrier.init.shared.b64 [smem], 1;", 32),
                "mbarrier.init on shared 1024, which holds a valid mbarrier "
                "(initialized at line 14; mbarrier.inval it first)");
-  EXPECT_EQ(run(initMbar(1) +
-                    "  @%p9 bra $x;\n"
-                    "  mbarrier.inval.shared.b64 [smem];\n"
-                    "  mbarrier.init.shared.b64 [smem], 1;\n"
-                    "$x:",
+  EXPECT_EQ(run(initMbar(1) + "  @%p9 bra $x;\n"
+                              "  mbarrier.inval.shared.b64 [smem];\n"
+                              "  mbarrier.init.shared.b64 [smem], 1;\n"
+                              "$x:",
                 32),
             "");
   EXPECT_ERROR(run(initMbar(1) + "  mbarrier.inval.shared.b64 [smem];\n" +
@@ -728,26 +742,25 @@ TEST(Sm90Mbarrier, Misuse) {
                "mbarrier instructions may access it)");
   EXPECT_ERROR(run(initMbar(1) + "  st.shared.b32 [smem+4], %r1;", 32),
                "writes shared byte 1028 of the mbarrier object at 1024");
-  EXPECT_ERROR(run(initMbar(1) +
-                       "  mbarrier.try_wait.parity.shared.b64 %p3, [smem], 2;",
-                   32),
-               "phase parity 2 is neither 0 nor 1");
-  EXPECT_ERROR(run(initMbar(1) +
-                       "  mbarrier.test_wait.shared.b64 %p3, [smem], %rd1;",
-                   32),
-               "the state operand is no mbarrier.arrive state");
-  EXPECT_ERROR(run(initMbar(1) +
-                       "  mbarrier.arrive.expect_tx.shared.b64 _, [smem];",
-                   32),
-               "mbarrier.arrive.expect_tx needs a txCount");
+  EXPECT_ERROR(
+      run(initMbar(1) + "  mbarrier.try_wait.parity.shared.b64 %p3, [smem], 2;",
+          32),
+      "phase parity 2 is neither 0 nor 1");
+  EXPECT_ERROR(
+      run(initMbar(1) + "  mbarrier.test_wait.shared.b64 %p3, [smem], %rd1;",
+          32),
+      "the state operand is no mbarrier.arrive state");
+  EXPECT_ERROR(
+      run(initMbar(1) + "  mbarrier.arrive.expect_tx.shared.b64 _, [smem];",
+          32),
+      "mbarrier.arrive.expect_tx needs a txCount");
   EXPECT_ERROR(run(initMbar(1) + "  mbarrier.expect_tx.relaxed.cta.shared."
                                  "b64 [smem], 1048576;",
                    32),
                "transaction count 0 + 1048576 above 2^20 - 1");
   // Owed bytes keep phase 0 open: a second arrival is one too many.
-  EXPECT_ERROR(run(initMbar(1) +
-                       "  mbarrier.expect_tx.shared.b64 [smem], 16;\n"
-                       "  mbarrier.arrive.shared.b64 _, [smem];",
+  EXPECT_ERROR(run(initMbar(1) + "  mbarrier.expect_tx.shared.b64 [smem], 16;\n"
+                                 "  mbarrier.arrive.shared.b64 _, [smem];",
                    2 * 32),
                "1 arrivals where phase 0 expects 0 more (of 1)");
   EXPECT_ERROR(run("  cp.async.ca.shared.global [smem], [%rd1], 16;\n"
@@ -784,8 +797,8 @@ struct Tensor {
 
 /// Thread 0 loads the box at (x, y) into smem+dst and signals the mbarrier
 /// at smem+0; everyone waits for it.
-std::string tmaLoad(const Tensor &t, const std::string &x,
-                    const std::string &y, unsigned dst = 1024) {
+std::string tmaLoad(const Tensor &t, const std::string &x, const std::string &y,
+                    unsigned dst = 1024) {
   return initMbar(1) +
          "  @%p9 bra $issued;\n"
          "  mov.b64 %rd20, map;\n"
@@ -794,9 +807,13 @@ std::string tmaLoad(const Tensor &t, const std::string &x,
          std::to_string(t.boxRows * t.boxCols * 2) +
          ";\n"
          "  mov.u32 %r30, smem;\n"
-         "  add.s32 %r31, %r30, " + std::to_string(dst) + ";\n"
+         "  add.s32 %r31, %r30, " +
+         std::to_string(dst) +
+         ";\n"
          "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-         "complete_tx::bytes [%r31], [%rd21, {" + x + ", " + y + "}], [%r30];\n"
+         "complete_tx::bytes [%r31], [%rd21, {" +
+         x + ", " + y +
+         "}], [%r30];\n"
          "$issued:\n" +
          waitParity("0");
 }
@@ -830,14 +847,20 @@ TEST(Sm90Tma, LoadBoxes) {
       k.body = tmaLoad(t, std::to_string(x), std::to_string(y), dst) +
                "  mov.u32 %r2, %r1;\n"
                "$copy:\n"
-               "  setp.ge.u32 %p1, %r2, " + std::to_string(bytes / 4) + ";\n"
+               "  setp.ge.u32 %p1, %r2, " +
+               std::to_string(bytes / 4) +
+               ";\n"
                "  @%p1 bra $done;\n"
                "  shl.b32 %r3, %r2, 2;\n"
                "  add.s32 %r5, %r3, %r8;\n"
-               "  ld.shared.b32 %r4, [%r5+" + std::to_string(dst) + "];\n"
+               "  ld.shared.b32 %r4, [%r5+" +
+               std::to_string(dst) +
+               "];\n"
                "  cvt.u64.u32 %rd3, %r3;\n"
                "  add.s64 %rd3, %rd1, %rd3;\n"
-               "  st.global.b32 [%rd3+" + std::to_string(out) + "], %r4;\n"
+               "  st.global.b32 [%rd3+" +
+               std::to_string(out) +
+               "], %r4;\n"
                "  add.s32 %r2, %r2, 128;\n"
                "  bra $copy;\n"
                "$done:";
@@ -851,10 +874,10 @@ TEST(Sm90Tma, LoadBoxes) {
           if (s)
             a ^= ((a >> 7) & (s / 16 - 1)) << 4;
           int gr = y + int(r), gc = x + int(c);
-          uint16_t want = gr >= 0 && gr < int(t.rows) && gc >= 0 &&
-                                  gc < int(t.cols)
-                              ? uint16_t(gr * 128 + gc + 1)
-                              : 0;
+          uint16_t want =
+              gr >= 0 && gr < int(t.rows) && gc >= 0 && gc < int(t.cols)
+                  ? uint16_t(gr * 128 + gc + 1)
+                  : 0;
           ASSERT_EQ(mem.at<uint16_t>(out + a - dst), want)
               << "box (" << r << ", " << c << ")";
         }
@@ -881,8 +904,9 @@ TEST(Sm90Tma, LoadMisuse) {
                "still be writing it");
   // fence.mbarrier_init left out.
   std::string unfenced = load;
-  unfenced.erase(unfenced.find("  fence.mbarrier_init"),
-                 std::string("  fence.mbarrier_init.release.cluster;\n").size());
+  unfenced.erase(
+      unfenced.find("  fence.mbarrier_init"),
+      std::string("  fence.mbarrier_init.release.cluster;\n").size());
   EXPECT_ERROR(with(unfenced),
                "the TMA load signals the mbarrier at shared 1024, whose "
                "mbarrier.init (line 14, thread 0) no fence.mbarrier_init or "
@@ -896,9 +920,10 @@ TEST(Sm90Tma, LoadMisuse) {
     s.replace(s.find(from), from.size(), to);
     return s;
   };
-  EXPECT_ERROR(with(replaced("add.s32 %r31, %r30, 1024", "add.s32 %r31, %r30, 1040")),
-               "the shared-memory address 2064 of a bulk tensor copy is not "
-               "128-byte aligned");
+  EXPECT_ERROR(
+      with(replaced("add.s32 %r31, %r30, 1024", "add.s32 %r31, %r30, 1040")),
+      "the shared-memory address 2064 of a bulk tensor copy is not "
+      "128-byte aligned");
   EXPECT_ERROR(with(replaced("[%r31]", "[%rd21]")),
                "the shared-memory operand is a generic address");
   EXPECT_ERROR(with(replaced("tensor.2d", "tensor.3d")),
@@ -912,9 +937,11 @@ TEST(Sm90Tma, LoadMisuse) {
                                           "[%r30];\n")),
                "TMA load into shared byte 2048 while the TMA load of line 24 "
                "may still be writing it");
-  EXPECT_ERROR(with(replaced("$issued:\n", "  mbarrier.inval.shared.b64 [smem];\n$issued:\n")),
-               "mbarrier.inval of the mbarrier that the TMA load of line 24 "
-               "will signal");
+  EXPECT_ERROR(
+      with(replaced("$issued:\n",
+                    "  mbarrier.inval.shared.b64 [smem];\n$issued:\n")),
+      "mbarrier.inval of the mbarrier that the TMA load of line 24 "
+      "will signal");
   // Issued and never waited for: every thread exits first.
   EXPECT_ERROR(with(noWait, 32), "the TMA load of line 24 (thread 0) is "
                                  "still in flight when every thread exited");
@@ -925,16 +952,16 @@ TEST(Sm90Tma, LoadMisuse) {
   EXPECT_ERROR(with(load), "the TMA load reads 2 bytes at 0x");
   // Maps the copy does not model, and bytes that are no map.
   std::vector<std::pair<std::function<void(ptxsim::TensorMap &)>, const char *>>
-      unmodelled = {
-          {[](ptxsim::TensorMap &x) { x.interleave = 1; }, "an interleaved layout"},
-          {[](ptxsim::TensorMap &x) { x.swizzle = 4; },
-           "a 128-byte swizzle with a 32- or 64-byte atom"},
-          {[](ptxsim::TensorMap &x) { x.oobFill = 1; },
-           "NaN fill of out-of-bounds elements"},
-          {[](ptxsim::TensorMap &x) { x.elementStrides[1] = 2; },
-           "element strides other than 1"},
-          {[](ptxsim::TensorMap &x) { x.dataType = 13; },
-           "a packed sub-byte data type"}};
+      unmodelled = {{[](ptxsim::TensorMap &x) { x.interleave = 1; },
+                     "an interleaved layout"},
+                    {[](ptxsim::TensorMap &x) { x.swizzle = 4; },
+                     "a 128-byte swizzle with a 32- or 64-byte atom"},
+                    {[](ptxsim::TensorMap &x) { x.oobFill = 1; },
+                     "NaN fill of out-of-bounds elements"},
+                    {[](ptxsim::TensorMap &x) { x.elementStrides[1] = 2; },
+                     "element strides other than 1"},
+                    {[](ptxsim::TensorMap &x) { x.dataType = 13; },
+                     "a packed sub-byte data type"}};
   for (auto &[change, what] : unmodelled) {
     ptxsim::TensorMap x = m;
     change(x);
@@ -947,8 +974,9 @@ TEST(Sm90Tma, LoadMisuse) {
                            "driver encoded");
   // A map in global memory: 64-byte aligned device memory, or an error.
   k.map = &m;
-  EXPECT_ERROR(with(replaced("cvta.param.u64 %rd21, %rd20", "add.s64 %rd21, %rd1, 8")),
-               "is neither a parameter nor 64-byte aligned device memory");
+  EXPECT_ERROR(
+      with(replaced("cvta.param.u64 %rd21, %rd20", "add.s64 %rd21, %rd1, 8")),
+      "is neither a parameter nor 64-byte aligned device memory");
   EXPECT_ERROR(with(replaced("[%rd21, {", "[map, {")),
                "the tensor map operand must be a generic address (cvta.param "
                "of the parameter), not the symbol map");
@@ -993,7 +1021,9 @@ std::string tmaStore(const Tensor &t, const std::string &x,
   unsigned elems = t.boxRows * t.boxCols;
   return "  mov.u32 %r2, %r1;\n"
          "$fill:\n"
-         "  setp.ge.u32 %p1, %r2, " + std::to_string(elems) + ";\n"
+         "  setp.ge.u32 %p1, %r2, " +
+         std::to_string(elems) +
+         ";\n"
          "  @%p1 bra $filled;\n"
          "  add.s32 %r3, %r2, 1;\n"
          "  cvt.u16.u32 %rs1, %r3;\n"
@@ -1009,7 +1039,9 @@ std::string tmaStore(const Tensor &t, const std::string &x,
          "  mov.b64 %rd20, map;\n"
          "  cvta.param.u64 %rd20, %rd20;\n"
          "  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group "
-         "[%rd20, {" + x + ", " + y + "}], [smem+1024];\n"
+         "[%rd20, {" +
+         x + ", " + y +
+         "}], [smem+1024];\n"
          "  cp.async.bulk.commit_group;\n" +
          (wait ? "  cp.async.bulk.wait_group.read 0;\n" : "") + "$end:";
 }
@@ -1041,8 +1073,7 @@ TEST(Sm90Tma, StoreBoxes) {
             a ^= ((a >> 7) & 7) << 4;
           want = uint16_t((a - 1024) / 2 + 1); // the element stored there
         }
-        ASSERT_EQ(mem.at<uint16_t>(Tensor::kOffset + r * t.pitch + 2 * c),
-                  want)
+        ASSERT_EQ(mem.at<uint16_t>(Tensor::kOffset + r * t.pitch + 2 * c), want)
             << r << ", " << c;
       }
   }

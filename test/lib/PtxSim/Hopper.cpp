@@ -62,8 +62,7 @@ void MBarrier::completeIfDone() {
 
 std::string MBarrier::arrive(uint64_t count) {
   if (count < 1 || int64_t(count) > kMaxCount)
-    return "arrival count " + std::to_string(count) +
-           " outside [1, 2^20 - 1]";
+    return "arrival count " + std::to_string(count) + " outside [1, 2^20 - 1]";
   if (int64_t(count) > pending)
     return std::to_string(count) + " arrivals where phase " +
            std::to_string(phase) + " expects " + std::to_string(pending) +

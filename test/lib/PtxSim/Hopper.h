@@ -1,4 +1,5 @@
-//===- Hopper.h - sm_90a's matrix descriptors, swizzles and mbarriers -*- C++ -*-===//
+//===- Hopper.h - sm_90a's matrix descriptors, swizzles and mbarriers -*- C++
+//-*-===//
 //
 // The arithmetic of the simulator's sm_90a instructions that depends on no
 // thread, written from the PTX ISA's definitions: the 64-bit shared-memory
