@@ -567,6 +567,35 @@ TEST(Sm90, DynamicSharedBase) {
   EXPECT_EQ(mem.at<uint32_t>(0) % 1024, 0u); // .align 1024
 }
 
+// Every CTA is a cluster of one: cluster ids are the CTA's, ranks 0.
+TEST(Sm90, ClusterOfOneSpecials) {
+  Memory mem(256);
+  Kernel k;
+  k.threads = 32;
+  k.shared = 4096;
+  k.body = "  mov.u32 %r2, %cluster_ctarank;\n"
+           "  mov.u32 %r3, %cluster_nctarank;\n"
+           "  mov.u32 %r4, %clusterid.x;\n"
+           "  mov.u32 %r5, %nclusterid.x;\n"
+           "  mov.u32 %r6, %cluster_ctaid.y;\n"
+           "  mov.u32 %r7, %dynamic_smem_size;\n"
+           "  st.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r5};\n"
+           "  st.global.v2.u32 [%rd1+16], {%r6, %r7};";
+  ASSERT_EQ(run(k, mem), "");
+  EXPECT_EQ(mem.at<uint32_t>(0), 0u);
+  EXPECT_EQ(mem.at<uint32_t>(4), 1u);
+  EXPECT_EQ(mem.at<uint32_t>(8), 0u); // the only CTA
+  EXPECT_EQ(mem.at<uint32_t>(12), 1u);
+  EXPECT_EQ(mem.at<uint32_t>(16), 0u);
+  EXPECT_EQ(mem.at<uint32_t>(20), 4096u);
+  EXPECT_ERROR(run("  mov.u32 %r2, %smid;"),
+               "line 12: special register %smid is not simulated");
+  EXPECT_ERROR(run("  mov.u32 %r2, %lanemask_lt;"),
+               "special register %lanemask_lt is not simulated");
+  EXPECT_ERROR(run("  mov.u32 %r2, %cluster_id.x;"),
+               "special register %cluster_id.x is not simulated");
+}
+
 TEST(Sm90, Setmaxnreg) {
   EXPECT_EQ(run("  setmaxnreg.dec.sync.aligned.u32 40;\n"
                 "  setmaxnreg.inc.sync.aligned.u32 232;"),

@@ -305,6 +305,8 @@ uint64_t Block::special(const Thread &t, uint64_t which) const {
   case SP_NCTAID_Z: return l.grid[2];
   case SP_LANEID: return t.tid % 32;
   case SP_WARPID: return t.tid / 32;
+  case SP_ONE: return 1;
+  case SP_DYNAMIC_SMEM: return l.dynamicShared;
   default: return 0;
   }
 }

@@ -113,8 +113,32 @@ public:
           {"%ctaid.z", SP_CTAID_Z},   {"%nctaid.x", SP_NCTAID_X},
           {"%nctaid.y", SP_NCTAID_Y}, {"%nctaid.z", SP_NCTAID_Z},
           {"%laneid", SP_LANEID},     {"%warpid", SP_WARPID},
-          {"%clock", SP_CLOCK},       {"%clock64", SP_CLOCK}};
+          {"%clock", SP_CLOCK},       {"%clock64", SP_CLOCK},
+          // Each CTA is a cluster of one: its id is the CTA's, its rank 0.
+          {"%clusterid.x", SP_CTAID_X},     {"%clusterid.y", SP_CTAID_Y},
+          {"%clusterid.z", SP_CTAID_Z},     {"%nclusterid.x", SP_NCTAID_X},
+          {"%nclusterid.y", SP_NCTAID_Y},   {"%nclusterid.z", SP_NCTAID_Z},
+          {"%cluster_ctaid.x", SP_ZERO},    {"%cluster_ctaid.y", SP_ZERO},
+          {"%cluster_ctaid.z", SP_ZERO},    {"%cluster_nctaid.x", SP_ONE},
+          {"%cluster_nctaid.y", SP_ONE},    {"%cluster_nctaid.z", SP_ONE},
+          {"%cluster_ctarank", SP_ZERO},    {"%cluster_nctarank", SP_ONE},
+          {"%is_explicit_cluster", SP_ZERO},
+          {"%dynamic_smem_size", SP_DYNAMIC_SMEM}};
       auto it = specials.find(s);
+      // Other special registers (%smid, %globaltimer, %lanemask_lt, ...)
+      // would read as a zero register: refused. A register name has no '.'.
+      static const char *unmodelled[] = {
+          "%smid",   "%nsmid",  "%gridid", "%lanemask", "%globaltimer",
+          "%pm",     "%envreg", "%total_smem_size", "%aggr_smem_size",
+          "%reserved_smem", "%current_graph_exec", "%nwarpid"};
+      if (it == specials.end()) {
+        bool refused = s.find('.') != std::string::npos;
+        for (const char *u : unmodelled)
+          refused |= s.rfind(u, 0) == 0;
+        if (refused)
+          fail("line " + std::to_string(line) + ": special register " + s +
+               " is not simulated");
+      }
       if (it != specials.end()) {
         o.kind = Operand::Spec;
         o.imm = it->second;

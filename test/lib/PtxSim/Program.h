@@ -200,7 +200,8 @@ enum Space : uint8_t { S_GENERIC, S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM };
 enum Special : uint8_t {
   SP_TID_X, SP_TID_Y, SP_TID_Z, SP_NTID_X, SP_NTID_Y, SP_NTID_Z,
   SP_CTAID_X, SP_CTAID_Y, SP_CTAID_Z, SP_NCTAID_X, SP_NCTAID_Y, SP_NCTAID_Z,
-  SP_LANEID, SP_WARPID, SP_CLOCK
+  SP_LANEID, SP_WARPID, SP_CLOCK,
+  SP_ZERO, SP_ONE, SP_DYNAMIC_SMEM ///< constants of a one-CTA cluster
 };
 
 struct Operand {
