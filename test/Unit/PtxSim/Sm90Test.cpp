@@ -596,6 +596,27 @@ TEST(Sm90, ClusterOfOneSpecials) {
                "special register %cluster_id.x is not simulated");
 }
 
+TEST(Sm90, ElectSync) {
+  Memory mem(256);
+  Kernel k;
+  k.threads = 64;
+  k.body = "  elect.sync %r2|%p1, 0xffffffff;\n"
+           "  @!%p1 bra $end;\n"
+           "  atom.global.add.u32 %r3, [%rd1], 1;\n"
+           "  atom.global.add.u32 %r3, [%rd1+4], %r1;\n"
+           "  atom.global.add.u32 %r3, [%rd1+8], %r2;\n"
+           "$end:";
+  ASSERT_EQ(run(k, mem), "");
+  EXPECT_EQ(mem.at<uint32_t>(0), 2u);  // one leader a warp
+  EXPECT_EQ(mem.at<uint32_t>(4), 32u); // threads 0 and 32
+  EXPECT_EQ(mem.at<uint32_t>(8), 0u);  // both lane 0
+  EXPECT_ERROR(run("  elect.sync _|%p1, 0x0000ffff;"),
+               "elect.sync with a membermask other than 0xffffffff is not "
+               "simulated");
+  EXPECT_ERROR(run("  elect.sync %p1, 0xffffffff;"),
+               "elect.sync takes d|p, membermask");
+}
+
 TEST(Sm90, Setmaxnreg) {
   EXPECT_EQ(run("  setmaxnreg.dec.sync.aligned.u32 40;\n"
                 "  setmaxnreg.inc.sync.aligned.u32 232;"),

@@ -830,6 +830,7 @@ void Block::step(Thread &t) {
     case O_SHFL:
     case O_MMA:
     case O_LDMATRIX:
+    case O_ELECT:
       t.st = State::Coll;
       return;
     case O_WGMMA_FENCE:
@@ -1432,6 +1433,21 @@ void Block::collective(size_t lo, size_t hi, const Inst &in) {
     return mma(lo, in);
   case O_LDMATRIX:
     return ldmatrix(lo, in);
+  case O_ELECT: {
+    // elect.sync d|p, membermask: the lowest lane of the mask leads; every
+    // lane gets the leader's lane id in d, p is true in the leader only. The
+    // collective runs once all 32 lanes arrived: only a full mask is
+    // modelled.
+    for (size_t i = lo; i < hi; ++i)
+      if ((get(threads[i], in.ops[1], T_B32) & 0xffffffff) != 0xffffffff)
+        fail(where(threads[i]) + ": elect.sync with a membermask other than "
+                                 "0xffffffff is not simulated");
+    for (size_t i = lo; i < hi; ++i) {
+      set(threads[i], in.ops[0], 0, T_B32);
+      set(threads[i], in.highPred, i == lo, T_PRED);
+    }
+    return;
+  }
   default:
     fail("not a collective");
   }

@@ -211,7 +211,7 @@ public:
         {"mma", O_MMA},     {"ldmatrix", O_LDMATRIX},
         {"membar", O_NOP},  {"fence", O_NOP},   {"addc", O_ADDC},
         {"subc", O_SUBC},   {"madc", O_MADC},   {"testp", O_TESTP},
-        {"atom", O_ATOM}};
+        {"atom", O_ATOM},   {"elect", O_ELECT}};
     auto it = ops.find(name);
     size_t firstModifier = sm90Opcode(tok, in);
     if (firstModifier == ~size_t(0)) {
@@ -384,6 +384,15 @@ public:
       in.cmp = "all";
     for (const std::string &o : splitTop(rest, ','))
       in.ops.push_back(operand(o, line));
+    if (in.op == O_ELECT) {
+      // elect.sync d|p, membermask
+      std::string first = splitTop(rest, ',')[0];
+      size_t bar = first.find('|');
+      if (bar == std::string::npos || in.ops.size() != 2)
+        fail(at(line, text) + ": elect.sync takes d|p, membermask");
+      in.ops[0] = operand(first.substr(0, bar), line);
+      in.highPred = operand(first.substr(bar + 1), line);
+    }
     if (in.op == O_SETP && !in.ops.empty()) {
       std::string first = splitTop(rest, ',')[0];
       if (size_t bar = first.find('|'); bar != std::string::npos) {
