@@ -25,7 +25,9 @@
 // - fence.proxy.async: shared bytes written through the generic proxy
 //   (st.shared, cp.async) and read by wgmma or a TMA store need one from
 //   their writer after the write.
-// - setmaxnreg (its operand's range only), named barriers with counts.
+// - setmaxnreg (its operand's range only), named barriers with counts,
+//   elect.sync over a full warp (Block.cpp), the cluster special registers
+//   of a cluster of one CTA (Parser.cpp).
 // Not modelled, an error where met: clusters of more than one CTA
 // (.shared::cluster is the CTA's own memory), multicast, im2col, bulk
 // copies without .tensor, tf32/fp8/integer wgmma, .f16 accumulators,
