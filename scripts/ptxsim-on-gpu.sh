@@ -11,6 +11,10 @@
 # The program is linked statically but for libc and loads libcuda with
 # dlopen, so that one built on the development machine runs on the GPU
 # machine. The misuse tests are left out: on a GPU they hang or fault.
+#
+# On an H100 (2026-12-05) all of them passed but Sm90Tma.StoreBoxes, whose
+# kernel stopped with "an illegal instruction was encountered" (the TMA
+# store; its cause is not established, and tilec emits no TMA store yet).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tests='Sm90Wgmma.KMajorLayouts:Sm90Wgmma.MNMajorLayouts'
