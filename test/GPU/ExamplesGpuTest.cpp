@@ -2,8 +2,8 @@
 //
 //   tilec-gpu-tests --kernels DIR [--only add,softmax] [--seed N] [--small]
 //                   [--exact] [--matmul-tile M,N] [--matmul-dtype bf16|f16]
-//                   [--matmul-persistent] [--attention-block-m M]
-//                   [--attention-head-dim D]
+//                   [--matmul-persistent] [--matmul-shape MxNxK]...
+//                   [--attention-block-m M] [--attention-head-dim D]
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (matmul_bias_gelu, matmul_fp16, matmul_tma,
@@ -23,7 +23,9 @@
 // past the end. --matmul-tile and --matmul-dtype test variants of the
 // matmul kernel (same parameters) with other tiles or f16 data;
 // --matmul-persistent launches the matmuls on 5 programs (persistent
-// kernels loop over the tiles); --attention-block-m launches the attention
+// kernels loop over the tiles); --matmul-shape adds a shape to the
+// matmuls' list (e.g. one long enough in K to go around a TMA ring more
+// than once at --small); --attention-block-m launches the attention
 // forward with M queries per program (a variant built with another blockM;
 // default 128); --attention-head-dim runs examples/attention.tile's kernel
 // at head_dim D (compiled with `--param HEAD_DIM=D`; default 64). Prints
@@ -56,6 +58,11 @@ struct Options {
 /// examples/matmul.tile with other tiles or f16 (--matmul-tile, -dtype).
 int64_t gMatmulTileM = 128, gMatmulTileN = 128;
 bool gMatmulF16 = false;
+/// --matmul-shape: shapes (M, N, K) the matmuls run beside their own.
+struct MatmulShape {
+  int64_t m, n, k;
+};
+std::vector<MatmulShape> gMatmulShapes;
 /// --matmul-persistent: persistent matmuls (the builder's), launched on 5
 /// programs so that each walks several tiles of the larger shapes.
 bool gMatmulPersistent = false;
@@ -406,18 +413,16 @@ template <typename T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
                     bool biasGelu, const char *name, bool tma = false,
                     bool persistent = false, bool builderTma = false) {
-  struct Shape {
-    int64_t m, n, k;
-  };
-  std::vector<Shape> shapes = {{1, 1, 1},
-                               {128, 128, 32},
-                               {200, 130, 77},
-                               {257, 129, 300},
-                               {64, 384, 16}};
+  std::vector<MatmulShape> shapes = {{1, 1, 1},
+                                     {128, 128, 32},
+                                     {200, 130, 77},
+                                     {257, 129, 300},
+                                     {64, 384, 16}};
   if (!small) {
     shapes.push_back({512, 512, 512});
     shapes.push_back({1000, 1030, 1111});
   }
+  shapes.insert(shapes.end(), gMatmulShapes.begin(), gMatmulShapes.end());
   for (auto [m, n, kk] : shapes) {
     // Row strides: multiples of 16 (the hint), with padding past the data.
     int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(n, 16),
@@ -859,8 +864,8 @@ int usage(const char *why) {
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
                "[--only a,b] [--seed N] [--small] [--exact]\n"
                "  [--matmul-tile M,N] [--matmul-dtype bf16|f16] "
-               "[--matmul-persistent] [--attention-block-m M]\n"
-               "  [--attention-head-dim D]\n",
+               "[--matmul-persistent] [--matmul-shape MxNxK]...\n"
+               "  [--attention-block-m M] [--attention-head-dim D]\n",
                why);
   return 2;
 }
@@ -904,6 +909,17 @@ int main(int argc, char **argv) {
       gMatmulF16 = v == "f16";
     } else if (a == "--matmul-persistent")
       gMatmulPersistent = true;
+    else if (a == "--matmul-shape") {
+      std::string v = value();
+      MatmulShape s{};
+      char x1 = 0, x2 = 0, end = 0;
+      if (std::sscanf(v.c_str(), "%ld%c%ld%c%ld%c", &s.m, &x1, &s.n, &x2, &s.k,
+                      &end) != 5 ||
+          x1 != 'x' || x2 != 'x' || s.m <= 0 || s.n <= 0 || s.k <= 0)
+        return usage(("--matmul-shape takes MxNxK (positive), got '" + v +
+                      "'").c_str());
+      gMatmulShapes.push_back(s);
+    }
     else if (a == "--attention-head-dim") {
       std::string v = value();
       gAttentionHeadDim = std::strtol(v.c_str(), nullptr, 10);

@@ -116,8 +116,9 @@ TEST(PtxSim, UnknownInstructionIsAnError) {
   r = run("  mul24.lo.s32 %r9, %r1, %r2;", 3, 4);
   expectUnsupported(r, "mul24.lo.s32 %r9, %r1, %r2",
                     "unsupported instruction mul24.lo.s32");
-  r = run("  cp.async.bulk.commit_group;", 0);
-  expectUnsupported(r, "cp.async.bulk.commit_group", "unsupported instruction");
+  r = run("  cp.async.bulk.prefetch.L2.global [%rd1], 16;", 0);
+  expectUnsupported(r, "cp.async.bulk.prefetch.L2.global [%rd1], 16",
+                    "unsupported instruction cp.async.bulk.prefetch");
 }
 
 // tile.print's vprintf: the call is the error, not the .param symbols of
@@ -187,7 +188,7 @@ TEST(PtxSim, WidenedSharedLoad) {
   Result r = run(std::string(store) + "  ld.shared.b32 %r9, [%r4];", 0);
   EXPECT_EQ(r.error, "");
   r = run(std::string(store) + "  ld.shared.b32 %r9, [%r4+4];", 0);
-  EXPECT_NE(r.error.find("reads shared byte 4, which nothing wrote"),
+  EXPECT_NE(r.error.find("reads shared byte 1028, which nothing wrote"),
             std::string::npos)
       << r.error;
 }

@@ -21,7 +21,10 @@
 // does: a launch needs the context current, and more than 48 KiB of dynamic
 // shared memory needs the function's attribute raised first.
 // cuTensorMapEncodeTiled validates as the real one does and writes a
-// recognizable map that launches check (the "tensor maps" block below).
+// recognizable map that launches check and the simulator reads (the
+// "tensor maps" block below). With TILEC_FAKE_CUDA_WGMMA_FENCE_NOTES set,
+// the simulator notes on stderr, once per process, a register accessed
+// between wgmma.fence and its wgmma instead of failing the launch.
 //
 // A lookup at CUDA 13.0 or later gets CUDA 13's cuCtxGetDevice and
 // cuCtxSynchronize, which take a context, as from the real driver.
@@ -34,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PtxSim.h"
+#include "TensorMap.h"
 
 #include <cuda.h>
 
@@ -44,6 +48,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -189,6 +194,13 @@ CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
       sl.grid[i] = l.grid[i], sl.block[i] = l.block[i];
     sl.dynamicShared = l.shared;
     sl.params = l.params;
+    // A wgmma.fence breach (which ptxas repairs) as a note, not a failure.
+    if (std::getenv("TILEC_FAKE_CUDA_WGMMA_FENCE_NOTES"))
+      sl.fenceNote = [](const std::string &note) {
+        static std::set<std::string> seen; // once per process
+        if (seen.insert(note).second)
+          std::fprintf(stderr, "fake cuda: ptxsim note: %s\n", note.c_str());
+      };
     std::string error = ptxsim::run(ptx, l.kernel, sl, validGlobal);
     if (!error.empty()) {
       std::fprintf(stderr, "fake cuda: %s\n", error.c_str());
@@ -236,53 +248,17 @@ CUresult runLaunch(const FakeLaunch &l, const std::string &ptx) {
 //
 // The real driver's validation of cuTensorMapEncodeTiled (its documentation
 // in cuda.h, rule by rule: CUDA_ERROR_INVALID_VALUE on any breach), so that
-// CI tests the runtime's own checks come first, and a recognizable encoding:
-// the 128 bytes are 16 little-endian qwords,
-//   q0 kFakeMapMagic, q1 global address, q2..q6 globalDim[0..4],
-//   q7..q10 globalStrides[0..3] (bytes), q11 boxDim[i] << 12i,
-//   q12 elementStrides[i] << 4i | dataType << 20 | rank << 28 |
-//       interleave << 32 | swizzle << 36 | l2Promotion << 40 | oobFill << 44,
-//   q13, q14 zero, q15 FNV-1a of q0..q14,
-// in CUDA's dimension order (0 innermost). A launch checks every 128-byte
-// parameter (`.param .align 64 .b8 name[128]`): its bytes must sit 64-byte
-// aligned and be a map this driver encoded, as a real kernel would fault on
-// anything else.
+// CI tests the runtime's own checks come first, and a recognizable encoding
+// (test/lib/PtxSim/TensorMap.h), which the PTX simulator decodes when a
+// kernel's cp.async.bulk.tensor names the map. A launch checks every
+// 128-byte parameter (`.param .align 64 .b8 name[128]`): its bytes must sit
+// 64-byte aligned and be a map this driver encoded, as a real kernel would
+// fault on anything else.
 
-constexpr uint64_t kFakeMapMagic = 0x50414d434c495454ull; // "TTILCMAP"
 int gTensorMapEncodes = 0;
 
-uint64_t fnv(const uint64_t *q, int n) {
-  uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < n; ++i)
-    for (int b = 0; b < 8; ++b) {
-      h ^= (q[i] >> (8 * b)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  return h;
-}
-
 unsigned tensorMapElementBytes(CUtensorMapDataType t) {
-  switch (t) {
-  case CU_TENSOR_MAP_DATA_TYPE_UINT8:
-    return 1;
-  case CU_TENSOR_MAP_DATA_TYPE_UINT16:
-  case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
-  case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
-    return 2;
-  case CU_TENSOR_MAP_DATA_TYPE_UINT32:
-  case CU_TENSOR_MAP_DATA_TYPE_INT32:
-  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
-  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
-  case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
-  case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
-    return 4;
-  case CU_TENSOR_MAP_DATA_TYPE_UINT64:
-  case CU_TENSOR_MAP_DATA_TYPE_INT64:
-  case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
-    return 8;
-  default:
-    return 0; // the packed 4- and 6-bit types: not modelled
-  }
+  return ptxsim::tensorMapElementBytes(unsigned(t));
 }
 
 CUresult fTensorMapEncodeTiled(
@@ -341,21 +317,22 @@ CUresult fTensorMapEncodeTiled(
                                                                : fill != 0)
     return bad;
 
-  uint64_t q[16] = {};
-  q[0] = kFakeMapMagic;
-  q[1] = addr;
+  ptxsim::TensorMap m;
+  m.address = addr;
+  m.rank = rank;
   for (unsigned i = 0; i < rank; ++i) {
-    q[2 + i] = dim[i];
-    q[11] |= uint64_t(box[i]) << (12 * i);
-    q[12] |= uint64_t(elementStrides[i]) << (4 * i);
+    m.dims[i] = dim[i];
+    m.box[i] = box[i];
+    m.elementStrides[i] = elementStrides[i];
   }
   for (unsigned i = 0; i + 1 < rank; ++i)
-    q[7 + i] = strides[i];
-  q[12] |= uint64_t(type) << 20 | uint64_t(rank) << 28 |
-           uint64_t(interleave) << 32 | uint64_t(swizzle) << 36 |
-           uint64_t(l2) << 40 | uint64_t(fill) << 44;
-  q[15] = fnv(q, 15);
-  std::memcpy(map, q, sizeof q);
+    m.strides[i] = strides[i];
+  m.dataType = unsigned(type);
+  m.interleave = unsigned(interleave);
+  m.swizzle = unsigned(swizzle);
+  m.l2Promotion = unsigned(l2);
+  m.oobFill = unsigned(fill);
+  ptxsim::encodeTensorMap(m, reinterpret_cast<unsigned char *>(map));
   std::lock_guard<std::mutex> lock(gMutex);
   ++gTensorMapEncodes;
   return CUDA_SUCCESS;
@@ -364,17 +341,16 @@ CUresult fTensorMapEncodeTiled(
 /// A launch's 128-byte parameter `index` of `kernel` at `bytes`.
 CUresult checkTensorMapParam(const std::string &kernel, size_t index,
                              const unsigned char *bytes) {
-  uint64_t q[16];
-  std::memcpy(q, bytes, sizeof q);
-  const char *why = nullptr;
+  ptxsim::TensorMap m;
+  std::string why;
   if (reinterpret_cast<uintptr_t>(bytes) % 64 != 0)
     why = "is not 64-byte aligned";
-  else if (q[0] != kFakeMapMagic || q[15] != fnv(q, 15))
-    why = "is not a tensor map this driver encoded";
-  if (!why)
+  else
+    why = ptxsim::decodeTensorMap(bytes, m);
+  if (why.empty())
     return CUDA_SUCCESS;
   std::fprintf(stderr, "fake cuda: kernel %s, parameter #%zu: the map %s\n",
-               kernel.c_str(), index, why);
+               kernel.c_str(), index, why.c_str());
   return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -384,11 +360,13 @@ CUresult checkTensorMapParam(const std::string &kernel, size_t index,
 void runDescCopy(const FakeLaunch &l) {
   if (l.params.size() != 2 || l.params[0].size() != 128)
     return;
-  uint64_t q[16], y;
-  std::memcpy(q, l.params[0].data(), sizeof q);
+  ptxsim::TensorMap m;
+  if (!ptxsim::decodeTensorMap(l.params[0].data(), m).empty() || m.rank != 2)
+    return;
+  uint64_t y;
   std::memcpy(&y, l.params[1].data(), 8);
-  const char *base = reinterpret_cast<const char *>(q[1]);
-  uint64_t cols = q[2], rows = q[3], stride = q[7];
+  const char *base = reinterpret_cast<const char *>(m.address);
+  uint64_t cols = m.dims[0], rows = m.dims[1], stride = m.strides[0];
   for (uint64_t r = 0; r < rows; ++r)
     std::memcpy(reinterpret_cast<float *>(y) + r * cols, base + r * stride,
                 cols * sizeof(float));
