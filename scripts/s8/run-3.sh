@@ -18,16 +18,16 @@ T="attention_tma_d128_overlap,attention_tma_d128_n128_overlap"
 timeout 60 $B/bin/tilec-gpu-tests --kernels $D/attn --only $T --small > $O/checks.log 2>&1
 echo "checks rc=$? pass=$(grep -c PASS $O/checks.log) fail=$(grep -c FAIL $O/checks.log) $(el)"
 grep -E "FAIL|rror" $O/checks.log | head -4
-timeout 90 $B/bin/tilec-bench --kernels $D/attn attention_tma > $O/bench.json 2> $O/bench.err
+timeout 70 $B/bin/tilec-bench --kernels $D/attn attention_tma > $O/bench.json 2> $O/bench.err
 echo "bench rc=$?"
-timeout 45 python3 $D/peers.py attention > $O/peers.txt 2>&1
+timeout 35 python3 $D/peers.py attention > $O/peers.txt 2>&1
 cat $O/bench.json $O/peers.txt | python3 -c "
 import json,sys
 for l in sys.stdin:
     if l.startswith('{'):
         r=json.loads(l); print(f\"{r['work'][-11:]:11} {r['ms']:8.4f} ms {r['TFLOPs'] or 0:6.1f} TF  {r['system']} {r['note'][:34]}\")"
 echo "== generated programs $(el)"
-left=$(( 285 - ($(date +%s) - t0) ))
+left=$(( 150 - ($(date +%s) - t0) ))
 GPU_RUN=$B/bin/tilec-gpu-run TIME_BUDGET=$left scripts/gpu-diff-batch.sh .dev/diff10k/seed500.tar.xz > $O/diff.log 2>&1
 tail -2 $O/diff.log; grep -E "^(FAIL|CRASH)" $O/diff.log | head -5
 echo "total $(el)"

@@ -87,10 +87,11 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
     LocalAllocOp alloc;
     unsigned begin = 0, end = 0;
     bool drained = false;
+    /// A scratch user runs while it lives: it goes above the scratch.
+    bool underScratch = false;
     int64_t offset = 0, bytes = 0;
   };
   SmallVector<Live> live;
-  bool overlap = false;
   for (LocalAllocOp alloc : allocs) {
     Live l{alloc, ~0u, 0};
     // A buffer's range starts at the kernel's entry, not at its allocation:
@@ -127,11 +128,15 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
       l.drained = wait != nullptr;
       end = wait ? wait : end->getBlock()->getTerminator();
     }
+    // An mbarrier object's bytes may only be reused after mbarrier.inval
+    // (PTX ISA): mbarriers live to the kernel's end, never under scratch.
+    if (llvm::any_of(users, [](Operation *u) { return isa<MBarrierInitOp>(u); }))
+      end = ordered.back();
     l.end = last[end];
     if (l.begin == ~0u)
       l.begin = first[alloc];
     for (unsigned i = 0, e = last[end]; i <= e; ++i)
-      overlap |= tilec::smem::scratchBytes(ordered[i]) > 0;
+      l.underScratch |= tilec::smem::scratchBytes(ordered[i]) > 0;
     l.bytes = bufferBytes(cast<SharedMemType>(alloc.getType()));
     live.push_back(l);
   }
@@ -141,10 +146,11 @@ int64_t tilec::smem::allocateBuffers(func::FuncOp kernel,
   auto apart = [](const Live &a, const Live &b) {
     return (a.drained && a.end < b.begin) || (b.drained && b.end < a.begin);
   };
-  int64_t base = overlap ? llvm::alignTo(scratchBytes, 128) : 0, top = base;
+  int64_t top = 0;
   for (size_t i = 0; i < live.size(); ++i) {
     Live &l = live[i];
     int64_t align = bufferAlignment(cast<SharedMemType>(l.alloc.getType()));
+    int64_t base = l.underScratch ? llvm::alignTo(scratchBytes, 128) : 0;
     int64_t offset = llvm::alignTo(base, align);
     for (bool moved = true; moved;) {
       moved = false;

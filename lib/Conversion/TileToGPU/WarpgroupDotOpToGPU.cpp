@@ -142,6 +142,44 @@ Value wgmmaRegisterA(OpBuilder &b, Location loc, Type accType,
       .getResult(0);
 }
 
+/// `text` as inline PTX whose outputs are the f32 registers `acc`, tied to
+/// them as inputs, and that also reads `extra` (b32 registers it keeps
+/// alive): the accumulators pass through it, so LLVM orders their reads
+/// and writes around it (nvvm's wgmma.fence and wait.group have no
+/// operands).
+SmallVector<Value> throughAsm(OpBuilder &b, Location loc, StringRef text,
+                              ValueRange acc, ValueRange extra = {}) {
+  MLIRContext *ctx = b.getContext();
+  std::string constraints;
+  for (size_t i = 0; i < acc.size(); ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < acc.size(); ++i)
+    constraints += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  for (Value r : extra) {
+    operands.push_back(r);
+    constraints += ",r";
+  }
+  Type f32 = b.getF32Type();
+  Type resType = acc.size() == 1 ? f32
+                                 : LLVM::LLVMStructType::getLiteral(
+                                       ctx, SmallVector<Type>(acc.size(), f32));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resType, operands, b.getStringAttr(text),
+      b.getStringAttr(constraints),
+      /*has_side_effects=*/b.getUnitAttr(),
+      /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  SmallVector<Value> out;
+  if (acc.size() == 1)
+    out.push_back(asmOp.getResult(0));
+  else
+    for (size_t i = 0; i < acc.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return out;
+}
+
 /// Register A: the thread's elements of 16-row block `blk` and k16 step
 /// `ks` (sub-row sm, sub-column sk of the dot_operand layout) packed two
 /// per b32 in mma.sync's A order: (row g, k 2t..), (g + 8, 2t..),
@@ -240,8 +278,13 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
     auto layoutB = bd.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     auto shape = NVVM::MMAShapeAttr::get(ctx, 64, instrN, 16);
 
-    SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    // The fence with the accumulators passing through it: any copy LLVM
+    // makes of them (a zero shared by every register) lands before it, as
+    // the PTX ISA asks of registers the wgmma reads (else ptxas injects a
+    // warpgroup.arrive, C7519, and the PTX simulator refuses it).
+    SmallVector<Value> acc = throughAsm(rewriter, loc,
+                                        "wgmma.fence.sync.aligned;",
+                                        adaptor.getC());
     for (int64_t blk = 0; blk < m / blockRows; ++blk) {
       for (int64_t ni = 0; ni < n / instrN; ++ni) {
         // Register i: row l/4 + 8 * ((i / 2) % 2), column 8 * (i / 4) +
@@ -298,53 +341,24 @@ struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
   LogicalResult
   matchAndRewrite(WarpgroupWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    MLIRContext *ctx = getContext();
-    ValueRange acc = adaptor.getAcc();
-    std::string constraints;
-    for (size_t i = 0; i < acc.size(); ++i)
-      constraints += "=f,";
-    for (size_t i = 0; i < acc.size(); ++i)
-      constraints += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
-    SmallVector<Value> operands(acc.begin(), acc.end());
+    SmallVector<Value> keep;
     // The kept register A tiles: the b32 registers wgmma reads, as inputs
     // the asm does not use, so nothing reuses them before the wait.
-    for (auto [keep, elems] :
-         llvm::zip(op.getKeep(), adaptor.getKeep())) {
-      auto type = cast<RankedTensorType>(keep.getType());
+    for (auto [kept, elems] : llvm::zip(op.getKeep(), adaptor.getKeep())) {
+      auto type = cast<RankedTensorType>(kept.getType());
       auto parent = cast<MmaLayoutAttr>(
           cast<DotOperandLayoutAttr>(type.getEncoding()).getParent());
       int64_t blockRows = 16 * parent.getWarpsPerCTA()[0];
       for (int64_t blk = 0; blk < type.getDimSize(0) / blockRows; ++blk)
         for (int64_t ks = 0; ks < type.getDimSize(1) / 16; ++ks)
-          for (Value r :
-               registerAFragment(rewriter, op.getLoc(), type, elems, blk, ks)) {
-            operands.push_back(r);
-            constraints += ",r";
-          }
+          llvm::append_range(keep, registerAFragment(rewriter, op.getLoc(),
+                                                     type, elems, blk, ks));
     }
-    Type f32 = rewriter.getF32Type();
-    Type resType =
-        acc.size() == 1
-            ? f32
-            : LLVM::LLVMStructType::getLiteral(
-                  ctx, SmallVector<Type>(acc.size(), f32));
-    std::string text = "wgmma.wait_group.sync.aligned " +
-                       std::to_string(op.getPending()) + ";";
-    auto asmOp = LLVM::InlineAsmOp::create(
-        rewriter, op.getLoc(), resType, operands, rewriter.getStringAttr(text),
-        rewriter.getStringAttr(constraints),
-        /*has_side_effects=*/rewriter.getUnitAttr(),
-        /*is_align_stack=*/UnitAttr(),
-        LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
-        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
-    SmallVector<Value> out;
-    if (acc.size() == 1)
-      out.push_back(asmOp.getResult(0));
-    else
-      for (size_t i = 0; i < acc.size(); ++i)
-        out.push_back(LLVM::ExtractValueOp::create(rewriter, op.getLoc(),
-                                                   asmOp.getResult(0), i));
+    SmallVector<Value> out = throughAsm(
+        rewriter, op.getLoc(),
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
+            ";",
+        adaptor.getAcc(), keep);
     replaceWithValues(rewriter, op, out);
     return success();
   }
