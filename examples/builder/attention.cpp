@@ -23,12 +23,15 @@ Kernel examples::buildAttention(int headDim, DType dtype) {
                                      .numWarps = headDim >= 128 ? 8 : 4});
 }
 
-Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap) {
+Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap,
+                                   bool pingpong) {
   std::string name = "attention_tma_d" + std::to_string(headDim);
   if (blockN != 64)
     name += "_n" + std::to_string(blockN);
   if (overlap)
     name += "_overlap";
+  if (pingpong)
+    name += "_pingpong";
   // Q, K and V through 4-D tensor descriptors: on sm_90a a producer
   // warpgroup streams K and V by TMA into a ring the two consumer
   // warpgroups' wgmma read in place, Q among them.
@@ -38,7 +41,8 @@ Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap) {
                                      .blockN = blockN,
                                      .numWarps = 8,
                                      .descriptors = true,
-                                     .overlapSoftmax = overlap});
+                                     .overlapSoftmax = overlap,
+                                     .pingpong = pingpong});
 }
 
 Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {

@@ -271,6 +271,10 @@ struct KernelOptions {
   /// (1: none), in [1, 8]; 0 sets none, so the pipeline's default (3)
   /// applies. Fewer stages, less shared memory.
   int numStages = 0;
+  /// `tile.pingpong`: a warp-specialized kernel's two consumer warpgroups
+  /// take turns issuing their loops' products (8 warps, sm_90a;
+  /// docs/pipeline.md, "Tensor descriptors").
+  bool pingpong = false;
 };
 
 /// PTX cache operators and eviction hints of loads and stores.

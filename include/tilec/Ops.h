@@ -371,6 +371,11 @@ struct AttentionConfig {
   /// beside P V (FlashAttention-3's overlap within a warpgroup); the loops
   /// carry P, and one more (masked) step adds the last block's P V.
   bool overlapSoftmax = false;
+  /// attentionKernel with descriptors on 8 warps: the two consumer
+  /// warpgroups take turns issuing their steps' products
+  /// (KernelOptions::pingpong), so that one's softmax runs while the
+  /// other's wgmma do; with overlapSoftmax, FlashAttention-3's schedule.
+  bool pingpong = false;
   int ptrDivisibility = 16;
   /// Divisibility hint of the strides.
   int strideDivisibility = 16;

@@ -305,6 +305,9 @@ Kernel::Kernel(std::string name, KernelOptions options, SourceLoc loc)
     impl_->fail(site(loc, "Kernel"), "numStages must be in [1, 8] (or 0: the "
                               "pipeline's default), got " +
                                   std::to_string(options.numStages));
+  if (options.pingpong)
+    impl_->func->setAttr(tile::TileDialect::getPingPongAttrName(),
+                         impl_->builder.getUnitAttr());
   if (options.numStages)
     impl_->func->setAttr(tile::TileDialect::getNumStagesAttrName(),
                          impl_->builder.getI32IntegerAttr(options.numStages));

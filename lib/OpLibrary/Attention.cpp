@@ -31,8 +31,12 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
-  Kernel k(std::move(name),
-           {.numWarps = config.numWarps, .numStages = config.numStages});
+  if (config.pingpong && (!config.descriptors || config.numWarps != 8))
+    buildError(gen, "pingpong needs descriptors and numWarps = 8 (two "
+                    "consumer warpgroups take turns)");
+  Kernel k(std::move(name), {.numWarps = config.numWarps,
+                             .numStages = config.numStages,
+                             .pingpong = config.pingpong});
   const bool desc = config.descriptors;
   std::optional<Value> q, kp, vp;
   if (desc) {

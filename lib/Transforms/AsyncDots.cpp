@@ -78,7 +78,9 @@ bool mayRunBeside(Operation *op) {
     return false;
   // Waiting for a TMA stage to land writes nothing a group reads; a
   // release (mbarrier_arrive) moves after the wait (makeAsync).
-  if (isa<WarpgroupDotOp, WarpgroupWaitOp, LocalLoadOp, MBarrierArriveOp>(op))
+  // Nor do the consumer warpgroups' turns (named barriers).
+  if (isa<WarpgroupDotOp, WarpgroupWaitOp, LocalLoadOp, MBarrierArriveOp,
+          WarpgroupTurnOp>(op))
     return true;
   if (auto wait = dyn_cast<MBarrierWaitOp>(op))
     return wait.getPhase() != nullptr;

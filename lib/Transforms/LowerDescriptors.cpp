@@ -876,6 +876,23 @@ producerInputs(ArrayRef<Chain> chains) {
   return needed;
 }
 
+/// Ping-pong in a consumer loop: each warpgroup waits for its turn before
+/// issuing the iteration's first wgmma and passes it on once its last one
+/// is issued (after that dot's slot releases), so that its softmax runs
+/// while the other warpgroup's products do.
+void takeTurns(scf::ForOp loop) {
+  SmallVector<WarpgroupDotOp> dots(loop.getBody()->getOps<WarpgroupDotOp>());
+  if (dots.empty())
+    return;
+  OpBuilder b(dots.front());
+  WarpgroupTurnOp::create(b, loop.getLoc(), "wait");
+  Operation *after = dots.back();
+  while (isa_and_present<MBarrierArriveOp>(after->getNextNode()))
+    after = after->getNextNode();
+  b.setInsertionPointAfter(after);
+  WarpgroupTurnOp::create(b, loop.getLoc(), "pass");
+}
+
 /// The chain of `sl`: its loop and the scf.for loops around it up to the
 /// kernel's body, or none when another op stands between.
 std::optional<Chain> chainOf(func::FuncOp func, StagedLoop &sl) {
@@ -898,6 +915,7 @@ std::optional<Chain> chainOf(func::FuncOp func, StagedLoop &sl) {
 bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
                     InPlaceSlots &inPlace) {
   int warps = getNumWarps(func);
+  bool pingpong = func->hasAttr(TileDialect::getPingPongAttrName());
   std::optional<std::pair<int, int>> budgets = registerBudgets(warps);
   if (warps % 4 || !budgets)
     return false;
@@ -1002,6 +1020,7 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
   rewriter.setInsertionPointToStart(consumer);
   Value z = constant(rewriter, loc, i32, 0);
   SmallVector<Value, 2> carried = {z, z};
+  Operation *lastTop = nullptr;
   for (Chain &chain : chains) {
     StagedLoop &sl = *chain.sl;
     sl.slots = ring.slots;
@@ -1071,6 +1090,17 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
       result = n.getResults().take_back(2);
     }
     carried = {result[0], result[1]};
+    if (pingpong)
+      takeTurns(inner);
+    // The chain's outermost loop as rewritten (the old ones are erased).
+    lastTop = outers.empty() ? inner.getOperation() : outers.front();
+  }
+  if (pingpong) {
+    // Warpgroup 0 goes first; it takes the last turn warpgroup 1 passes.
+    OpBuilder tb = OpBuilder::atBlockBegin(consumer);
+    WarpgroupTurnOp::create(tb, loc, "start");
+    tb.setInsertionPointAfter(lastTop);
+    WarpgroupTurnOp::create(tb, loc, "finish");
   }
   func->setAttr(WarpSpecializeOp::getProducerWarpsAttrName(),
                 IntegerAttr::get(IntegerType::get(ctx, 32),
@@ -1132,13 +1162,27 @@ struct TileLowerDescriptors
     });
     if (!ok)
       return failure();
+    // tile.pingpong asks for turns that only a warp-specialized loop of two
+    // consumer warpgroups can take: an error otherwise, never ignored.
+    auto checkPingPong = [&](bool specialized) -> LogicalResult {
+      if (!func->hasAttr(TileDialect::getPingPongAttrName()) ||
+          (specialized && getNumWarps(func) == 8))
+        return success();
+      return func.emitError("'tile.pingpong' needs a warp-specialized loop "
+                            "with two consumer warpgroups: tile.num_warps = "
+                            "8 and a loop whose wgmma dots (sm_90a) read "
+                            "descriptor loads (the kernel has ")
+             << getNumWarps(func) << " warps"
+             << (specialized ? ")" : ", no loop warp-specialized)");
+    };
     if (accesses.empty())
-      return success();
+      return checkPingPong(false);
     int stages = numStages;
     if (auto attr = func->getAttrOfType<IntegerAttr>(
             TileDialect::getNumStagesAttrName()))
       stages = attr.getInt();
     InPlaceSlots inPlace(func);
+    bool specialized = false;
     if (target.hasWgmma() && stages >= 2) {
       bool specialize = warpSpecializeByDefault;
       if (auto attr = func->getAttrOfType<BoolAttr>(
@@ -1184,7 +1228,10 @@ struct TileLowerDescriptors
       for (auto &sl : loops)
         if (llvm::none_of(chains, [&](const Chain &c) { return c.sl == sl.get(); }))
           pipelineLoop(*sl, inPlace);
+      specialized = !chains.empty();
     }
+    if (failed(checkPingPong(specialized)))
+      return failure();
     inPlace.eraseLoads();
 
     // The rest, one slot each and one mbarrier for the kernel.

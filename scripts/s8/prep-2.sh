@@ -7,7 +7,7 @@
 set -euo pipefail
 D=.dev/s8b; B=build/bin
 rm -rf $D && mkdir -p $D/attn $D/k90a
-for k in attention_tma_d128 attention_tma_d128_n128 attention_tma_d128_overlap \
+for k in attention_tma_d128 attention_tma_d128_n128 attention_tma_d128_overlap attention_tma_d128_n128_overlap_pingpong \
     attention_tma_d128_n128_overlap; do
   $B/tilec-examples $k > $D/attn/$k.tile
   $B/tilec $D/attn/$k.tile --arch=sm_90a --emit=cubin -o $D/attn/$k.cubin

@@ -15,7 +15,7 @@ cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
   cmake --build $B > $O/build.log 2>&1 || { tail -30 $O/build.log; exit 1; }
 echo "built $(el)"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-T="attention_tma_d128_overlap,attention_tma_d128_n128_overlap"
+T="attention_tma_d128_overlap,attention_tma_d128_n128_overlap,attention_tma_d128_n128_overlap_pingpong"
 echo "== checks $(el)"
 timeout 100 $B/bin/tilec-gpu-tests --kernels $D/attn --only $T > $O/checks.log 2>&1
 echo "rc=$? pass=$(grep -c PASS $O/checks.log) fail=$(grep -c FAIL $O/checks.log) $(el)"

@@ -14,7 +14,7 @@ cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
   -DTILEC_ENABLE_TESTS=OFF > $O/configure.log 2>&1 &&
   cmake --build $B > $O/build.log 2>&1 || { tail -30 $O/build.log; exit 1; }
 echo "built $(el)"
-T="attention_tma_d128_overlap,attention_tma_d128_n128_overlap"
+T="attention_tma_d128_overlap,attention_tma_d128_n128_overlap,attention_tma_d128_n128_overlap_pingpong"
 timeout 60 $B/bin/tilec-gpu-tests --kernels $D/attn --only $T --small > $O/checks.log 2>&1
 echo "checks rc=$? pass=$(grep -c PASS $O/checks.log) fail=$(grep -c FAIL $O/checks.log) $(el)"
 grep -E "FAIL|rror" $O/checks.log | head -4

@@ -857,6 +857,8 @@ const Example kExamples[] = {
     {"attention_tma_d128_overlap", testAttentionTmaD128, /*optional=*/true},
     {"attention_tma_d128_n128_overlap", testAttentionTmaD128,
      /*optional=*/true},
+    {"attention_tma_d128_n128_overlap_pingpong", testAttentionTmaD128,
+     /*optional=*/true},
 };
 
 int usage(const char *why) {

@@ -7,8 +7,10 @@
 // state), tilegpu.tma_load / tilegpu.tma_store (cp.async.bulk.tensor by
 // thread 0, one copy per box of tilegpu::getTmaBox) and
 // tilegpu.local_store (each thread's runs at their swizzled place),
-// tilegpu.mbarrier_arrive (lane 0 of each warp) and tilegpu.warp_specialize
-// (an if over the thread index, setmaxnreg on each side).
+// tilegpu.mbarrier_arrive (lane 0 of each warp), tilegpu.warpgroup_turn
+// (the named barriers 2 and 3: bar.sync, and bar.arrive as inline PTX) and
+// tilegpu.warp_specialize (an if over the thread index, setmaxnreg on each
+// side).
 //
 // A descriptor is the generic address of the kernel's by-value CUtensorMap
 // parameter; the TMA's coordinates are innermost first (CUDA's order), the
@@ -210,6 +212,64 @@ struct MBarrierArriveOpLowering
   }
 };
 
+/// tilegpu.warpgroup_turn -> the named barriers 2 (warpgroup 0's turn)
+/// and 3 (warpgroup 1's), 256 threads each: bar.sync to wait for one's
+/// turn, bar.arrive to pass it (inline PTX: NVVM has no op for
+/// bar.arrive).
+struct WarpgroupTurnOpLowering : public OpConversionPattern<WarpgroupTurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupTurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto arrive = [&](Value id) {
+      LLVM::InlineAsmOp::create(
+          rewriter, loc, TypeRange(), ValueRange{id},
+          rewriter.getStringAttr("bar.arrive $0, 256;"),
+          rewriter.getStringAttr("r"), /*has_side_effects=*/rewriter.getUnitAttr(),
+          /*is_align_stack=*/UnitAttr(),
+          LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
+          LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+    };
+    auto sync = [&](Value id) {
+      NVVM::BarrierOp::create(rewriter, loc, Type(), id,
+                              i32Val(rewriter, loc, 256),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
+    // The consumers' warpgroup: thread / 128 (they are threads 0..255).
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value group =
+        arith::ShRUIOp::create(rewriter, loc, tid, i32Val(rewriter, loc, 7));
+    StringRef step = op.getStep();
+    if (step == "wait" || step == "pass") {
+      // wait: 2 + g; pass: the other's, 3 - g.
+      Value id = step == "wait"
+                     ? arith::AddIOp::create(rewriter, loc, group,
+                                             i32Val(rewriter, loc, 2))
+                           .getResult()
+                     : arith::SubIOp::create(rewriter, loc,
+                                             i32Val(rewriter, loc, 3), group)
+                           .getResult();
+      step == "wait" ? sync(id) : arrive(id);
+    } else {
+      // start: warpgroup 1 hands warpgroup 0 its first turn; finish:
+      // warpgroup 0 takes the last turn warpgroup 1 passed.
+      Value cond = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, group,
+          i32Val(rewriter, loc, step == "start" ? 1 : 0));
+      auto ifOp = scf::IfOp::create(rewriter, loc, cond, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      Value id = i32Val(rewriter, loc, 2);
+      step == "start" ? arrive(id) : sync(id);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// tilegpu.warp_specialize ->
 ///   if (tid >= consumers) { setmaxnreg.dec; if (tid == consumers) producer }
 ///   else { setmaxnreg.inc; consumer }
@@ -360,5 +420,6 @@ void mlir::tile::gpu_lowering::populateTmaPatterns(TileTypeConverter &tc,
   patterns.add<MBarrierInitOpLowering, MBarrierExpectOpLowering,
                MBarrierWaitOpLowering, MBarrierArriveOpLowering,
                TmaLoadOpLowering, TmaStoreOpLowering, LocalStoreOpLowering,
-               WarpSpecializeOpLowering>(tc, patterns.getContext());
+               WarpgroupTurnOpLowering, WarpSpecializeOpLowering>(
+      tc, patterns.getContext());
 }

@@ -727,3 +727,17 @@ func.func @ws_not_bool() attributes {tile.kernel, tile.warp_specialize = 1 : i32
 func.func @ws_not_kernel() attributes {tile.warp_specialize = true} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.pingpong' must be a unit attribute}}
+func.func @pingpong_not_unit() attributes {tile.kernel, tile.pingpong = true} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.pingpong' may only mark a tile.kernel}}
+func.func @pingpong_not_kernel() attributes {tile.pingpong} {
+  return
+}

@@ -112,3 +112,44 @@ func.func @region_args() {
   } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
   return
 }
+
+// -----
+
+func.func @turn_step() attributes {tile.num_warps = 8 : i32} {
+  tilegpu.warp_specialize producer {
+  } consumer {
+    // expected-error @+1 {{'tilegpu.warpgroup_turn' op step must be start, wait, pass or finish, got 'go'}}
+    tilegpu.warpgroup_turn "go"
+  } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+  return
+}
+
+// -----
+
+func.func @turn_producer() attributes {tile.num_warps = 8 : i32} {
+  tilegpu.warp_specialize producer {
+    // expected-error @+1 {{'tilegpu.warpgroup_turn' op must be on the consumer side of its tilegpu.warp_specialize}}
+    tilegpu.warpgroup_turn "wait"
+  } consumer {
+  } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+  return
+}
+
+// -----
+
+func.func @turn_outside() {
+  // expected-error @+1 {{'tilegpu.warpgroup_turn' op must be inside a tilegpu.warp_specialize}}
+  tilegpu.warpgroup_turn "wait"
+  return
+}
+
+// -----
+
+func.func @turn_warps() attributes {tile.num_warps = 12 : i32} {
+  tilegpu.warp_specialize producer {
+  } consumer {
+    // expected-error @+1 {{'tilegpu.warpgroup_turn' op takes turns between two consumer warpgroups (tile.num_warps = 8), the kernel has 12 warps}}
+    tilegpu.warpgroup_turn "wait"
+  } {consumer_registers = 160 : i32, producer_registers = 40 : i32}
+  return
+}

@@ -48,3 +48,21 @@ func.func @specialized(%s: i32, %p: i32) {
   } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
   return
 }
+
+// The two consumer warpgroups' turns (tile.pingpong).
+// CHECK-LABEL: func.func @turns
+// CHECK: } consumer {
+// CHECK-NEXT: tilegpu.warpgroup_turn "start"
+// CHECK-NEXT: tilegpu.warpgroup_turn "wait"
+// CHECK-NEXT: tilegpu.warpgroup_turn "pass"
+// CHECK-NEXT: tilegpu.warpgroup_turn "finish"
+func.func @turns() attributes {tile.num_warps = 8 : i32} {
+  tilegpu.warp_specialize producer {
+  } consumer {
+    tilegpu.warpgroup_turn "start"
+    tilegpu.warpgroup_turn "wait"
+    tilegpu.warpgroup_turn "pass"
+    tilegpu.warpgroup_turn "finish"
+  } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
+  return
+}

@@ -1019,6 +1019,12 @@ TEST_F(Generators, AttentionBlocks) {
       "attentionKernel",
       "blockM (64) must be a multiple of blockN (128): a causal program's "
       "diagonal starts at a key block");
+  EXPECT_BUILD_ERROR(ops::attentionKernel("a", {.numWarps = 8,
+                                                .descriptors = false,
+                                                .pingpong = true}),
+                     "attentionKernel",
+                     "pingpong needs descriptors and numWarps = 8 (two "
+                     "consumer warpgroups take turns)");
   EXPECT_BUILD_ERROR(ops::attentionKernel("a", {.overlapSoftmax = true}),
                      "attentionKernel",
                      "overlapSoftmax needs descriptors (the previous block's "

@@ -111,8 +111,9 @@ TEST(PtxSim, UnmodelledTypeIsAnError) {
 }
 
 TEST(PtxSim, UnknownInstructionIsAnError) {
-  Result r = run("  bar.arrive 0, 32;", 0);
-  expectUnsupported(r, "bar.arrive 0, 32", "unsupported modifier .arrive");
+  Result r = run("  bar.red.popc.u32 %r1, 0, %p1;", 0);
+  expectUnsupported(r, "bar.red.popc.u32 %r1, 0, %p1",
+                    "unsupported modifier .red");
   r = run("  mul24.lo.s32 %r9, %r1, %r2;", 3, 4);
   expectUnsupported(r, "mul24.lo.s32 %r9, %r1, %r2",
                     "unsupported instruction mul24.lo.s32");

@@ -667,6 +667,39 @@ TEST(Sm90, NamedBarriers) {
   EXPECT_ERROR(run("  bar.sync 16;"), "barrier 16 for 0 threads");
 }
 
+// Turns between two groups (the ping-pong of two consumer warpgroups):
+// warp 1 writes a word, then arrives on barrier 2 (64 threads) and goes
+// on; warp 0 waits there and reads the word: ordered, no race. Warps 2-3
+// exit at once.
+TEST(Sm90, BarArrive) {
+  EXPECT_EQ(run("  setp.ge.u32 %p1, %r1, 64;\n"
+                "  @%p1 bra $done;\n"
+                "  setp.lt.u32 %p2, %r1, 32;\n"
+                "  @%p2 bra $wait;\n"
+                "  mad.lo.u32 %r2, %r1, 4, %r8;\n"
+                "  st.shared.b32 [%r2], %r1;\n"
+                "  bar.arrive 2, 64;\n"
+                "  bra $done;\n"
+                "$wait:\n"
+                "  bar.sync 2, 64;\n"
+                "  mad.lo.u32 %r2, %r1, 4, %r8;\n"
+                "  ld.shared.b32 %r3, [%r2+128];\n"
+                "$done:"),
+            "");
+  // An arrival no instance consumes: the two sides' counts differ.
+  EXPECT_ERROR(run("  setp.ge.u32 %p1, %r1, 32;\n"
+                   "  @%p1 bra $done;\n"
+                   "  bar.arrive 3, 64;\n"
+                   "$done:"),
+               "barrier 3 has 32 bar.arrive arrivals of 64 that no instance "
+               "of it consumed when the block exits");
+  EXPECT_ERROR(run("  setp.lt.u32 %p1, %r1, 32;\n"
+                   "  @%p1 bar.arrive 2, 96;\n"
+                   "  @!%p1 bar.sync 2, 64;"),
+               "threads where bar.arrive counted 96");
+  EXPECT_ERROR(run("  bar.arrive 2;"), "bar.arrive needs a thread count");
+}
+
 // --- mbarriers ------------------------------------------------------------
 
 // Thread 0 initializes an mbarrier of `count` arrivals at smem+0.

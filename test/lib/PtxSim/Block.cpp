@@ -99,8 +99,17 @@ void Block::run() {
     size_t exited = 0;
     for (Thread &t : threads)
       exited += t.st == State::Exit;
-    if (exited == n)
+    if (exited == n) {
+      // Every bar.arrive is consumed by an instance of its barrier: one
+      // left over means the two sides' counts of syncs and arrives differ.
+      for (auto &[id, a] : barArrivals)
+        if (a.first)
+          fail(blockName() + ": barrier " + std::to_string(id) + " has " +
+               std::to_string(a.first) + " bar.arrive arrivals of " +
+               std::to_string(a.second) +
+               " that no instance of it consumed when the block exits");
       break;
+    }
     if (!loads.empty()) {
       deliverLoad();
       continue;
@@ -223,13 +232,22 @@ bool Block::barriers() {
              std::to_string(ts.front()->tid) + " waits at it for " +
              std::to_string(count));
     size_t need = count ? count : n;
-    if (ts.size() < need)
+    auto arr = barArrivals.find(id);
+    size_t arrived = arr == barArrivals.end() ? 0 : arr->second.first;
+    if (arrived && arr->second.second != count)
+      fail(where(*ts.front()) + ": barrier " + std::to_string(id) + " for " +
+           std::to_string(count) + " threads where bar.arrive counted " +
+           std::to_string(arr->second.second));
+    if (ts.size() + arrived < need)
       continue;
-    // More threads than the count: the first `count` complete this
-    // instance of the barrier, the others wait for the next one.
+    // More threads than the count: the first `count` (arrivals first)
+    // complete this instance of the barrier, the others wait for the next.
+    size_t fromArrivals = std::min(arrived, need);
+    if (arrived)
+      arr->second.first -= unsigned(fromArrivals);
     ++epoch;
     ++events;
-    for (size_t i = 0; i < need; ++i) {
+    for (size_t i = 0; i < need - fromArrivals; ++i) {
       ts[i]->st = State::Run;
       ts[i]->pc++;
     }
@@ -824,6 +842,23 @@ void Block::step(Thread &t) {
         fail(where(t) + ": barrier " + std::to_string(t.barId) +
              " for " + std::to_string(t.barCount) +
              " threads: ids are 0..15 and counts nonzero multiples of 32");
+      if (in.arrive) {
+        // bar.arrive: counts toward the barrier's next instance and goes
+        // on (the PTX ISA wants its thread count given).
+        if (in.ops.size() < 2)
+          fail(where(t) + ": bar.arrive needs a thread count");
+        auto &[arrived, count] = barArrivals[t.barId];
+        if (arrived && count != t.barCount)
+          fail(where(t) + ": bar.arrive on barrier " +
+               std::to_string(t.barId) + " for " +
+               std::to_string(t.barCount) + " threads where earlier "
+               "arrivals were for " + std::to_string(count));
+        count = t.barCount;
+        ++arrived;
+        ++events;
+        t.pc++;
+        continue;
+      }
       t.st = State::Bar;
       return;
     }

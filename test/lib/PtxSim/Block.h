@@ -194,10 +194,15 @@ private:
 
   /// Releases the barriers that their thread count reached: `bar.sync id`
   /// waits for the whole block, `bar.sync id, count` for `count` threads
-  /// (the consumer warps of a warp-specialized kernel use one of those).
+  /// (the consumer warps of a warp-specialized kernel use one of those),
+  /// threads that passed by `bar.arrive id, count` counting toward it
+  /// (the two consumer warpgroups' turns: docs/pipeline.md, "ping-pong").
   /// Each release starts a new interval of the race checks, for every
   /// thread: exact for those that took part, optimistic for the others.
   bool barriers();
+  /// Arrivals by `bar.arrive` on each barrier id not yet consumed by an
+  /// instance of it, and the count they were made for.
+  std::map<unsigned, std::pair<unsigned, unsigned>> barArrivals;
 
   /// Whether the phase a sleeping thread saw on its mbarrier completed (or
   /// the object went away, which its next try_wait reports).

@@ -326,6 +326,8 @@ public:
         in.wrap = true;
       else if (t == "relu")
         in.relu = true;
+      else if (t == "arrive" && in.op == O_BAR)
+        in.arrive = true;
       else if (t == "to")
         in.cmp = "to";
       else if (t == "rn" || t == "rz" || t == "rm" || t == "rp" ||

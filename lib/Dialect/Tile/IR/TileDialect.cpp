@@ -283,6 +283,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                            "tile.kernel");
     return success();
   }
+  if (name == getPingPongAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError("'tile.pingpong' must be a unit attribute");
+    if (!isa<func::FuncOp>(op) || !op->hasAttr(getKernelAttrName()))
+      return op->emitError("'tile.pingpong' may only mark a tile.kernel");
+    return success();
+  }
   if (name == getApproxMathAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError("'tile.approx_math' must be a unit attribute");

@@ -270,6 +270,28 @@ LogicalResult MBarrierArriveOp::verify() {
   return verifyBarriers(*this, getBarriers());
 }
 
+LogicalResult WarpgroupTurnOp::verify() {
+  StringRef step = getStep();
+  if (step != "start" && step != "wait" && step != "pass" && step != "finish")
+    return emitOpError("step must be start, wait, pass or finish, got '")
+           << step << "'";
+  // In the consumer region of a warp_specialize of two consumer
+  // warpgroups.
+  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp())
+    if (auto ws = dyn_cast<WarpSpecializeOp>(p)) {
+      if (!ws.getConsumer().isAncestor((*this)->getParentRegion()))
+        return emitOpError("must be on the consumer side of its "
+                           "tilegpu.warp_specialize");
+      Operation *func = ws->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+      if (func && tile::getNumWarps(func) != 8)
+        return emitOpError("takes turns between two consumer warpgroups "
+                           "(tile.num_warps = 8), the kernel has ")
+               << tile::getNumWarps(func) << " warps";
+      return success();
+    }
+  return emitOpError("must be inside a tilegpu.warp_specialize");
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   // setmaxnreg's rule: a multiple of 8 in [24, 256].
   for (auto [name, regs] : {std::pair<StringRef, int32_t>{

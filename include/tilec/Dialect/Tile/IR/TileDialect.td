@@ -53,6 +53,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
       return ::llvm::StringLiteral("tile.warp_specialize");
     }
+    /// A warp-specialized kernel whose two consumer warpgroups take turns
+    /// issuing their loops' products (unit): one's softmax runs while the
+    /// other's wgmma do (FlashAttention-3's ping-pong).
+    static constexpr ::llvm::StringLiteral getPingPongAttrName() {
+      return ::llvm::StringLiteral("tile.pingpong");
+    }
     /// A kernel whose math may use tilec's shorter approximations (unit):
     /// erf with an absolute error under 5e-7 (Support/ApproxErf.h).
     static constexpr ::llvm::StringLiteral getApproxMathAttrName() {

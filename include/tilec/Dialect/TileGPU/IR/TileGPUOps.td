@@ -383,6 +383,32 @@ def TileGPU_MBarrierArriveOp : TileGPU_Op<"mbarrier_arrive", [
   let hasVerifier = 1;
 }
 
+def TileGPU_WarpgroupTurnOp : TileGPU_Op<"warpgroup_turn", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "the two consumer warpgroups take turns (ping-pong)";
+  let description = [{
+    In the consumer region of a tilegpu.warp_specialize with two consumer
+    warpgroups (8 warps), a turn passes between them through the named
+    barriers 2 and 3 (256 threads: one warpgroup waits, the other
+    arrives), so that one warpgroup issues its products while the other
+    runs its softmax (FlashAttention-3's ping-pong). `step` is one of:
+    - `start`: warpgroup 1 gives warpgroup 0 the first turn
+      (`bar.arrive 2, 256`);
+    - `wait`: the warpgroup waits for its turn (`bar.sync 2 + g, 256`);
+    - `pass`: the warpgroup gives the other its turn
+      (`bar.arrive 3 - g, 256`);
+    - `finish`: warpgroup 0 takes the turn warpgroup 1 passed last, so that
+      every arrival is consumed (`bar.sync 2, 256`).
+    Both warpgroups must run the same number of `wait` and `pass` steps.
+    ```mlir
+    tilegpu.warpgroup_turn "wait"
+    ```
+  }];
+  let arguments = (ins StrAttr:$step);
+  let assemblyFormat = "$step attr-dict";
+  let hasVerifier = 1;
+}
+
 def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [
     RecursiveMemoryEffects, SingleBlock, NoTerminator]> {
   let summary = "a producer warpgroup and the consumer warps of a program";
