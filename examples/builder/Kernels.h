@@ -64,6 +64,13 @@ Kernel buildMatmul(const std::string &target = "", bool persistent = false);
 /// stride_bk (unused), stride_cm. Grid: (cdiv(M, 128), cdiv(N, 256)).
 Kernel buildMatmulTmaFp16();
 
+/// c = a @ b, bf16 in, f16 out (examples/torch/block.py's projections
+/// back into its f16 residual stream), f32 accumulation, A and B through
+/// tensor descriptors, 128x256 tiles, K step 64. Params as
+/// buildMatmulTmaFp16's; grid: the kernel's rule, (cdiv(M, 128),
+/// cdiv(N, 256)).
+Kernel buildMatmulTmaF16Out();
+
 /// c = a @ b in f32 on the tensor cores at tf32 precision (mma.sync
 /// m16n8k8): ops::matmulKernel with f32 operands, 128x128 tiles, K step 32.
 /// Params: a, b, c, M, N, K, stride_am, stride_bk, stride_cm. Grid:

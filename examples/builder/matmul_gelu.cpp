@@ -39,6 +39,18 @@ Kernel examples::buildMatmulTmaFp16() {
                            {}, [](Value acc, ops::Block &) { return acc; });
 }
 
+Kernel examples::buildMatmulTmaF16Out() {
+  return ops::matmulKernel("matmul_tma_f16out",
+                           {.aType = DType::BF16,
+                            .bType = DType::BF16,
+                            .cType = DType::F16,
+                            .blockM = 128,
+                            .blockN = 256,
+                            .blockK = 64,
+                            .descriptors = true},
+                           {}, [](Value acc, ops::Block &) { return acc; });
+}
+
 Kernel examples::buildMatmulTf32() {
   // f32 operands at tf32 precision (the default of an f32 tile.dot, as
   // Triton's): mma.sync m16n8k8 with each operand rounded to 10 mantissa

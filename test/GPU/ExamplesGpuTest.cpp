@@ -408,9 +408,9 @@ void testRmsnorm(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
   }
 }
 
-/// C = A * B (+ bias, GELU): bf16 (or f16) in and out; grid of 128x128
-/// tiles (or --matmul-tile).
-template <typename T>
+/// C = A * B (+ bias, GELU): bf16 (or f16) in and out (C of type TC);
+/// grid of 128x128 tiles (or --matmul-tile).
+template <typename T, typename TC = T>
 void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
                     bool biasGelu, const char *name, bool tma = false,
                     bool persistent = false, bool builderTma = false) {
@@ -437,7 +437,7 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
         b[i * sb + j] = fromDouble<T>(rng.normal());
     auto bias = randomNormal<T>(rng, n);
     auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
-    auto c = Output<T>::make(ctx, m * sc);
+    auto c = Output<TC>::make(ctx, m * sc);
     Grid grid(ceilDiv(m, gMatmulTileM), ceilDiv(n, gMatmulTileN));
     if (tma || builderTma) {
       // The tile is the descriptors' blocks: A's rows by B's columns.
@@ -525,6 +525,15 @@ void testMatmulTmaBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                            bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true,
                            "matmul_tma_bias_gelu ", /*tma=*/true);
+}
+
+/// The builder's matmul_tma_f16out: bf16 operands through descriptors, an
+/// f16 C (the residual stream's type in examples/torch/block.py).
+void testMatmulTmaF16Out(const Context &ctx, const Kernel &k, Rng &rng,
+                         bool small) {
+  testMatmulWith<BFloat16, Half>(ctx, k, rng, small, /*biasGelu=*/false,
+                                 "matmul_tma_f16out ", /*tma=*/false,
+                                 /*persistent=*/false, /*builderTma=*/true);
 }
 
 /// examples/matmul_tma_swiglu.tile: C = silu(A Wg) * (A Wu), bf16, A, Wg
@@ -917,6 +926,7 @@ const Example kExamples[] = {
     {"matmul_tma", testMatmulTma, /*optional=*/true},
     {"matmul_tma_bias_gelu", testMatmulTmaBiasGelu, /*optional=*/true},
     {"matmul_tma_swiglu", testMatmulTmaSwiglu, /*optional=*/true},
+    {"matmul_tma_f16out", testMatmulTmaF16Out, /*optional=*/true},
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
     // The builder's (tilec-examples matmul_tma_fp16).
     {"matmul_tma_fp16", testMatmulTmaFp16, /*optional=*/true},
