@@ -5,14 +5,16 @@
 //               [--attention-block-m M] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave matmul_tma
+// matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_ragged matmul_wave matmul_tma
 // matmul_tma_wave matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
 // matmul_tma_fp16 attention attention_tma attention_bwd launch softmax5000
 // layernorm3072 (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
-// examples/matmul_fp16.tile, matmul_ragged: DIR/matmul on bf16
+// examples/matmul_fp16.tile, matmul_tf32, the builder's f32 matmul on
+// tf32 tensor cores (8192^3, bench/peers_gemm.py matmul_tf32),
+// matmul_ragged: DIR/matmul on bf16
 // 4000x4096x4096, matmul_wave: DIR/matmul on bf16 1408x2304x8192 (one full
 // wave of 132 programs with 128x192 tiles, two waves 75% used with 128x128:
 // the shape where a non-power-of-two tile wins), matmul_tma,
@@ -767,7 +769,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> work;
   const std::set<std::string> known = {
       "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
-      "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16",
+      "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16", "matmul_tf32",
       "matmul_ragged", "matmul_wave", "matmul_tma", "matmul_tma_ragged",
       "matmul_tma_wave",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
@@ -782,7 +784,7 @@ int main(int argc, char **argv) {
       "[WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu matmul_fp16 matmul_ragged matmul_wave "
+      "matmul matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_ragged matmul_wave "
       "matmul_tma matmul_tma_wave "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
       "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_tma "
@@ -844,6 +846,10 @@ int main(int argc, char **argv) {
       benchMatmul<Half>(
           b, rng, dir, keep,
           {"matmul_fp16", "matmul fp16 8192^3", 8192, 8192, 8192, false});
+    else if (w == "matmul_tf32")
+      benchMatmul<float>(
+          b, rng, dir, keep,
+          {"matmul_tf32", "matmul tf32 8192^3", 8192, 8192, 8192, false});
     else if (w == "matmul_ragged")
       benchMatmul<BFloat16>(
           b, rng, dir, keep,

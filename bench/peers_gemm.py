@@ -2,7 +2,7 @@
 
     OUT=dir PEERS=path/to/peers.py python3 bench/peers_gemm.py [WORK...]
 
-WORK: matmul_ragged, matmul_wave (default: all). Imports peers.py (its do_bench timing,
+WORK: matmul_ragged, matmul_wave, matmul_tf32 (default: all). Imports peers.py (its do_bench timing,
 row format and autotuned Triton tutorial kernel) from $PEERS, times the
 rows here and appends them to $OUT/peers.json (peers.py writes that file
 first; scripts/gpu-bench.sh runs this after it), so bench/compare.py sees
@@ -11,6 +11,9 @@ them beside tilec-bench's rows.
   (cuBLAS) and Triton, "matmul bf16 4000x4096x4096" as tilec-bench's row.
   matmul_wave: bf16 1408x2304x8192 (issue 16's shape where 128x192 tiles
   fill one wave of 132 SMs), the same two peers.
+  matmul_tf32: f32 8192^3 with TF32 tensor cores allowed (torch's
+  allow_tf32, cuBLAS) and the Triton tutorial kernel on f32 (tl.dot's
+  default input_precision is tf32), "matmul tf32 8192^3".
 """
 import importlib.util, json, os, sys
 
@@ -20,12 +23,12 @@ spec.loader.exec_module(peers)  # its main() runs only as __main__
 torch, triton = peers.torch, peers.triton
 
 
-def matmul_rows(M, N, K):
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+def matmul_rows(M, N, K, dtype=torch.bfloat16, w=None):
+    a = torch.randn(M, K, device="cuda", dtype=dtype)
+    b = torch.randn(K, N, device="cuda", dtype=dtype)
+    c = torch.empty(M, N, device="cuda", dtype=dtype)
     fl = 2 * M * N * K
-    w = f"matmul bf16 {M}x{N}x{K}"
+    w = w or f"matmul bf16 {M}x{N}x{K}"
     peers.row(w, "torch (cuBLAS)", peers.bench(lambda: torch.matmul(a, b, out=c)), flops=fl)
     g = lambda META: (triton.cdiv(M, META["BM"]) * triton.cdiv(N, META["BN"]),)
     tm = lambda: peers.k_matmul[g](a, b, c, M, N, K, a.stride(0), a.stride(1),
@@ -35,8 +38,14 @@ def matmul_rows(M, N, K):
               note=str(peers.k_matmul.best_config))
 
 
+def matmul_tf32():
+    torch.backends.cuda.matmul.allow_tf32 = True
+    matmul_rows(8192, 8192, 8192, torch.float32, "matmul tf32 8192^3")
+
+
 WORK = {"matmul_ragged": lambda: matmul_rows(4000, 4096, 4096),
-        "matmul_wave": lambda: matmul_rows(1408, 2304, 8192)}
+        "matmul_wave": lambda: matmul_rows(1408, 2304, 8192),
+        "matmul_tf32": matmul_tf32}
 
 if __name__ == "__main__":
     only = sys.argv[1:] or list(WORK)

@@ -16,6 +16,7 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"matmul", [] { return buildMatmul(); }},
       {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
       {"matmul_tma_fp16", [] { return buildMatmulTmaFp16(); }},
+      {"matmul_tf32", [] { return buildMatmulTf32(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},
       {"attention_tma_d128", [] { return buildAttentionTma(128, 64); }},

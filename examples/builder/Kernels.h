@@ -64,6 +64,12 @@ Kernel buildMatmul(const std::string &target = "", bool persistent = false);
 /// stride_bk (unused), stride_cm. Grid: (cdiv(M, 128), cdiv(N, 256)).
 Kernel buildMatmulTmaFp16();
 
+/// c = a @ b in f32 on the tensor cores at tf32 precision (mma.sync
+/// m16n8k8): ops::matmulKernel with f32 operands, 128x128 tiles, K step 32.
+/// Params: a, b, c, M, N, K, stride_am, stride_bk, stride_cm. Grid:
+/// (cdiv(M, 128), cdiv(N, 128)).
+Kernel buildMatmulTf32();
+
 /// Flash attention forward (ops::attentionKernel): named attention_d<D>
 /// (_f16 for f16). Params: those of examples/attention.tile.
 /// Grid: (cdiv(seq, 128), batch * heads).

@@ -38,3 +38,17 @@ Kernel examples::buildMatmulTmaFp16() {
                             .descriptors = true},
                            {}, [](Value acc, ops::Block &) { return acc; });
 }
+
+Kernel examples::buildMatmulTf32() {
+  // f32 operands at tf32 precision (the default of an f32 tile.dot, as
+  // Triton's): mma.sync m16n8k8 with each operand rounded to 10 mantissa
+  // bits; a K step of 32 keeps two f32 operand tiles in the registers.
+  return ops::matmulKernel("matmul_tf32",
+                           {.aType = DType::F32,
+                            .bType = DType::F32,
+                            .cType = DType::F32,
+                            .blockM = 128,
+                            .blockN = 128,
+                            .blockK = 32},
+                           {}, [](Value acc, ops::Block &) { return acc; });
+}

@@ -31,6 +31,35 @@ namespace {
 
 const float kLog2e = float(1.0 / std::log(2.0));
 
+/// The dK/dV and dQ kernels' q, k, v and do: with descriptors [batch,
+/// heads, seq, D] (k, v: kv heads) views read a block of blockM queries or
+/// blockN keys at a time, else pointers.
+std::array<Value, 4> inputs(Kernel &k, const AttentionConfig &config) {
+  const DType dt = config.dtype;
+  const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
+  if (config.descriptors)
+    return {k.tensorDesc("q", dt, {1, 1, BM, D}),
+            k.tensorDesc("k", dt, {1, 1, BN, D}),
+            k.tensorDesc("v", dt, {1, 1, BN, D}),
+            k.tensorDesc("do", dt, {1, 1, BM, D})};
+  const int pd = config.ptrDivisibility;
+  return {k.pointer("q", dt, pd), k.pointer("k", dt, pd),
+          k.pointer("v", dt, pd), k.pointer("do", dt, pd)};
+}
+
+/// The (batch, head, seq) strides of the pointer inputs, in that order for
+/// q, k, v, do; none (null values) with descriptors, which carry theirs.
+std::array<Value, 12> inputStrides(Kernel &k, const AttentionConfig &config) {
+  std::array<Value, 12> s;
+  if (config.descriptors)
+    return s;
+  const char *names[] = {"sqb", "sqh",  "sqs",  "skb",  "skh",  "sks",
+                         "svb", "svh",  "svs",  "sdob", "sdoh", "sdos"};
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] = k.scalar(names[i], DType::I32, config.strideDivisibility);
+  return s;
+}
+
 } // namespace
 
 Kernel attentionBwdPreprocessKernel(std::string name,
@@ -77,19 +106,7 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   const bool desc = config.descriptors;
   Kernel k(std::move(name),
            {.numWarps = config.numWarps, .numStages = config.numStages});
-  // With descriptors q and do are [batch, heads, seq, D] and k and v
-  // [batch, kv heads, seq, D] views, read a block of BM queries or BN keys
-  // at a time.
-  Value q, kp, vp, dop;
-  if (desc) {
-    q = k.tensorDesc("q", dt, {1, 1, BM, D});
-    kp = k.tensorDesc("k", dt, {1, 1, BN, D});
-    vp = k.tensorDesc("v", dt, {1, 1, BN, D});
-    dop = k.tensorDesc("do", dt, {1, 1, BM, D});
-  } else {
-    q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
-    vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd);
-  }
+  auto [q, kp, vp, dop] = inputs(k, config);
   Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dk = k.pointer("dk", dt, pd), dv = k.pointer("dv", dt, pd);
@@ -97,13 +114,8 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  Value sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds;
-  if (!desc) {
-    sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
-    skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
-    svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
-    sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
-  }
+  auto [sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds] =
+      inputStrides(k, config);
   Value sdkb = stride("sdkb"), sdkh = stride("sdkh"), sdks = stride("sdks");
   Value sdvb = stride("sdvb"), sdvh = stride("sdvh"), sdvs = stride("sdvs");
   Value scale = k.scalar("scale", DType::F32);
@@ -208,29 +220,15 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
   const bool desc = config.descriptors;
   Kernel k(std::move(name),
            {.numWarps = config.numWarps, .numStages = config.numStages});
-  Value q, kp, vp, dop;
-  if (desc) {
-    q = k.tensorDesc("q", dt, {1, 1, BM, D});
-    kp = k.tensorDesc("k", dt, {1, 1, BN, D});
-    vp = k.tensorDesc("v", dt, {1, 1, BN, D});
-    dop = k.tensorDesc("do", dt, {1, 1, BM, D});
-  } else {
-    q = k.pointer("q", dt, pd), kp = k.pointer("k", dt, pd),
-    vp = k.pointer("v", dt, pd), dop = k.pointer("do", dt, pd);
-  }
+  auto [q, kp, vp, dop] = inputs(k, config);
   Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dq = k.pointer("dq", dt, pd);
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  Value sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds;
-  if (!desc) {
-    sqb = stride("sqb"), sqh = stride("sqh"), sqs = stride("sqs");
-    skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
-    svb = stride("svb"), svh = stride("svh"), svs = stride("svs");
-    sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
-  }
+  auto [sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds] =
+      inputStrides(k, config);
   Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);

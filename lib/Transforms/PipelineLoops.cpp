@@ -150,22 +150,27 @@ std::optional<Candidate> asCandidate(LoadOp load) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   auto dst = convert.getType();
   auto dot = dyn_cast_if_present<DotOperandLayoutAttr>(dst.getEncoding());
+  // 16-bit operands (ldmatrix reads them back) and f32 ones of tf32 dots
+  // (kWidth 1: read back element by element).
+  bool tf32 = type && type.getElementTypeBitWidth() == 32 && dot &&
+              dot.getKWidth() == 1 && type.getElementType().isF32();
   if (!type || !dot || type.getRank() != 2 ||
-      type.getElementTypeBitWidth() != 16 || dot.getKWidth() != 2)
+      !((type.getElementTypeBitWidth() == 16 && dot.getKWidth() == 2) || tf32))
     return std::nullopt;
   SharedLayoutAttr shared = stagingLayout(type);
   FailureOr<DistributedLayout> layout = DistributedLayout::get(type);
-  // ldmatrix must read it back; cp.async moves at least 4 bytes.
-  if (!shared || shared.getVec() != 8 ||
-      layout->getVec(layout->getOrder()[0]) < 2)
+  // 16-byte chunks; cp.async moves at least 4 bytes.
+  if (!shared || shared.getVec() * type.getElementTypeBitWidth() != 128 ||
+      layout->getVec(layout->getOrder()[0]) * type.getElementTypeBitWidth() <
+          32)
     return std::nullopt;
   int64_t k = dst.getDimSize(dot.getOpIdx() == 0 ? 1 : 0);
   int64_t outer = dst.getDimSize(dot.getOpIdx() == 0 ? 0 : 1);
-  if (k % 16 || outer % (dot.getOpIdx() == 0 ? 16 : 8))
+  if (k % (tf32 ? 8 : 16) || outer % (dot.getOpIdx() == 0 ? 16 : 8))
     return std::nullopt;
   Candidate c{load, convert, shared, Value(), DotOp()};
   // A wgmma dot reads the slot itself, in the descriptors' layout.
-  if (DotOp d = wgmmaUser(convert)) {
+  if (DotOp d = tf32 ? DotOp() : wgmmaUser(convert)) {
     unsigned fast = shared.getOrder()[0];
     if (NvmmaSharedLayoutAttr nvmma = getNvmmaSharedLayout(
             type.getContext(), type.getShape(), {fast, 1 - fast}, 16)) {

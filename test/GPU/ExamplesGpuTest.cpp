@@ -41,6 +41,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <type_traits>
 
 using namespace tilec::gpu;
 
@@ -430,10 +431,10 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     std::vector<T> a(m * sa), b(kk * sb);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < kk; ++j)
-        a[i * sa + j] = T::fromFloat(float(rng.normal()));
+        a[i * sa + j] = fromDouble<T>(rng.normal());
     for (int64_t i = 0; i < kk; ++i)
       for (int64_t j = 0; j < n; ++j)
-        b[i * sb + j] = T::fromFloat(float(rng.normal()));
+        b[i * sb + j] = fromDouble<T>(rng.normal());
     auto bias = randomNormal<T>(rng, n);
     auto da = upload(ctx, a), db = upload(ctx, b), dbias = upload(ctx, bias);
     auto c = Output<T>::make(ctx, m * sc);
@@ -486,7 +487,10 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j)
           ref[i * n + j] = gelu(ref[i * n + j] + toDouble(bias[j]));
-    check(what, c, ref, 1e-2, size_t(n), size_t(sc));
+    // f32 operands run at tf32 (10 mantissa bits, error ~3e-4 here): a
+    // tolerance that a kernel rounding them to bf16 (8 bits) would miss.
+    double tol = std::is_same_v<T, float> ? 2e-3 : 1e-2;
+    check(what, c, ref, tol, size_t(n), size_t(sc));
   }
 }
 
@@ -521,6 +525,14 @@ void testMatmulTmaBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                            bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true,
                            "matmul_tma_bias_gelu ", /*tma=*/true);
+}
+
+/// The builder's matmul_tf32: f32 in and out, the products on the tensor
+/// cores at tf32 precision (10 mantissa bits: the tolerance is tf32's).
+void testMatmulTf32(const Context &ctx, const Kernel &k, Rng &rng,
+                    bool small) {
+  testMatmulWith<float>(ctx, k, rng, small, /*biasGelu=*/false,
+                        "matmul_tf32 ");
 }
 
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
@@ -836,6 +848,8 @@ const Example kExamples[] = {
     {"matmul", testMatmul},
     {"matmul_bias_gelu", testMatmulBiasGelu, /*optional=*/true},
     {"matmul_fp16", testMatmulFp16, /*optional=*/true},
+    // The builder's f32 matmul on tf32 tensor cores.
+    {"matmul_tf32", testMatmulTf32, /*optional=*/true},
     {"attention", testAttention, /*optional=*/true},
     {"attention_d128", testAttentionD128, /*optional=*/true},
     // The builder's backward (attention_bwd_{pre,dkdv,dq}_d<D>) with its

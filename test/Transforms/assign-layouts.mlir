@@ -285,7 +285,8 @@ func.func @mma(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
 // -----
 
 // Dots mma.sync cannot take stay on the FMA path (blocked accumulator):
-// f32 operands, and an accumulator with fewer than 16 rows.
+// f32 operands at ieee precision, and an accumulator with fewer than 16
+// rows.
 // CHECK-LABEL: func.func @notmma
 // CHECK-NOT: #tilegpu.mma
 // CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #blocked
@@ -357,5 +358,26 @@ func.func @split_index(%k: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
   %kr = tile.load %kp2, %inb, %zero : tensor<64x64x!tile.ptr<bf16>>
   %op2 = tile.addptr %os, %roff : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
   tile.store %op2, %kr, %inb : tensor<64x64x!tile.ptr<bf16>>
+  return
+}
+
+// -----
+
+// f32 operands at the default tf32 precision run on mma.sync m16n8k8: the
+// operands take kWidth 1 (one f32 per register); K needs only be a
+// multiple of 8.
+// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[$OPA:dot_op[0-9]*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 1}>
+// CHECK-DAG: #[[$OPB:dot_op[0-9]*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 1}>
+// CHECK-LABEL: func.func @tf32
+// CHECK: tile.dot {{.*}} : tensor<64x24xf32, #[[$OPA]]>, tensor<24x64xf32, #[[$OPB]]> -> tensor<64x64xf32, #[[$MMA]]>
+func.func @tf32(%s: f32, %y: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %a = tile.splat %s : f32 -> tensor<64x24xf32>
+  %b = tile.splat %s : f32 -> tensor<24x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x24xf32>, tensor<24x64xf32> -> tensor<64x64xf32>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  tile.store %ys, %d : tensor<64x64x!tile.ptr<f32>>
   return
 }

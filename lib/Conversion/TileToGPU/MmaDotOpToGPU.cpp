@@ -2,7 +2,8 @@
 //
 // A dot whose accumulator has the #tilegpu.mma layout and whose operands have
 // the matching #tilegpu.dot_operand layouts (tile-assign-layouts gives them to
-// f16/bf16 dots) becomes one mma.sync.aligned.m16n8k16 per 16x8 tile of
+// f16/bf16 dots, and to f32 dots at tf32 precision, which run as
+// mma.sync.m16n8k8.tf32: lowerTf32) becomes one mma.sync.aligned.m16n8k16 per 16x8 tile of
 // the warp's accumulator and 16-wide step of K. The layouts are the PTX
 // ISA's fragments, so each instruction's registers are just the thread's
 // elements: A's four 32-bit registers hold (row g, k 2t..2t+1),
@@ -71,6 +72,8 @@ struct MmaDotOpLowering : public OpConversionPattern<DotOp> {
     };
 
     int64_t repM = cl.getPerThread(0) / 2, repN = cl.getPerThread(1) / 2;
+    if (ea.isF32())
+      return lowerTf32(op, rewriter, adaptor, al, bl, cl, repM, repN);
     int64_t repK = al.getPerThread(1) / 4;
     Type resType = LLVM::LLVMStructType::getLiteral(
         ctx, f16Acc ? SmallVector<Type>(2, accPairType)
@@ -122,6 +125,70 @@ struct MmaDotOpLowering : public OpConversionPattern<DotOp> {
         }
       }
     }
+    replaceWithValues(rewriter, op, acc);
+    return success();
+  }
+
+  /// f32 operands at tf32 precision: one mma.sync.m16n8k8.tf32 per 16x8
+  /// tile and 8-wide K step, each operand rounded to tf32 (cvt.rna, as the
+  /// CPU interpreter rounds). A's four registers hold (row g, k t),
+  /// (g + 8, t), (g, t + 4), (g + 8, t + 4); B's two (k t, column g),
+  /// (t + 4, g): the dot_operand layouts with kWidth 1.
+  LogicalResult lowerTf32(DotOp op, ConversionPatternRewriter &rewriter,
+                          OneToNOpAdaptor adaptor, const DistributedLayout &al,
+                          const DistributedLayout &bl,
+                          const DistributedLayout &cl, int64_t repM,
+                          int64_t repN) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    ValueRange a = adaptor.getA(), b = adaptor.getB();
+    SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
+    auto tf32 = [&](Value f) -> Value {
+      return NVVM::ConvertFloatToTF32Op::create(
+          rewriter, loc, rewriter.getI32Type(), f, NVVM::FPRoundingMode::RNA,
+          NVVM::SaturationMode::NONE, false);
+    };
+    // Each operand element is rounded once, however many tiles read it.
+    DenseMap<Value, Value> rounded;
+    auto reg = [&](Value f) {
+      Value &r = rounded[f];
+      if (!r)
+        r = tf32(f);
+      return r;
+    };
+    int64_t repK = al.getPerThread(1) / 2;
+    Type resType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(4, rewriter.getF32Type()));
+    for (int64_t ki = 0; ki < repK; ++ki)
+      for (int64_t mi = 0; mi < repM; ++mi) {
+        SmallVector<Value> aRegs;
+        for (int64_t ek = 0; ek < 2; ++ek)
+          for (int64_t em = 0; em < 2; ++em)
+            aRegs.push_back(
+                reg(a[al.getElemNumber({2 * mi + em, 2 * ki + ek})]));
+        for (int64_t ni = 0; ni < repN; ++ni) {
+          SmallVector<Value> bRegs;
+          for (int64_t ek = 0; ek < 2; ++ek)
+            bRegs.push_back(reg(b[bl.getElemNumber({2 * ki + ek, ni})]));
+          int64_t c[4] = {cl.getElemNumber({2 * mi, 2 * ni}),
+                          cl.getElemNumber({2 * mi, 2 * ni + 1}),
+                          cl.getElemNumber({2 * mi + 1, 2 * ni}),
+                          cl.getElemNumber({2 * mi + 1, 2 * ni + 1})};
+          SmallVector<Value> cRegs;
+          for (int64_t i : c)
+            cRegs.push_back(acc[i]);
+          auto mmaOp = NVVM::MmaOp::create(
+              rewriter, loc, resType, aRegs, bRegs, cRegs, {16, 8, 8},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                            NVVM::MMATypes::tf32},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t r = 0; r < 4; ++r)
+            acc[c[r]] = LLVM::ExtractValueOp::create(rewriter, loc,
+                                                     mmaOp.getRes(), r);
+        }
+      }
     replaceWithValues(rewriter, op, acc);
     return success();
   }

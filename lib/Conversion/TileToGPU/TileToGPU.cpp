@@ -53,26 +53,30 @@ void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
   auto aType = dot.getA().getType(), bType = dot.getB().getType();
   auto cType = dot.getType();
   Type ea = aType.getElementType(), ec = cType.getElementType();
+  bool tf32 = ea.isF32() && ec.isF32() &&
+              dot.getPrecision() == InputPrecision::tf32;
   if (!((ea.isBF16() && ec.isF32()) ||
-        (ea.isF16() && (ec.isF32() || ec.isF16())))) {
+        (ea.isF16() && (ec.isF32() || ec.isF16())) || tf32)) {
     fail(dot) << "mma.sync needs f16 or bf16 operands with an f32 (or, for "
-                 "f16, f16) accumulator, got "
+                 "f16, f16) accumulator, or f32 operands at tf32 precision, "
+                 "got "
               << aType << " and " << cType;
     return;
   }
   MLIRContext *ctx = dot.getContext();
-  if (aType.getEncoding() != DotOperandLayoutAttr::get(ctx, 0, mma, 2) ||
-      bType.getEncoding() != DotOperandLayoutAttr::get(ctx, 1, mma, 2)) {
+  unsigned kWidth = getMmaKWidth(ea.getIntOrFloatBitWidth());
+  if (aType.getEncoding() != DotOperandLayoutAttr::get(ctx, 0, mma, kWidth) ||
+      bType.getEncoding() != DotOperandLayoutAttr::get(ctx, 1, mma, kWidth)) {
     fail(dot) << "operands of an mma dot must have the #tilegpu.dot_operand "
                  "layouts of its accumulator (run tile-assign-layouts)";
     return;
   }
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
           k = aType.getDimSize(1);
-  if (m % 16 || n % 8 || k % 16)
-    fail(dot) << "mma.sync m16n8k16 needs M % 16, N % 8 and K % 16 to be 0, "
-                 "got "
-              << m << "x" << n << "x" << k;
+  int64_t kStep = tf32 ? 8 : 16;
+  if (m % 16 || n % 8 || k % kStep)
+    fail(dot) << "mma.sync m16n8k" << kStep << " needs M % 16, N % 8 and K % "
+              << kStep << " to be 0, got " << m << "x" << n << "x" << k;
 }
 
 /// Reports what the lowering does not support (on this target, or yet); one

@@ -86,8 +86,31 @@ func.func @mma_types(%s: f32, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.
   %a = tile.splat %s : f32 -> tensor<16x16xf32, #a>
   %b = tile.splat %s : f32 -> tensor<16x16xf32, #b>
   %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
-  // expected-error @below {{'tile.dot' op mma.sync needs f16 or bf16 operands with an f32 (or, for f16, f16) accumulator, got 'tensor<16x16xf32, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>' and 'tensor<16x16xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>'}}
+  // expected-error @below {{'tile.dot' op mma.sync needs f16 or bf16 operands with an f32 (or, for f16, f16) accumulator, or f32 operands at tf32 precision, got 'tensor<16x16xf32, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>' and 'tensor<16x16xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>'}}
+  %d = tile.dot %a, %b, %z {precision = #tile.precision<ieee>} : tensor<16x16xf32, #a>, tensor<16x16xf32, #b> -> tensor<16x16xf32, #mma>
+  return
+}
+
+// -----
+
+// tf32 runs m16n8k8 with kWidth 1 operands: kWidth 2 is not its layout, and
+// K must be a multiple of 8.
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+#a1 = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 1}>
+#b1 = #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 1}>
+
+func.func @mma_tf32(%s: f32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %a = tile.splat %s : f32 -> tensor<16x16xf32, #a>
+  %b = tile.splat %s : f32 -> tensor<16x16xf32, #b>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+  // expected-error @below {{'tile.dot' op operands of an mma dot must have the #tilegpu.dot_operand layouts of its accumulator (run tile-assign-layouts)}}
   %d = tile.dot %a, %b, %z : tensor<16x16xf32, #a>, tensor<16x16xf32, #b> -> tensor<16x16xf32, #mma>
+  %a1 = tile.splat %s : f32 -> tensor<16x12xf32, #a1>
+  %b1 = tile.splat %s : f32 -> tensor<12x16xf32, #b1>
+  // expected-error @below {{'tile.dot' op mma.sync m16n8k8 needs M % 16, N % 8 and K % 8 to be 0, got 16x16x12}}
+  %e = tile.dot %a1, %b1, %z : tensor<16x12xf32, #a1>, tensor<12x16xf32, #b1> -> tensor<16x16xf32, #mma>
   return
 }
 

@@ -137,3 +137,31 @@ func.func @inside(%x: !tile.ptr<bf16>, %f: !tile.ptr<f32>, %y: !tile.ptr<bf16>)
   tile.store %ys, %v : tensor<16x16x!tile.ptr<bf16>, #a>
   return
 }
+
+// -----
+
+// f32 operands at tf32 precision: kWidth 1 operands, each element rounded
+// by cvt.rna.tf32.f32 into a b32 register, one mma.sync m16n8k8 per
+// 16x8 tile and step of 8 along K (four A registers, two B).
+#bl = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 1}>
+#b = #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 1}>
+// CHECK-LABEL: gpu.func @tf32
+// CHECK-COUNT-6: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvvm.mma.sync
+func.func @tf32(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<16x8x!tile.ptr<f32>, #bl>
+  %v = tile.load %p : tensor<16x8x!tile.ptr<f32>, #bl>
+  %va = tile.convert_layout %v : tensor<16x8xf32, #bl> -> tensor<16x8xf32, #a>
+  %q8 = tile.splat %x : !tile.ptr<f32> -> tensor<8x8x!tile.ptr<f32>, #bl>
+  %w = tile.load %q8 : tensor<8x8x!tile.ptr<f32>, #bl>
+  %vb = tile.convert_layout %w : tensor<8x8xf32, #bl> -> tensor<8x8xf32, #b>
+  %z = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+  %d = tile.dot %va, %vb, %z : tensor<16x8xf32, #a>, tensor<8x8xf32, #b> -> tensor<16x8xf32, #mma>
+  %q = tile.splat %y : !tile.ptr<f32> -> tensor<16x8x!tile.ptr<f32>, #mma>
+  tile.store %q, %d : tensor<16x8x!tile.ptr<f32>, #mma>
+  return
+}

@@ -106,8 +106,25 @@ TEST(PtxSim, UnmodelledTypeIsAnError) {
                  bits(2.0f));
   expectUnsupported(r, "cvt.rn.satfinite.e4m3x2.f32 %h9, %r1, %r2",
                     "unsupported type .e4m3x2");
-  r = run("  cvt.rna.tf32.f32 %r9, %r1;", bits(1.0f));
-  expectUnsupported(r, "cvt.rna.tf32.f32 %r9, %r1", "unsupported");
+  r = run("  cvt.rna.f16.f32 %h9, %r1;", bits(1.0f));
+  expectUnsupported(r, "cvt.rna.f16.f32 %h9, %r1",
+                    "rounding .rna is simulated only for cvt to .tf32");
+}
+
+// cvt.rna.tf32.f32 keeps 10 mantissa bits, rounding ties away from zero,
+// and leaves the low 13 bits 0.
+TEST(PtxSim, Tf32RoundsToNearestTiesAway) {
+  auto tf32 = [](uint32_t u) {
+    Result r = run("  cvt.rna.tf32.f32 %r9, %r1;", u);
+    EXPECT_EQ(r.error, "");
+    return uint32_t(r.out);
+  };
+  EXPECT_EQ(tf32(0x3f800fff), 0x3f800000u); // below the tie: down
+  EXPECT_EQ(tf32(0x3f801000), 0x3f802000u); // the tie: away from zero
+  EXPECT_EQ(tf32(0xbf801000), 0xbf802000u); // the same for negatives
+  EXPECT_EQ(tf32(0x3f803000), 0x3f804000u); // a tie with an odd kept bit
+  EXPECT_EQ(tf32(0x7f800000), 0x7f800000u); // Inf stays Inf
+  EXPECT_NE(tf32(0x7f800001) & 0x7fffff, 0u); // NaN stays NaN
 }
 
 TEST(PtxSim, UnknownInstructionIsAnError) {

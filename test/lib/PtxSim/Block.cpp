@@ -648,6 +648,17 @@ double Block::roundInt(double d, const std::string &rnd) {
 
 uint64_t Block::convert(const Inst &in, uint64_t v) {
   Ty dst = in.ty, src = in.ty2;
+  if (in.tf32) {
+    // cvt.rna.tf32.f32: the f32 rounded to 10 mantissa bits, ties away
+    // from zero, in a b32 whose low 13 bits are 0 (NaN and Inf kept).
+    if (in.rnd != "rna" || src != T_F32)
+      fail(where(*current) + ": only cvt.rna.tf32.f32 is simulated");
+    uint32_t u = uint32_t(v);
+    if ((u & 0x7f800000) == 0x7f800000)
+      return u & 0xffffe000 | ((u & 0x7fffff) ? 0x400000 : 0);
+    u += 0x1000; // half of the dropped 13 bits: ties away from zero
+    return u & 0xffffe000;
+  }
   bool df = isFloat(dst), sf = isFloat(src);
   if (!df && !sf) { // integer to integer
     int64_t x = isSigned(src) ? sext(v, bitsOf(src))
@@ -662,6 +673,9 @@ uint64_t Block::convert(const Inst &in, uint64_t v) {
     }
     return uint64_t(x) & maskBits(bitsOf(dst));
   }
+  if (in.rnd == "rna")
+    fail(where(*current) + ": rounding .rna is simulated only for cvt to "
+                           ".tf32");
   bool directed = in.rnd == "rz" || in.rnd == "rm" || in.rnd == "rp";
   if (df && directed && !(sf && bitsOf(dst) >= bitsOf(src)))
     fail(where(*current) + ": rounding ." + in.rnd + " of cvt to ." +
@@ -1554,6 +1568,8 @@ void Block::ldmatrix(size_t lo, const Inst &in) {
 }
 
 void Block::mma(size_t lo, const Inst &in) {
+  if (in.tf32)
+    return mmaTf32(lo, in);
   // mma.sync.aligned.m16n8k16.row.col.D.A.B.C {d}, {a}, {b}, {c}
   if (in.m != 16 || in.n != 8 || in.k != 16 ||
       !(in.mmaA == T_BF16 || in.mmaA == T_F16))
@@ -1611,6 +1627,41 @@ void Block::mma(size_t lo, const Inst &in) {
       for (int i = 0; i < 4; ++i)
         set(t, o[0].elems[i],
             fromF(float(D[g + 8 * (i / 2)][2 * q + i % 2])), T_F32);
+    }
+  }
+}
+void Block::mmaTf32(size_t lo, const Inst &in) {
+  // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0..3}, {a0..3},
+  // {b0, b1}, {c0..3}: A (row g, col q), (g + 8, q), (g, q + 4),
+  // (g + 8, q + 4); B (row q, col g), (q + 4, g); C and D as m16n8k16's.
+  // Each operand is the b32's upper 19 bits (its low 13 ignored).
+  if (in.m != 16 || in.n != 8 || in.k != 8 || in.mmaD != T_F32 ||
+      in.mmaC != T_F32)
+    fail(where(threads[lo]) + ": only mma m16n8k8 .f32.tf32.tf32.f32 is "
+                              "simulated for tf32");
+  auto tf32 = [](uint64_t w) { return double(u2f(uint32_t(w) & 0xffffe000)); };
+  double A[16][8], B[8][8], C[16][8];
+  const auto &o = in.ops;
+  for (int lane = 0; lane < 32; ++lane) {
+    Thread &t = threads[lo + lane];
+    int g = lane / 4, q = lane % 4;
+    for (int i = 0; i < 4; ++i)
+      A[g + 8 * (i % 2)][q + 4 * (i / 2)] =
+          tf32(get(t, o[1].elems[i], T_B32));
+    for (int i = 0; i < 2; ++i)
+      B[q + 4 * i][g] = tf32(get(t, o[2].elems[i], T_B32));
+    for (int i = 0; i < 4; ++i)
+      C[g + 8 * (i / 2)][2 * q + i % 2] = asF(get(t, o[3].elems[i], T_F32));
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    Thread &t = threads[lo + lane];
+    int g = lane / 4, q = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+      int r = g + 8 * (i / 2), c = 2 * q + i % 2;
+      double s = C[r][c];
+      for (int k = 0; k < 8; ++k)
+        s += A[r][k] * B[k][c];
+      set(t, o[0].elems[i], fromF(float(s)), T_F32);
     }
   }
 }

@@ -399,6 +399,8 @@ private:
   void ldmatrix(size_t lo, const Inst &in);
 
   void mma(size_t lo, const Inst &in);
+  /// mma.sync m16n8k8 on tf32 operands.
+  void mmaTf32(size_t lo, const Inst &in);
 };
 
 } // namespace ptxsim::detail

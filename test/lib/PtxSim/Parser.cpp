@@ -245,6 +245,13 @@ public:
         types.push_back(ty);
         continue;
       }
+      // tf32 (19 significant bits in a b32) only where it is modelled: the
+      // operands of mma.sync m16n8k8 and cvt.rna.tf32.f32.
+      if (t == "tf32" && (in.op == O_MMA || in.op == O_CVT)) {
+        in.tf32 = true;
+        types.push_back(T_B32);
+        continue;
+      }
       if (in.op == O_TMA_LOAD) { // the direction is decided below
         if (t == "shared::cluster" || t == "shared::cta" || t == "global") {
           tmaSpaces.push_back(t == "global" ? S_GLOBAL : S_SHARED);
@@ -330,7 +337,7 @@ public:
         in.arrive = true;
       else if (t == "to")
         in.cmp = "to";
-      else if (t == "rn" || t == "rz" || t == "rm" || t == "rp" ||
+      else if (t == "rn" || t == "rz" || t == "rm" || t == "rp" || t == "rna" ||
                t == "rni" || t == "rzi" || t == "rmi" || t == "rpi")
         in.rnd = t;
       else if (t.size() > 1 && t[0] == 'm' &&

@@ -237,6 +237,7 @@ struct Inst {
   bool cc = false, trans = false, approx = false, wrap = false;
   bool relu = false;      ///< min/max .relu: a negative result becomes 0
   bool arrive = false;    ///< bar.arrive: count toward the barrier, no wait
+  bool tf32 = false;      ///< cvt to .tf32, or mma on .tf32 operands
   bool propagateNaN = false; ///< min/max .NaN: a NaN operand gives NaN
   /// setp.f16x2/.bf16x2 `p|q`: q, the predicate of the high halves (p, the
   /// low halves', is ops[0]).

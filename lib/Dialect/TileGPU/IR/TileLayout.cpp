@@ -523,16 +523,21 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type ea = a.getElementType(), ec = c.getElementType();
-  bool types =
-      (ea.isBF16() && ec.isF32()) || (ea.isF16() && (ec.isF32() || ec.isF16()));
+  // f32 operands at the default tf32 precision run as tf32 (m16n8k8);
+  // `ieee` and `tf32x3` keep exact f32 FMAs.
+  bool tf32 = ea.isF32() && ec.isF32() &&
+              dot.getPrecision() == tile::InputPrecision::tf32;
+  bool types = (ea.isBF16() && ec.isF32()) ||
+               (ea.isF16() && (ec.isF32() || ec.isF16())) || tf32;
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  // The instruction steps: M by 16, N by 8, K by 16 (any multiple: 96 and
-  // 192 run); warps split by powers of two, so a warp count like 12 takes
-  // the FMA path.
-  if (!types || m % 16 || n % 8 || k % 16 || numWarps == 0 ||
+  // The instruction steps: M by 16, N by 8, K by 16 (8 for tf32; any
+  // multiple: 96 and 192 run); warps split by powers of two, so a warp
+  // count like 12 takes the FMA path.
+  if (!types || m % 16 || n % 8 || k % (tf32 ? 8 : 16) || numWarps == 0 ||
       !llvm::isPowerOf2_32(numWarps))
     return {};
-  if (wgmma && ec.isF32() && numWarps % 4 == 0 && m % (16 * numWarps) == 0) {
+  if (wgmma && !tf32 && ec.isF32() && numWarps % 4 == 0 &&
+      m % (16 * numWarps) == 0) {
     // One instruction covers the warpgroup's 64 rows and up to 256 columns
     // (any multiple of 8: 192 is one instruction, 320 two of 160).
     int64_t instrN = 0;
