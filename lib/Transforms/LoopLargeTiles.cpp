@@ -24,20 +24,25 @@
 // through tile values, each tile used only by ops of that block. Guarantees,
 // for a component holding a tile of more than max-elements-per-thread:
 //  - either it is rewritten: its ops on tiles that have the chosen dimension
-//    run in one scf.for at the place of its last op, each iteration on the
+//    run in scf.for loops at the place of its last op, each iteration on the
 //    next chunk of that dimension (a multiple of every layout's extent
 //    there, so a chunk of the same layout gives each thread the elements it
 //    held before, a chunk at a time); tiles without the dimension (the
-//    sources of broadcasts along it) are computed before the loop as they
+//    sources of broadcasts along it) are computed before the loops as they
 //    were; a reduction along the dimension combines each chunk element by
 //    element into an accumulator tile (its combiner applied to tiles; the
-//    first chunk taken as it is) and reduces that once after the loop, and
-//    the pure ops that use its result move after the loop. Within a thread,
-//    memory is then accessed chunk by chunk rather than op by op, which only
-//    a kernel whose threads already race could tell;
+//    first chunk taken as it is) and reduces that once after its loop, and
+//    the pure ops that use its result move after that loop. A chunked op
+//    that uses such a reduction runs in a later loop (softmax: the max, the
+//    sum of exp(x - max), then the quotient: three loops), which computes
+//    again the chunked ops it needs from earlier loops (the loads of x);
+//    every write then runs in the last loop, so that what runs again reads
+//    what it read the first time. Within a thread, memory is accessed chunk
+//    by chunk rather than op by op, which only a kernel whose elements
+//    meet at one address through different pointers could tell;
 //  - or it stays as it was, with a warning naming the tile and why (an op
-//    that cannot run in chunks, a layout that does not divide, a chunked op
-//    that uses a reduction of the same tiles, an op with memory effects
+//    that cannot run in chunks, a layout that does not divide, a write
+//    whose result is used before a later loop, an op with memory effects
 //    between its ops, ...).
 // Components at most that large are never touched, so their code is what it
 // was.
@@ -58,6 +63,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <numeric>
 
@@ -65,6 +71,8 @@ namespace tilec {
 #define GEN_PASS_DEF_TILELOOPLARGETILES
 #include "tilec/Transforms/Passes.h.inc"
 } // namespace tilec
+
+#define DEBUG_TYPE "tile-loop-large-tiles"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -221,7 +229,11 @@ struct Plan {
   llvm::DenseMap<Value, unsigned> dimOf; // chunked tiles: which of their dims
   SmallVector<Operation *> inLoop;       // program order
   SmallVector<Operation *> moveAfter;    // program order
-  Operation *last = nullptr;             // the loop takes its place
+  // The loop of each op in inLoop, and before which loop each op of
+  // moveAfter goes (numLoops: after the last).
+  llvm::DenseMap<Operation *, unsigned> loopOf;
+  unsigned numLoops = 1;
+  Operation *last = nullptr; // the loops take its place
 
   RankedTensorType chunkType(Value v) const {
     RankedTensorType type = tileType(v);
@@ -407,10 +419,8 @@ FailureOr<Plan> planFor(Component &c, unsigned cls, int64_t chunkTarget,
       return failure();
     }
     int64_t size = type.getDimSize(d);
-    if (plan.size && plan.size != size) {
-      why = "its tiles differ in extent along the chunked dim";
-      return failure();
-    }
+    // Ops tie only dims of one extent (a broadcast's unit dims are not tied).
+    assert((!plan.size || plan.size == size) && "a dim class of two extents");
     plan.size = size;
     std::optional<int64_t> p = layoutPeriod(type, d);
     if (!p || size % *p) {
@@ -457,68 +467,106 @@ FailureOr<Plan> planFor(Component &c, unsigned cls, int64_t chunkTarget,
         }
       }
     } else {
-      // Every tile an op in the loop makes is a chunk.
-      for (Value res : op->getResults())
-        if (isa<RankedTensorType>(res.getType()) && !plan.dimOf.count(res)) {
-          why = "'" + op->getName().getStringRef().str() +
-                "' makes a tile without the chunked dim";
-          return failure();
-        }
+      // Every tile an op in the loop makes is a chunk: the ops tie the
+      // chunked dim of an operand to their results (a broadcast's unit dim
+      // is in a class of extent 1, never chunked; a reduction along it
+      // accumulates).
+      assert(llvm::all_of(op->getResults(),
+                          [&](Value res) {
+                            return !isa<RankedTensorType>(res.getType()) ||
+                                   plan.dimOf.count(res);
+                          }) &&
+             "an op in the loop makes a tile without the chunked dim");
     }
     inLoop.insert(op);
     plan.inLoop.push_back(op);
   }
 
-  // What uses a reduction along the chunked dim runs after the loop; the
-  // loop cannot use it.
+  // Loops: an op runs in the loop after every reduction along the chunked
+  // dim whose result it uses (a chunk of softmax's x - max(x) needs the
+  // max of all chunks first), and the chunked ops it uses from earlier
+  // loops run again in its loop. The pure ops using those results, first
+  // seen between the loop's ops, move between the loops.
   Operation *first = plan.inLoop.front();
   plan.last = plan.inLoop.back();
-  llvm::DenseSet<Value> afterValues;
-  for (Operation *op : plan.inLoop)
-    if (plan.isAccumulating(op))
-      afterValues.insert(op->getResults().begin(), op->getResults().end());
-  auto usesAfterValue = [&](Operation *op) {
-    bool uses = false;
+  llvm::DenseMap<Value, unsigned> available; // results from after a loop
+  auto loopFor = [&](Operation *op) {
+    unsigned loop = 0;
     op->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (afterValues.count(v))
-          uses = true;
+      for (Value v : inner->getOperands()) {
+        if (auto it = available.find(v); it != available.end())
+          loop = std::max(loop, it->second);
+        Operation *def = v.getDefiningOp();
+        if (def && inLoop.count(def) && !plan.isAccumulating(def))
+          loop = std::max(loop, plan.loopOf[def]);
+      }
     });
-    return uses;
+    return loop;
   };
-  for (Operation *op = first->getNextNode(); op && op != plan.last;
-       op = op->getNextNode()) {
-    bool after = usesAfterValue(op);
+  for (Operation *op = first;; op = op->getNextNode()) {
+    unsigned loop = loopFor(op);
     if (inLoop.count(op)) {
-      if (after) {
+      plan.loopOf[op] = loop;
+      plan.numLoops = std::max(plan.numLoops, loop + 1);
+      if (plan.isAccumulating(op))
+        for (Value v : op->getResults())
+          available[v] = loop + 1;
+    } else if (loop > 0) {
+      // Ops between the loop's ops stay before them, or move between them.
+      if (!isMemoryEffectFree(op)) {
         why = "'" + op->getName().getStringRef().str() +
-              "' uses a reduction along the chunked dim of the same tiles";
+              "', which has memory effects and uses a reduction along the "
+              "chunked dim, lies between its ops";
         return failure();
       }
-      continue;
-    }
-    // Ops between the loop's ops stay before it, or move after it. Moving
-    // a read before the chunks' writes can change what it reads only where
-    // one element's write and another's read meet in one program, which
-    // the threads of that program already race for (nothing orders a
-    // thread's read after another thread's write); writes keep their order.
-    if (after ? !isMemoryEffectFree(op) : !onlyReads(op)) {
-      why = "'" + op->getName().getStringRef().str() + "', which " +
-            (after ? "has memory effects and uses a reduction along the "
-                     "chunked dim,"
-                   : "writes memory,") +
-            " lies between its ops";
+      plan.moveAfter.push_back(op);
+      plan.loopOf[op] = loop;
+      for (Value v : op->getResults())
+        available[v] = loop;
+    } else if (!onlyReads(op)) {
+      // Moving a read before the chunks' writes can change what it reads
+      // only where one element's write and another's read meet in one
+      // program, which the threads of that program already race for
+      // (nothing orders a thread's read after another thread's write);
+      // writes keep their order.
+      why = "'" + op->getName().getStringRef().str() +
+            "', which writes memory, lies between its ops";
       return failure();
     }
-    if (after) {
-      plan.moveAfter.push_back(op);
-      afterValues.insert(op->getResults().begin(), op->getResults().end());
-    }
+    if (op == plan.last)
+      break;
   }
-  if (usesAfterValue(plan.last)) {
-    why = "'" + plan.last->getName().getStringRef().str() +
-          "' uses a reduction along the chunked dim of the same tiles";
-    return failure();
+  // What runs again in a later loop must read what it read the first time:
+  // only the last loop writes. A write whose result nothing uses (a store)
+  // waits for the last loop; its chunk's loads run again there before it.
+  // A read after a write in program order then runs in the last loop only:
+  // in an earlier one it would miss what the write (of its own element,
+  // perhaps) stores.
+  if (plan.numLoops > 1) {
+    Operation *firstWrite = nullptr;
+    for (Operation *op : plan.inLoop) {
+      unsigned &loop = plan.loopOf[op];
+      if (onlyReads(op)) {
+        if (firstWrite && loop + 1 < plan.numLoops && !isMemoryEffectFree(op)) {
+          why = "'" + op->getName().getStringRef().str() + "' follows '" +
+                firstWrite->getName().getStringRef().str() +
+                "', which writes memory, but runs before the last loop";
+          return failure();
+        }
+        continue;
+      }
+      if (!firstWrite)
+        firstWrite = op;
+      if (loop + 1 == plan.numLoops)
+        continue;
+      if (!op->use_empty()) {
+        why = "'" + op->getName().getStringRef().str() +
+              "' writes memory and its result is used before a reduction "
+              "along the chunked dim that later chunked ops use";
+        return failure();
+      }
+      loop = plan.numLoops - 1;
+    }
   }
 
   // The chunk: the most layout periods, dividing the extent, that keep each
@@ -543,16 +591,16 @@ FailureOr<Plan> planFor(Component &c, unsigned cls, int64_t chunkTarget,
       plan.largestAfter = v;
     }
   }
-  // The chunks must hold exactly their share of each thread's elements.
-  for (auto [v, d] : plan.dimOf) {
-    int64_t whole = elementsPerThread(tileType(v));
-    if (elementsPerThread(plan.chunkType(v)) * (plan.size / plan.chunk) !=
-        whole) {
-      why = "a chunk of " + describe(tileType(v)) +
-            " does not hold its share of each thread's elements";
-      return failure();
-    }
-  }
+  // A chunk, a multiple of the layouts' period, holds exactly its share of
+  // each thread's elements.
+  assert(llvm::all_of(plan.dimOf,
+                      [&](auto entry) {
+                        Value v = entry.first;
+                        return elementsPerThread(plan.chunkType(v)) *
+                                   (plan.size / plan.chunk) ==
+                               elementsPerThread(tileType(v));
+                      }) &&
+         "a chunk does not hold its share of each thread's elements");
   return plan;
 }
 
@@ -587,11 +635,42 @@ SmallVector<Value> combineTiles(OpBuilder &b, ReduceOp reduce, ValueRange acc,
   return combined;
 }
 
-/// Rewrites the component as `plan` says.
-void applyPlan(const Plan &plan) {
-  Operation *last = plan.last;
-  Location loc = plan.inLoop.front()->getLoc();
-  OpBuilder b(last);
+/// The ops loop `k` of `plan` runs: its reductions along the chunked dim and
+/// writes, and the chunked ops they use (from this loop or, again, from
+/// earlier ones), in program order.
+SmallVector<Operation *> opsOfLoop(const Plan &plan, unsigned k) {
+  llvm::DenseSet<Operation *> inLoop(plan.inLoop.begin(), plan.inLoop.end());
+  llvm::DenseSet<Operation *> needed;
+  SmallVector<Operation *> work;
+  for (Operation *op : plan.inLoop)
+    if (plan.loopOf.lookup(op) == k &&
+        (plan.isAccumulating(op) || !onlyReads(op)))
+      work.push_back(op);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!needed.insert(op).second)
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp();
+          def && inLoop.count(def) && !plan.isAccumulating(def))
+        work.push_back(def);
+  }
+  SmallVector<Operation *> ops;
+  for (Operation *op : plan.inLoop)
+    if (needed.count(op))
+      ops.push_back(op);
+  return ops;
+}
+
+/// Emits loop `k` of `plan` before `b`'s insertion point and, after it, the
+/// reductions of its accumulators, which replace the original reductions.
+/// Returns the last op emitted (null for a loop with nothing to do: its ops
+/// are dead).
+Operation *emitLoop(OpBuilder &b, const Plan &plan, unsigned k) {
+  SmallVector<Operation *> ops = opsOfLoop(plan, k);
+  if (ops.empty())
+    return nullptr;
+  Location loc = ops.front()->getLoc();
   Type i32 = b.getI32Type();
   auto constant = [&](int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
@@ -600,9 +679,11 @@ void applyPlan(const Plan &plan) {
 
   // The accumulators of the reductions along the chunked dim; the first
   // iteration takes its chunk as it is, so their start is any value.
+  SmallVector<Operation *> reductions;
   SmallVector<Value> inits;
-  for (Operation *op : plan.inLoop)
-    if (plan.isAccumulating(op))
+  for (Operation *op : ops)
+    if (plan.isAccumulating(op)) {
+      reductions.push_back(op);
       for (Value src : cast<ReduceOp>(op).getSrcs()) {
         RankedTensorType type = plan.chunkType(src);
         inits.push_back(arith::ConstantOp::create(
@@ -610,6 +691,7 @@ void applyPlan(const Plan &plan) {
             SplatElementsAttr::get(type,
                                    b.getZeroAttr(type.getElementType()))));
       }
+    }
 
   auto loop = scf::ForOp::create(
       b, loc, lb, ub, step, inits,
@@ -617,7 +699,7 @@ void applyPlan(const Plan &plan) {
         IRMapping map;
         SmallVector<Value> next;
         Value isFirst;
-        for (Operation *op : plan.inLoop) {
+        for (Operation *op : ops) {
           if (auto range = dyn_cast<RangeOp>(op)) {
             RankedTensorType type = plan.chunkType(range.getResult());
             int32_t start = range.getStart();
@@ -666,23 +748,35 @@ void applyPlan(const Plan &plan) {
         scf::YieldOp::create(nb, loc, next);
       });
 
-  // The reductions along the chunked dim, once, on the accumulators; then
-  // what uses them.
-  b.setInsertionPointAfter(loop);
+  // The reductions along the chunked dim, once, on the accumulators. Their
+  // users (later loops' ops included) take the new results.
   Operation *after = loop;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(loop);
   unsigned accIndex = 0;
-  for (Operation *op : plan.inLoop) {
-    if (!plan.isAccumulating(op))
-      continue;
+  for (Operation *op : reductions) {
     IRMapping map;
     for (Value src : cast<ReduceOp>(op).getSrcs())
       map.map(src, loop.getResult(accIndex++));
     after = b.clone(*op, map);
     op->replaceAllUsesWith(after->getResults());
   }
-  for (Operation *op : plan.moveAfter) {
-    op->moveAfter(after);
-    after = op;
+  return after;
+}
+
+/// Rewrites the component as `plan` says: its loops one after the other
+/// where its last op was, each preceded by the pure ops that use the
+/// previous loops' reductions.
+void applyPlan(const Plan &plan) {
+  OpBuilder b(plan.last);
+  for (unsigned k = 0; k <= plan.numLoops; ++k) {
+    for (Operation *op : plan.moveAfter)
+      if (plan.loopOf.lookup(op) == k)
+        op->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+    if (k == plan.numLoops)
+      break;
+    if (Operation *after = emitLoop(b, plan, k))
+      b.setInsertionPointAfter(after);
   }
   for (Operation *op : llvm::reverse(plan.inLoop))
     op->erase();
@@ -759,6 +853,11 @@ struct TileLoopLargeTiles
           << (chunked ? "its layout allows no smaller chunk"
                       : "it lacks the chunked dim");
     }
+    LLVM_DEBUG(llvm::dbgs()
+               << "tile-loop-large-tiles: " << largest.getType() << " (" << most
+               << " per thread): " << best->numLoops << " loop(s) over "
+               << best->size / best->chunk << " chunks of " << best->chunk
+               << ", at most " << best->maxAfter << " per thread\n");
     applyPlan(*best);
   }
 

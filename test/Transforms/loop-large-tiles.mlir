@@ -244,15 +244,127 @@ func.func @mma(%a: f32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
 
 // -----
 
-// What stays unrolled, with a warning: a chunked op that uses a reduction
-// of the same tiles (two passes over the data, as softmax makes) ...
+// A chunked op that uses a reduction along the chunked dim of the same tiles
+// runs in a later loop: the max of the chunks, then x - max, each loop
+// loading its chunk of x (the loads run again), the store in the last.
+// CHECK-LABEL: func.func @softmax
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}}) -> (tensor<1024xf32, #blocked>) : i32 {
+// CHECK: %[[X0:.*]] = tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #blocked>
+// CHECK-NEXT: arith.maxnumf %[[M]], %[[X0]] : tensor<1024xf32, #blocked>
+// CHECK-NOT: tile.store
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[MAX:.*]] = tile.reduce max(%[[ACC]]) axis = 0 : (tensor<1024xf32, #blocked>) -> f32
+// CHECK: scf.for %{{.*}} : i32 {
+// CHECK: %[[X1:.*]] = tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #blocked>
+// CHECK-NEXT: %[[MS:.*]] = tile.splat %[[MAX]] : f32 -> tensor<1024xf32, #blocked>
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[X1]], %[[MS]] : tensor<1024xf32, #blocked>
+// CHECK: tile.store %{{.*}}, %[[D]] : tensor<1024x!tile.ptr<f32>, #blocked>
+// CHECK-NEXT: }
+// CHECK-NEXT: return
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 func.func @softmax(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
-  // expected-warning @below {{tile 'tensor<8192xi32, #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' holds 256 elements per thread and stays unrolled (compile time and registers grow with it): 'tile.splat' uses a reduction along the chunked dim of the same tiles}}
   %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
   %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
   %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
   %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %4 = tile.reduce max(%3) axis = 0 : (tensor<8192xf32, #blocked>) -> f32
+  %5 = tile.splat %4 : f32 -> tensor<8192xf32, #blocked>
+  %6 = arith.subf %3, %5 : tensor<8192xf32, #blocked>
+  %7 = tile.splat %y : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %8 = tile.addptr %7, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  tile.store %8, %6 : tensor<8192x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// -----
+
+// A store that no later reduction needs waits for the last loop, where the
+// loads it needs run again: the copy of x is stored beside x - max(x).
+// CHECK-LABEL: func.func @copy_then_shift
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: tile.store
+// CHECK: tile.reduce max
+// CHECK: scf.for
+// CHECK: %[[X:.*]] = tile.load
+// CHECK: tile.store %{{.*}}, %[[X]] : tensor<1024x!tile.ptr<f32>, #blocked>
+// CHECK: arith.subf %[[X]]
+// CHECK: tile.store
+// CHECK-NEXT: }
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @copy_then_shift(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %z: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %4 = tile.splat %y : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %5 = tile.addptr %4, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  tile.store %5, %3 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %6 = tile.reduce max(%3) axis = 0 : (tensor<8192xf32, #blocked>) -> f32
+  %7 = tile.splat %6 : f32 -> tensor<8192xf32, #blocked>
+  %8 = arith.subf %3, %7 : tensor<8192xf32, #blocked>
+  %9 = tile.splat %z : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %10 = tile.addptr %9, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  tile.store %10, %8 : tensor<8192x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// -----
+
+// What stays unrolled, with a warning: a scalar store of a reduction along
+// the chunked dim between the loops' ops ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @max_stored_between(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %m: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{tile 'tensor<8192xi32, #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' holds 256 elements per thread and stays unrolled (compile time and registers grow with it): 'tile.store', which has memory effects and uses a reduction along the chunked dim, lies between its ops}}
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %4 = tile.reduce max(%3) axis = 0 : (tensor<8192xf32, #blocked>) -> f32
+  tile.store %m, %4 : !tile.ptr<f32>
+  %5 = tile.splat %4 : f32 -> tensor<8192xf32, #blocked>
+  %6 = arith.subf %3, %5 : tensor<8192xf32, #blocked>
+  %7 = tile.splat %y : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %8 = tile.addptr %7, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  tile.store %8, %6 : tensor<8192x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// -----
+
+// ... a load after a write of the same ops that a reduction needs (in the
+// first loop it would read memory before the write, which waits for the
+// last loop) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @reload(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{stays unrolled (compile time and registers grow with it): 'tile.load' follows 'tile.store', which writes memory, but runs before the last loop}}
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %4 = math.exp %3 : tensor<8192xf32, #blocked>
+  tile.store %2, %4 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %5 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %6 = tile.reduce add(%5) axis = 0 : (tensor<8192xf32, #blocked>) -> f32
+  %7 = tile.splat %6 : f32 -> tensor<8192xf32, #blocked>
+  %8 = arith.divf %5, %7 : tensor<8192xf32, #blocked>
+  %9 = tile.splat %y : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %10 = tile.addptr %9, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  tile.store %10, %8 : tensor<8192x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// -----
+
+// ... an atomic whose old values a reduction needs (it would run twice) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @atomic_then_max(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{stays unrolled (compile time and registers grow with it): 'tile.atomic_rmw' writes memory and its result is used before a reduction along the chunked dim that later chunked ops use}}
+  %c = arith.constant dense<1.000000e+00> : tensor<8192xf32, #blocked>
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.atomic_rmw fadd %2, %c : tensor<8192x!tile.ptr<f32>, #blocked>
   %4 = tile.reduce max(%3) axis = 0 : (tensor<8192xf32, #blocked>) -> f32
   %5 = tile.splat %4 : f32 -> tensor<8192xf32, #blocked>
   %6 = arith.subf %3, %5 : tensor<8192xf32, #blocked>
@@ -297,8 +409,8 @@ func.func @print(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1
 
 // -----
 
-// ... and a tile that crosses into a region (each block is chunked on its
-// own).
+// ... a tile that crosses into a region (each block is chunked on its own)
+// ...
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 func.func @crossing(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %k: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
   %c0_i32 = arith.constant 0 : i32
@@ -316,5 +428,175 @@ func.func @crossing(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %k: i32) attributes 
     %7 = tile.addptr %6, %2 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
     tile.store %7, %5 : tensor<8192x!tile.ptr<f32>, #blocked>
   }
+  return
+}
+
+// -----
+
+// ... two dims of one tile tied together (x[i, j] + rowsum(x)[j]: a chunk
+// of rows would need a chunk of columns too) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#rows = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#cols = #tilegpu.slice<{dim = 0, parent = #blocked}>
+func.func @transposed(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{holds 2048 elements per thread and stays unrolled (compile time and registers grow with it): two dims of tensor<256x256x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>> would be chunked together}}
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<256x256x!tile.ptr<f32>, #blocked>
+  %3 = tile.load %1 : tensor<256x256x!tile.ptr<f32>, #blocked>
+  %4 = tile.reduce add(%3) axis = 1 : (tensor<256x256xf32, #blocked>) -> tensor<256xf32, #rows>
+  %5 = tile.convert_layout %4 : tensor<256xf32, #rows> -> tensor<256xf32, #cols>
+  %6 = tile.expand_dims %5, 0 : tensor<256xf32, #cols> -> tensor<1x256xf32, #blocked>
+  %7 = tile.broadcast %6 : tensor<1x256xf32, #blocked> -> tensor<256x256xf32, #blocked>
+  %8 = arith.addf %3, %7 : tensor<256x256xf32, #blocked>
+  tile.store %1, %8 : tensor<256x256x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// -----
+
+// ... a tile of the chunked dim in a tensor-core layout ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+func.func @to_mma(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{holds 512 elements per thread and stays unrolled (compile time and registers grow with it): the layout of tensor<64x256xf32, #tilegpu.mma<{versionMajor = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>> is not blocked with threads and warps dividing dim 0}}
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<64x256x!tile.ptr<f32>, #blocked>
+  %3 = tile.load %1 : tensor<64x256x!tile.ptr<f32>, #blocked>
+  %4 = tile.convert_layout %3 : tensor<64x256xf32, #blocked> -> tensor<64x256xf32, #mma>
+  %5 = arith.addf %4, %4 : tensor<64x256xf32, #mma>
+  return
+}
+
+// -----
+
+// ... a dim of one layout period (a thread's 256 elements are one vector of
+// the layout) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [256], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @one_period(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{holds 256 elements per thread and stays unrolled (compile time and registers grow with it): the chunked dim holds one layout period}}
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %4 = arith.addf %3, %3 : tensor<8192xf32, #blocked>
+  tile.store %2, %4 : tensor<8192x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// -----
+
+// ... a combiner that does not apply to tiles (an scf.if) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @combiner(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{stays unrolled (compile time and registers grow with it): the combiner of a reduction along the chunked dim does not apply to tiles}}
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %4 = tile.reduce(%3) axis = 0 : (tensor<8192xf32, #blocked>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf olt, %a, %b : f32
+    %r = scf.if %c -> f32 {
+      scf.yield %b : f32
+    } else {
+      scf.yield %a : f32
+    }
+    tile.yield %r : f32
+  }
+  tile.store %y, %4 : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+// ... a reduction of pointers along the chunked dim (an accumulator needs a
+// start value) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @pointers(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{stays unrolled (compile time and registers grow with it): a reduction along the chunked dim of tensor<8192x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>}}
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.reduce(%2) axis = 0 : (tensor<8192x!tile.ptr<f32>, #blocked>) -> !tile.ptr<f32> {
+  ^bb0(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>):
+    tile.yield %a : !tile.ptr<f32>
+  }
+  %4 = tile.load %3 : !tile.ptr<f32>
+  tile.store %y, %4 : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+// ... a reduction along the chunked dim whose sources differ in layout (one
+// accumulator layout for all) ...
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @two_layouts(%x: !tile.ptr<f32>, %y: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{stays unrolled (compile time and registers grow with it): the sources of a reduction along the chunked dim differ in layout}}
+  %0 = tile.range 0, 8192 : tensor<8192xi32, #blocked>
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.addptr %1, %0 : tensor<8192x!tile.ptr<f32>, #blocked>, tensor<8192xi32, #blocked>
+  %3 = tile.load %2 : tensor<8192x!tile.ptr<f32>, #blocked>
+  %i = tile.range 0, 8192 : tensor<8192xi32, #blocked1>
+  %4:2 = tile.reduce argmax(%3, %i) axis = 0 : (tensor<8192xf32, #blocked>, tensor<8192xi32, #blocked1>) -> (f32, i32)
+  tile.store %y, %4#1 : !tile.ptr<i32>
+  return
+}
+
+// -----
+
+// ... and chunks that leave a tile as large as it was (the column sums,
+// reshaped, hold 512 per thread in their layout; the columns cannot be
+// chunked: a reshape uses them).
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#cols = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#wide = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+func.func @not_smaller(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{holds 512 elements per thread and stays unrolled (compile time and registers grow with it): its chunks would not be smaller}}
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<2x8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.load %1 : tensor<2x8192x!tile.ptr<f32>, #blocked>
+  %3 = tile.reduce add(%2) axis = 0 : (tensor<2x8192xf32, #blocked>) -> tensor<8192xf32, #cols>
+  %4 = tile.reshape %3 : tensor<8192xf32, #cols> -> tensor<2x4096xf32, #wide>
+  %5 = tile.splat %y : !tile.ptr<f32> -> tensor<2x4096x!tile.ptr<f32>, #wide>
+  tile.store %5, %4 : tensor<2x4096x!tile.ptr<f32>, #wide>
+  return
+}
+
+// -----
+
+// Chunks that leave a tile larger than the limit are still made, with a
+// warning: chunks of one row of 8192 (the layout's smallest; the columns
+// cannot be chunked: a print uses them) ...
+// CHECK-LABEL: func.func @no_smaller_chunk
+// CHECK: scf.for {{.*}} -> (tensor<1x8192xf32, #blocked>)
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#cols = #tilegpu.slice<{dim = 0, parent = #blocked}>
+func.func @no_smaller_chunk(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{tile 'tensor<2x8192x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>>' still holds 256 elements per thread after the loop over chunks of the other tiles: its layout allows no smaller chunk}}
+  %1 = tile.splat %x : !tile.ptr<f32> -> tensor<2x8192x!tile.ptr<f32>, #blocked>
+  %2 = tile.load %1 : tensor<2x8192x!tile.ptr<f32>, #blocked>
+  %3 = tile.reduce add(%2) axis = 0 : (tensor<2x8192xf32, #blocked>) -> tensor<8192xf32, #cols>
+  tile.print "s = " %3 : tensor<8192xf32, #cols>
+  return
+}
+
+// -----
+
+// ... or a row broadcast to every chunk that is itself that large.
+// CHECK-LABEL: func.func @lacks
+// CHECK: tile.load %{{.*}} : tensor<8192x!tile.ptr<f32>, #[[COLS:.*]]>
+// CHECK: scf.for
+// CHECK: tile.store %{{.*}} : tensor<1x8192x!tile.ptr<f32>, #blocked>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#cols = #tilegpu.slice<{dim = 0, parent = #blocked}>
+func.func @lacks(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  // expected-warning @below {{tile 'tensor<8192x!tile.ptr<f32>, #tilegpu.slice<{dim = 0, parent = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}>>' still holds 256 elements per thread after the loop over chunks of the other tiles: it lacks the chunked dim}}
+  %0 = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>, #cols>
+  %1 = tile.load %0 : tensor<8192x!tile.ptr<f32>, #cols>
+  tile.print "b = " %1 : tensor<8192xf32, #cols>
+  %2 = tile.expand_dims %1, 0 : tensor<8192xf32, #cols> -> tensor<1x8192xf32, #blocked>
+  %3 = tile.broadcast %2 : tensor<1x8192xf32, #blocked> -> tensor<2x8192xf32, #blocked>
+  %4 = arith.addf %3, %3 : tensor<2x8192xf32, #blocked>
+  %5 = tile.splat %y : !tile.ptr<f32> -> tensor<2x8192x!tile.ptr<f32>, #blocked>
+  tile.store %5, %4 : tensor<2x8192x!tile.ptr<f32>, #blocked>
   return
 }
