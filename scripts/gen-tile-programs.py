@@ -5,6 +5,7 @@
     scripts/gen-tile-programs.py run [--seed S] [--count N] [--first I]
                                      [-o DIR] [--build BUILD] [--jobs J]
                                      [--keep] [--corrupt]
+                                     [--tilec-flag FLAG]...
 
 `gen` writes N seeded kernels, DIR/programs/gen-S-I.tile with their inputs
 (.npy files in DIR/programs/gen-S-I/), and DIR/cases.txt, one line per
@@ -21,6 +22,9 @@ line says how to reproduce it; DIR is removed when every program passed and
 --keep is not given. Exits 1 if any program failed. --corrupt changes the
 first element of every interpreter result before the GPU runs compare with
 it, so that every program must fail: a check of the checking.
+--tilec-flag passes a flag to tilec: --max-unrolled-elements=2 makes the
+programs' small tiles run in loops over chunks (tile-loop-large-tiles),
+which their default 128 elements per thread leaves to huge tiles.
 
 What the programs cover: elementwise chains over f32, f16, bf16, f64, i8,
 i32 and i64 with casts between them; masks with ragged sizes and extra
@@ -1351,7 +1355,8 @@ def run(args):
     proc = subprocess.run(
         [sys.executable, os.path.join(ROOT, "scripts", "make-gpu-cases.py"),
          "--build", build, "--cases", os.path.join(out, "cases.txt"),
-         "-o", cases], capture_output=True, text=True)
+         "-o", cases] + ["--tilec-flag=" + f for f in args.tilec_flag],
+        capture_output=True, text=True)
     # make-gpu-cases goes on past a failing case and names it on stderr.
     errors = {}
     for block in proc.stderr.split("make-gpu-cases: error: ")[1:]:
@@ -1424,6 +1429,11 @@ def main():
     parser.add_argument("--corrupt", action="store_true",
                         help="change the interpreter's results before the "
                         "GPU runs compare with them: every program must fail")
+    parser.add_argument("--tilec-flag", action="append", default=[],
+                        metavar="FLAG",
+                        help="run: a flag for tilec (repeatable), e.g. "
+                        "--max-unrolled-elements=2 to run the programs' "
+                        "tiles in chunks")
     args = parser.parse_args()
     if args.mode == "gen":
         os.makedirs(args.output, exist_ok=True)

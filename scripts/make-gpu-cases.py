@@ -3,6 +3,7 @@
 
     scripts/make-gpu-cases.py [-o DIR] [--build BUILD] [--cases FILE]
                               [--only NAME,...] [--jobs J]
+                              [--tilec-flag FLAG]...
 
 For each case of FILE (default test/GPU/diff-cases.txt, whose header gives
 the format) this compiles the kernel with `tilec` (or `tilec-examples` for a
@@ -26,7 +27,9 @@ scalars, divisibility included, before it loads one). scripts/gpu-diff.sh
 runs `command` in each folder on the GPU machine; scripts/diff-batch.py packs
 the folders into one archive for many cases in one call there. --jobs J
 makes J cases at a time (the order of the lines and folders stays the
-cases'). Needs only python3's standard library and the tools of BUILD.
+cases'). --tilec-flag passes FLAG to tilec for the .tile sources
+(repeatable), e.g. --max-unrolled-elements=2 to run every large enough tile
+in chunks. Needs only python3's standard library and the tools of BUILD.
 """
 
 import argparse
@@ -95,7 +98,7 @@ def parse_grid(text):
     return ",".join(parts + ["1"] * (3 - len(parts)))
 
 
-def compile_kernel(source, tools, workdir, builder_cache):
+def compile_kernel(source, tools, workdir, builder_cache, tilec_flags):
     """Compiles `source` into workdir: (tile file, ptx, json, kernel)."""
     kernel = None
     if source.startswith("builder:"):
@@ -116,7 +119,7 @@ def compile_kernel(source, tools, workdir, builder_cache):
         out = tempfile.mkdtemp(prefix="tile-", dir=workdir)
         stem = os.path.splitext(os.path.basename(tile))[0]
         ptx = os.path.join(out, stem + ".ptx")
-        run([tools["tilec"], tile, "--emit=ptx", "-o", ptx])
+        run([tools["tilec"], tile, "--emit=ptx", "-o", ptx] + tilec_flags)
         meta = os.path.join(out, stem + ".json")
     with open(meta) as f:
         kernels = json.load(f)["kernels"]
@@ -132,12 +135,12 @@ def compile_kernel(source, tools, workdir, builder_cache):
     return tile, ptx, meta, found[0]
 
 
-def make_case(case, tools, out_dir, workdir, builder_cache):
+def make_case(case, tools, out_dir, workdir, builder_cache, tilec_flags):
     """Writes one case folder; returns its size in bytes."""
     number, name, source, grid_text, specs = case
     grid = parse_grid(grid_text)
     tile, ptx, meta, kernel = compile_kernel(source, tools, workdir,
-                                             builder_cache)
+                                             builder_cache, tilec_flags)
     params = kernel["params"]
     if len(specs) != len(params):
         raise CaseError("kernel '%s' takes %d arguments (%s) but the case "
@@ -235,6 +238,9 @@ def main():
                         help="comma-separated case names")
     parser.add_argument("--jobs", type=int, default=1,
                         help="cases made at a time (default 1)")
+    parser.add_argument("--tilec-flag", action="append", default=[],
+                        metavar="FLAG",
+                        help="a flag for tilec on .tile sources (repeatable)")
     args = parser.parse_args()
     if args.jobs < 1:
         sys.exit("make-gpu-cases: error: --jobs must be at least 1")
@@ -274,7 +280,8 @@ def main():
 
         def make(case):
             try:
-                return make_case(case, tools, out, workdir, builder_cache), None
+                return make_case(case, tools, out, workdir, builder_cache,
+                                 args.tilec_flag), None
             except (CaseError, OSError) as e:
                 shutil.rmtree(os.path.join(out, case[1]), ignore_errors=True)
                 return 0, e

@@ -53,6 +53,12 @@ struct PipelineOptions {
   /// out-of-memory abort or an hour of code generation. 2^20 is Triton's
   /// limit too, and 16x the largest tile of examples/ (128 x 128).
   int64_t maxTileElements = int64_t(1) << 20;
+  /// Tiles with more elements per thread than this are computed in a loop
+  /// over chunks of at most 32 (tile-loop-large-tiles), so that code size
+  /// and compile time do not grow with them; 0: never. The default is the
+  /// largest per-thread tile of examples/ (a 128 x 256 accumulator on 8
+  /// warps), whose code stays as it is.
+  int64_t maxUnrolledElements = 128;
   /// ptxas for EmitLevel::Cubin; empty: findPtxasPath's search.
   std::string ptxasPath;
   /// Apply MLIR's pass-manager command-line options (IR printing, timing):

@@ -101,6 +101,11 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // wgmma groups run beside the work that does not need their result.
   pm.addPass(createTileAsyncDots());
+  // Tiles of many elements per thread run in loops over chunks: code size
+  // and LLVM's time (superlinear in a block's length) stay bounded.
+  TileLoopLargeTilesOptions chunks;
+  chunks.maxElementsPerThread = options.maxUnrolledElements;
+  pm.addPass(createTileLoopLargeTiles(chunks));
   if (options.emit == EmitLevel::Layout)
     return;
 
@@ -217,6 +222,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<int> numStages{*this, "num-stages",
                         llvm::cl::desc("Default pipelining depth (1: none)"),
                         llvm::cl::init(3)};
+  Option<int64_t> maxUnrolledElements{
+      *this, "max-unrolled-elements",
+      llvm::cl::desc("Tiles with more elements per thread run in loops over "
+                     "chunks (0: never)"),
+      llvm::cl::init(128)};
 };
 } // namespace
 
@@ -231,6 +241,7 @@ void tilec::registerTilecPipelines() {
         options.optLevel = cl.optLevel;
         options.approxMath = cl.approxMath;
         options.numStages = cl.numStages;
+        options.maxUnrolledElements = cl.maxUnrolledElements;
         buildTilecPipeline(pm, options);
       });
 }

@@ -119,6 +119,12 @@ static cl::opt<int64_t> maxTileElements(
     cl::desc("The most elements one tile may have (default 2^20 = 1048576); "
              "a larger tile is an error before any lowering"),
     cl::init(int64_t(1) << 20), cl::cat(tilecCategory));
+static cl::opt<int64_t> maxUnrolledElements(
+    "max-unrolled-elements",
+    cl::desc("Tiles with more elements per thread than this (default 128) "
+             "are computed in a loop over chunks, so that code size and "
+             "compile time stay bounded; 0: never"),
+    cl::init(128), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
 static cl::opt<bool> approxMath(
@@ -183,6 +189,12 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: --max-tile-elements must be at least 1, "
                     "got "
                  << maxTileElements << "\n";
+    return failure();
+  }
+  if (maxUnrolledElements < 0) {
+    llvm::errs() << "tilec: error: --max-unrolled-elements must be at least "
+                    "0, got "
+                 << maxUnrolledElements << "\n";
     return failure();
   }
   if (numStages < 1 || numStages > 8) {
@@ -497,6 +509,7 @@ int main(int argc, char **argv) {
     *field = static_cast<int>(params.chosen.at(name));
   }
   options.maxTileElements = maxTileElements;
+  options.maxUnrolledElements = maxUnrolledElements;
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;

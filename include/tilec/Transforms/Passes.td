@@ -126,6 +126,49 @@ def TileAsyncDots : Pass<"tile-async-dots", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect"];
 }
 
+def TileLoopLargeTiles : Pass<"tile-loop-large-tiles", "::mlir::ModuleOp"> {
+  let summary = "Compute tiles of many elements per thread in a loop over "
+                "chunks";
+  let description = [{
+    The GPU lowering emits straight-line code per element a thread holds,
+    so its code, and LLVM's time on it (superlinear in the length of a
+    block), grow with the elements per thread. Where a tile of a blocked
+    layout (or a slice of one) holds more than `max-elements-per-thread` of
+    them, the connected ops of its block that
+    compute it (elementwise arith/math, ranges, splats, broadcasts, unit
+    dims, pointer arithmetic, loads, stores, atomics, layout conversions,
+    reductions) run instead in `scf.for` loops over chunks of one
+    dimension: tiles of the same layouts, one chunk's worth of that
+    dimension each, at most `chunk-elements-per-thread` elements per thread
+    where the layouts allow. A thread then holds the same elements as
+    before, a chunk at a time. A reduction along the chunked dimension
+    combines the chunks element by element into an accumulator tile (the
+    combiner applied to tiles) and reduces that once after its loop; the
+    chunked ops that use its result run in a later loop, which computes
+    again what they need of the earlier ones (softmax: three loops, each
+    loading the row), and every write runs in the last loop. A tile whose
+    ops cannot run in chunks (dots, scans, reshapes, prints, an atomic
+    whose old values a reduction needs, a load after a write that would
+    run in an earlier loop, ...) stays as it was, with a warning saying
+    why. Kernels without such tiles are left alone, and so are the tensor
+    cores' tiles (#tilegpu.mma, #tilegpu.dot_operand), whose size the
+    dot's instructions set.
+  }];
+  let options = [
+    Option<"maxElementsPerThread", "max-elements-per-thread", "int64_t",
+           /*default=*/"128",
+           "Tiles with more elements per thread than this run in chunks "
+           "(0: never)">,
+    Option<"chunkElementsPerThread", "chunk-elements-per-thread", "int64_t",
+           /*default=*/"32",
+           "Elements per thread a chunk holds at most, where the layouts "
+           "allow (capped by max-elements-per-thread)">,
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileHoistLoads : Pass<"tile-hoist-loads", "::mlir::ModuleOp"> {
   let summary = "Issue loads as early as their operands and memory allow";
   let description = [{
