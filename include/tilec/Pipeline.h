@@ -53,6 +53,12 @@ struct PipelineOptions {
   /// out-of-memory abort or an hour of code generation. 2^20 is Triton's
   /// limit too, and 16x the largest tile of examples/ (128 x 128).
   int64_t maxTileElements = int64_t(1) << 20;
+  /// The most operations a kernel's per-thread code may have, checked by
+  /// convert-tile-to-gpu on an estimate before it converts and on the
+  /// count after: LLVM's code generation time grows faster than the code
+  /// (tiles within maxTileElements can still take it minutes), so a kernel
+  /// over it is a located error instead.
+  int64_t maxKernelOps = int64_t(1) << 15;
   /// ptxas for EmitLevel::Cubin; empty: findPtxasPath's search.
   std::string ptxasPath;
   /// Apply MLIR's pass-manager command-line options (IR printing, timing):

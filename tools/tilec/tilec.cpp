@@ -119,6 +119,12 @@ static cl::opt<int64_t> maxTileElements(
     cl::desc("The most elements one tile may have (default 2^20 = 1048576); "
              "a larger tile is an error before any lowering"),
     cl::init(int64_t(1) << 20), cl::cat(tilecCategory));
+static cl::opt<int64_t> maxKernelOps(
+    "max-kernel-ops",
+    cl::desc("The most operations one kernel's per-thread code may have "
+             "(default 2^15 = 32768); a kernel over it is an error before "
+             "LLVM's code generation, whose time grows faster than the code"),
+    cl::init(int64_t(1) << 15), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
 static cl::opt<bool> approxMath(
@@ -183,6 +189,11 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: --max-tile-elements must be at least 1, "
                     "got "
                  << maxTileElements << "\n";
+    return failure();
+  }
+  if (maxKernelOps < 1) {
+    llvm::errs() << "tilec: error: --max-kernel-ops must be at least 1, got "
+                 << maxKernelOps << "\n";
     return failure();
   }
   if (numStages < 1 || numStages > 8) {
@@ -497,6 +508,7 @@ int main(int argc, char **argv) {
     *field = static_cast<int>(params.chosen.at(name));
   }
   options.maxTileElements = maxTileElements;
+  options.maxKernelOps = maxKernelOps;
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;
