@@ -339,9 +339,12 @@ MatmulTile defaultMatmulTile(std::string_view target,
 /// ColumnInput args [N]); its result is stored to C. Parameters: a, b, c,
 /// `epilogueArgs`, M, N, K, stride_am, stride_bk, stride_cm.
 /// Grid: (cdiv(M, blockM), cdiv(N, blockN)) with the config's tile or
-/// defaultMatmulTile(config.target); which program takes which tile
-/// follows `groupM`. With `persistent`: any 1-D grid (P programs loop over
-/// the tiles in that order).
+/// defaultMatmulTile(config.target), declared as the kernel's grid rule
+/// (`tile.grid`: the runtime and the PyTorch operators launch without a
+/// grid); which program takes which tile follows `groupM`. With
+/// `persistent`: any 1-D grid (P programs loop over the tiles in that
+/// order); with `splitK` the third axis is the caller's: neither declares
+/// a rule.
 Kernel matmulKernel(std::string name, const MatmulConfig &config,
                     const std::vector<Arg> &epilogueArgs,
                     const std::function<Value(Value, Block &)> &epilogue,

@@ -417,6 +417,12 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   addImplicit(b, "M", M);
   addImplicit(b, "N", N);
   addImplicit(b, "K", K);
+  // The grid's rule, so that the runtime and the PyTorch operators launch
+  // without one; persistent programs (the SM count) and split-K (the
+  // caller's split count) have none.
+  if (!config.persistent && !config.splitK)
+    k.setGrid({"cdiv(M, " + std::to_string(bm) + ")",
+               "cdiv(N, " + std::to_string(bn) + ")"});
 
   // Split-K: program z of grid axis 2 takes K steps [z * per, (z + 1) *
   // per) of the cdiv(K, bk) steps, per = cdiv(steps, splits): whole steps,

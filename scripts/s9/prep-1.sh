@@ -14,7 +14,7 @@ done
 $B/tilec-examples matmul_tf32 > $D/tf32/matmul_tf32.tile
 $B/tilec $D/tf32/matmul_tf32.tile --arch=sm_90a --emit=cubin -o $D/tf32/matmul_tf32.cubin
 for k in add coscos bias_gelu softmax layernorm rmsnorm matmul matmul_bias_gelu \
-    matmul_fp16 matmul_tma matmul_tma_bias_gelu matmul_tma_persistent attention; do
+    matmul_fp16 matmul_tma matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_swiglu attention; do
   $B/tilec examples/$k.tile --arch=sm_90a --emit=cubin -o $D/k90a/$k.cubin
 done
 cp $D/tf32/matmul_tf32.* $D/k90a/

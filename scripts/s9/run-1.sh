@@ -24,6 +24,8 @@ echo "attn rc=$? pass=$(grep -c PASS $O/checks.log) fail=$(grep -c FAIL $O/check
 grep -E "FAIL|rror" $O/checks.log | head -6
 timeout 60 $B/bin/tilec-gpu-tests --kernels $D/tf32 --only matmul_tf32 > $O/tf32.log 2>&1
 echo "tf32 rc=$? $(el)"; grep -E "PASS|FAIL|rror" $O/tf32.log | cut -c1-110 | head -8
+timeout 60 $B/bin/tilec-gpu-tests --kernels $D/k90a --only matmul_tma_swiglu > $O/swiglu.log 2>&1
+echo "swiglu rc=$? $(el)"; grep -E "PASS|FAIL|rror" $O/swiglu.log | cut -c1-110 | head -8
 for tool in memcheck racecheck synccheck; do
   timeout 70 $san --tool $tool --error-exitcode 3 $B/bin/tilec-gpu-tests \
     --kernels $D/attn --only $T --small --exact > $O/$tool.log 2>&1

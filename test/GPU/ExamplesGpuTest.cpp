@@ -527,6 +527,61 @@ void testMatmulTmaBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                            "matmul_tma_bias_gelu ", /*tma=*/true);
 }
 
+/// examples/matmul_tma_swiglu.tile: C = silu(A Wg) * (A Wu), bf16, A, Wg
+/// and Wu as tensor descriptors over padded rows; the grid from the
+/// kernel's rule (no grid given), the reference in double from the bf16
+/// inputs.
+void testMatmulTmaSwiglu(const Context &ctx, const Kernel &k, Rng &rng,
+                         bool small) {
+  std::vector<MatmulShape> shapes = {
+      {1, 1, 1}, {128, 128, 64}, {200, 130, 77}, {257, 129, 300}, {64, 384, 16}};
+  if (!small)
+    shapes.push_back({1000, 1030, 1111});
+  shapes.insert(shapes.end(), gMatmulShapes.begin(), gMatmulShapes.end());
+  for (auto [m, n, kk] : shapes) {
+    int64_t sa = roundUp(kk, 16) + 16, sw = roundUp(n, 16) + 8,
+            sc = roundUp(n, 16) + 16;
+    auto fill = [&](int64_t rows, int64_t cols, int64_t stride, double s) {
+      std::vector<BFloat16> v(rows * stride);
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          v[i * stride + j] = fromDouble<BFloat16>(s * rng.normal());
+      return v;
+    };
+    // Weights scaled by 1/sqrt(K) keep the gate in silu's curved range.
+    double ws = 1.0 / std::sqrt(double(kk));
+    auto a = fill(m, kk, sa, 1.0), wg = fill(kk, n, sw, ws),
+         wu = fill(kk, n, sw, ws);
+    auto da = upload(ctx, a), dwg = upload(ctx, wg), dwu = upload(ctx, wu);
+    auto c = Output<BFloat16>::make(ctx, m * sc);
+    std::string what = "matmul_tma_swiglu " + std::to_string(m) + "x" +
+                       std::to_string(n) + "x" + std::to_string(kk);
+    if (!run(what, ctx, [&] {
+          return k.launch(nullptr, tensorDesc(da, {m, kk}, {sa, 1}),
+                          tensorDesc(dwg, {kk, n}, {sw, 1}),
+                          tensorDesc(dwu, {kk, n}, {sw, 1}), c, int32_t(m),
+                          int32_t(n), int32_t(kk), int32_t(sc));
+        }))
+      continue;
+    std::vector<double> ref(m * n);
+    std::vector<double> g(n), u(n);
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(g.begin(), g.end(), 0.0);
+      std::fill(u.begin(), u.end(), 0.0);
+      for (int64_t p = 0; p < kk; ++p) {
+        double av = toDouble(a[i * sa + p]);
+        for (int64_t j = 0; j < n; ++j) {
+          g[j] += av * toDouble(wg[p * sw + j]);
+          u[j] += av * toDouble(wu[p * sw + j]);
+        }
+      }
+      for (int64_t j = 0; j < n; ++j)
+        ref[i * n + j] = g[j] / (1 + std::exp(-g[j])) * u[j];
+    }
+    check(what, c, ref, 1e-2, size_t(n), size_t(sc));
+  }
+}
+
 /// The builder's matmul_tf32: f32 in and out, the products on the tensor
 /// cores at tf32 precision (10 mantissa bits: the tolerance is tf32's).
 void testMatmulTf32(const Context &ctx, const Kernel &k, Rng &rng,
@@ -861,6 +916,7 @@ const Example kExamples[] = {
     // sm_90 and later (descriptors); the nvcc fixtures have none.
     {"matmul_tma", testMatmulTma, /*optional=*/true},
     {"matmul_tma_bias_gelu", testMatmulTmaBiasGelu, /*optional=*/true},
+    {"matmul_tma_swiglu", testMatmulTmaSwiglu, /*optional=*/true},
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
     // The builder's (tilec-examples matmul_tma_fp16).
     {"matmul_tma_fp16", testMatmulTmaFp16, /*optional=*/true},
