@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".tile", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
-config.excludes = ["Inputs", "Unit", "GPU", "lib", "Fuzz", "CMakeLists.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "Unit", "GPU", "lib", "corpus", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py", "README.md"]
 
 # FileCheck variables are local to a CHECK-LABEL block unless $-prefixed.
@@ -32,8 +32,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tile-opt", "tilec", "tilec-aot", "tilec-run", "tilec-gpu-run",
          "tilec-examples", "tilec-analyze", "tilec-profile", "tilec-gpu-tests",
-         "tilec-bench", "tilec-tune",
-         "not"]
+         "tilec-bench", "tilec-tune", "tilec-fuzz-pipeline",
+         "tilec-fuzz-driver-selftest", "not"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The stand-in libcuda of test/lib/FakeCuda (TILEC_LIBCUDA=%fakecuda), for

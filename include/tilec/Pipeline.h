@@ -59,6 +59,12 @@ struct PipelineOptions {
   /// largest per-thread tile of examples/ (a 128 x 256 accumulator on 8
   /// warps), whose code stays as it is.
   int64_t maxUnrolledElements = 128;
+  /// The most operations a kernel's per-thread code may have, checked by
+  /// convert-tile-to-gpu on an estimate before it converts and on the
+  /// count after: LLVM's code generation time grows faster than the code
+  /// (tiles within maxTileElements can still take it minutes), so a kernel
+  /// over it is a located error instead.
+  int64_t maxKernelOps = int64_t(1) << 15;
   /// ptxas for EmitLevel::Cubin; empty: findPtxasPath's search.
   std::string ptxasPath;
   /// Apply MLIR's pass-manager command-line options (IR printing, timing):

@@ -114,6 +114,7 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   toGPU.chip = options.arch;
   toGPU.optLevel = options.optLevel;
   toGPU.approxMath = options.approxMath;
+  toGPU.maxKernelOps = options.maxKernelOps;
   pm.addPass(createConvertTileToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -125,6 +125,12 @@ static cl::opt<int64_t> maxUnrolledElements(
              "are computed in a loop over chunks, so that code size and "
              "compile time stay bounded; 0: never"),
     cl::init(128), cl::cat(tilecCategory));
+static cl::opt<int64_t> maxKernelOps(
+    "max-kernel-ops",
+    cl::desc("The most operations one kernel's per-thread code may have "
+             "(default 2^15 = 32768); a kernel over it is an error before "
+             "LLVM's code generation, whose time grows faster than the code"),
+    cl::init(int64_t(1) << 15), cl::cat(tilecCategory));
 static cl::opt<int> optLevel("O", cl::desc("Optimization level (0..3)"),
                              cl::Prefix, cl::init(3), cl::cat(tilecCategory));
 static cl::opt<bool> approxMath(
@@ -195,6 +201,11 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: --max-unrolled-elements must be at least "
                     "0, got "
                  << maxUnrolledElements << "\n";
+    return failure();
+  }
+  if (maxKernelOps < 1) {
+    llvm::errs() << "tilec: error: --max-kernel-ops must be at least 1, got "
+                 << maxKernelOps << "\n";
     return failure();
   }
   if (numStages < 1 || numStages > 8) {
@@ -510,6 +521,7 @@ int main(int argc, char **argv) {
   }
   options.maxTileElements = maxTileElements;
   options.maxUnrolledElements = maxUnrolledElements;
+  options.maxKernelOps = maxKernelOps;
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;
   options.applyCommandLineOptions = true;

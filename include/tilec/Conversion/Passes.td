@@ -16,7 +16,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     reductions become shuffles and shared memory, layout changes go through
     shared memory. Arith and math ops stay on scalars, for
     `convert-gpu-to-nvvm`. Needs tile-assign-layouts to have run. Each
-    kernel records its shared memory bytes in `tile.shared_bytes`.
+    kernel records its shared memory bytes in `tile.shared_bytes`. A kernel
+    whose per-thread code would be over `max-kernel-ops` operations is an
+    error at the kernel, with a note at the op that makes the most of it.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -41,6 +43,13 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"libdeviceFtz", "libdevice-ftz", "bool", /*default=*/"false",
            "Let libdevice functions flush f32 denormals to zero "
            "(nvvm-reflect-ftz = 1, as Triton does)">,
+    Option<"maxKernelOps", "max-kernel-ops", "int64_t",
+           /*default=*/"int64_t(1) << 15",
+           "The most operations a kernel's per-thread code may have: a "
+           "kernel estimated over it is an error before the conversion, and "
+           "one converted over it after (the time of the passes after it and "
+           "of LLVM's code generation grows faster than the code: 2^15 "
+           "operations take seconds, ten times more minutes)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

@@ -8,7 +8,10 @@
 // warps in `tile.kernel_warps` (dictionaries from kernel name to count).
 //
 // Constructs the lowering cannot handle are reported, with their location,
-// before anything is rewritten, so a failure leaves one clear diagnostic.
+// before anything is rewritten, so a failure leaves one clear diagnostic. So
+// is a kernel whose per-thread code would be over the budget
+// (max-kernel-ops), on an estimate; the count after the conversion refuses
+// one that the estimate, a lower bound, let through.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 namespace tilec {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -162,6 +167,113 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
   return success(ok);
 }
 
+/// Ops whose per-thread values are their operands' (the 1:N conversion
+/// reuses them; a reshape or transpose may instead go through shared
+/// memory, left out of the estimate all the same) or, for scf, block
+/// arguments: no code per element.
+bool makesNoCodePerElement(Operation *op) {
+  return isa<arith::ConstantOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp,
+             TransOp, func::ReturnOp>(op) ||
+         isa_and_present<scf::SCFDialect>(op->getDialect());
+}
+
+/// A lower estimate of the per-thread operations the conversion makes of
+/// `op`: one per element a thread holds of its largest tile (operand or
+/// result), and for a dot on the FMA path one multiply-add per accumulator
+/// element and step of K.
+int64_t estimateThreadOps(Operation *op) {
+  if (makesNoCodePerElement(op))
+    return 0;
+  auto perThread = [](Type t) -> int64_t {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor)
+      return 0;
+    FailureOr<DistributedLayout> layout = DistributedLayout::get(tensor);
+    return succeeded(layout) ? layout->getNumElems() : 0;
+  };
+  int64_t most = 0;
+  for (Type t :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+    most = std::max(most, perThread(t));
+  if (auto dot = dyn_cast<DotOp>(op))
+    if (!isa_and_present<MmaLayoutAttr>(dot.getType().getEncoding()))
+      if (llvm::MulOverflow(perThread(dot.getType()),
+                            dot.getA().getType().getDimSize(1), most))
+        most = std::numeric_limits<int64_t>::max();
+  return most;
+}
+
+/// The error of a kernel over the per-thread code budget, with a note at
+/// the source of the most operations (`heaviest`: a location and its count).
+void reportOverBudget(Operation *kernel, StringRef name, StringRef measure,
+                      int64_t ops, int64_t maxOps,
+                      std::pair<Location, int64_t> heaviest,
+                      StringRef heaviestWhat) {
+  InFlightDiagnostic diag =
+      kernel->emitError() << "kernel '" << name << "' " << measure << " " << ops
+                          << " operations in its per-thread code, over the "
+                             "budget of "
+                          << maxOps
+                          << " (tilec --max-kernel-ops=N raises it): its "
+                             "tiles are too large for its threads; use "
+                             "smaller tiles or more warps";
+  diag.attachNote(heaviest.first)
+      << heaviest.second << " of them " << heaviestWhat;
+}
+
+/// Refuses a kernel whose per-thread code would be over `maxOps` before
+/// anything is converted: a tile of 2^20 elements on one warp is 32768
+/// values per thread and op, which the conversion and the passes after it
+/// would spend minutes on.
+LogicalResult checkEstimatedOps(func::FuncOp kernel, int64_t maxOps) {
+  int64_t total = 0;
+  Operation *heaviest = nullptr;
+  int64_t heaviestOps = 0;
+  kernel.walk([&](Operation *op) {
+    int64_t ops = estimateThreadOps(op);
+    if (llvm::AddOverflow(total, ops, total))
+      total = std::numeric_limits<int64_t>::max();
+    if (ops > heaviestOps) {
+      heaviestOps = ops;
+      heaviest = op;
+    }
+  });
+  if (total <= maxOps || !heaviest)
+    return success();
+  reportOverBudget(
+      kernel, kernel.getSymName(), "would have at least", total, maxOps,
+      {heaviest->getLoc(), heaviestOps},
+      ("for this '" + heaviest->getName().getStringRef() + "'").str());
+  return failure();
+}
+
+/// Counts the operations of each converted kernel and refuses one over
+/// `maxOps` (the estimate before the conversion is a lower bound), naming
+/// the source location that made the most of them.
+LogicalResult checkConvertedOps(gpu::GPUModuleOp gpuModule, int64_t maxOps) {
+  bool ok = true;
+  for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
+    int64_t total = 0;
+    llvm::DenseMap<Location, int64_t> byLoc;
+    func.walk([&](Operation *op) {
+      if (op == func)
+        return;
+      ++total;
+      ++byLoc[op->getLoc()];
+    });
+    if (total <= maxOps)
+      continue;
+    std::pair<Location, int64_t> heaviest(func.getLoc(), 0);
+    for (auto &[loc, n] : byLoc)
+      if (n > heaviest.second)
+        heaviest = {loc, n};
+    reportOverBudget(func, func.getName(), "has", total, maxOps, heaviest,
+                     "come from here");
+    ok = false;
+  }
+  return success(ok);
+}
+
 /// Kernel parameters of type i1 travel as i32 (0 or 1), see metadata.md.
 void widenBoolParams(func::FuncOp kernel) {
   Block &entry = kernel.getBody().front();
@@ -219,7 +331,8 @@ struct ConvertTileToGPU
       if (isKernel(func))
         kernels.push_back(func);
     for (func::FuncOp k : kernels)
-      if (failed(checkLowerable(k, *target)))
+      if (failed(checkLowerable(k, *target)) ||
+          failed(checkEstimatedOps(k, maxKernelOps)))
         return signalPassFailure();
     if (kernels.empty())
       return;
@@ -326,7 +439,8 @@ struct ConvertTileToGPU
     populateTmaPatterns(tc, patterns, lc);
     populateDebugPatterns(tc, patterns, lc);
     if (failed(applyPartialConversion(gpuModule, conversionTarget,
-                                      std::move(patterns))))
+                                      std::move(patterns))) ||
+        failed(checkConvertedOps(gpuModule, maxKernelOps)))
       return signalPassFailure();
 
     RewritePatternSet scalar(ctx);
