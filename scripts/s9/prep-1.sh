@@ -18,5 +18,7 @@ for k in add coscos bias_gelu softmax layernorm rmsnorm matmul matmul_bias_gelu 
   $B/tilec examples/$k.tile --arch=sm_90a --emit=cubin -o $D/k90a/$k.cubin
 done
 cp $D/tf32/matmul_tf32.* $D/k90a/
+$B/tilec-examples matmul_tma_f16out > $D/k90a/matmul_tma_f16out.tile
+$B/tilec $D/k90a/matmul_tma_f16out.tile --arch=sm_90a --emit=cubin -o $D/k90a/matmul_tma_f16out.cubin
 cp /work/shared/bench/peers.py $D/
 du -sh $D

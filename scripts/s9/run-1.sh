@@ -3,8 +3,9 @@
 # ".gpu-deps"]): the overlapped and ping-pong attention forwards and the
 # tf32 matmul against the float64 reference and under memcheck, racecheck
 # and synccheck; the five descriptor forwards beside SDPA and the tf32
-# matmul beside cuBLAS and Triton; then every example under the three
-# sanitizers as time allows.
+# matmul beside cuBLAS and Triton; then as many of the 10^4 generated
+# programs of seed 600 (scripts/prep-diff-batch.sh 600 10000
+# .dev/diff600/seed600.tar.xz here; carry .dev/diff600 too) as time allows.
 set -u
 D=.dev/s9; O=${OUT:-/tmp/out}; mkdir -p $O
 root=$PWD; . scripts/gpu-env.sh
@@ -24,13 +25,13 @@ echo "attn rc=$? pass=$(grep -c PASS $O/checks.log) fail=$(grep -c FAIL $O/check
 grep -E "FAIL|rror" $O/checks.log | head -6
 timeout 60 $B/bin/tilec-gpu-tests --kernels $D/tf32 --only matmul_tf32 > $O/tf32.log 2>&1
 echo "tf32 rc=$? $(el)"; grep -E "PASS|FAIL|rror" $O/tf32.log | cut -c1-110 | head -8
-timeout 60 $B/bin/tilec-gpu-tests --kernels $D/k90a --only matmul_tma_swiglu > $O/swiglu.log 2>&1
+timeout 60 $B/bin/tilec-gpu-tests --kernels $D/k90a --only matmul_tma_swiglu,matmul_tma_f16out > $O/swiglu.log 2>&1
 echo "swiglu rc=$? $(el)"; grep -E "PASS|FAIL|rror" $O/swiglu.log | cut -c1-110 | head -8
 for tool in memcheck racecheck synccheck; do
-  timeout 70 $san --tool $tool --error-exitcode 3 $B/bin/tilec-gpu-tests \
+  timeout 50 $san --tool $tool --error-exitcode 3 $B/bin/tilec-gpu-tests \
     --kernels $D/attn --only $T --small --exact > $O/$tool.log 2>&1
   r1=$?
-  timeout 40 $san --tool $tool --error-exitcode 3 $B/bin/tilec-gpu-tests \
+  timeout 30 $san --tool $tool --error-exitcode 3 $B/bin/tilec-gpu-tests \
     --kernels $D/tf32 --only matmul_tf32 --small --exact > $O/$tool-tf32.log 2>&1
   echo "$tool attn rc=$r1 tf32 rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $O/$tool.log $O/$tool-tf32.log | tr '\n' ' ') $(el)"
 done
@@ -46,10 +47,7 @@ import json,sys
 for l in sys.stdin:
     if l.startswith('{'):
         r=json.loads(l); print(f\"{r['work'][:44]:44} {r['ms']:8.4f} ms {r['TFLOPs'] or 0:6.1f} TF  {r['system'][:24]} {r['note'][:40]}\")"
-echo "== examples, three sanitizers $(el)"
-l=$(left)
-SANITIZER_TOOLS="memcheck racecheck synccheck" LOGS=$O/test BUILD=$B timeout $((l - 5)) \
-  scripts/gpu-test.sh $D/k90a > $O/gpu-test.log 2>&1
-echo "rc=$? $(el)"
-grep -E "FAIL|passed|failed|gpu-test|SUMMARY" $O/gpu-test.log | grep -v "^PASS" | head -20
+echo "== 10^4 generated programs (seed 600) $(el)"
+(( $(left) > 40 )) && GPU_RUN=$B/bin/tilec-gpu-run TIME_BUDGET=$(( $(left) - 10 )) scripts/gpu-diff-batch.sh .dev/diff600/seed600.tar.xz > $O/diff.log 2>&1
+echo "rc=$?"; tail -2 $O/diff.log; grep -E "^(FAIL|CRASH)" $O/diff.log | head -8
 echo "total $(el)"
