@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
-"""A small transformer-style block in PyTorch, with tilec's fused kernels.
+"""Transformer-style blocks in PyTorch, with tilec's fused kernels.
 
-    residual + RMSNorm  ->  up projection + bias + GELU
+Two blocks, each checked against eager PyTorch and timed end to end in
+eager mode, under torch.compile and with tilec's kernels (`--label` names
+the build in those lines), interleaved:
 
-`--tilec LIB` swaps in torch.ops.tilec.{rmsnorm_bf16, matmul_tma_bias_gelu}
-from LIB, the extension that scripts/gpu-torch.sh builds from
-examples/*.tile (tilec --emit=torch, docs/pytorch.md): two kernels,
-rmsnorm_bf16 (f16 in, the residual stream f16, the normed rows bf16, one
-program per row), then GEMM + bias + GELU (A and B through TMA descriptors,
-the bias and GELU on the f32 accumulator, its grid the kernel's rule for the
-BLOCK_N it was compiled with). It checks the output against eager PyTorch
-and prints the end-to-end time of eager, torch.compile and tilec (`--label`
-names the build in that line), and each tilec kernel's time alone. Attention
-joins once tilec has it.
+1. "block": residual + RMSNorm -> up projection + bias + GELU, two tilec
+   kernels: rmsnorm_bf16 (f16 in, the residual stream f16, the normed rows
+   bf16, one program per row), then matmul_tma_bias_gelu (A and B through
+   TMA descriptors, the bias and GELU on the f32 accumulator, its grid the
+   kernel's rule for the BLOCK_N it was compiled with).
+2. "transformer block" (a LLaMA-style pre-norm block, `--seq`, `--heads`;
+   head dim 128, causal): residual + RMSNorm, the QKV projection
+   (matmul_tma), causal flash attention on strided views of the QKV rows
+   (the builder's attention_tma_d128_n128: q, k, v as 4-D tensor
+   descriptors, o written straight into [tokens, heads * 128]), the output
+   projection into the f16 residual stream (the builder's
+   matmul_tma_f16out), residual + RMSNorm again, the SwiGLU MLP's gate and
+   up projections with silu(g) * u in one kernel (matmul_tma_swiglu) and the
+   down projection (matmul_tma_f16out): six kernels. It takes and returns
+   the residual stream and the sublayer output still to add (x, r), as
+   rmsnorm_bf16 does, so that the adds fuse into the norms. It runs when
+   the extension has those operators.
+
+`--tilec LIB` loads the extension that scripts/gpu-torch.sh builds
+(tilec --emit=torch, docs/pytorch.md).
 """
 
 import argparse
@@ -41,6 +53,82 @@ def block_tilec(x, r, w, w1, b1, eps):
     out = torch.empty(rows, n, device=x.device, dtype=torch.bfloat16)
     ops.matmul_tma_bias_gelu(y, w1, out, b1, rows, n, cols, n)
     return h, out
+
+
+def rms_bf16(x, r, w, eps):
+    """rmsnorm_bf16: h = x + r (f16), y = rmsnorm(h) * w rounded to bf16."""
+    h = x + r
+    hf = h.float()
+    y = hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + eps) * w.float()
+    return h, y.to(torch.bfloat16)
+
+
+def transformer_eager(x, r, p, eps):
+    """The transformer block in PyTorch: the same roundings as
+    transformer_tilec (bf16 activations, the projections back into the
+    residual stream rounded to f16)."""
+    b, s, hd = p["batch"], p["seq"], p["heads"]
+    d = x.shape[1] // hd
+    h1, y1 = rms_bf16(x, r, p["w_attn"], eps)
+    qkv = (y1 @ p["wqkv"]).view(b, s, 3, hd, d)
+    q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    a = (o.transpose(1, 2).reshape(b * s, hd * d) @ p["wo"]).half()
+    h2, y2 = rms_bf16(h1, a, p["w_mlp"], eps)
+    m = F.silu(y2 @ p["wg"]) * (y2 @ p["wu"])
+    return h2, (m @ p["wd"]).half()
+
+
+def transformer_tilec(x, r, p, eps):
+    ops = torch.ops.tilec
+    b, s, hd = p["batch"], p["seq"], p["heads"]
+    t, c = x.shape
+    d = c // hd
+    f = p["wg"].shape[1]
+    dev = x.device
+    h1 = torch.empty_like(x)
+    y1 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
+    ops.rmsnorm_bf16(x, r, p["w_attn"], h1, y1, c, eps, [t])
+    qkv = torch.empty(t, 3 * c, device=dev, dtype=torch.bfloat16)
+    # matmul_tma.tile's default tile: 128 x 192.
+    ops.matmul_tma(y1, p["wqkv"], qkv, t, 3 * c, c, 3 * c,
+                   [(t + 127) // 128, (3 * c + 191) // 192])
+    # q, k, v: [batch, heads, seq, 128] views of the QKV rows (strides
+    # s * 3c, 128, 3c, 1), read by the TMA as they lie.
+    q, k, v = (qkv.view(b, s, 3, hd, d)[:, :, i].transpose(1, 2)
+               for i in range(3))
+    o = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
+    lse = torch.empty(b * hd, s, device=dev, dtype=torch.float32)
+    ops.attention_tma_d128_n128(q, k, v, o, lse, s, hd, 1, s * c, d, c,
+                                d ** -0.5, True, [(s + 127) // 128, b * hd])
+    a = torch.empty_like(x)
+    ops.matmul_tma_f16out(o, p["wo"], a, t, c, c, c, c, c)
+    h2 = torch.empty_like(x)
+    y2 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
+    ops.rmsnorm_bf16(h1, a, p["w_mlp"], h2, y2, c, eps, [t])
+    m = torch.empty(t, f, device=dev, dtype=torch.bfloat16)
+    ops.matmul_tma_swiglu(y2, p["wg"], p["wu"], m, t, f, c, f)
+    out = torch.empty_like(x)
+    ops.matmul_tma_f16out(m, p["wd"], out, t, c, f, f, c, c)
+    return h2, out
+
+
+TRANSFORMER_OPS = {"rmsnorm_bf16", "matmul_tma", "attention_tma_d128_n128",
+                   "matmul_tma_f16out", "matmul_tma_swiglu"}
+
+
+def transformer_params(batch, seq, heads, ffn, dev):
+    c = heads * 128
+    wt = lambda i, o: (torch.randn(i, o, device=dev) / i ** 0.5).to(torch.bfloat16)
+    return {"batch": batch, "seq": seq, "heads": heads,
+            "w_attn": torch.randn(c, device=dev, dtype=torch.float16),
+            "w_mlp": torch.randn(c, device=dev, dtype=torch.float16),
+            "wqkv": wt(c, 3 * c), "wo": wt(c, c), "wg": wt(c, ffn),
+            "wu": wt(c, ffn), "wd": wt(ffn, c)}
+
+
+def has_ops(names):
+    return all(hasattr(torch.ops.tilec, n) for n in names)
 
 
 def interleaved_ms(fns, args, calls=50, rounds=15):
@@ -88,6 +176,13 @@ def main():
     p.add_argument("--rows", type=int, default=4096)
     p.add_argument("--cols", type=int, default=1024)
     p.add_argument("--hidden", type=int, default=4096)
+    p.add_argument("--batch", type=int, default=4,
+                   help="the transformer block's sequences")
+    p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--heads", type=int, default=8,
+                   help="heads of 128 (the model width: heads * 128)")
+    p.add_argument("--ffn", type=int, default=2816,
+                   help="the SwiGLU MLP's hidden width")
     a = p.parse_args()
     torch.manual_seed(0)
     dev, eps = "cuda", 1e-6
@@ -139,7 +234,43 @@ def main():
               f"{times['tilec']:.3f} ms vs torch.compile "
               f"{times['torch.compile']:.3f} ms "
               f"({times['tilec'] / times['torch.compile']:.2f}x)")
+    if a.tilec and has_ops(TRANSFORMER_OPS):
+        ok = transformer(a, eps, label) and ok
+    elif a.tilec:
+        print("transformer block: skipped, the extension lacks "
+              + ", ".join(sorted(n for n in TRANSFORMER_OPS
+                                 if not hasattr(torch.ops.tilec, n))))
     raise SystemExit(0 if ok else 1)
+
+
+def transformer(a, eps, label):
+    """The transformer block: checked against eager PyTorch (relative
+    errors of the residual stream and the MLP's output), then timed."""
+    dev, c = "cuda", a.heads * 128
+    x = torch.randn(a.batch * a.seq, c, device=dev, dtype=torch.float16)
+    r = torch.randn_like(x)
+    prm = transformer_params(a.batch, a.seq, a.heads, a.ffn, dev)
+    args = (x, r, prm, eps)
+    rel = lambda got, want: ((got.float() - want.float()).norm()
+                             / want.float().norm()).item()
+    th, tout = transformer_eager(*args)
+    h, out = transformer_tilec(*args)
+    eh, eo = rel(h, th), rel(out, tout)
+    ok = eh < 2e-2 and eo < 3e-2
+    shape = f"B{a.batch} S{a.seq} H{a.heads}x128 ffn {a.ffn}"
+    print(f"{'PASS' if ok else 'FAIL'} transformer block {shape}: residual "
+          f"rel err {eh:.3g}, output rel err {eo:.3g}")
+    stats = interleaved_ms({"eager": transformer_eager,
+                            "torch.compile": torch.compile(transformer_eager),
+                            "tilec": transformer_tilec}, args)
+    for name, (med, best) in stats.items():
+        print(f"transformer block end to end: {name}"
+              f"{label if name == 'tilec' else ''}: {med:.3f} ms (median of "
+              f"15 interleaved rounds; best {best:.3f})")
+    t, tc = stats["tilec"][0], stats["torch.compile"][0]
+    print(f"target {'met' if t <= tc else 'missed'}: transformer block, tilec"
+          f"{label} {t:.3f} ms vs torch.compile {tc:.3f} ms ({t / tc:.2f}x)")
+    return ok
 
 
 if __name__ == "__main__":
