@@ -21,46 +21,43 @@ Kernel examples::buildMatmulBiasGelu(int blockM, int blockN, int blockK) {
       [](Value acc, ops::Block &b) { return ops::gelu(acc + b["bias"]); });
 }
 
-Kernel examples::buildMatmul(const std::string &target, bool persistent) {
-  return ops::matmulKernel("matmul",
-                           {.target = target, .persistent = persistent}, {},
+/// C = A * B with no epilogue.
+static Kernel plainMatmul(const char *name, const ops::MatmulConfig &config) {
+  return ops::matmulKernel(name, config, {},
                            [](Value acc, ops::Block &) { return acc; });
 }
 
-Kernel examples::buildMatmulTmaFp16() {
-  return ops::matmulKernel("matmul_tma_fp16",
-                           {.aType = DType::F16,
-                            .bType = DType::F16,
-                            .cType = DType::F16,
+Kernel examples::buildMatmul(const std::string &target, bool persistent) {
+  return plainMatmul("matmul", {.target = target, .persistent = persistent});
+}
+
+/// 128x256 tiles, K step 64, A and B through tensor descriptors.
+static Kernel descriptorMatmul(const char *name, DType ab, DType c) {
+  return plainMatmul(name, {.aType = ab,
+                            .bType = ab,
+                            .cType = c,
                             .blockM = 128,
                             .blockN = 256,
                             .blockK = 64,
-                            .descriptors = true},
-                           {}, [](Value acc, ops::Block &) { return acc; });
+                            .descriptors = true});
+}
+
+Kernel examples::buildMatmulTmaFp16() {
+  return descriptorMatmul("matmul_tma_fp16", DType::F16, DType::F16);
 }
 
 Kernel examples::buildMatmulTmaF16Out() {
-  return ops::matmulKernel("matmul_tma_f16out",
-                           {.aType = DType::BF16,
-                            .bType = DType::BF16,
-                            .cType = DType::F16,
-                            .blockM = 128,
-                            .blockN = 256,
-                            .blockK = 64,
-                            .descriptors = true},
-                           {}, [](Value acc, ops::Block &) { return acc; });
+  return descriptorMatmul("matmul_tma_f16out", DType::BF16, DType::F16);
 }
 
 Kernel examples::buildMatmulTf32() {
   // f32 operands at tf32 precision (the default of an f32 tile.dot, as
   // Triton's): mma.sync m16n8k8 with each operand rounded to 10 mantissa
   // bits; a K step of 32 keeps two f32 operand tiles in the registers.
-  return ops::matmulKernel("matmul_tf32",
-                           {.aType = DType::F32,
-                            .bType = DType::F32,
-                            .cType = DType::F32,
-                            .blockM = 128,
-                            .blockN = 128,
-                            .blockK = 32},
-                           {}, [](Value acc, ops::Block &) { return acc; });
+  return plainMatmul("matmul_tf32", {.aType = DType::F32,
+                                     .bType = DType::F32,
+                                     .cType = DType::F32,
+                                     .blockM = 128,
+                                     .blockN = 128,
+                                     .blockK = 32});
 }
