@@ -10,7 +10,7 @@ set -u
 D=.dev/s9; O=${OUT:-/tmp/out}; mkdir -p $O
 root=$PWD; . scripts/gpu-env.sh
 t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
-left() { echo $(( 330 - ($(date +%s) - t0) )); }
+left() { echo $(( 250 - ($(date +%s) - t0) )); }
 B=build-gpu
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
