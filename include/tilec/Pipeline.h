@@ -94,6 +94,15 @@ struct CompileResult {
 /// that one is not an executable.
 std::string findPtxasPath(const std::string &configured);
 
+/// `ptx` with every `neg.s16` and `neg.s32` written as `not` then `add 1`
+/// (two's complement, in place: `neg.s32 %r1, %r2;` becomes `not.b32 %r1,
+/// %r2; add.s32 %r1, %r1, 1;`). CUDA 13.0's ptxas at -O1 and above (and the
+/// 580 driver's JIT) drops a negation that it folds into a three-operand
+/// integer min/max (VIMNMX3), so that `max(max(a, -b), c)` computes
+/// `max(a, b, c)`; ptxas 13.5 negates correctly (docs/development.md,
+/// "ptxas bugs"). compileModule applies it to all the PTX it emits.
+std::string avoidPtxasNegBug(llvm::StringRef ptx);
+
 /// The chip a module names in its `tile.target` string attribute (validated
 /// by Target::get; an error at the module otherwise), or none.
 mlir::FailureOr<std::optional<std::string>> moduleTarget(mlir::ModuleOp module);

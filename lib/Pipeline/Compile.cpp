@@ -163,6 +163,44 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
   return m;
 }
 
+} // namespace
+
+std::string tilec::avoidPtxasNegBug(StringRef ptx) {
+  std::string out;
+  out.reserve(ptx.size() + ptx.size() / 16);
+  while (!ptx.empty()) {
+    auto [line, rest] = ptx.split('\n');
+    bool last = rest.empty() && !ptx.ends_with("\n");
+    ptx = rest;
+    StringRef body = line.ltrim(" \t");
+    StringRef indent = line.take_front(line.size() - body.size());
+    StringRef bits = body.starts_with("neg.s32") ? "32"
+                     : body.starts_with("neg.s16") ? "16"
+                                                   : "";
+    // `neg.sNN d, a;`: d and a registers (LLVM folds constants and never
+    // predicates a negation); anything else is left as it is.
+    StringRef ops = body.drop_front(7);
+    if (!bits.empty() && !ops.empty() && (ops[0] == ' ' || ops[0] == '\t')) {
+      auto [d, a] = ops.trim().split(',');
+      d = d.trim();
+      a = a.trim();
+      if (d.starts_with("%") && a.consume_back(";") && a.trim().starts_with("%")) {
+        a = a.trim();
+        out += (indent + "not.b" + bits + " \t" + d + ", " + a + ";\n" + indent +
+                "add.s" + bits + " \t" + d + ", " + d + ", 1;")
+                   .str();
+        out += last ? "" : "\n";
+        continue;
+      }
+    }
+    out += line.str();
+    out += last ? "" : "\n";
+  }
+  return out;
+}
+
+namespace {
+
 /// The PTX of the module's gpu.binary.
 FailureOr<std::string> extractPtx(ModuleOp module) {
   std::string ptx;
@@ -188,7 +226,7 @@ FailureOr<std::string> extractPtx(ModuleOp module) {
     }
     at = ptx.find(".extern .func", at + 1);
   }
-  return ptx;
+  return tilec::avoidPtxasNegBug(ptx);
 }
 
 /// Finds ptxas (tilec::findPtxasPath), or says why there is none.
