@@ -194,6 +194,28 @@ TEST(PtxSim, NarrowSignedCvtSignExtends) {
   EXPECT_EQ(r.out, 0xffu);
 }
 
+// A signed load into a 64-bit register sign-extends to 64 bits (the
+// simulator kept 32: gen_500_8869, an i64 tile's trunci + extsi that LLVM
+// made one ld.shared.s32 into a %rd after a reshape through shared memory);
+// an unsigned one zero-extends; a declared .b64 register of another name
+// sign-extends too.
+TEST(PtxSim, SignedLoadIntoWideRegister) {
+  Result r = run("  ld.global.s32 %rd9, [%rd1];", 0xfffffffe, 0, 0,
+                 /*wide=*/true);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.out, 0xfffffffffffffffeull);
+  r = run("  ld.global.u32 %rd9, [%rd1];", 0xfffffffe, 0, 0, /*wide=*/true);
+  EXPECT_EQ(r.out, 0xfffffffeull);
+  r = run("  ld.global.s16 %rd9, [%rd1];", 0x8001, 0, 0, /*wide=*/true);
+  EXPECT_EQ(r.out, 0xffffffffffff8001ull);
+  r = run("  .reg .b64 %w<2>;\n  ld.global.s8 %w1, [%rd1];\n  mov.b64 %rd9, %w1;",
+          0x80, 0, 0, /*wide=*/true);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.out, 0xffffffffffffff80ull);
+  r = run("  ld.global.s8 %r9, [%rd1];", 0x80);
+  EXPECT_EQ(r.out, 0xffffff80u);
+}
+
 // A b32 load over three written bytes of shared memory and one that
 // nothing wrote (merged i8 loads) runs; a load of unwritten bytes only is
 // an error.

@@ -1165,7 +1165,10 @@ void Block::execute(Thread &t, const Inst &in) {
         load(t, in.space, a + i * bytes, &v, bytes, /*vectorElement=*/true);
         if (isSigned(ty))
           v = uint64_t(sext(v, bytes * 8));
-        set(t, dst.elems[i], v, bytes == 8 ? T_B64 : T_B32);
+        const Operand &e = dst.elems[i];
+        bool wide = bytes == 8 || (isSigned(ty) && e.kind == Operand::Reg &&
+                                   p.regBits[e.reg] == 64);
+        set(t, e, v, wide ? T_B64 : T_B32);
       }
       return;
     }
@@ -1173,7 +1176,11 @@ void Block::execute(Thread &t, const Inst &in) {
     load(t, in.space, a, &v, bytes);
     if (isSigned(ty))
       v = uint64_t(sext(v, bytes * 8));
-    set(t, dst, v, bytes == 8 ? T_B64 : (bytes == 2 && !isSigned(ty) ? T_B16 : T_B32));
+    // A signed load into a 64-bit register sign-extends to all 64 bits
+    // (LLVM loads an i32 it then sign-extends as ld.s32 into a %rd).
+    bool wide = bytes == 8 || (isSigned(ty) && dst.kind == Operand::Reg &&
+                               p.regBits[dst.reg] == 64);
+    set(t, dst, v, wide ? T_B64 : (bytes == 2 && !isSigned(ty) ? T_B16 : T_B32));
     return;
   }
   case O_ST: {

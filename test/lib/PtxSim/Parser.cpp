@@ -657,6 +657,19 @@ public:
     p.regNames.resize(p.regIndex.size());
     for (const auto &[name, id] : p.regIndex)
       p.regNames[id] = name;
+    // Each register's width: its .reg declaration's (by the name's prefix,
+    // %rd<22> declares %rd0..%rd21), else LLVM's naming (%rd 64, %rs 16,
+    // %r 32 bits), else unknown (0).
+    p.regBits.assign(p.regIndex.size(), 0);
+    for (const auto &[name, id] : p.regIndex) {
+      std::string prefix = name.substr(0, name.find_last_not_of("0123456789") + 1);
+      auto it = declaredBits.find(prefix);
+      p.regBits[id] = it != declaredBits.end() ? it->second
+                      : prefix == "%rd"        ? 64
+                      : prefix == "%rs"        ? 16
+                      : prefix == "%r"         ? 32
+                                               : 0;
+    }
     p.wgmmaRegister.assign(p.regIndex.size(), 0);
     for (const Inst &in : p.insts)
       if (in.op == O_WGMMA)
@@ -680,6 +693,8 @@ private:
   int nextScope = 1;
   /// Registers declared without a `%` (inline assembly's `.reg .pred p`).
   std::set<std::string> plainRegisters;
+  /// Register name prefixes (or names) and their declared widths.
+  std::map<std::string, unsigned> declaredBits;
   std::string unknownSymbol; ///< the first, with its line
 
 
@@ -744,9 +759,20 @@ private:
         c = ' ';
     std::istringstream is(names);
     std::string w;
-    while (is >> w)
-      if (w[0] != '.' && w[0] != '%')
+    unsigned bits = 0;
+    while (is >> w) {
+      if (w[0] == '.') { // the type: .b64, .s32, .f16, .pred, ...
+        size_t d = w.find_first_of("0123456789");
+        bits = d == std::string::npos ? 0 : unsigned(std::stoul(w.substr(d)));
+        continue;
+      }
+      if (w[0] != '%') {
         plainRegisters.insert(w);
+        continue;
+      }
+      size_t lt = w.find('<'); // %rd<22>: the prefix %rd
+      declaredBits[lt == std::string::npos ? w : w.substr(0, lt)] = bits;
+    }
   }
 
   void localVariable(const std::string &s) {
