@@ -223,43 +223,36 @@ struct WarpgroupTurnOpLowering : public OpConversionPattern<WarpgroupTurnOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
-    // Both as inline PTX with the barrier id written into the instruction:
-    // NVVM has no op for bar.arrive, and LLVM merges two nvvm.barrier calls
-    // of different constant ids in the arms of a branch into one whose id is
-    // a register (see the comment on the branch below).
-    auto barrier = [&](StringRef what, int id) {
+    auto arrive = [&](Value id) {
       LLVM::InlineAsmOp::create(
-          rewriter, loc, TypeRange(), ValueRange(),
-          rewriter.getStringAttr(("bar." + what + " " + Twine(id) + ", 256;").str()),
-          rewriter.getStringAttr(""), /*has_side_effects=*/rewriter.getUnitAttr(),
+          rewriter, loc, TypeRange(), ValueRange{id},
+          rewriter.getStringAttr("bar.arrive $0, 256;"),
+          rewriter.getStringAttr("r"), /*has_side_effects=*/rewriter.getUnitAttr(),
           /*is_align_stack=*/UnitAttr(),
           LLVM::TailCallKindAttr::get(ctx, LLVM::TailCallKind::None),
           LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
           ArrayAttr());
     };
-    auto arrive = [&](int id) { barrier("arrive", id); };
-    auto sync = [&](int id) { barrier("sync", id); };
+    auto sync = [&](Value id) {
+      NVVM::BarrierOp::create(rewriter, loc, Type(), id,
+                              i32Val(rewriter, loc, 256),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
     // The consumers' warpgroup: thread / 128 (they are threads 0..255).
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
     Value group =
         arith::ShRUIOp::create(rewriter, loc, tid, i32Val(rewriter, loc, 7));
     StringRef step = op.getStep();
     if (step == "wait" || step == "pass") {
-      // wait: 2 + g; pass: the other's, 3 - g. The id is an immediate in
-      // each arm of a warpgroup-uniform branch rather than a register:
-      // compute-sanitizer's racecheck reported hazards across a later
-      // bar.sync 1 when the turn barriers' ids came from registers.
-      Value isFirst =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, group,
-                                i32Val(rewriter, loc, 0));
-      auto ifOp = scf::IfOp::create(rewriter, loc, isFirst, /*withElse=*/true);
-      OpBuilder::InsertionGuard guard(rewriter);
-      for (int g : {0, 1}) {
-        Block *arm = g == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
-        rewriter.setInsertionPoint(arm->getTerminator());
-        int id = step == "wait" ? 2 + g : 3 - g;
-        step == "wait" ? sync(id) : arrive(id);
-      }
+      // wait: 2 + g; pass: the other's, 3 - g.
+      Value id = step == "wait"
+                     ? arith::AddIOp::create(rewriter, loc, group,
+                                             i32Val(rewriter, loc, 2))
+                           .getResult()
+                     : arith::SubIOp::create(rewriter, loc,
+                                             i32Val(rewriter, loc, 3), group)
+                           .getResult();
+      step == "wait" ? sync(id) : arrive(id);
     } else {
       // start: warpgroup 1 hands warpgroup 0 its first turn; finish:
       // warpgroup 0 takes the last turn warpgroup 1 passed.
@@ -269,7 +262,8 @@ struct WarpgroupTurnOpLowering : public OpConversionPattern<WarpgroupTurnOp> {
       auto ifOp = scf::IfOp::create(rewriter, loc, cond, /*withElse=*/false);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      step == "start" ? arrive(2) : sync(2);
+      Value id = i32Val(rewriter, loc, 2);
+      step == "start" ? arrive(id) : sync(id);
     }
     rewriter.eraseOp(op);
     return success();
