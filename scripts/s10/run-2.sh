@@ -60,7 +60,7 @@ timeout 90 $ncu --kernel-name regex:pingpong --launch-skip 3 --launch-count 1 \
   --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
   --section Occupancy $B/bin/tilec-bench --kernels $D/attn attention_tma > $O/x/ncu.txt 2>&1
 echo "ncu rc=$? $(el)"; grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Issued Ipc|No Eligible|Stall|Warp Cycles Per Issued" $O/x/ncu.txt | head -14
-echo "== (4) 10^4 programs of seed 601 $(el)"
+echo "== (4) 10^4 programs of seed 601 (when prepared) $(el)"
 if [ -f .dev/diff601/seed601.tar.xz ] && (( $(left) > 60 )); then
   GPU_RUN=$B/bin/tilec-gpu-run TIME_BUDGET=$(( $(left) - 15 )) scripts/gpu-diff-batch.sh .dev/diff601/seed601.tar.xz > $O/x/diff-batch.log 2>&1
   echo "rc=$?"; tail -2 $O/x/diff-batch.log; grep -E "^(FAIL|CRASH)" $O/x/diff-batch.log | head -8
