@@ -1,15 +1,24 @@
-// Does racecheck understand named barriers whose id is in a register?
-// Two warpgroups take turns (bar.sync own id / bar.arrive the other's,
-// 256 threads) for `iters` rounds, then exchange data through shared
-// memory across warpgroups, separated by bar.sync 1, 256. REG=1: the turn
-// barriers' ids come from registers (2 + g, 3 - g); REG=0: immediates in
-// warp-uniform branches. Same protocol either way.
+// Does racecheck see a race in the ping-pong turn protocol itself? Two
+// consumer warpgroups take turns (bar.sync own id / bar.arrive the
+// other's, 256 threads) for `iters` rounds, then exchange data through
+// shared memory across warpgroups, separated by bar.sync 1, 256 (the
+// epilogue of attention_tma_d128_n128_overlap_pingpong). REG=1: the turn
+// barriers' ids in registers (2 + g, 3 - g); REG=0: immediates.
 #include <cstdio>
 #include <cuda_runtime.h>
-template <int REG>
-__global__ void k(int *out, int iters) {
+template <int REG, int WS>
+__global__ void __launch_bounds__(384, 1) k(int *out, int iters) {
   __shared__ int s[256];
   int t = threadIdx.x, g = t / 128;
+  // WS: a third warpgroup (threads 256..383) as the producer of warp
+  // specialization, registers moved to the consumers by setmaxnreg.
+  if (WS) {
+    if (t >= 256) {
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+      return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  }
   auto sync2 = [&](int id) {
     if (REG) asm volatile("bar.sync %0, 256;" ::"r"(id));
     else if (id == 2) asm volatile("bar.sync 2, 256;");
@@ -36,7 +45,8 @@ __global__ void k(int *out, int iters) {
 }
 int main() {
   int *d; cudaMalloc(&d, 256 * 4);
-  k<1><<<1, 256>>>(d, 5); k<0><<<1, 256>>>(d, 5);
+  k<1, 0><<<1, 256>>>(d, 5); k<0, 0><<<1, 256>>>(d, 5);
+  k<1, 1><<<1, 384>>>(d, 5); k<0, 1><<<1, 384>>>(d, 5);
   int e = cudaDeviceSynchronize(); printf("done %d\n", e);
   return e;
 }

@@ -35,7 +35,7 @@ for d in attn attn_old; do
     --kernels $D/$d --only attention_tma_d128_n128_overlap_pingpong --small --exact > $O/x/race-$d.log 2>&1
   echo "$d rc=$? $(grep -h 'RACECHECK SUMMARY' $O/x/race-$d.log)"
 done
-$nvcc -arch=sm_90a -o /tmp/pr $D/race/pingpong-race.cu && timeout 60 $san --tool racecheck \
+$nvcc -gencode arch=compute_90a,code=sm_90a -o /tmp/pr $D/race/pingpong-race.cu && timeout 60 $san --tool racecheck \
   --racecheck-report all --print-limit 6 /tmp/pr > $O/x/race-micro.log 2>&1
 echo "micro rc=$? $(grep -h 'RACECHECK SUMMARY' $O/x/race-micro.log)"; grep -m4 -E "hazard|Thread" $O/x/race-micro.log
 echo "== (3) the ping-pong forward $(el)"
