@@ -17,10 +17,12 @@ for c in gen_600_5066 gen_600_5233; do
 done
 grep -E '^difftest_' test/GPU/diff-cases.txt > $D/cases.txt
 python3 scripts/make-gpu-cases.py --build build --cases $D/cases.txt -o $D/cases > /dev/null
-for k in attention_tma_d128_n128 attention_tma_d128_n128_overlap_pingpong; do
+for k in attention_tma_d128 attention_tma_d128_n128 attention_tma_d128_overlap \
+    attention_tma_d128_n128_overlap attention_tma_d128_n128_overlap_pingpong; do
   $B/tilec-examples $k > $D/attn/$k.tile
   $B/tilec $D/attn/$k.tile --arch=sm_90a --emit=cubin -o $D/attn/$k.cubin
 done
+cp $D/attn/attention_tma_d128*.* $D/attn_old/  # tilec-bench wants all five
 cp .dev/s10/attn/attention_tma_d128_n128_overlap_pingpong.* $D/attn_old/
 cp scripts/s10/pingpong-race.cu $D/race/
 cp /work/shared/bench/peers.py $D/
