@@ -181,11 +181,12 @@ std::string tilec::avoidPtxasNegBug(StringRef ptx) {
     // predicates a negation); anything else is left as it is.
     StringRef ops = body.drop_front(7);
     if (!bits.empty() && !ops.empty() && (ops[0] == ' ' || ops[0] == '\t')) {
-      auto [d, a] = ops.trim().split(',');
+      auto [d, a] = ops.split(',');
       d = d.trim();
       a = a.trim();
-      if (d.starts_with("%") && a.consume_back(";") && a.trim().starts_with("%")) {
-        a = a.trim();
+      bool ends = a.consume_back(";");
+      a = a.rtrim();
+      if (ends && d.starts_with("%") && a.starts_with("%")) {
         out += (indent + "not.b" + bits + " \t" + d + ", " + a + ";\n" + indent +
                 "add.s" + bits + " \t" + d + ", " + d + ", 1;")
                    .str();

@@ -1159,16 +1159,19 @@ void Block::execute(Thread &t, const Inst &in) {
     uint64_t a = memAddress(t, in, o[1]);
     unsigned bytes = std::max(1u, bitsOf(ty) / 8);
     const Operand &dst = o[0];
+    // A signed load into a 64-bit register sign-extends to all 64 bits
+    // (LLVM loads an i32 it then sign-extends as ld.s32 into a %rd).
+    auto wide = [&](const Operand &r) {
+      return bytes == 8 || (isSigned(ty) && r.kind == Operand::Reg &&
+                            p.regBits[r.reg] == 64);
+    };
     if (dst.kind == Operand::Vec) {
       for (size_t i = 0; i < dst.elems.size(); ++i) {
         uint64_t v = 0;
         load(t, in.space, a + i * bytes, &v, bytes, /*vectorElement=*/true);
         if (isSigned(ty))
           v = uint64_t(sext(v, bytes * 8));
-        const Operand &e = dst.elems[i];
-        bool wide = bytes == 8 || (isSigned(ty) && e.kind == Operand::Reg &&
-                                   p.regBits[e.reg] == 64);
-        set(t, e, v, wide ? T_B64 : T_B32);
+        set(t, dst.elems[i], v, wide(dst.elems[i]) ? T_B64 : T_B32);
       }
       return;
     }
@@ -1176,11 +1179,7 @@ void Block::execute(Thread &t, const Inst &in) {
     load(t, in.space, a, &v, bytes);
     if (isSigned(ty))
       v = uint64_t(sext(v, bytes * 8));
-    // A signed load into a 64-bit register sign-extends to all 64 bits
-    // (LLVM loads an i32 it then sign-extends as ld.s32 into a %rd).
-    bool wide = bytes == 8 || (isSigned(ty) && dst.kind == Operand::Reg &&
-                               p.regBits[dst.reg] == 64);
-    set(t, dst, v, wide ? T_B64 : (bytes == 2 && !isSigned(ty) ? T_B16 : T_B32));
+    set(t, dst, v, wide(dst) ? T_B64 : (bytes == 2 && !isSigned(ty) ? T_B16 : T_B32));
     return;
   }
   case O_ST: {

@@ -657,13 +657,15 @@ public:
     p.regNames.resize(p.regIndex.size());
     for (const auto &[name, id] : p.regIndex)
       p.regNames[id] = name;
-    // Each register's width: its .reg declaration's (by the name's prefix,
-    // %rd<22> declares %rd0..%rd21), else LLVM's naming (%rd 64, %rs 16,
-    // %r 32 bits), else unknown (0).
+    // Each register's width: its .reg declaration's (by its name, or by
+    // its prefix: %rd<22> declares %rd0..%rd21), else LLVM's naming (%rd
+    // 64, %rs 16, %r 32 bits), else unknown (0).
     p.regBits.assign(p.regIndex.size(), 0);
     for (const auto &[name, id] : p.regIndex) {
       std::string prefix = name.substr(0, name.find_last_not_of("0123456789") + 1);
-      auto it = declaredBits.find(prefix);
+      auto it = declaredBits.find(name);
+      if (it == declaredBits.end())
+        it = declaredBits.find(prefix);
       p.regBits[id] = it != declaredBits.end() ? it->second
                       : prefix == "%rd"        ? 64
                       : prefix == "%rs"        ? 16

@@ -270,7 +270,8 @@ struct Program {
   /// Registers that some wgmma.mma_async reads or writes: the only ones
   /// whose accesses the wgmma rules constrain.
   std::vector<uint8_t> wgmmaRegister;
-  /// Each register's width in bits (0: unknown), from its declaration.
+  /// Each register's width in bits (0: unknown), from its declaration or
+  /// LLVM's naming of it.
   std::vector<uint8_t> regBits;
   size_t localSize = 0;
   /// The end of the static shared variables; they start after the 1 KiB
