@@ -148,9 +148,14 @@ SdpaPlan scaled_dot_product_attention(const TensorSpec &q, const TensorSpec &k,
   if (options.descriptors) {
     // The builder's attention_tma_d128_n128 and attention_tma_bwd_*_d128:
     // two consumer warpgroups of 64 rows (128 queries or keys a program),
-    // 128 keys a forward step, 64 rows a backward step.
+    // 128 keys a forward step, 64 rows a backward step. At head_dim 128
+    // the forward is attention_tma_d128_n128_overlap_pingpong (softmax
+    // beside P V, the warpgroups taking turns), the fastest measured
+    // (docs/attention.md); other head_dims keep the plain schedule, which
+    // was not measured against it.
     fwd = {.dtype = q.dtype, .headDim = int(D), .blockM = 128,
-           .blockN = 128, .numWarps = 8, .descriptors = true};
+           .blockN = 128, .numWarps = 8, .descriptors = true,
+           .overlapSoftmax = D == 128, .pingpong = D == 128};
     dkdv = {.dtype = q.dtype, .headDim = int(D), .blockM = 64,
             .blockN = 128, .numWarps = 8, .descriptors = true};
     dq = {.dtype = q.dtype, .headDim = int(D), .blockM = 128,

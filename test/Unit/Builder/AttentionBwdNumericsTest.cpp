@@ -298,10 +298,12 @@ TEST(AttentionBwdNumerics, F16Dim128) {
 /// ops::scaled_dot_product_attention: q, k and v stored [b, s, h, d] (as a
 /// fused QKV projection leaves them, strided views of [b, h, s, d]), GQA
 /// group 2, causal; the plan's kernels, grids and strides, forward and
-/// backward, against the reference.
-void checkPlan(bool descriptors) {
-  SCOPED_TRACE(descriptors ? "descriptors" : "pointers");
-  const int64_t B = 1, H = 4, Hkv = 2, S = 70, D = 64;
+/// backward, against the reference. With descriptors at head_dim 128 the
+/// forward is the ping-pong one with the softmax overlapped.
+void checkPlan(bool descriptors, int64_t D = 64) {
+  SCOPED_TRACE(std::string(descriptors ? "descriptors" : "pointers") +
+               " head_dim " + std::to_string(D));
+  const int64_t B = 1, H = 4, Hkv = 2, S = 70;
   const DType t = DType::BF16;
   ops::TensorSpec q{t, {B, H, S, D}, {S * H * D, D, H * D, 1}};
   ops::TensorSpec kv{t, {B, Hkv, S, D}, {S * Hkv * D, D, Hkv * D, 1}};
@@ -309,7 +311,10 @@ void checkPlan(bool descriptors) {
       q, kv, kv, {.causal = true, .descriptors = descriptors});
   EXPECT_EQ(plan.descriptors, descriptors);
   EXPECT_EQ(plan.kvHeads, Hkv);
-  EXPECT_FLOAT_EQ(plan.scale, 0.125f);
+  EXPECT_FLOAT_EQ(plan.scale, float(1 / std::sqrt(double(D))));
+  bool pingpong = descriptors && D == 128;
+  EXPECT_EQ(plan.forwardConfig.pingpong, pingpong);
+  EXPECT_EQ(plan.forwardConfig.overlapSoftmax, pingpong);
   EXPECT_EQ(plan.q.seq, H * D);
   EXPECT_EQ(plan.dkdvGrid[1], B * Hkv);
   std::mt19937 rng(5);
@@ -410,6 +415,7 @@ void checkPlan(bool descriptors) {
 TEST(AttentionBwdNumerics, SdpaPlanStrided) {
   checkPlan(/*descriptors=*/false);
   checkPlan(/*descriptors=*/true);
+  checkPlan(/*descriptors=*/true, /*D=*/128);
 }
 
 } // namespace
