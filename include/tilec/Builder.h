@@ -625,6 +625,11 @@ Value &operator/=(Value &a, const Operand &b);
 /// back once (PyTorch's opmath); integers give f32, as in PyTorch.
 Value exp(const Value &x, SourceLoc loc = SourceLoc::current());
 Value exp2(const Value &x, SourceLoc loc = SourceLoc::current());
+/// exp2 whose results below 2^-126 (f32 denormals) may be 0: math.exp2
+/// with fastmath<afn>, one ex2.approx.ftz on the GPU instead of ex2.approx
+/// and the three instructions around it that keep denormals (softmax's
+/// exp2(s - max): attention's probabilities).
+Value exp2Ftz(const Value &x, SourceLoc loc = SourceLoc::current());
 Value log(const Value &x, SourceLoc loc = SourceLoc::current());
 Value log2(const Value &x, SourceLoc loc = SourceLoc::current());
 Value log1p(const Value &x, SourceLoc loc = SourceLoc::current());

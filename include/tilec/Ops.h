@@ -41,6 +41,7 @@ using tilec::cos;
 using tilec::erf;
 using tilec::exp;
 using tilec::exp2;
+using tilec::exp2Ftz;
 using tilec::floor;
 using tilec::log;
 using tilec::log1p;

@@ -771,6 +771,21 @@ static Value mathUnary(Fn fn, const Value &xv, const Site &s) {
   return Access::wrap(kp, castTo(k, r, result, s), ops[0].pads);
 }
 
+Value exp2Ftz(const Value &x, SourceLoc loc) {
+  Site s = site(loc, "exp2Ftz");
+  Value r = mathUnary(Fn::Exp2, x, s);
+  // The math.exp2 (the last op, or the one before the rounding back to a
+  // narrow float) gets fastmath<afn>.
+  mlir::Operation *op = Access::raw(r).getDefiningOp();
+  if (op && !isa<math::Exp2Op>(op) && op->getNumOperands() == 1)
+    op = op->getOperand(0).getDefiningOp();
+  auto e = dyn_cast_if_present<math::Exp2Op>(op);
+  if (!e)
+    Access::impl(r)->fail(s, "internal: exp2Ftz found no math.exp2");
+  e.setFastmath(e.getFastmath() | arith::FastMathFlags::afn);
+  return r;
+}
+
 #define TILEC_MATH_FN(NAME, FN)                                                \
   Value NAME(const Value &x, SourceLoc loc) {                                  \
     return mathUnary(Fn::FN, x, site(loc, #NAME));                             \

@@ -76,7 +76,22 @@ LogicalResult intUnary(Executor &ex, Operation *op) {
 }
 
 double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-double exp2d(double x) { return std::exp2(x); }
+
+/// math.exp2; with fastmath<afn> on f32 (the builder's exp2Ftz) results
+/// below 2^-126 are 0, as ex2.approx.ftz gives them on the GPU.
+LogicalResult executeExp2(Executor &ex, Operation *op) {
+  auto e = cast<math::Exp2Op>(op);
+  Type type = resultElementType(op);
+  bool ftz = type.isF32() && arith::bitEnumContainsAll(
+                                 e.getFastmath(), arith::FastMathFlags::afn);
+  RoundFn round = getRoundFn(formatOf(type));
+  ex.set(op->getResult(0),
+         map1<double, double>(type, ex.get(op->getOperand(0)), [&](double a) {
+           double r = round(std::exp2(a));
+           return ftz && std::fabs(r) < 0x1p-126 ? 0.0 : r;
+         }));
+  return success();
+}
 double roundEven(double x) { return std::nearbyint(x); }
 double absf(double x) { return std::fabs(x); }
 double fma3(double a, double b, double c) { return std::fma(a, b, c); }
@@ -164,7 +179,7 @@ void interp::registerMathHandlers(HandlerTable &t) {
   addHandler<math::ErfOp>(t, floatUnary<std::erf>);
   addHandler<math::ErfcOp>(t, floatUnary<std::erfc>);
   addHandler<math::ExpOp>(t, floatUnary<std::exp>);
-  addHandler<math::Exp2Op>(t, floatUnary<exp2d>);
+  addHandler<math::Exp2Op>(t, executeExp2);
   addHandler<math::ExpM1Op>(t, floatUnary<std::expm1>);
   addHandler<math::FloorOp>(t, floatUnary<std::floor>);
   addHandler<math::LogOp>(t, floatUnary<std::log>);

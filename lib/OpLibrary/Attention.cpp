@@ -117,8 +117,8 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
         s = where(visible, s, -std::numeric_limits<float>::infinity());
       }
       Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
-      Value p = exp2(s - mNew.expandDims(1));
-      Value alpha = exp2(c[1] - mNew);
+      Value p = exp2Ftz(s - mNew.expandDims(1));
+      Value alpha = exp2Ftz(c[1] - mNew);
       Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
       Value acc = k.dot(p.to(dt), vt, c[0] * alpha.expandDims(1));
       return std::vector<Value>{acc, mNew, l};
@@ -146,8 +146,8 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
         s = where(visible, s, -std::numeric_limits<float>::infinity());
       }
       Value mNew = maximum(c[1], k.reduce(s, 1, Combine::max));
-      Value p = exp2(s - mNew.expandDims(1));
-      Value alpha = exp2(c[1] - mNew);
+      Value p = exp2Ftz(s - mNew.expandDims(1));
+      Value alpha = exp2Ftz(c[1] - mNew);
       Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
       return std::vector<Value>{acc * alpha.expandDims(1), mNew, l, p.to(dt)};
     };

@@ -182,7 +182,7 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
       Value di = k.load(dbase + cols, in1, 0);
       // Transposed scores: keys along rows, queries along columns.
       Value sT = k.dot(kt, qT) * qkScale;
-      Value pT = exp2(sT - (l * kLog2e).expandDims(0));
+      Value pT = exp2Ftz(sT - (l * kLog2e).expandDims(0));
       Value visible = inR & ((rn2 <= (m + rmR)) | !causal);
       pT = where(visible, pT, 0.0f);
       Value dvAcc = k.dot(pT.to(dt), do2, cc[1]);
@@ -283,7 +283,7 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
   auto step = [&](bool masked) {
     return [&, masked](Value n, Value acc) {
       auto [kT, vT, k2] = blocks(n, masked);
-      Value p = exp2(k.dot(qt, kT) * qkScale - l2);
+      Value p = exp2Ftz(k.dot(qt, kT) * qkScale - l2);
       if (masked) {
         Value visible = ((n + rnR) < seq) & (((n + rnR) <= rm2) | !causal);
         p = where(visible, p, 0.0f);

@@ -88,10 +88,37 @@ struct ReduceOpLowering : public OpConversionPattern<ReduceOp> {
     // 1. Within the thread, in element order along the dim. Padding copies
     // along it (a row of 5000 in repetitions of 512) are left out: only the
     // last repetition has any, so each thread's first element is real.
+    // Without padding, a pairwise tree in element order (the combiner is
+    // associative, as the shuffles below already assume): log2(n) dependent
+    // combines instead of n - 1 (the softmax's row max and sum: 32 values a
+    // row per thread in a wgmma accumulator).
     SmallVector<Value> inside =
         emitPaddingPredicates(rewriter, loc, *layout, {axis});
     SmallVector<SmallVector<Value>> acc(numOut);
-    for (int64_t i = 0; i < layout->getNumElems(); ++i) {
+    bool tree = llvm::none_of(inside, [](Value v) { return bool(v); });
+    if (tree) {
+      SmallVector<SmallVector<SmallVector<Value>>> parts(numOut);
+      for (int64_t i = 0; i < layout->getNumElems(); ++i) {
+        SmallVector<Value> cur;
+        for (unsigned k = 0; k < numOps; ++k)
+          cur.push_back(adaptor.getSrcs()[k][i]);
+        parts[outIndex(i)].push_back(std::move(cur));
+      }
+      for (int64_t o = 0; o < numOut; ++o) {
+        SmallVector<SmallVector<Value>> level = std::move(parts[o]);
+        while (level.size() > 1) {
+          SmallVector<SmallVector<Value>> next;
+          for (size_t j = 0; j + 1 < level.size(); j += 2)
+            next.push_back(
+                applyCombiner(rewriter, loc, combiner, level[j], level[j + 1]));
+          if (level.size() % 2)
+            next.push_back(level.back());
+          level = std::move(next);
+        }
+        acc[o] = std::move(level.front());
+      }
+    }
+    for (int64_t i = 0; !tree && i < layout->getNumElems(); ++i) {
       SmallVector<Value> cur;
       for (unsigned k = 0; k < numOps; ++k)
         cur.push_back(adaptor.getSrcs()[k][i]);

@@ -48,6 +48,9 @@ namespace {
 /// How one operand's slot is read by wgmma.
 struct OperandDesc {
   Value addr;          ///< the slot's shared address (i32)
+  /// The descriptor's low word at `addr`: start address >> 4 (bits 0-13)
+  /// and LBO (bits 16-29), computed once per dot (see descriptor()).
+  Value lowWord;
   int64_t rows = 0;    ///< along the slow dim
   int64_t atomLen = 0; ///< elements per atom row
   int64_t elemBytes = 2;
@@ -81,23 +84,37 @@ OperandDesc describe(OpBuilder &b, Location loc, SharedMemType type,
   uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
   d.fields =
       ((lbo >> 4) & 0x3FFF) << 16 | ((sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, d.addr, i32Val(b, loc, 4)),
+      i32Val(b, loc, 0x3FFF));
+  d.lowWord = arith::OrIOp::create(
+      b, loc, start, i32Val(b, loc, int64_t(d.fields & 0xFFFFFFFF)));
   return d;
 }
 
-/// The descriptor of the block at element offset `elems` (plus `dynBytes`).
+/// The descriptor of the block at element offset `elems` (plus `dynBytes`):
+/// the slot's low word plus the offset in 16-byte units, beside the
+/// constant high word (SBO, swizzle mode). Slots are 1024-byte aligned
+/// (tilec::smem), block offsets and `dynBytes` multiples of 16 bytes and
+/// the shared window below 2^18 bytes, so the start field (bits 0-13) takes
+/// the sum without a carry: one 32-bit add per wgmma instead of the
+/// descriptor's whole encoding (five uniform instructions each in the
+/// attention forward's SASS).
 Value descriptor(OpBuilder &b, Location loc, const OperandDesc &d,
                  int64_t elems, Value dynBytes) {
-  Value addr = arith::AddIOp::create(b, loc, d.addr,
-                                     i32Val(b, loc, elems * d.elemBytes));
+  int64_t bytes = elems * d.elemBytes;
+  assert(bytes % 16 == 0 && "wgmma blocks start at 16-byte multiples");
+  Value low = arith::AddIOp::create(b, loc, d.lowWord,
+                                    i32Val(b, loc, bytes >> 4));
   if (dynBytes)
-    addr = arith::AddIOp::create(b, loc, addr, dynBytes);
-  Value start = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, addr, i32Val(b, loc, 4)),
-      i32Val(b, loc, 0x3FFF));
-  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), start);
-  Value fields = arith::ConstantOp::create(
-      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(d.fields)));
-  return arith::OrIOp::create(b, loc, wide, fields);
+    low = arith::AddIOp::create(
+        b, loc, low,
+        arith::ShRUIOp::create(b, loc, dynBytes, i32Val(b, loc, 4)));
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), low);
+  Value high = arith::ConstantOp::create(
+      b, loc,
+      b.getI64IntegerAttr(static_cast<int64_t>(d.fields & ~0xFFFFFFFFull)));
+  return arith::OrIOp::create(b, loc, wide, high);
 }
 
 /// One wgmma.mma_async with A from registers (four b32 per thread: the

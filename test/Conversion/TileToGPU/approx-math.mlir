@@ -65,3 +65,30 @@ func.func @precise(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
   tile.store %hp, %he : tensor<64x!tile.ptr<f16>, #b>
   return
 }
+
+// -----
+
+#b = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+
+// math.exp2 on f32: ex2.approx (denormal results kept; ptxas scales around
+// MUFU.EX2); with fastmath<afn> (the builder's exp2Ftz) ex2.approx.ftz.
+// CHECK-LABEL: gpu.func @exp2
+// CHECK-COUNT-2: "ex2.approx.f32 $0, $1;"
+// CHECK-COUNT-2: "ex2.approx.ftz.f32 $0, $1;"
+// CHECK-NOT: math.exp2
+// CHECK: gpu.return
+func.func @exp2(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                %y: !tile.ptr<f32> {tile.divisibility = 16 : i32})
+    attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %r = tile.range 0, 64 : tensor<64xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<64x!tile.ptr<f32>, #b>, tensor<64xi32, #b>
+  %v = tile.load %p : tensor<64x!tile.ptr<f32>, #b>
+  %e = math.exp2 %v : tensor<64xf32, #b>
+  tile.store %p, %e : tensor<64x!tile.ptr<f32>, #b>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #b>
+  %q = tile.addptr %ys, %r : tensor<64x!tile.ptr<f32>, #b>, tensor<64xi32, #b>
+  %f = math.exp2 %v fastmath<afn> : tensor<64xf32, #b>
+  tile.store %q, %f : tensor<64x!tile.ptr<f32>, #b>
+  return
+}
