@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Tune/Measure.h"
+#include "MeasureCommon.h"
 #include "tilec/Runtime/Cache.h"
 #include "tilec/Runtime/Driver.h"
 
@@ -79,11 +80,6 @@ std::vector<uint8_t> randomHost(DType t, size_t count, uint64_t seed) {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::string ms(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f ms", v);
-  return buf;
-}
 
 /// The kernel's parameters must be the GEMM's: a and b pointers or tensor
 /// descriptors (TMA), c a pointer (f32: the workspace of a split-K plan).
@@ -192,7 +188,7 @@ std::string tune::deviceIdentity(const Context &context) {
   return context.deviceName() + " " + context.arch();
 }
 
-Expected<GemmResult> tune::tuneGemm(const Context &context,
+Expected<TuneResult> tune::tuneGemm(const Context &context,
                                     const Manifest &manifest,
                                     const std::string &dir,
                                     const GemmShape &shape,
@@ -200,33 +196,15 @@ Expected<GemmResult> tune::tuneGemm(const Context &context,
   if (manifest.problem != "gemm")
     return Status::error("the manifest's problem is '" + manifest.problem +
                          "', not 'gemm'");
-  GemmResult result;
+  TuneResult result;
   result.shape = shape;
   result.bucket = gemmBucket(shape);
   TuneKeyParts parts = keyParts(manifest, result.bucket,
                                 deviceIdentity(context));
   result.key = tuneKey(parts);
-  std::string cacheDir = options.cacheDir;
-  if (options.useCache && cacheDir.empty()) {
-    Expected<std::string> d = defaultCacheDir();
-    if (d.ok())
-      cacheDir = *d;
-    else
-      result.cacheNote = "no cache folder: " + d.message();
-  }
   std::optional<TuneCache> cache;
-  if (options.useCache && !cacheDir.empty()) {
-    cache.emplace(cacheDir);
-    result.cacheFile = cache->pathFor(result.key);
-    CacheLookup hit = cache->lookup(parts, manifest);
-    if (hit.winner) {
-      result.fromCache = true;
-      result.winner = *hit.winner;
-      return result;
-    }
-    if (!hit.ignored.empty())
-      result.cacheNote = "ignored " + hit.ignored + " at " + result.cacheFile;
-  }
+  if (tune::detail::lookupWinner(manifest, parts, options, result, cache))
+    return result;
 
   // The candidates to time: the first loaded fixes the types every other
   // must compute with.
@@ -283,20 +261,8 @@ Expected<GemmResult> tune::tuneGemm(const Context &context,
                          std::to_string(shape.k) + " (each skipped: " +
                          result.times.front().skipped + ", ...)");
 
-  // Rotating sets: together at least rotateFactor x L2, at most 64 sets or
-  // 8 GiB.
-  int l2 = 0;
-  if (context.driver().cuDeviceGetAttribute(
-          &l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, context.device()) !=
-          CUDA_SUCCESS ||
-      l2 <= 0)
-    l2 = 64 << 20; // more than any current GPU's
   const size_t setBytes = bytesA + bytesB + bytesC;
-  size_t sets = std::max<size_t>(
-      1, (size_t(options.rotateFactor) * size_t(l2) + setBytes - 1) /
-             setBytes);
-  sets = std::min<size_t>({sets, 64, std::max<size_t>(1, (size_t(8) << 30) /
-                                                             setBytes)});
+  const size_t sets = tune::detail::rotatingSetCount(context, setBytes, options);
   result.rotatingSets = static_cast<int>(sets);
 
   std::vector<uint8_t> hostA = randomHost(ta, size_t(shape.m) * shape.k, 1),
@@ -361,18 +327,7 @@ Expected<GemmResult> tune::tuneGemm(const Context &context,
     auto finish = [&](std::string error) {
       t.error = std::move(error);
       result.times.push_back(t);
-      if (options.progress) {
-        std::string line = "[" + std::to_string(i + 1) + "/" +
-                           std::to_string(n) + "] candidate " +
-                           std::to_string(cand.id) + " (" +
-                           describe(cand.params) + "): " +
-                           (t.error.empty() ? ms(t.medianMs)
-                                            : "failed: " + t.error);
-        if (bestId >= 0)
-          line += "; best " + ms(bestMs) + " (candidate " +
-                  std::to_string(bestId) + ")";
-        options.progress(line);
-      }
+      tune::detail::reportProgress(options, i, n, cand, t, bestId, bestMs);
     };
     Expected<Plan> plan = loadPlan(context, manifest, dir, cand);
     if (!plan.ok()) {
@@ -450,48 +405,15 @@ Expected<GemmResult> tune::tuneGemm(const Context &context,
         }
       }
     }
-    for (int w = 1; s.ok() && w < options.warmup; ++w)
-      s = launch(size_t(w));
     // A descriptor launch on a set not seen before encodes its tensor maps
-    // on the host (cached after): do that for the timed sets now, so that
-    // host work does not stand in the timed launches of small problems.
-    if (plan->descA || plan->descB)
-      for (int r = 0; s.ok() && r < std::min<int>(options.reps, int(sets));
-           ++r)
-        s = launch(size_t(options.warmup + r));
-    std::vector<Event> events;
-    for (int r = 0; s.ok() && r < 2 * options.reps; ++r) {
-      Expected<Event> e = Event::create(context);
-      if (!e.ok())
-        s = e.status();
-      else
-        events.push_back(std::move(*e));
-    }
-    for (int r = 0; s.ok() && r < options.reps; ++r) {
-      s = events[2 * r].record(stream->get());
-      if (s.ok())
-        s = launch(size_t(options.warmup + r));
-      if (s.ok())
-        s = events[2 * r + 1].record(stream->get());
-    }
+    // on the host (cached after): timeLaunches does that first.
     if (s.ok())
-      s = stream->synchronize();
-    std::vector<double> times;
-    for (int r = 0; s.ok() && r < options.reps; ++r) {
-      Expected<float> e = Event::elapsedMs(events[2 * r], events[2 * r + 1]);
-      if (!e.ok())
-        s = e.status();
-      else
-        times.push_back(*e);
-    }
+      s = tune::detail::timeLaunches(context, *stream, launch, sets,
+                               plan->descA || plan->descB, options, t);
     if (!s.ok()) {
       finish(s.message());
       continue;
     }
-    std::sort(times.begin(), times.end());
-    t.measured = true;
-    t.minMs = times.empty() ? 0 : times.front();
-    t.medianMs = times.empty() ? 0 : times[times.size() / 2];
     if (bestId < 0 || t.medianMs < bestMs) {
       bestMs = t.medianMs;
       bestId = cand.id;
@@ -504,11 +426,7 @@ Expected<GemmResult> tune::tuneGemm(const Context &context,
   result.winner.medianMs = bestMs;
   result.winner.measuredShape = shape;
   result.winner.measured = n;
-  if (cache) {
-    if (Status s = cache->store(parts, result.winner); !s.ok())
-      result.cacheNote += (result.cacheNote.empty() ? "" : "; ") +
-                          std::string("not stored: ") + s.message();
-  }
+  tune::detail::storeWinner(cache, parts, result);
   return result;
 }
 

@@ -941,8 +941,8 @@ const Example kExamples[] = {
      /*optional=*/true},
 };
 
-int usage(const char *why) {
-  std::fprintf(stderr,
+int usage(const char *why, FILE *to = stderr) {
+  std::fprintf(to,
                "tilec-gpu-tests: %s\nusage: tilec-gpu-tests --kernels DIR "
                "[--only a,b] [--seed N] [--small] [--exact]\n"
                "  [--matmul-tile M,N] [--matmul-dtype bf16|f16] "
@@ -961,6 +961,12 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "-h" || a == "--help") {
+      usage("checks tilec's compiled examples against host references on "
+            "the GPU",
+            stdout);
+      return 0;
+    }
     if (a == "--kernels")
       o.kernels = value();
     else if (a == "--seed")

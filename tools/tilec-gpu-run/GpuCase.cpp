@@ -13,6 +13,7 @@
 
 #include "GpuCase.h"
 
+#include "tilec/Runtime/HostArgValues.h"
 #include "tilec/Support/HostArgs.h"
 
 #include <CLI/CLI.hpp>
@@ -87,14 +88,6 @@ struct Buffer {
   size_t guard = 0; ///< bytes of guard on each side
 };
 
-/// The elements a descriptor's tensor reaches, past the last one.
-uint64_t spanOf(const TensorDescArg &d) {
-  uint64_t span = 1;
-  for (int i = 0; i < d.rank && i < kMaxTensorRank; ++i)
-    span += uint64_t(d.shape[i] - 1) * uint64_t(d.strides[i]);
-  return span;
-}
-
 /// Checks descriptor arguments before the GPU, as the runtime will.
 struct CheckOnlyEncoder final : TensorMapEncoder {
   Status encode(const KernelMetadata &kernel, size_t index,
@@ -103,25 +96,6 @@ struct CheckOnlyEncoder final : TensorMapEncoder {
     return checkTensorDesc(kernel, index, arg, r);
   }
 };
-
-/// The ArgValue of an argument for a launch: its buffer's device address
-/// (`address`), or its scalar (integers as int64 and floats as double; the
-/// runtime checks that they fit the parameter and rounds floats to it).
-ArgValue argValue(const HostArg &h, const ParamInfo &param, uint64_t address,
-                  const TensorDescSpec &desc, TensorDescArg &descArg) {
-  if (param.kind == ParamInfo::Kind::TensorDesc) {
-    descArg =
-        tensorDesc(pointerArg(param.type, address), desc.shape, desc.strides);
-    return makeArg(descArg);
-  }
-  if (h.isBuffer)
-    return pointerArg(param.type, address);
-  if (isFloat(h.dtype))
-    return makeArg(h.floatValue);
-  if (h.dtype == DType::I1)
-    return makeArg(h.intValue != 0);
-  return makeArg(int64_t(h.intValue));
-}
 
 /// Bytes of `bytes` that are not poison, and the first one's index.
 size_t countTouched(const uint8_t *bytes, size_t n, size_t &first) {
@@ -428,7 +402,7 @@ CaseResult runCase(const CaseOptions &o, const ContextSource &contextSource,
   {
     std::vector<ArgValue> values;
     for (size_t i = 0; i < n; ++i)
-      values.push_back(argValue(hosts[i], kernel.params[i], (i + 1) << 20,
+      values.push_back(hostArgValue(hosts[i], kernel.params[i], (i + 1) << 20,
                                 descs[i], descArgs[i]));
     std::vector<uint64_t> slots(n);
     std::vector<void *> pointers(n);
@@ -441,10 +415,10 @@ CaseResult runCase(const CaseOptions &o, const ContextSource &contextSource,
       return failed(s.message());
     for (size_t i = 0; i < n; ++i)
       if (kernel.params[i].kind == ParamInfo::Kind::TensorDesc &&
-          spanOf(descArgs[i]) > hosts[i].count())
+          tensorSpan(descArgs[i]) > hosts[i].count())
         return failed("argument %" + kernel.params[i].name + " ('" +
                       o.specs[i] + "'): the tensor reaches element " +
-                      std::to_string(spanOf(descArgs[i]) - 1) +
+                      std::to_string(tensorSpan(descArgs[i]) - 1) +
                       " but the buffer has " +
                       std::to_string(hosts[i].count()) + " elements");
   }
@@ -482,7 +456,7 @@ CaseResult runCase(const CaseOptions &o, const ContextSource &contextSource,
   }
   std::vector<ArgValue> values;
   for (size_t i = 0; i < n; ++i)
-    values.push_back(argValue(hosts[i], kernel.params[i],
+    values.push_back(hostArgValue(hosts[i], kernel.params[i],
                               buffers[i].memory.address() + buffers[i].guard,
                               descs[i], descArgs[i]));
   CaseResult result;

@@ -24,6 +24,8 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -92,17 +94,164 @@ void printCompileTable(const Manifest &m) {
                 c.reason.c_str());
 }
 
-int measure(const std::string &dir, const std::vector<std::string> &shapes,
-            int device, MeasureOptions options, const std::string &jsonOut) {
+/// Prints one problem's table and winner and returns its JSON row (without
+/// the problem's own fields). `flop` is 0 where the work is not known (the
+/// args problem): no TFLOP/s then.
+json::Value reportResult(const Manifest &m, const TuneResult &r, double flop,
+                         bool &allOk) {
+  auto tflops = [&](double ms) { return flop / (ms * 1e-3) / 1e12; };
+  json::Value row = json::Value::object();
+  row["bucket"] = r.bucket;
+  row["from_cache"] = r.fromCache;
+  row["cache_file"] = r.cacheFile;
+  row["cache_note"] = r.cacheNote;
+  row["rotating_sets"] = r.rotatingSets;
+  if (!r.cacheNote.empty())
+    std::printf("  cache: %s\n", r.cacheNote.c_str());
+  json::Value cands = json::Value::array();
+  const int w = paramsWidth(m);
+  if (!r.fromCache)
+    std::printf("  %d rotating buffer sets\n  %4s  %-*s %10s %10s %8s  "
+                "%s\n",
+                r.rotatingSets, "id", w, "parameters", "median ms", "min ms",
+                flop > 0 ? "TFLOP/s" : "", "note");
+  for (const Candidate &c : m.candidates) {
+    json::Value o = json::Value::object();
+    o["id"] = c.id;
+    o["params"] = paramsJson(c.params);
+    const CandidateTime *t = nullptr;
+    for (const CandidateTime &x : r.times)
+      if (x.id == c.id)
+        t = &x;
+    if (c.pruned) {
+      o["status"] = "pruned";
+      o["reason"] = c.reason;
+    } else if (t && !t->skipped.empty()) {
+      o["status"] = "skipped";
+      o["reason"] = t->skipped;
+    } else if (t && t->measured) {
+      o["status"] = "ok";
+      o["median_ms"] = t->medianMs;
+      o["min_ms"] = t->minMs;
+      if (flop > 0)
+        o["tflops"] = tflops(t->medianMs);
+    } else if (t) {
+      o["status"] = "failed";
+      o["reason"] = t->error;
+    } else {
+      o["status"] = "not measured";
+    }
+    if (!r.fromCache) {
+      std::string note = o.contains("reason") ? o["reason"].get<std::string>()
+                                              : "";
+      if (c.id == r.winner.id)
+        note = "winner";
+      bool timed = t && t->measured;
+      std::printf("  %4d  %-*s %10s %10s %8s  %s\n", c.id, w,
+                  describe(c.params).c_str(),
+                  timed ? fixed(t->medianMs, 4).c_str()
+                        : o["status"].get<std::string>().c_str(),
+                  timed ? fixed(t->minMs, 4).c_str() : "",
+                  timed && flop > 0 ? fixed(tflops(t->medianMs), 1).c_str()
+                                    : "",
+                  note.c_str());
+    }
+    cands.push_back(o);
+  }
+  row["candidates"] = cands;
+  if (r.winner.id < 0) {
+    allOk = false;
+    std::printf("  no candidate ran correctly\n");
+    row["winner"] = nullptr;
+    return row;
+  }
+  json::Value win = json::Value::object();
+  win["id"] = r.winner.id;
+  win["params"] = paramsJson(r.winner.params);
+  json::Value plan = json::Value::object();
+  plan["split_k"] = r.winner.plan.splitK;
+  plan["tma"] = r.winner.plan.tma;
+  plan["kernels"] = r.winner.plan.kernels;
+  win["plan"] = plan;
+  win["median_ms"] = r.winner.medianMs;
+  if (flop > 0) {
+    win["tflops"] = tflops(r.winner.medianMs);
+    win["measured_shape"] = {r.winner.measuredShape.m,
+                             r.winner.measuredShape.n,
+                             r.winner.measuredShape.k};
+  }
+  row["winner"] = win;
+  const GemmShape &ms = r.winner.measuredShape;
+  std::string on = flop > 0 ? " when measured on " + std::to_string(ms.m) +
+                                  "x" + std::to_string(ms.n) + "x" +
+                                  std::to_string(ms.k)
+                            : " when measured";
+  if (r.fromCache)
+    std::printf("  cache hit (%s): candidate %d (%s), %.4f ms%s; 0 "
+                "measurements\n",
+                r.cacheFile.c_str(), r.winner.id,
+                describe(r.winner.params).c_str(), r.winner.medianMs,
+                on.c_str());
+  else
+    std::printf("  winner: candidate %d (%s; %s), %.4f ms%s, %d measured%s%s\n",
+                r.winner.id, describe(r.winner.params).c_str(),
+                r.winner.plan.describe().c_str(), r.winner.medianMs,
+                flop > 0 ? (", " + fixed(tflops(r.winner.medianMs), 1) +
+                            " TFLOP/s")
+                               .c_str()
+                         : "",
+                r.winner.measured, r.cacheFile.empty() ? "" : "; stored in ",
+                r.cacheFile.c_str());
+  return row;
+}
+
+/// Parses "X[,Y[,Z]]" (each at least 1).
+std::optional<runtime::Grid> parseGridText(const std::string &text) {
+  int64_t dims[3] = {1, 1, 1};
+  size_t start = 0;
+  for (int d = 0; d < 3; ++d) {
+    size_t comma = text.find(',', start);
+    std::string word = text.substr(start, comma == std::string::npos
+                                              ? std::string::npos
+                                              : comma - start);
+    char *end = nullptr;
+    long long v = std::strtoll(word.c_str(), &end, 10);
+    if (word.empty() || *end || v < 1)
+      return std::nullopt;
+    dims[d] = v;
+    if (comma == std::string::npos)
+      return runtime::Grid(dims[0], dims[1], dims[2]);
+    start = comma + 1;
+  }
+  return std::nullopt; // a fourth dimension
+}
+
+/// The problems of one `measure`: GEMM shapes, or one args problem.
+struct Problems {
+  std::vector<std::string> gemms;
+  std::vector<std::string> args;
+  std::string grid;
+};
+
+int measure(const std::string &dir, const Problems &problems, int device,
+            MeasureOptions options, const std::string &jsonOut) {
   Expected<Manifest> m = readManifest(dir);
   if (!m.ok())
     return fail(m.message());
   std::vector<GemmShape> gemms;
-  for (const std::string &s : shapes) {
+  for (const std::string &s : problems.gemms) {
     Expected<GemmShape> g = parseGemmShape(s);
     if (!g.ok())
       return fail("--gemm: " + g.message());
     gemms.push_back(*g);
+  }
+  ArgsProblem argsProblem;
+  argsProblem.specs = problems.args;
+  if (!problems.grid.empty()) {
+    argsProblem.grid = parseGridText(problems.grid);
+    if (!argsProblem.grid)
+      return fail("--grid expects X[,Y[,Z]] (integers of at least 1), got '" +
+                  problems.grid + "'");
   }
   Expected<runtime::Context> ctx = runtime::Context::create(device);
   if (!ctx.ok())
@@ -116,111 +265,30 @@ int measure(const std::string &dir, const std::vector<std::string> &shapes,
   std::printf("%s on %s: %zu candidates in %s\n", m->kernel.c_str(),
               deviceIdentity(*ctx).c_str(), m->candidates.size(), dir.c_str());
   for (const GemmShape &g : gemms) {
-    double flop = 2.0 * g.m * g.n * g.k;
     std::printf("gemm M=%lld N=%lld K=%lld (bucket %s)\n", (long long)g.m,
                 (long long)g.n, (long long)g.k, gemmBucket(g).c_str());
-    Expected<GemmResult> r = tuneGemm(*ctx, *m, dir, g, options);
+    Expected<TuneResult> r = tuneGemm(*ctx, *m, dir, g, options);
     if (!r.ok())
       return fail(r.message());
-    if (!r->cacheNote.empty())
-      std::printf("  cache: %s\n", r->cacheNote.c_str());
-    json::Value row = json::Value::object();
+    json::Value row = reportResult(*m, *r, 2.0 * g.m * g.n * g.k, allOk);
     row["m"] = g.m;
     row["n"] = g.n;
     row["k"] = g.k;
-    row["bucket"] = r->bucket;
-    row["from_cache"] = r->fromCache;
-    row["cache_file"] = r->cacheFile;
-    row["cache_note"] = r->cacheNote;
-    row["rotating_sets"] = r->rotatingSets;
-    json::Value cands = json::Value::array();
-    const int w = paramsWidth(*m);
-    if (!r->fromCache)
-      std::printf("  %d rotating buffer sets\n  %4s  %-*s %10s %10s %8s  "
-                  "%s\n",
-                  r->rotatingSets, "id", w, "parameters", "median ms",
-                  "min ms", "TFLOP/s", "note");
-    for (const Candidate &c : m->candidates) {
-      json::Value o = json::Value::object();
-      o["id"] = c.id;
-      o["params"] = paramsJson(c.params);
-      const CandidateTime *t = nullptr;
-      for (const CandidateTime &x : r->times)
-        if (x.id == c.id)
-          t = &x;
-      if (c.pruned) {
-        o["status"] = "pruned";
-        o["reason"] = c.reason;
-      } else if (t && !t->skipped.empty()) {
-        o["status"] = "skipped";
-        o["reason"] = t->skipped;
-      } else if (t && t->measured) {
-        o["status"] = "ok";
-        o["median_ms"] = t->medianMs;
-        o["min_ms"] = t->minMs;
-        o["tflops"] = flop / (t->medianMs * 1e-3) / 1e12;
-      } else if (t) {
-        o["status"] = "failed";
-        o["reason"] = t->error;
-      } else {
-        o["status"] = "not measured";
-      }
-      if (!r->fromCache) {
-        std::string note = o.contains("reason") ? o["reason"].get<std::string>()
-                                                : "";
-        if (c.id == r->winner.id)
-          note = "winner";
-        bool timed = t && t->measured;
-        std::printf("  %4d  %-*s %10s %10s %8s  %s\n", c.id, w,
-                    describe(c.params).c_str(),
-                    timed ? fixed(t->medianMs, 4).c_str()
-                          : o["status"].get<std::string>().c_str(),
-                    timed ? fixed(t->minMs, 4).c_str() : "",
-                    timed ? fixed(flop / (t->medianMs * 1e-3) / 1e12, 1).c_str()
-                          : "",
-                    note.c_str());
-      }
-      cands.push_back(o);
-    }
-    row["candidates"] = cands;
-    if (r->winner.id < 0) {
-      allOk = false;
-      std::printf("  no candidate ran correctly\n");
-      row["winner"] = nullptr;
-    } else {
-      json::Value w = json::Value::object();
-      w["id"] = r->winner.id;
-      w["params"] = paramsJson(r->winner.params);
-      json::Value plan = json::Value::object();
-      plan["split_k"] = r->winner.plan.splitK;
-      plan["tma"] = r->winner.plan.tma;
-      plan["kernels"] = r->winner.plan.kernels;
-      w["plan"] = plan;
-      w["median_ms"] = r->winner.medianMs;
-      w["tflops"] = flop / (r->winner.medianMs * 1e-3) / 1e12;
-      w["measured_shape"] = {r->winner.measuredShape.m,
-                             r->winner.measuredShape.n,
-                             r->winner.measuredShape.k};
-      row["winner"] = w;
-      if (r->fromCache)
-        std::printf("  cache hit (%s): candidate %d (%s), %.4f ms when "
-                    "measured on %lldx%lldx%lld; 0 measurements\n",
-                    r->cacheFile.c_str(), r->winner.id,
-                    describe(r->winner.params).c_str(), r->winner.medianMs,
-                    (long long)r->winner.measuredShape.m,
-                    (long long)r->winner.measuredShape.n,
-                    (long long)r->winner.measuredShape.k);
-      else
-        std::printf("  winner: candidate %d (%s; %s), %.4f ms, %.1f TFLOP/s, "
-                    "%d measured%s%s\n",
-                    r->winner.id, describe(r->winner.params).c_str(),
-                    r->winner.plan.describe().c_str(),
-                    r->winner.medianMs,
-                    flop / (r->winner.medianMs * 1e-3) / 1e12,
-                    r->winner.measured,
-                    r->cacheFile.empty() ? "" : "; stored in ",
-                    r->cacheFile.c_str());
-    }
+    rows.push_back(row);
+  }
+  if (!problems.args.empty()) {
+    std::string grid = argsProblem.grid
+                           ? "grid " + problems.grid
+                           : "each candidate's grid rule";
+    std::printf("args (%s)\n", grid.c_str());
+    Expected<TuneResult> r = tuneArgs(*ctx, *m, dir, argsProblem, options);
+    if (!r.ok())
+      return fail(r.message());
+    json::Value row = reportResult(*m, *r, 0, allOk);
+    row["args"] = problems.args;
+    if (argsProblem.grid)
+      row["grid"] = {argsProblem.grid->x, argsProblem.grid->y,
+                     argsProblem.grid->z};
     rows.push_back(row);
   }
   if (!jsonOut.empty()) {
@@ -290,7 +358,8 @@ int main(int argc, char **argv) {
   cli::CommandLine cl(
       "tilec-tune",
       "tilec-tune compile (FILE.tile | --builder matmul) -o DIR [options]\n"
-      "       tilec-tune measure DIR --gemm MxNxK... [options]\n"
+      "       tilec-tune measure DIR (--gemm MxNxK... | --arg SPEC...) "
+      "[options]\n"
       "       tilec-tune aot DIR --gemm MxNxK... -o OUT [options]",
       "Tunes a kernel: `compile` enumerates its tuning space, prunes what "
       "cannot work on the target (with the reason) and compiles the rest "
@@ -325,13 +394,19 @@ int main(int argc, char **argv) {
   CLI::App *measureCmd = app.add_subcommand(
       "measure", "time the candidates of a folder on the GPU");
   std::string dir, cacheDir, measureJson;
-  std::vector<std::string> gemms;
+  Problems problems;
   int device = 0;
   bool noCache = false;
   MeasureOptions options;
   measureCmd->add_option("dir", dir, "the folder `compile` wrote")->required();
-  measureCmd->add_option("--gemm", gemms, "a GEMM problem MxNxK (repeatable)")
-      ->required();
+  measureCmd->add_option("--gemm", problems.gemms,
+                         "a GEMM problem MxNxK (repeatable)");
+  measureCmd->add_option("--arg", problems.args,
+                         "instead of --gemm: one argument spec per kernel "
+                         "parameter, in order (tilec-gpu-run's syntax)");
+  measureCmd->add_option("--grid", problems.grid,
+                         "with --arg: the grid X[,Y[,Z]] (default: each "
+                         "candidate's tile.grid rule)");
   measureCmd->add_option("--device", device, "the GPU")->default_str("0");
   measureCmd->add_option("--warmup", options.warmup, "launches before timing")
       ->default_str(std::to_string(options.warmup));
@@ -386,9 +461,15 @@ int main(int argc, char **argv) {
       return cl.usageError("--reps and --warmup must be at least 1");
     if (options.checkSamples < 0)
       return cl.usageError("--check-samples must be at least 0");
+    if (problems.gemms.empty() == problems.args.empty())
+      return cl.usageError("measure takes --gemm shapes or the --arg specs "
+                           "of one problem, one of them");
+    if (!problems.grid.empty() && problems.args.empty())
+      return cl.usageError("--grid goes with --arg (a GEMM's grid follows "
+                           "from its shape)");
     options.useCache = !noCache;
     options.cacheDir = cacheDir;
-    return measure(dir, gemms, device, options, measureJson);
+    return measure(dir, problems, device, options, measureJson);
   }
 
   if (aot->parsed())

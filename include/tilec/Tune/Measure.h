@@ -11,10 +11,12 @@
 #define TILEC_TUNE_MEASURE_H
 
 #include "tilec/Runtime/Runtime.h"
+#include "tilec/Support/HostArgs.h"
 #include "tilec/Tune/Manifest.h"
 #include "tilec/Tune/TuneCache.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +47,9 @@ struct CandidateTime {
   std::string skipped;
 };
 
-struct GemmResult {
-  GemmShape shape;
+/// One problem's outcome (gemm or args).
+struct TuneResult {
+  GemmShape shape; ///< the gemm problem's; zeros for an args problem
   std::string bucket, key, cacheFile;
   bool fromCache = false;
   std::string cacheNote; ///< why an entry was ignored, or a store failure
@@ -74,9 +77,44 @@ std::string shapeSkipReason(const Candidate &c, const GemmShape &shape,
 /// candidate's c is an f32 workspace of SPLIT_K x M x N, summed into C by
 /// its reduce step, grid (M, cdiv(N, block_n))) on `shape`, or takes the
 /// winner from the cache.
-Expected<GemmResult> tuneGemm(const runtime::Context &context,
+Expected<TuneResult> tuneGemm(const runtime::Context &context,
                               const Manifest &manifest, const std::string &dir,
                               const GemmShape &shape,
+                              const MeasureOptions &options);
+
+/// A problem of any kernel (`tilec-tune measure --arg`): one argument spec
+/// per kernel parameter, in tilec-run's and tilec-gpu-run's syntax
+/// (tilec/Support/HostArgs.h: `rand=1,n=4096`, `n=4096` for an output,
+/// `expect=ref.npy`, a scalar, a descriptor's `shape=`), and the grid:
+/// `grid` when given, else each candidate's launch rule (`tile.grid`)
+/// evaluated on the integer scalars.
+struct ArgsProblem {
+  std::vector<std::string> specs;
+  std::optional<runtime::Grid> grid;
+};
+
+/// The bucket of an args problem for a kernel of parameters `params`
+/// (parsed arguments `args`): per integer scalar its value rounded up to a
+/// power of two and its alignment (the largest power of two up to 16
+/// dividing it: divisibility hints decide which kernels take it), per
+/// buffer its element count rounded up, per descriptor its shape so; float
+/// scalars leave no trace (a scale does not change which tile wins), nor do
+/// seeds or file names. "n=1024/a8 x[1024] y[1024]".
+std::string argsBucket(const std::vector<runtime::ParamInfo> &params,
+                       const std::vector<HostArg> &args);
+
+/// Tunes `manifest`'s candidates on `problem`, or takes the winner from the
+/// cache (key problem "args", bucket argsBucket()). Every candidate must
+/// have the first's parameters (names, kinds, types). Inputs come from the
+/// specs; outputs are checked after one launch on fresh buffers: against
+/// their expect= files when given, else against the first candidate that
+/// ran (so a candidate that disagrees cannot win; give expect= when the
+/// first may be wrong), with the spec's atol=/rtol= or the dtype's default
+/// tolerances. Split-K plans (two kernels) are skipped: they need the gemm
+/// problem.
+Expected<TuneResult> tuneArgs(const runtime::Context &context,
+                              const Manifest &manifest, const std::string &dir,
+                              const ArgsProblem &problem,
                               const MeasureOptions &options);
 
 } // namespace tilec::tune

@@ -255,7 +255,7 @@ TEST(TunePlan, SplitPlanMeasuredAsTwoLaunchesAndRewrittenWhenCorrupt) {
   Manifest onlySplit = m;
   onlySplit.candidates[0].pruned = true;
   int before = fakeLaunches();
-  Expected<GemmResult> r =
+  Expected<TuneResult> r =
       tuneGemm(*ctx, onlySplit, dir, {16, 4096, 4096}, quiet(cacheDir));
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->winner.id, 1);
@@ -272,7 +272,7 @@ TEST(TunePlan, SplitPlanMeasuredAsTwoLaunchesAndRewrittenWhenCorrupt) {
 
   // A second process takes the plan from the cache; a corrupted plan is
   // ignored, measured again and the entry rewritten whole.
-  Expected<GemmResult> hit =
+  Expected<TuneResult> hit =
       tuneGemm(*ctx, onlySplit, dir, {16, 4096, 4096}, quiet(cacheDir));
   ASSERT_TRUE(hit.ok() && hit->fromCache);
   EXPECT_EQ(hit->winner.plan, r->winner.plan);
@@ -283,19 +283,19 @@ TEST(TunePlan, SplitPlanMeasuredAsTwoLaunchesAndRewrittenWhenCorrupt) {
   entry.replace(at, 12, "\"kernels\": [\"other\", ");
   ASSERT_TRUE(raw.store(r->key, entry).ok());
   before = fakeLaunches();
-  Expected<GemmResult> again =
+  Expected<TuneResult> again =
       tuneGemm(*ctx, onlySplit, dir, {16, 4096, 4096}, quiet(cacheDir));
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_FALSE(again->fromCache);
   EXPECT_EQ(again->cacheNote.substr(0, 29), "ignored an entry whose plan h");
   EXPECT_GT(fakeLaunches(), before);
-  Expected<GemmResult> fixed =
+  Expected<TuneResult> fixed =
       tuneGemm(*ctx, onlySplit, dir, {16, 4096, 4096}, quiet(cacheDir));
   ASSERT_TRUE(fixed.ok() && fixed->fromCache);
 
   // On a shape that fills the GPU, the plan is skipped with its reason
   // and the one-kernel candidate wins.
-  Expected<GemmResult> big =
+  Expected<TuneResult> big =
       tuneGemm(*ctx, m, dir, {4096, 4096, 4096}, quiet(cacheDir));
   ASSERT_TRUE(big.ok()) << big.message();
   EXPECT_EQ(big->winner.id, 0);

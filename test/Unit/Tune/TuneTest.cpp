@@ -138,6 +138,42 @@ TEST(TuneBucket, PowersOfTwoAtLeast16) {
   EXPECT_EQ(gemmBucket({3, 24, 40}), "M16xN32xK64/a8");
 }
 
+TEST(TuneBucket, ArgsRoundSizesKeepAlignmentAndDropFloats) {
+  using runtime::ParamInfo;
+  std::vector<ParamInfo> params(5);
+  params[0] = {.name = "x", .kind = ParamInfo::Kind::Pointer,
+               .type = DType::F32};
+  params[1] = {.name = "a", .kind = ParamInfo::Kind::TensorDesc,
+               .type = DType::BF16};
+  params[2] = {.name = "n", .type = DType::I32};
+  params[3] = {.name = "scale", .type = DType::F32};
+  params[4] = {.name = "flag", .type = DType::I32};
+  std::vector<HostArg> args(5);
+  args[0].isBuffer = true;
+  args[0].dtype = DType::F32;
+  args[0].data.resize(1000 * 4);
+  args[1].isBuffer = true;
+  args[1].dtype = DType::BF16;
+  args[1].desc.shape = {100, 64};
+  args[2].intValue = 1000;
+  args[3].dtype = DType::F32;
+  args[3].floatValue = 0.125;
+  args[4].intValue = 0;
+  EXPECT_EQ(argsBucket(params, args),
+            "x[1024] a[128x64] n=1024/a8 flag=0/a1");
+  // Sizes within one power of two share a bucket; the alignment does not.
+  args[2].intValue = 1024;
+  EXPECT_EQ(argsBucket(params, args),
+            "x[1024] a[128x64] n=1024/a16 flag=0/a1");
+  args[2].intValue = 513;
+  EXPECT_EQ(argsBucket(params, args),
+            "x[1024] a[128x64] n=1024/a1 flag=0/a1");
+  // The float scalar leaves no trace.
+  args[3].floatValue = 7;
+  EXPECT_EQ(argsBucket(params, args),
+            "x[1024] a[128x64] n=1024/a1 flag=0/a1");
+}
+
 TEST(TuneBucket, ShapeParsing) {
   Expected<GemmShape> s = parseGemmShape("16x14336x4096");
   ASSERT_TRUE(s.ok()) << s.message();
@@ -343,7 +379,7 @@ TEST(TuneMeasure, MeasuresThenReusesTheCache) {
   ASSERT_TRUE(ctx.ok()) << ctx.message();
   std::vector<std::string> lines;
   int before = fakeLaunches();
-  Expected<GemmResult> r =
+  Expected<TuneResult> r =
       tuneGemm(*ctx, m, dir, {100, 64, 32}, quiet(cacheDir, &lines));
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_FALSE(r->fromCache);
@@ -368,7 +404,7 @@ TEST(TuneMeasure, MeasuresThenReusesTheCache) {
   // A second run (any shape of the bucket) measures nothing.
   lines.clear();
   before = fakeLaunches();
-  Expected<GemmResult> again =
+  Expected<TuneResult> again =
       tuneGemm(*ctx, m, dir, {128, 48, 32}, quiet(cacheDir, &lines));
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_TRUE(again->fromCache);
@@ -379,13 +415,13 @@ TEST(TuneMeasure, MeasuresThenReusesTheCache) {
 
   // A corrupted entry is ignored, measured again and rewritten.
   writeFile(again->cacheFile, "garbage");
-  Expected<GemmResult> third =
+  Expected<TuneResult> third =
       tuneGemm(*ctx, m, dir, {128, 48, 32}, quiet(cacheDir, &lines));
   ASSERT_TRUE(third.ok()) << third.message();
   EXPECT_FALSE(third->fromCache);
   EXPECT_EQ(third->cacheNote, "ignored a damaged entry (length or checksum) "
                               "at " + third->cacheFile);
-  Expected<GemmResult> fourth =
+  Expected<TuneResult> fourth =
       tuneGemm(*ctx, m, dir, {128, 48, 32}, quiet(cacheDir, &lines));
   ASSERT_TRUE(fourth.ok());
   EXPECT_TRUE(fourth->fromCache);
@@ -394,7 +430,7 @@ TEST(TuneMeasure, MeasuresThenReusesTheCache) {
   MeasureOptions off = quiet(cacheDir, &lines);
   off.useCache = false;
   before = fakeLaunches();
-  Expected<GemmResult> fresh = tuneGemm(*ctx, m, dir, {128, 48, 32}, off);
+  Expected<TuneResult> fresh = tuneGemm(*ctx, m, dir, {128, 48, 32}, off);
   ASSERT_TRUE(fresh.ok());
   EXPECT_FALSE(fresh->fromCache);
   EXPECT_GT(fakeLaunches(), before);
@@ -409,7 +445,7 @@ TEST(TuneMeasure, RotationFollowsTheL2AndAWrongResultCannotWin) {
   MeasureOptions o = quiet(cacheDir, &lines);
   o.checkSamples = 4;
   // 2 MiB over (256x256 + 256x256 + 256x256) x 2 bytes: 6 sets.
-  Expected<GemmResult> r = tuneGemm(*ctx, m, dir, {256, 256, 256}, o);
+  Expected<TuneResult> r = tuneGemm(*ctx, m, dir, {256, 256, 256}, o);
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->rotatingSets, 6);
   // The fake computes nothing: C stays poisoned (NaN), and no candidate

@@ -1,0 +1,345 @@
+//===- MeasureArgs.cpp - tuning any kernel on arguments from specs --------===//
+//
+// The args problem: a kernel of any signature, its arguments given as
+// tilec-gpu-run's specs. The buffers are made once on the host from the
+// specs and copied into rotating sets (inputs with their contents, outputs
+// poisoned), so that, as for the GEMM, a launch does not find its inputs
+// in L2 from the previous one. Each candidate first runs once on set 0,
+// restored to the specs' contents, and its outputs are compared with
+// their expect= files or, without one, with the first candidate that ran:
+// a candidate that is fast because it computes something else cannot win.
+// The grid is the caller's or each candidate's own launch rule (its
+// tile.grid may name the tuned parameters: "cdiv(n, ${BLOCK})").
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Tune/Measure.h"
+#include "MeasureCommon.h"
+#include "tilec/Runtime/HostArgValues.h"
+
+#include <optional>
+
+using namespace tilec;
+using namespace tilec::tune;
+using namespace tilec::runtime;
+
+namespace {
+
+int64_t roundUpPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v && p < (int64_t(1) << 62))
+    p *= 2;
+  return p;
+}
+
+/// The parameters as the specs are parsed against them.
+HostParam hostParam(const ParamInfo &p) {
+  HostParam h;
+  h.name = p.name;
+  h.isPointer = p.kind != ParamInfo::Kind::Scalar;
+  h.dtype = p.type;
+  return h;
+}
+
+/// The kernel's parameters must be the first candidate's: the specs are
+/// parsed once, against them.
+std::string sameSignature(const KernelMetadata &k,
+                          const std::vector<ParamInfo> &first,
+                          const std::string &firstSignature) {
+  bool same = k.params.size() == first.size();
+  for (size_t i = 0; same && i < first.size(); ++i)
+    same = k.params[i].name == first[i].name &&
+           k.params[i].kind == first[i].kind &&
+           k.params[i].type == first[i].type;
+  if (same)
+    return "";
+  return "its parameters (" + k.signature() +
+         ") are not the first candidate's (" + firstSignature + ")";
+}
+
+/// One argument: the parsed spec, its descriptor's tensor, its reference.
+struct Arg {
+  HostArg host;
+  TensorDescSpec desc;
+  std::vector<uint8_t> expected; ///< from expect=
+  /// Compared after the check launch: an output (n= alone) or expect=.
+  bool checked() const {
+    return host.isBuffer && (host.isOutput || !host.expectPath.empty());
+  }
+};
+
+} // namespace
+
+std::string tune::argsBucket(const std::vector<ParamInfo> &params,
+                             const std::vector<HostArg> &args) {
+  std::string out;
+  auto add = [&](const std::string &word) {
+    out += (out.empty() ? "" : " ") + word;
+  };
+  for (size_t i = 0; i < params.size() && i < args.size(); ++i) {
+    const ParamInfo &p = params[i];
+    const HostArg &a = args[i];
+    if (p.kind == ParamInfo::Kind::TensorDesc) {
+      std::string dims;
+      for (int64_t d : a.desc.shape)
+        dims += (dims.empty() ? "" : "x") + std::to_string(roundUpPow2(d));
+      add(p.name + "[" + dims + "]");
+    } else if (a.isBuffer) {
+      add(p.name + "[" + std::to_string(roundUpPow2(int64_t(a.count()))) +
+          "]");
+    } else if (!isFloat(a.dtype)) {
+      int64_t v = a.intValue, align = 1;
+      while (align < 16 && v % (2 * align) == 0 && v != 0)
+        align *= 2;
+      add(p.name + "=" + std::to_string(v > 0 ? roundUpPow2(v) : v) + "/a" +
+          std::to_string(align));
+    }
+  }
+  return out;
+}
+
+Expected<TuneResult> tune::tuneArgs(const Context &context,
+                                    const Manifest &manifest,
+                                    const std::string &dir,
+                                    const ArgsProblem &problem,
+                                    const MeasureOptions &options) {
+  TuneResult result;
+  std::vector<const Candidate *> todo;
+  for (const Candidate &c : manifest.candidates) {
+    if (c.pruned)
+      continue;
+    if (splitKOf(c) > 1) {
+      CandidateTime t;
+      t.id = c.id;
+      t.skipped = "a split-K plan is two kernels: it runs as the gemm "
+                  "problem (--gemm) only";
+      result.times.push_back(t);
+      continue;
+    }
+    todo.push_back(&c);
+  }
+  if (todo.empty())
+    return Status::error(result.times.empty()
+                             ? "every candidate of the manifest was pruned"
+                             : "no candidate of the manifest runs as one "
+                               "kernel (" +
+                                   result.times.front().skipped + ")");
+
+  // The first candidate's parameters parse the specs.
+  Expected<Module> firstModule =
+      Module::loadFiles(context, dir + "/" + todo[0]->binary,
+                        dir + "/" + todo[0]->metadata);
+  if (!firstModule.ok())
+    return firstModule.status();
+  Expected<Kernel> firstKernel = firstModule->kernel(manifest.kernel);
+  if (!firstKernel.ok())
+    return firstKernel.status();
+  const std::vector<ParamInfo> params = firstKernel->metadata().params;
+  const std::string signature = firstKernel->metadata().signature();
+  const size_t n = params.size();
+  if (problem.specs.size() != n)
+    return Status::error(
+        "kernel '" + manifest.kernel + "' takes " + std::to_string(n) +
+        " argument" + (n == 1 ? "" : "s") + " (" + signature + ") but " +
+        std::to_string(problem.specs.size()) + " --arg " +
+        (problem.specs.size() == 1 ? "was" : "were") + " given");
+  std::vector<Arg> args(n);
+  std::vector<HostArg> hosts;
+  size_t setBytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::string spec = problem.specs[i];
+    if (params[i].kind == ParamInfo::Kind::TensorDesc) {
+      spec.clear();
+      std::string e = splitTensorDescSpec(problem.specs[i], params[i].name,
+                                          spec, args[i].desc);
+      if (!e.empty())
+        return Status::error(e);
+    }
+    Expected<HostArg> h = parseHostArg(spec, hostParam(params[i]));
+    if (!h.ok())
+      return h.status();
+    args[i].host = std::move(*h);
+    args[i].host.desc = args[i].desc;
+    if (!args[i].host.expectPath.empty()) {
+      Expected<std::vector<uint8_t>> want = readExpected(args[i].host);
+      if (!want.ok())
+        return want.status();
+      args[i].expected = std::move(*want);
+    }
+    if (args[i].host.isBuffer)
+      setBytes += args[i].host.data.size();
+    hosts.push_back(args[i].host);
+  }
+  if (!problem.grid && firstKernel->metadata().grid.empty())
+    return Status::error("kernel '" + manifest.kernel +
+                         "' declares no launch rule (tile.grid): give the "
+                         "grid (--grid X[,Y[,Z]])");
+
+  result.bucket = argsBucket(params, hosts);
+  if (options.progress)
+    options.progress("bucket " + result.bucket);
+  TuneKeyParts parts =
+      keyParts(manifest, result.bucket, deviceIdentity(context));
+  parts.problem = "args";
+  result.key = tuneKey(parts);
+  std::optional<TuneCache> cache;
+  if (tune::detail::lookupWinner(manifest, parts, options, result, cache))
+    return result;
+
+  // The rotating sets, each buffer with its contents (outputs: poison).
+  const size_t sets = tune::detail::rotatingSetCount(context, setBytes, options);
+  result.rotatingSets = static_cast<int>(sets);
+  std::vector<std::vector<std::optional<DeviceMemory>>> bufs(sets);
+  auto fill = [&](size_t set, size_t i) -> Status {
+    const HostArg &h = args[i].host;
+    DeviceMemory &m = *bufs[set][i];
+    if (h.isOutput || h.data.empty())
+      return m.fill8(kPoisonByte);
+    return m.copyFromHost(h.data.data(), h.data.size());
+  };
+  for (size_t set = 0; set < sets; ++set) {
+    bufs[set].resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!args[i].host.isBuffer)
+        continue;
+      // At least one byte: an empty buffer still needs an address.
+      auto m = DeviceMemory::allocate(
+          context, std::max<size_t>(args[i].host.data.size(), 1));
+      if (!m.ok())
+        return Status::error("cannot allocate %" + params[i].name +
+                             " of rotating buffer set " + std::to_string(set) +
+                             " of " + std::to_string(sets) + ": " +
+                             m.message());
+      bufs[set][i].emplace(std::move(*m));
+      if (Status s = fill(set, i); !s.ok())
+        return s;
+    }
+  }
+
+  Expected<Stream> stream = Stream::create(context);
+  if (!stream.ok())
+    return stream.status();
+  // The first candidate that ran: the reference of outputs without expect=.
+  std::vector<std::vector<uint8_t>> reference(n);
+  int referenceId = -1;
+  const int count = static_cast<int>(todo.size());
+  double bestMs = 0;
+  int bestId = -1;
+  bool anyDesc = false;
+  for (const ParamInfo &p : params)
+    anyDesc |= p.kind == ParamInfo::Kind::TensorDesc;
+  for (int c = 0; c < count; ++c) {
+    const Candidate &cand = *todo[c];
+    CandidateTime t;
+    t.id = cand.id;
+    auto finish = [&](std::string error) {
+      t.error = std::move(error);
+      result.times.push_back(t);
+      tune::detail::reportProgress(options, c, count, cand, t, bestId, bestMs);
+    };
+    Expected<Module> module = Module::loadFiles(
+        context, dir + "/" + cand.binary, dir + "/" + cand.metadata);
+    if (!module.ok()) {
+      finish(module.message());
+      continue;
+    }
+    Expected<Kernel> kernel = module->kernel(manifest.kernel);
+    if (!kernel.ok()) {
+      finish(kernel.message());
+      continue;
+    }
+    if (std::string e = sameSignature(kernel->metadata(), params, signature);
+        !e.empty()) {
+      finish(e);
+      continue;
+    }
+    std::vector<TensorDescArg> descArgs(n);
+    std::vector<ArgValue> values(n);
+    auto valuesOf = [&](size_t set) {
+      for (size_t i = 0; i < n; ++i)
+        values[i] = hostArgValue(
+            args[i].host, params[i],
+            args[i].host.isBuffer ? bufs[set][i]->address() : 0,
+            args[i].desc, descArgs[i]);
+    };
+    valuesOf(0);
+    Grid grid;
+    if (problem.grid) {
+      grid = *problem.grid;
+    } else {
+      Expected<Grid> g = ruleGrid(kernel->metadata(), values.data(), n);
+      if (!g.ok()) {
+        finish(g.message());
+        continue;
+      }
+      grid = *g;
+    }
+    auto launch = [&](size_t index) -> Status {
+      valuesOf(index % sets);
+      return kernel->launchArgs(stream->get(), grid, values.data(), n);
+    };
+    // The check: set 0 as the specs made it, one launch, the outputs back.
+    Status s;
+    for (size_t i = 0; s.ok() && i < n; ++i)
+      if (args[i].host.isBuffer)
+        s = fill(0, i);
+    if (s.ok())
+      s = launch(0);
+    if (s.ok())
+      s = stream->synchronize();
+    std::vector<std::vector<uint8_t>> got(n);
+    for (size_t i = 0; s.ok() && i < n; ++i) {
+      if (!args[i].checked())
+        continue;
+      got[i].resize(args[i].host.data.size());
+      s = bufs[0][i]->copyToHost(got[i].data(), got[i].size());
+      if (!s.ok())
+        break;
+      const bool hasFile = !args[i].host.expectPath.empty();
+      if (!hasFile && referenceId < 0)
+        continue; // this candidate becomes the reference
+      const std::vector<uint8_t> &want =
+          hasFile ? args[i].expected : reference[i];
+      auto [atol, rtol] = defaultTolerance(args[i].host.dtype);
+      Comparison cmp = compareElements(
+          args[i].host.dtype, got[i], want, args[i].host.atol.value_or(atol),
+          args[i].host.rtol.value_or(rtol), /*keep=*/1);
+      if (cmp.ok())
+        continue;
+      size_t at = cmp.firstMismatches.empty() ? 0 : cmp.firstMismatches[0];
+      const size_t size = dtypeSize(args[i].host.dtype);
+      s = Status::error(
+          "wrong result: %" + params[i].name + "[" + std::to_string(at) +
+          "] = " + formatElement(got[i].data() + at * size, args[i].host.dtype) +
+          ", " +
+          (hasFile ? "'" + args[i].host.expectPath + "' has "
+                   : "candidate " + std::to_string(referenceId) + " gave ") +
+          formatElement(want.data() + at * size, args[i].host.dtype) + " (" +
+          std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.count) +
+          " elements differ)");
+    }
+    if (s.ok())
+      s = tune::detail::timeLaunches(context, *stream, launch, sets, anyDesc,
+                               options, t);
+    if (!s.ok()) {
+      finish(s.message());
+      continue;
+    }
+    if (referenceId < 0) {
+      referenceId = cand.id;
+      reference = std::move(got);
+    }
+    if (bestId < 0 || t.medianMs < bestMs) {
+      bestMs = t.medianMs;
+      bestId = cand.id;
+    }
+    finish("");
+  }
+  if (bestId < 0)
+    return result; // winner.id -1: the table says why each failed
+  result.winner = winnerOf(manifest, *manifest.find(bestId));
+  result.winner.medianMs = bestMs;
+  result.winner.measured = count;
+  tune::detail::storeWinner(cache, parts, result);
+  return result;
+}
