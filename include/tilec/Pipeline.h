@@ -59,6 +59,12 @@ struct PipelineOptions {
   /// largest per-thread tile of examples/ (a 128 x 256 accumulator on 8
   /// warps), whose code stays as it is.
   int64_t maxUnrolledElements = 128;
+  /// A tile that cannot run in chunks (a scan, a tile carried by a loop,
+  /// ...) and holds more elements per thread than this is a located error:
+  /// LLVM's time grows quadratically with the unrolled elements (a
+  /// loop-carried gather of 2048 a thread: over 100 s; 512: seconds); 0:
+  /// no limit. Not checked when maxUnrolledElements is 0.
+  int64_t maxUnchunkedElements = 512;
   /// The most operations a kernel's per-thread code may have, checked by
   /// convert-tile-to-gpu on an estimate before it converts and on the
   /// count after: LLVM's code generation time grows faster than the code

@@ -105,6 +105,7 @@ void tilec::buildTilecPipeline(OpPassManager &pm,
   // and LLVM's time (superlinear in a block's length) stay bounded.
   TileLoopLargeTilesOptions chunks;
   chunks.maxElementsPerThread = options.maxUnrolledElements;
+  chunks.maxUnchunkedElementsPerThread = options.maxUnchunkedElements;
   pm.addPass(createTileLoopLargeTiles(chunks));
   if (options.emit == EmitLevel::Layout)
     return;

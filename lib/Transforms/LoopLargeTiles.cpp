@@ -835,23 +835,33 @@ struct TileLoopLargeTiles
         best = std::move(*plan);
     }
     if (!best || best->maxAfter >= most) {
+      std::string why = best ? "its chunks would not be smaller" : firstWhy;
+      if (overLimit(most)) {
+        errorAt(c, largest, most, why);
+        return signalPassFailure();
+      }
       warnAt(c, largest)
           << "tile " << largest.getType() << " holds " << most
           << " elements per thread and stays unrolled (compile time and "
              "registers grow with it): "
-          << (best ? "its chunks would not be smaller" : firstWhy);
+          << why;
       return;
     }
     // A tile without the chunked dim stays as it was: say so if it is
     // still large.
     if (best->maxAfter > maxElementsPerThread) {
       bool chunked = best->dimOf.count(best->largestAfter);
+      std::string why = chunked ? "its layout allows no smaller chunk"
+                                : "it lacks the chunked dim";
+      if (overLimit(best->maxAfter)) {
+        errorAt(c, best->largestAfter, best->maxAfter,
+                "after the loop over chunks of the other tiles, " + why);
+        return signalPassFailure();
+      }
       warnAt(c, best->largestAfter)
           << "tile " << best->largestAfter.getType() << " still holds "
           << best->maxAfter << " elements per thread after the loop over "
-          << "chunks of the other tiles: "
-          << (chunked ? "its layout allows no smaller chunk"
-                      : "it lacks the chunked dim");
+          << "chunks of the other tiles: " << why;
     }
     LLVM_DEBUG(llvm::dbgs()
                << "tile-loop-large-tiles: " << largest.getType() << " (" << most
@@ -861,17 +871,36 @@ struct TileLoopLargeTiles
     applyPlan(*best);
   }
 
-  /// A warning at the first op of `c` on `tile` that has a place in the
-  /// source (canonicalization leaves constants without one).
-  InFlightDiagnostic warnAt(Component &c, Value tile) {
-    Operation *where = c.ops.front();
+  /// The first op of `c` on `tile` that has a place in the source
+  /// (canonicalization leaves constants without one).
+  Operation *placeOf(Component &c, Value tile) {
     for (Operation *op : c.ops)
       if (!isa<UnknownLoc>(op->getLoc()) &&
-          llvm::is_contained(tileValues(op), tile)) {
-        where = op;
-        break;
-      }
-    return where->emitWarning();
+          llvm::is_contained(tileValues(op), tile))
+        return op;
+    return c.ops.front();
+  }
+  InFlightDiagnostic warnAt(Component &c, Value tile) {
+    return placeOf(c, tile)->emitWarning();
+  }
+
+  /// More elements per thread than may stay unrolled: LLVM's straight-line
+  /// strength reduction is quadratic in a block's addresses (a gather of
+  /// 2048 a thread summed in a loop took it over 100 s), so such a tile is
+  /// an error rather than minutes of compilation.
+  bool overLimit(int64_t perThread) const {
+    return maxUnchunkedElementsPerThread > 0 &&
+           perThread > maxUnchunkedElementsPerThread;
+  }
+  void errorAt(Component &c, Value tile, int64_t perThread,
+               const std::string &why) {
+    placeOf(c, tile)->emitError()
+        << "tile " << tile.getType() << " holds " << perThread
+        << " elements per thread and cannot run in chunks (" << why
+        << "): over the " << int64_t(maxUnchunkedElementsPerThread)
+        << " a thread may hold unrolled (compile time grows quadratically "
+           "with them); use a smaller tile or more warps, or raise "
+           "--max-unchunked-elements";
   }
 };
 

@@ -8,7 +8,8 @@
 #      order), every other kernel as A;
 #   C  B re-assembled with setmaxnreg 24 / 240 (producer / consumers)
 #      instead of 40 / 232 in every warp-specialized kernel;
-#   D  A's overlapped forwards, backward and TMA GEMMs at 24 / 240.
+#   D  A's overlapped forwards, backward and TMA GEMMs at 24 / 240;
+# and tune-add, the candidates of `tilec-tune measure --arg` on the GPU.
 # Variants C and D come from the PTX with only the two setmaxnreg
 # operands changed, assembled by the same ptxas with the same -O3 and
 # -arch as tilec --emit=cubin.
@@ -59,6 +60,10 @@ done
 for k in attention_tma_bwd_dkdv_d128 attention_tma_bwd_dq_d128 matmul_tma matmul_tma_bias_gelu; do
   asm $S/ptx/$k.ptx $S/D/$k.cubin 24
 done
+# The args problem of tilec-tune on the GPU: test/Tune/Inputs/add-params.tile
+# (BLOCK 128 / 256 / 512, num_warps 4 / 8, its grid rule naming BLOCK).
+build/bin/tilec-tune compile test/Tune/Inputs/add-params.tile -o $S/tune-add \
+  --arch sm_90a --space num_stages=2 > $S/tune-add.txt
 cp /work/shared/bench/peers.py $S/
 rm -rf $S/ptx/*.ptx
 du -sh $S

@@ -1,6 +1,6 @@
-// RUN: tile-opt %s -split-input-file --tile-loop-large-tiles -verify-diagnostics | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-loop-large-tiles=max-unchunked-elements-per-thread=0 -verify-diagnostics | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-loop-large-tiles=max-elements-per-thread=0 2>/dev/null | FileCheck %s --check-prefix=NOLOOP
-// RUN: tile-opt %s -split-input-file --tile-loop-large-tiles=chunk-elements-per-thread=64 2>/dev/null | FileCheck %s --check-prefix=CHUNK
+// RUN: tile-opt %s -split-input-file --tile-loop-large-tiles="chunk-elements-per-thread=64 max-unchunked-elements-per-thread=0" 2>/dev/null | FileCheck %s --check-prefix=CHUNK
 
 // A 1-D add of 8192 elements on one warp: 256 per thread, in 8 chunks of
 // 1024 (32 per thread, 8 vectors of 4: the layout's period is 128). The

@@ -125,6 +125,13 @@ static cl::opt<int64_t> maxUnrolledElements(
              "are computed in a loop over chunks, so that code size and "
              "compile time stay bounded; 0: never"),
     cl::init(128), cl::cat(tilecCategory));
+static cl::opt<int64_t> maxUnchunkedElements(
+    "max-unchunked-elements",
+    cl::desc("A tile that cannot run in chunks (a scan, a tile a loop "
+             "carries) and holds more elements per thread than this "
+             "(default 512) is an error: compile time grows quadratically "
+             "with them; 0: no limit"),
+    cl::init(512), cl::cat(tilecCategory));
 static cl::opt<int64_t> maxKernelOps(
     "max-kernel-ops",
     cl::desc("The most operations one kernel's per-thread code may have "
@@ -201,6 +208,12 @@ static LogicalResult checkOptions() {
     llvm::errs() << "tilec: error: --max-unrolled-elements must be at least "
                     "0, got "
                  << maxUnrolledElements << "\n";
+    return failure();
+  }
+  if (maxUnchunkedElements < 0) {
+    llvm::errs() << "tilec: error: --max-unchunked-elements must be at least "
+                    "0, got "
+                 << maxUnchunkedElements << "\n";
     return failure();
   }
   if (maxKernelOps < 1) {
@@ -521,6 +534,7 @@ int main(int argc, char **argv) {
   }
   options.maxTileElements = maxTileElements;
   options.maxUnrolledElements = maxUnrolledElements;
+  options.maxUnchunkedElements = maxUnchunkedElements;
   options.maxKernelOps = maxKernelOps;
   options.ptxasPath = ptxasPath;
   options.approxMath = approxMath;

@@ -163,6 +163,11 @@ def TileLoopLargeTiles : Pass<"tile-loop-large-tiles", "::mlir::ModuleOp"> {
            /*default=*/"32",
            "Elements per thread a chunk holds at most, where the layouts "
            "allow (capped by max-elements-per-thread)">,
+    Option<"maxUnchunkedElementsPerThread",
+           "max-unchunked-elements-per-thread", "int64_t", /*default=*/"512",
+           "A tile that cannot run in chunks and holds more elements per "
+           "thread than this is an error instead of a warning (0: no "
+           "limit)">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
