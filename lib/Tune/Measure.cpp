@@ -409,7 +409,7 @@ Expected<TuneResult> tune::tuneGemm(const Context &context,
     // on the host (cached after): timeLaunches does that first.
     if (s.ok())
       s = tune::detail::timeLaunches(context, *stream, launch, sets,
-                               plan->descA || plan->descB, options, t);
+                                     plan->descA || plan->descB, options, t);
     if (!s.ok()) {
       finish(s.message());
       continue;
@@ -420,13 +420,7 @@ Expected<TuneResult> tune::tuneGemm(const Context &context,
     }
     finish("");
   }
-  if (bestId < 0)
-    return result; // winner.id -1: the table says why each failed
-  result.winner = winnerOf(manifest, *manifest.find(bestId));
-  result.winner.medianMs = bestMs;
-  result.winner.measuredShape = shape;
-  result.winner.measured = n;
-  tune::detail::storeWinner(cache, parts, result);
+  tune::detail::setWinner(manifest, bestId, bestMs, n, cache, parts, result);
   return result;
 }
 

@@ -320,7 +320,7 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
     }
     if (s.ok())
       s = tune::detail::timeLaunches(context, *stream, launch, sets, anyDesc,
-                               options, t);
+                                     options, t);
     if (!s.ok()) {
       finish(s.message());
       continue;
@@ -335,11 +335,7 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
     }
     finish("");
   }
-  if (bestId < 0)
-    return result; // winner.id -1: the table says why each failed
-  result.winner = winnerOf(manifest, *manifest.find(bestId));
-  result.winner.medianMs = bestMs;
-  result.winner.measured = count;
-  tune::detail::storeWinner(cache, parts, result);
+  tune::detail::setWinner(manifest, bestId, bestMs, count, cache, parts,
+                          result);
   return result;
 }

@@ -36,8 +36,16 @@ bool tune::detail::lookupWinner(const Manifest &manifest, const TuneKeyParts &pa
   return false;
 }
 
-void tune::detail::storeWinner(const std::optional<TuneCache> &cache,
-                         const TuneKeyParts &parts, TuneResult &result) {
+void tune::detail::setWinner(const Manifest &manifest, int bestId,
+                             double bestMs, int measured,
+                             const std::optional<TuneCache> &cache,
+                             const TuneKeyParts &parts, TuneResult &result) {
+  if (bestId < 0)
+    return;
+  result.winner = winnerOf(manifest, *manifest.find(bestId));
+  result.winner.medianMs = bestMs;
+  result.winner.measuredShape = result.shape;
+  result.winner.measured = measured;
   if (!cache)
     return;
   if (Status s = cache->store(parts, result.winner); !s.ok())

@@ -26,10 +26,13 @@ bool lookupWinner(const Manifest &manifest, const TuneKeyParts &parts,
                   const MeasureOptions &options, TuneResult &result,
                   std::optional<TuneCache> &cache);
 
-/// Stores `result.winner` (measured on `measuredCount` candidates) when a
-/// cache is open, noting a failure in `result.cacheNote`.
-void storeWinner(const std::optional<TuneCache> &cache,
-                 const TuneKeyParts &parts, TuneResult &result);
+/// Makes candidate `bestId` (median `bestMs`, of `measured` candidates
+/// timed) `result`'s winner and stores it when a cache is open, noting a
+/// failure in `result.cacheNote`; with no best (-1) leaves the winner's id
+/// at -1 (the table says why each failed).
+void setWinner(const Manifest &manifest, int bestId, double bestMs,
+               int measured, const std::optional<TuneCache> &cache,
+               const TuneKeyParts &parts, TuneResult &result);
 
 /// How many sets of `setBytes` rotate: together at least
 /// rotateFactor x the device's L2, at most 64 sets or 8 GiB.
