@@ -462,7 +462,8 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
 /// The forward through tensor descriptors (the builder's attention_tma_d128
 /// and, when DIR has them, attention_tma_d128_n128 (128 keys a step) and
 /// the _overlap variants (the softmax beside the previous block's P V),
-/// and _overlap_pingpong (the two consumer warpgroups taking turns)):
+/// and _overlap_pingpong (the two consumer warpgroups taking turns), and
+/// _overlap_pingpong_rf (FlashAttention-3's order within the step)):
 /// the same rows as benchAttention, noted.
 void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
                        std::vector<Module> &keep) {
@@ -479,7 +480,8 @@ void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
   for (const char *name :
        {"attention_tma_d128", "attention_tma_d128_n128",
         "attention_tma_d128_overlap", "attention_tma_d128_n128_overlap",
-        "attention_tma_d128_n128_overlap_pingpong"}) {
+        "attention_tma_d128_n128_overlap_pingpong",
+        "attention_tma_d128_n128_overlap_pingpong_rf"}) {
     struct stat st;
     if (std::string(name) != "attention_tma_d128" &&
         stat((dir + "/" + name + ".json").c_str(), &st) != 0)

@@ -28,6 +28,8 @@ const std::vector<examples::Example> &examples::allExamples() {
        [] { return buildAttentionTma(128, 128, true); }},
       {"attention_tma_d128_n128_overlap_pingpong",
        [] { return buildAttentionTma(128, 128, true, true); }},
+      {"attention_tma_d128_n128_overlap_pingpong_rf",
+       [] { return buildAttentionTma(128, 128, true, true, true); }},
       {"attention_tma_bwd_dkdv_d128",
        [] { return buildAttentionTmaBwd("dkdv", 128); }},
       {"attention_tma_bwd_dq_d128",

@@ -93,9 +93,12 @@ Kernel buildAttentionBwd(const std::string &part, int headDim = 128);
 /// later): 128 queries per program on 8 warps, `blockN` keys per step;
 /// with `overlap` (name suffix _overlap) the softmax of a block runs beside
 /// the previous block's P V (AttentionConfig::overlapSoftmax), with
-/// `pingpong` (_pingpong) the two consumer warpgroups take turns.
+/// `pingpong` (_pingpong) the two consumer warpgroups take turns, with
+/// `rescaleFirst` (_rf) FlashAttention-3's order within the overlapped
+/// step (AttentionConfig::rescaleFirst).
 Kernel buildAttentionTma(int headDim = 128, int blockN = 64,
-                         bool overlap = false, bool pingpong = false);
+                         bool overlap = false, bool pingpong = false,
+                         bool rescaleFirst = false);
 /// The backward's dK/dV (`part` "dkdv": 128 keys per program, 64 queries a
 /// step) and dQ ("dq": 128 queries per program, 64 keys a step) kernels
 /// with q, k, v, do as tensor descriptors, on 8 warps; named

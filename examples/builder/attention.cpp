@@ -24,7 +24,7 @@ Kernel examples::buildAttention(int headDim, DType dtype) {
 }
 
 Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap,
-                                   bool pingpong) {
+                                   bool pingpong, bool rescaleFirst) {
   std::string name = "attention_tma_d" + std::to_string(headDim);
   if (blockN != 64)
     name += "_n" + std::to_string(blockN);
@@ -32,6 +32,8 @@ Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap,
     name += "_overlap";
   if (pingpong)
     name += "_pingpong";
+  if (rescaleFirst)
+    name += "_rf";
   // Q, K and V through 4-D tensor descriptors: on sm_90a a producer
   // warpgroup streams K and V by TMA into a ring the two consumer
   // warpgroups' wgmma read in place, Q among them.
@@ -42,6 +44,7 @@ Kernel examples::buildAttentionTma(int headDim, int blockN, bool overlap,
                                      .numWarps = 8,
                                      .descriptors = true,
                                      .overlapSoftmax = overlap,
+                                     .rescaleFirst = rescaleFirst,
                                      .pingpong = pingpong});
 }
 

@@ -375,6 +375,15 @@ struct AttentionConfig {
   /// beside P V (FlashAttention-3's overlap within a warpgroup); the loops
   /// carry P, and one more (masked) step adds the last block's P V.
   bool overlapSoftmax = false;
+  /// With overlapSoftmax: FlashAttention-3's order within the step. The
+  /// loops carry P in f32 and its rescale factor; each step rescales O and
+  /// converts P before it issues the products, so that nothing of the
+  /// softmax waits for P V's group (ptxas then keeps that wait after the
+  /// exponentials at 232 registers, with 132 bytes of spills at head_dim
+  /// 128 and 128 keys a step). Off by default until measured on the GPU:
+  /// the default carries P in the 16-bit dtype and rescales O after the
+  /// softmax, as measured in the eleventh session.
+  bool rescaleFirst = false;
   /// attentionKernel with descriptors on 8 warps: the two consumer
   /// warpgroups take turns issuing their steps' products
   /// (KernelOptions::pingpong), so that one's softmax runs while the

@@ -28,6 +28,9 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
                     "V is read at a negative offset first, which a "
                     "descriptor reads as zeros)");
 
+  if (config.rescaleFirst && !config.overlapSoftmax)
+    buildError(gen, "rescaleFirst needs overlapSoftmax (it orders the "
+                    "overlapped step)");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
@@ -127,23 +130,25 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   // With `overlapSoftmax` (descriptors only) the step at key offset n
   // computes S = Q K_n^T and adds the previous step's P V_{n-BN}, in that
   // order: the two wgmma groups run back to back and the softmax of S runs
-  // beside P V's group (tile-async-dots waits for S alone first, and for
-  // the accumulator only at the end of the step), as FlashAttention-3
-  // overlaps them within a warpgroup. The loops carry (acc, m, l, P,
-  // alpha): acc holds the blocks before the previous one, scaled to the
-  // max before the previous one; P is the previous block's probabilities
-  // (zeros at first: V_{-BN} reads zeros too) and alpha its rescale
-  // factor. The step rescales acc and converts P before it issues the
-  // products, so that nothing of the softmax waits for P V's group:
-  // neither the rescale (it reads the accumulator) nor the conversion of
-  // the new P into the registers the group still reads (ptxas hoists the
-  // wait above the softmax's exponentials for either). The masked loop
-  // runs one step past hi, whose keys are all masked off (P = 0, m and l
-  // unchanged, alpha = 1), to add the last block's P V.
-  auto overlapped = [&](bool masked) {
-    return [&, masked](Value n, std::vector<Value> c) {
-      Value scaled = c[0] * c[4].expandDims(1);
-      Value pPrev = c[3].to(dt);
+  // beside P V's group (tile-async-dots waits for S alone first, then for
+  // the accumulator where it is read), as FlashAttention-3 overlaps them
+  // within a warpgroup. The loops carry (acc, m, l, P): acc holds the
+  // blocks before the previous one, P the previous block's probabilities
+  // (zeros at first: V_{-BN} reads zeros too). The masked loop runs one
+  // step past hi, whose keys are all masked off (P = 0, m and l
+  // unchanged), to add the last block's P V.
+  //
+  // By default acc is rescaled after the softmax and P carried in `dt`:
+  // ptxas then waits for P V's group before the exponentials (the new P is
+  // converted into the registers the running group still reads). With
+  // `rescaleFirst` the loops also carry alpha and P in f32, and the step
+  // rescales acc and converts P before it issues the products, so that
+  // nothing of the softmax waits for P V's group.
+  const bool first = config.rescaleFirst;
+  auto overlapped = [&, first](bool masked) {
+    return [&, masked, first](Value n, std::vector<Value> c) {
+      Value scaled = first ? c[0] * c[4].expandDims(1) : c[0];
+      Value pPrev = first ? c[3].to(dt) : c[3];
       Value kt = k.descriptorLoad(*kp, {b, hk, n, 0}).trans();
       Value vt = k.descriptorLoad(*vp, {b, hk, n - BN, 0});
       Value s = k.dot(qt, kt);
@@ -157,7 +162,9 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
       Value p = exp2Ftz(s - mNew.expandDims(1));
       Value alpha = exp2Ftz(c[1] - mNew);
       Value l = c[2] * alpha + k.reduce(p, 1, Combine::sum);
-      return std::vector<Value>{acc, mNew, l, p, alpha};
+      if (first)
+        return std::vector<Value>{acc, mNew, l, p, alpha};
+      return std::vector<Value>{acc * alpha.expandDims(1), mNew, l, p.to(dt)};
     };
   };
   // Unmasked: blocks before seq's last full block and (causal) before the
@@ -172,8 +179,9 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
       k.zeros({BM}, DType::F32)};
   std::vector<Value> fin;
   if (config.overlapSoftmax) {
-    init.push_back(k.zeros({BM, BN}, DType::F32));
-    init.push_back(k.full({BM}, 1.0f, DType::F32));
+    init.push_back(k.zeros({BM, BN}, first ? DType::F32 : dt));
+    if (first)
+      init.push_back(k.full({BM}, 1.0f, DType::F32));
     std::vector<Value> mid = k.forLoop(0, fullHi, BN, init, overlapped(false));
     fin = k.forLoop(fullHi, hi + BN, BN, mid, overlapped(true));
   } else {

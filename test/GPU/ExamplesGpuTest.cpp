@@ -939,6 +939,8 @@ const Example kExamples[] = {
      /*optional=*/true},
     {"attention_tma_d128_n128_overlap_pingpong", testAttentionTmaD128,
      /*optional=*/true},
+    {"attention_tma_d128_n128_overlap_pingpong_rf", testAttentionTmaD128,
+     /*optional=*/true},
 };
 
 int usage(const char *why, FILE *to = stderr) {

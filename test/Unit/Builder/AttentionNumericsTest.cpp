@@ -53,6 +53,8 @@ struct Case {
   bool descriptors = false;
   /// AttentionConfig::overlapSoftmax (with descriptors).
   bool overlap = false;
+  /// AttentionConfig::rescaleFirst (with overlap).
+  bool rescaleFirst = false;
 };
 
 void check(const Case &c) {
@@ -63,14 +65,16 @@ void check(const Case &c) {
                      (c.causal ? " causal" : "") + " blocks " +
                      std::to_string(c.blockM) + "x" + std::to_string(c.blockN) +
                      (c.descriptors ? " descriptors" : "") +
-                     (c.overlap ? " overlap" : "");
+                     (c.overlap ? " overlap" : "") +
+                     (c.rescaleFirst ? " rescaleFirst" : "");
   SCOPED_TRACE(what);
   Kernel k = ops::attentionKernel("attn", {.dtype = c.dtype,
                                            .headDim = int(c.dim),
                                            .blockM = c.blockM,
                                            .blockN = c.blockN,
                                            .descriptors = c.descriptors,
-                                           .overlapSoftmax = c.overlap});
+                                           .overlapSoftmax = c.overlap,
+                                           .rescaleFirst = c.rescaleFirst});
   const int64_t D = c.dim, S = c.seq;
   int64_t nq = c.batch * c.heads * S * D, nkv = c.batch * c.kvHeads * S * D;
   std::mt19937 rng(7);
@@ -189,6 +193,10 @@ TEST(AttentionNumerics, Descriptors) {
     check({DType::BF16, 64, 1, 2, 1, 128, causal, 64, 32, true, true});
     check({DType::BF16, 64, 2, 4, 2, 150, causal, 128, 64, true, true});
     check({DType::BF16, 64, 1, 2, 2, 20, causal, 64, 32, true, true});
+    // FlashAttention-3's order: P carried in f32, O rescaled first.
+    check({DType::BF16, 64, 1, 2, 1, 128, causal, 64, 32, true, true, true});
+    check({DType::BF16, 64, 2, 4, 2, 150, causal, 128, 64, true, true, true});
+    check({DType::BF16, 64, 1, 2, 2, 20, causal, 64, 32, true, true, true});
   }
 }
 

@@ -1030,6 +1030,11 @@ TEST_F(Generators, AttentionBlocks) {
                      "overlapSoftmax needs descriptors (the previous block's "
                      "V is read at a negative offset first, which a "
                      "descriptor reads as zeros)");
+  EXPECT_BUILD_ERROR(ops::attentionKernel("a", {.descriptors = true,
+                                                .rescaleFirst = true}),
+                     "attentionKernel",
+                     "rescaleFirst needs overlapSoftmax (it orders the "
+                     "overlapped step)");
 }
 
 TEST_F(Generators, AttentionBackwardConfig) {
