@@ -561,3 +561,26 @@ std::string tilec::splitTensorDescSpec(const std::string &spec,
   }
   return "";
 }
+
+bool tilec::parseGridText(std::string_view text, int64_t dims[3]) {
+  dims[0] = dims[1] = dims[2] = 1;
+  size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    size_t comma = text.find(',', start);
+    std::string_view word = text.substr(
+        start, comma == std::string_view::npos ? comma : comma - start);
+    if (word.empty() || word.size() > 18)
+      return false;
+    int64_t v = 0;
+    for (char c : word) {
+      if (c < '0' || c > '9')
+        return false;
+      v = v * 10 + (c - '0');
+    }
+    dims[i] = v;
+    if (comma == std::string_view::npos)
+      return true;
+    start = comma + 1;
+  }
+  return false; // a fourth dim
+}

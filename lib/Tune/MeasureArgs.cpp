@@ -17,6 +17,8 @@
 #include "MeasureCommon.h"
 #include "tilec/Runtime/HostArgValues.h"
 
+#include <algorithm>
+#include <bit>
 #include <optional>
 
 using namespace tilec;
@@ -25,20 +27,9 @@ using namespace tilec::runtime;
 
 namespace {
 
+/// `v` (at least 1) rounded up to a power of two.
 int64_t roundUpPow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v && p < (int64_t(1) << 62))
-    p *= 2;
-  return p;
-}
-
-/// The parameters as the specs are parsed against them.
-HostParam hostParam(const ParamInfo &p) {
-  HostParam h;
-  h.name = p.name;
-  h.isPointer = p.kind != ParamInfo::Kind::Scalar;
-  h.dtype = p.type;
-  return h;
+  return int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(v, 1))));
 }
 
 /// The kernel's parameters must be the first candidate's: the specs are
@@ -56,17 +47,6 @@ std::string sameSignature(const KernelMetadata &k,
   return "its parameters (" + k.signature() +
          ") are not the first candidate's (" + firstSignature + ")";
 }
-
-/// One argument: the parsed spec, its descriptor's tensor, its reference.
-struct Arg {
-  HostArg host;
-  TensorDescSpec desc;
-  std::vector<uint8_t> expected; ///< from expect=
-  /// Compared after the check launch: an output (n= alone) or expect=.
-  bool checked() const {
-    return host.isBuffer && (host.isOutput || !host.expectPath.empty());
-  }
-};
 
 } // namespace
 
@@ -143,39 +123,34 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
         " argument" + (n == 1 ? "" : "s") + " (" + signature + ") but " +
         std::to_string(problem.specs.size()) + " --arg " +
         (problem.specs.size() == 1 ? "was" : "were") + " given");
-  std::vector<Arg> args(n);
-  std::vector<HostArg> hosts;
+  std::vector<HostArg> args(n);
+  std::vector<std::vector<uint8_t>> expected(n); // from expect=
   size_t setBytes = 0;
   for (size_t i = 0; i < n; ++i) {
-    std::string spec = problem.specs[i];
-    if (params[i].kind == ParamInfo::Kind::TensorDesc) {
-      spec.clear();
-      std::string e = splitTensorDescSpec(problem.specs[i], params[i].name,
-                                          spec, args[i].desc);
-      if (!e.empty())
-        return Status::error(e);
-    }
-    Expected<HostArg> h = parseHostArg(spec, hostParam(params[i]));
+    Expected<HostArg> h = parseHostArgFor(problem.specs[i], params[i]);
     if (!h.ok())
       return h.status();
-    args[i].host = std::move(*h);
-    args[i].host.desc = args[i].desc;
-    if (!args[i].host.expectPath.empty()) {
-      Expected<std::vector<uint8_t>> want = readExpected(args[i].host);
+    args[i] = std::move(*h);
+    if (!args[i].expectPath.empty()) {
+      Expected<std::vector<uint8_t>> want = readExpected(args[i]);
       if (!want.ok())
         return want.status();
-      args[i].expected = std::move(*want);
+      expected[i] = std::move(*want);
     }
-    if (args[i].host.isBuffer)
-      setBytes += args[i].host.data.size();
-    hosts.push_back(args[i].host);
+    if (args[i].isBuffer)
+      setBytes += args[i].data.size();
   }
+  // Compared after the check launch: an output (n= alone) or expect=.
+  auto checked = [&](size_t i) {
+    return args[i].isBuffer &&
+           (args[i].isOutput || !args[i].expectPath.empty());
+  };
   if (!problem.grid && firstKernel->metadata().grid.empty())
     return Status::error("kernel '" + manifest.kernel +
                          "' declares no launch rule (tile.grid): give the "
                          "grid (--grid X[,Y[,Z]])");
 
-  result.bucket = argsBucket(params, hosts);
+  result.bucket = argsBucket(params, args);
   if (options.progress)
     options.progress("bucket " + result.bucket);
   TuneKeyParts parts =
@@ -191,7 +166,7 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
   result.rotatingSets = static_cast<int>(sets);
   std::vector<std::vector<std::optional<DeviceMemory>>> bufs(sets);
   auto fill = [&](size_t set, size_t i) -> Status {
-    const HostArg &h = args[i].host;
+    const HostArg &h = args[i];
     DeviceMemory &m = *bufs[set][i];
     if (h.isOutput || h.data.empty())
       return m.fill8(kPoisonByte);
@@ -200,11 +175,11 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
   for (size_t set = 0; set < sets; ++set) {
     bufs[set].resize(n);
     for (size_t i = 0; i < n; ++i) {
-      if (!args[i].host.isBuffer)
+      if (!args[i].isBuffer)
         continue;
       // At least one byte: an empty buffer still needs an address.
       auto m = DeviceMemory::allocate(
-          context, std::max<size_t>(args[i].host.data.size(), 1));
+          context, std::max<size_t>(args[i].data.size(), 1));
       if (!m.ok())
         return Status::error("cannot allocate %" + params[i].name +
                              " of rotating buffer set " + std::to_string(set) +
@@ -258,9 +233,8 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
     auto valuesOf = [&](size_t set) {
       for (size_t i = 0; i < n; ++i)
         values[i] = hostArgValue(
-            args[i].host, params[i],
-            args[i].host.isBuffer ? bufs[set][i]->address() : 0,
-            args[i].desc, descArgs[i]);
+            args[i], params[i],
+            args[i].isBuffer ? bufs[set][i]->address() : 0, descArgs[i]);
     };
     valuesOf(0);
     Grid grid;
@@ -281,7 +255,7 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
     // The check: set 0 as the specs made it, one launch, the outputs back.
     Status s;
     for (size_t i = 0; s.ok() && i < n; ++i)
-      if (args[i].host.isBuffer)
+      if (args[i].isBuffer)
         s = fill(0, i);
     if (s.ok())
       s = launch(0);
@@ -289,32 +263,32 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
       s = stream->synchronize();
     std::vector<std::vector<uint8_t>> got(n);
     for (size_t i = 0; s.ok() && i < n; ++i) {
-      if (!args[i].checked())
+      if (!checked(i))
         continue;
-      got[i].resize(args[i].host.data.size());
+      got[i].resize(args[i].data.size());
       s = bufs[0][i]->copyToHost(got[i].data(), got[i].size());
       if (!s.ok())
         break;
-      const bool hasFile = !args[i].host.expectPath.empty();
+      const bool hasFile = !args[i].expectPath.empty();
       if (!hasFile && referenceId < 0)
         continue; // this candidate becomes the reference
       const std::vector<uint8_t> &want =
-          hasFile ? args[i].expected : reference[i];
-      auto [atol, rtol] = defaultTolerance(args[i].host.dtype);
+          hasFile ? expected[i] : reference[i];
+      auto [atol, rtol] = defaultTolerance(args[i].dtype);
       Comparison cmp = compareElements(
-          args[i].host.dtype, got[i], want, args[i].host.atol.value_or(atol),
-          args[i].host.rtol.value_or(rtol), /*keep=*/1);
+          args[i].dtype, got[i], want, args[i].atol.value_or(atol),
+          args[i].rtol.value_or(rtol), /*keep=*/1);
       if (cmp.ok())
         continue;
       size_t at = cmp.firstMismatches.empty() ? 0 : cmp.firstMismatches[0];
-      const size_t size = dtypeSize(args[i].host.dtype);
+      const size_t size = dtypeSize(args[i].dtype);
       s = Status::error(
           "wrong result: %" + params[i].name + "[" + std::to_string(at) +
-          "] = " + formatElement(got[i].data() + at * size, args[i].host.dtype) +
+          "] = " + formatElement(got[i].data() + at * size, args[i].dtype) +
           ", " +
-          (hasFile ? "'" + args[i].host.expectPath + "' has "
+          (hasFile ? "'" + args[i].expectPath + "' has "
                    : "candidate " + std::to_string(referenceId) + " gave ") +
-          formatElement(want.data() + at * size, args[i].host.dtype) + " (" +
+          formatElement(want.data() + at * size, args[i].dtype) + " (" +
           std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.count) +
           " elements differ)");
     }

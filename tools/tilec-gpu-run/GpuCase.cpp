@@ -247,22 +247,6 @@ bool parseCount(const std::string &text, int64_t &value) {
   return true;
 }
 
-/// Parses X[,Y[,Z]].
-bool parseGrid(const std::string &text, Grid &grid) {
-  int64_t *dims[] = {&grid.x, &grid.y, &grid.z};
-  size_t start = 0;
-  for (int i = 0;; ++i) {
-    if (i == 3)
-      return false;
-    size_t comma = text.find(',', start);
-    if (!parseCount(text.substr(start, comma - start), *dims[i]))
-      return false;
-    if (comma == std::string::npos)
-      return true;
-    start = comma + 1;
-  }
-}
-
 CaseResult failed(std::string message, bool touchedDevice = false) {
   CaseResult r;
   r.outcome = Outcome::Failed;
@@ -296,8 +280,10 @@ std::string finishCaseOptions(const CLI::App &app, const CaseOptionText &text,
   if (app.count("--grid") == 0)
     return "--grid is required";
   o.guard = !text.noGuard;
-  if (!parseGrid(text.grid, o.grid))
+  int64_t dims[3];
+  if (!parseGridText(text.grid, dims))
     return "--grid expects X[,Y[,Z]] (integers), got '" + text.grid + "'";
+  o.grid = Grid(dims[0], dims[1], dims[2]);
   int64_t number = 0;
   if (!text.device.empty()) {
     if (!parseCount(text.device, number) || number > 1024)
@@ -362,29 +348,11 @@ CaseResult runCase(const CaseOptions &o, const ContextSource &contextSource,
 
   std::vector<HostArg> hosts(n);
   std::vector<Buffer> buffers(n);
-  std::vector<TensorDescSpec> descs(n);
   std::vector<TensorDescArg> descArgs(n); // alive until the launch returns
   for (size_t i = 0; i < n; ++i) {
-    const ParamInfo &p = kernel.params[i];
-    HostParam param;
-    param.name = p.name;
-    param.isPointer = p.kind != ParamInfo::Kind::Scalar;
-    param.dtype = p.type;
-    std::string spec = o.specs[i];
-    if (p.kind == ParamInfo::Kind::TensorDesc) {
-      spec.clear();
-      std::string e = splitTensorDescSpec(o.specs[i], p.name, spec, descs[i]);
-      if (!e.empty())
-        return failed(e);
-    }
-    Expected<HostArg> arg = parseHostArg(spec, param);
-    if (!arg.ok()) {
-      // Quote the spec as the user wrote it, not its buffer part.
-      std::string message = arg.message(), quoted = "('" + spec + "')";
-      if (size_t at = message.find(quoted); at != std::string::npos)
-        message.replace(at, quoted.size(), "('" + o.specs[i] + "')");
-      return failed(message);
-    }
+    Expected<HostArg> arg = parseHostArgFor(o.specs[i], kernel.params[i]);
+    if (!arg.ok())
+      return failed(arg.message());
     hosts[i] = std::move(*arg);
     if (!hosts[i].expectPath.empty()) {
       Expected<std::vector<uint8_t>> want = readExpected(hosts[i]);
@@ -403,7 +371,7 @@ CaseResult runCase(const CaseOptions &o, const ContextSource &contextSource,
     std::vector<ArgValue> values;
     for (size_t i = 0; i < n; ++i)
       values.push_back(hostArgValue(hosts[i], kernel.params[i], (i + 1) << 20,
-                                descs[i], descArgs[i]));
+                                descArgs[i]));
     std::vector<uint64_t> slots(n);
     std::vector<void *> pointers(n);
     CheckOnlyEncoder checker;
@@ -458,7 +426,7 @@ CaseResult runCase(const CaseOptions &o, const ContextSource &contextSource,
   for (size_t i = 0; i < n; ++i)
     values.push_back(hostArgValue(hosts[i], kernel.params[i],
                               buffers[i].memory.address() + buffers[i].guard,
-                              descs[i], descArgs[i]));
+                              descArgs[i]));
   CaseResult result;
   Status launched;
   {

@@ -81,19 +81,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Parses X[,Y[,Z]].
-static bool parseGrid(StringRef text, tilec::Grid &grid) {
-  SmallVector<StringRef> parts;
-  text.split(parts, ',');
-  if (parts.empty() || parts.size() > 3)
-    return false;
-  int64_t *dims[] = {&grid.x, &grid.y, &grid.z};
-  for (auto [i, part] : llvm::enumerate(parts))
-    if (part.trim().getAsInteger(10, *dims[i]))
-      return false;
-  return true;
-}
-
 /// The kernel to run: --kernel, else the only kernel of the module.
 static FailureOr<func::FuncOp> findKernel(ModuleOp module) {
   SmallVector<func::FuncOp> kernels;
@@ -131,9 +118,10 @@ int main(int argc, char **argv) {
       "  tilec-run examples/add.tile --grid=4 --arg n=4000,rand=1 \\\n"
       "    --arg n=4000,rand=2 --arg n=4000,out=z.npy --arg 4000\n");
 
-  tilec::Grid grid;
-  if (!parseGrid(gridText, grid))
+  int64_t dims[3];
+  if (!tilec::parseGridText(gridText, dims))
     return fail("--grid expects X[,Y[,Z]] (integers), got '" + gridText + "'");
+  tilec::Grid grid{dims[0], dims[1], dims[2]};
 
   MLIRContext context;
   // Errors are one line with a location (the interpreter's and the

@@ -13,6 +13,7 @@
 #include "tilec/Runtime/Cache.h"
 #include "tilec/Support/CommandLine.h"
 #include "tilec/Support/Files.h"
+#include "tilec/Support/HostArgs.h"
 #include "tilec/Support/Json.h"
 #include "tilec/Support/Progress.h"
 #include "tilec/Tune/Dispatch.h"
@@ -24,7 +25,6 @@
 #endif
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <cstdio>
 #include <fstream>
@@ -205,27 +205,6 @@ json::Value reportResult(const Manifest &m, const TuneResult &r, double flop,
   return row;
 }
 
-/// Parses "X[,Y[,Z]]" (each at least 1).
-std::optional<runtime::Grid> parseGridText(const std::string &text) {
-  int64_t dims[3] = {1, 1, 1};
-  size_t start = 0;
-  for (int d = 0; d < 3; ++d) {
-    size_t comma = text.find(',', start);
-    std::string word = text.substr(start, comma == std::string::npos
-                                              ? std::string::npos
-                                              : comma - start);
-    char *end = nullptr;
-    long long v = std::strtoll(word.c_str(), &end, 10);
-    if (word.empty() || *end || v < 1)
-      return std::nullopt;
-    dims[d] = v;
-    if (comma == std::string::npos)
-      return runtime::Grid(dims[0], dims[1], dims[2]);
-    start = comma + 1;
-  }
-  return std::nullopt; // a fourth dimension
-}
-
 /// The problems of one `measure`: GEMM shapes, or one args problem.
 struct Problems {
   std::vector<std::string> gemms;
@@ -248,8 +227,11 @@ int measure(const std::string &dir, const Problems &problems, int device,
   ArgsProblem argsProblem;
   argsProblem.specs = problems.args;
   if (!problems.grid.empty()) {
-    argsProblem.grid = parseGridText(problems.grid);
-    if (!argsProblem.grid)
+    int64_t dims[3];
+    if (parseGridText(problems.grid, dims) && dims[0] > 0 && dims[1] > 0 &&
+        dims[2] > 0)
+      argsProblem.grid = runtime::Grid(dims[0], dims[1], dims[2]);
+    else
       return fail("--grid expects X[,Y[,Z]] (integers of at least 1), got '" +
                   problems.grid + "'");
   }

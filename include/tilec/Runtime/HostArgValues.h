@@ -18,14 +18,19 @@
 
 namespace tilec::runtime {
 
+/// Parses `spec` for kernel parameter `param`: a tensor descriptor's spec
+/// is split into its buffer and its tensor (`h.desc`); an error quotes the
+/// spec as given ("argument %x ('SPEC'): why").
+Expected<HostArg> parseHostArgFor(const std::string &spec,
+                                  const ParamInfo &param);
+
 /// The ArgValue of `h` for parameter `param`: its buffer at device address
-/// `address` (a tensor descriptor over it is built into `descArg`, which
-/// must live until the launch returns, from the tensor `desc`), or its
+/// `address` (a tensor descriptor over it, of the tensor `h.desc`, is
+/// built into `descArg`, which must live until the launch returns), or its
 /// scalar (integers as int64 and floats as double; the launch converts
 /// them to the parameter's type and checks their range).
 ArgValue hostArgValue(const HostArg &h, const ParamInfo &param,
-                      uint64_t address, const TensorDescSpec &desc,
-                      TensorDescArg &descArg);
+                      uint64_t address, TensorDescArg &descArg);
 
 /// The elements a descriptor's tensor reaches, past the last one.
 uint64_t tensorSpan(const TensorDescArg &d);

@@ -76,6 +76,11 @@ inline constexpr uint8_t kPoisonByte = 0xff;
 /// message rather than an allocation failure.
 inline constexpr uint64_t kMaxBufferBytes = uint64_t(16) << 30;
 
+/// Parses a launch grid "X[,Y[,Z]]" (decimal counts; missing dims are 1)
+/// into `dims`, as tilec-run, tilec-gpu-run and tilec-tune take it. A
+/// count of 0 parses (the launch refuses it with its own message).
+bool parseGridText(std::string_view text, int64_t dims[3]);
+
 /// Builds the argument of `param` from its spec. Errors read
 /// "argument %x ('SPEC'): why". A buffer may take at most `maxBufferBytes`
 /// (the fuzzer asks for less than the tools' kMaxBufferBytes).
