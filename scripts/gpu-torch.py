@@ -90,19 +90,31 @@ def check_operators(ops, have):
     if "add" in have:
         n = 3001
         x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
-        z = poisoned(n + 7, dtype=torch.float32)
-        ops.add(x, y, z, n)
-        close("add 3001", z[:n], x + y, 1e-6)
-        report("add leaves the guard", bool(torch.isnan(z[n:]).all()))
+        # The default overload allocates z (tile.shape "n"), the out
+        # overload writes the one given.
+        z = ops.add(x, y, n)
+        close("add 3001 (z allocated)", z, x + y, 1e-6)
+        report("add allocates z: n float32 elements, contiguous, on x's device",
+               z.shape == (n,) and z.dtype == torch.float32 and
+               z.device == x.device and z.is_contiguous(),
+               f"{tuple(z.shape)} {z.dtype} {z.device}")
+        zo = poisoned(n, dtype=torch.float32)
+        ops.add.out(x, y, zo, n)
+        close("add.out 3001", zo, x + y, 1e-6)
+        guarded = poisoned(n + 7, dtype=torch.float32)
+        ops.add.out(x[:n], y, guarded[:n], n)
+        report("add.out into a view leaves the rest",
+               bool(torch.isnan(guarded[n:]).all()))
         empty = torch.empty(0, device=dev)
-        ops.add(empty, empty, empty, 0)  # no programs: nothing launched
-        report("add of 0 elements", True)
+        # no programs: nothing launched
+        report("add of 0 elements", ops.add(empty, empty, 0).shape == (0,))
+        ops.add.out(empty, empty, empty, 0)
+        report("add.out of 0 elements", True)
     for name, ref in (("cos", torch.cos), ("coscos", lambda t: torch.cos(torch.cos(t)))):
         if name in have:
             n = 5000
             x = torch.randn(n, device=dev) * 10
-            y = poisoned(n, dtype=torch.float32)
-            getattr(ops, name)(x, y, n)
+            y = getattr(ops, name)(x, n)  # allocated: tile.shape "n"
             close(f"{name} {n}", y, ref(x), 1e-5)
     for name, act in (("bias_gelu", F.gelu), ("bias_relu", F.relu)):
         if name in have:
@@ -191,20 +203,33 @@ def check_refusals(ops, have):
     n = 1000
     x, y, z = (torch.randn(n, device=dev) for _ in range(3))
     expect_error("refuses a wrong dtype",
-                 lambda: ops.add(x.half(), y, z, n), "x must be torch.float32")
+                 lambda: ops.add.out(x.half(), y, z, n), "x must be torch.float32")
+    expect_error("refuses a wrong dtype before allocating",
+                 lambda: ops.add(x.half(), y, n), "x must be torch.float32")
     expect_error("refuses a CPU tensor",
-                 lambda: ops.add(x.cpu(), y.cpu(), z.cpu(), n),
+                 lambda: ops.add.out(x.cpu(), y.cpu(), z.cpu(), n),
                  "x must be a CUDA tensor")
+    expect_error("refuses CPU inputs before allocating",
+                 lambda: ops.add(x.cpu(), y.cpu(), n), "x must be a CUDA tensor")
     expect_error("refuses a mix of devices",
-                 lambda: ops.add(x, y.cpu(), z, n), "y must be a CUDA tensor")
-    expect_error("refuses a short tensor",
-                 lambda: ops.add(x, y, torch.empty(n - 1, device=dev), n),
-                 "z has 999 elements but the kernel reaches 1000")
+                 lambda: ops.add.out(x, y.cpu(), z, n), "y must be a CUDA tensor")
+    expect_error("refuses a short input",
+                 lambda: ops.add(x, y[: n - 1], n),
+                 "y has 999 elements but the kernel reaches 1000")
+    expect_error("refuses an output of the wrong shape (tile.shape)",
+                 lambda: ops.add.out(x, y, torch.empty(n - 1, device=dev), n),
+                 'z must have shape [1000] (tile.shape ["n"]), got [999]')
+    expect_error("refuses an output of the wrong rank (tile.shape)",
+                 lambda: ops.add.out(x, y, torch.empty(1, n, device=dev), n),
+                 'z must have shape [1000] (tile.shape ["n"]), got [1, 1000]')
+    expect_error("refuses a negative size to allocate",
+                 lambda: ops.add(x, y, -5),
+                 'cannot allocate z: size 0 of its tile.shape ["n"] is -5')
     wide = torch.randn(2 * n, device=dev)
     expect_error("refuses a non-contiguous tensor",
-                 lambda: ops.add(wide[::2], y, z, n), "x must be contiguous")
+                 lambda: ops.add.out(wide[::2], y, z, n), "x must be contiguous")
     expect_error("refuses a misaligned tensor",
-                 lambda: ops.add(wide[1 : n + 1], y, z, n),
+                 lambda: ops.add(wide[1 : n + 1], y, n),
                  "x's data must be 16-byte aligned")
     if "softmax" in have:
         t = torch.randn(4, 100, device=dev)
@@ -277,8 +302,8 @@ def check_short_view(ops, have):
     n = 1000
     x, y, z = (torch.randn(n, device="cuda") for _ in range(3))
     expect_error("refuses a short view",
-                 lambda: ops.add(x, y, z[: n - 1], n),
-                 "z has 999 elements but the kernel reaches 1000")
+                 lambda: ops.add.out(x, y, z[: n - 1], n),
+                 'z must have shape [1000] (tile.shape ["n"]), got [999]')
     if "matmul_tma_bias_gelu" in have:
         m, k = 200, 128
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
@@ -371,24 +396,30 @@ def check_autograd(ops, have, dev="cuda"):
     x, y, z = (torch.randn(n, device=dev) for _ in range(3))
     xg = x.clone().requires_grad_()
     expect_error("refuses an input that requires grad (no backward)",
-                 lambda: ops.add(xg, y, z, n),
+                 lambda: ops.add.out(xg, y, z, n),
                  "tilec.add: x requires grad, but the operator has no backward")
+    expect_error("allocating: refuses an input that requires grad",
+                 lambda: ops.add(x, y.clone().requires_grad_(), n),
+                 "tilec.add: y requires grad, but the operator has no backward")
     zg = z.clone().requires_grad_()
     expect_error("refuses an output that requires grad",
-                 lambda: ops.add(x, y, zg, n), "tilec.add: z requires grad")
+                 lambda: ops.add.out(x, y, zg, n), "tilec.add: z requires grad")
     for name, mode in (("torch.no_grad()", torch.no_grad),
                        ("torch.inference_mode()", torch.inference_mode)):
         try:
             with mode():
-                ops.add(xg, y, z, n)
-            ok = dev != "cuda" or torch.equal(z, x + y)
+                ops.add.out(xg, y, z, n)
+                made = ops.add(xg, y, n)
+            ok = dev != "cuda" or (torch.equal(z, x + y) and torch.equal(made, z))
+            ok = ok and made.shape == (n,) and not made.requires_grad
             report(f"requires_grad input under {name} runs", ok)
         except RuntimeError as e:
             report(f"requires_grad input under {name} runs", False,
                    str(e).splitlines()[0])
     before = (x._version, y._version, z._version)
-    ops.add(x, y, z, n)
-    ops.add(x, y, z, n)
+    ops.add.out(x, y, z, n)
+    ops.add.out(x, y, z, n)
+    ops.add(x, y, n)
     after = (x._version, y._version, z._version)
     report("the written tensor's version counter is bumped, the read ones' not",
            after == (before[0], before[1], before[2] + 2),
@@ -403,25 +434,33 @@ def check_dynamic(ops, have, dev="cuda"):
     if "add" not in have:
         return
 
-    def f(x, y, z):
-        ops.add(x, y, z, x.numel())
+    def f_out(x, y, z):
+        ops.add.out(x, y, z, x.numel())
         return z
 
+    def f_alloc(x, y):
+        return ops.add(x, y, x.numel()) * 2
+
     backend = "inductor" if dev == "cuda" else "aot_eager"
-    try:
-        compiled = torch.compile(f, fullgraph=True, dynamic=True, backend=backend)
-        ok, detail = True, []
-        for n in (1000, 3001, 5000):
-            x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
-            z = compiled(x, y, torch.empty(n, device=dev))
-            if dev == "cuda" and not torch.equal(z, x + y):
-                ok = False
-                detail.append(f"n = {n} differs")
-        report(f"torch.compile(dynamic=True) of tilec.add on {dev} tensors, "
-               "n = 1000, 3001, 5000", ok, ", ".join(detail))
-    except Exception as e:
-        report(f"torch.compile(dynamic=True) of tilec.add on {dev} tensors",
-               False, f"{type(e).__name__}: {str(e)[:2000]}")
+    for form, f in (("add.out", f_out), ("add (allocating)", f_alloc)):
+        try:
+            compiled = torch.compile(f, fullgraph=True, dynamic=True,
+                                     backend=backend)
+            ok, detail = True, []
+            for n in (1000, 3001, 5000):
+                x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
+                if f is f_out:
+                    z, want = compiled(x, y, torch.empty(n, device=dev)), x + y
+                else:
+                    z, want = compiled(x, y), (x + y) * 2
+                if z.shape != (n,) or (dev == "cuda" and not torch.equal(z, want)):
+                    ok = False
+                    detail.append(f"n = {n} differs")
+            report(f"torch.compile(dynamic=True) of tilec.{form} on {dev} "
+                   "tensors, n = 1000, 3001, 5000", ok, ", ".join(detail))
+        except Exception as e:
+            report(f"torch.compile(dynamic=True) of tilec.{form} on {dev} tensors",
+                   False, f"{type(e).__name__}: {str(e)[:2000]}")
 
 
 def check_meta_compile(ops, have):
@@ -432,16 +471,28 @@ def check_meta_compile(ops, have):
     n = 1000
 
     def f(x, y, z):
-        ops.add(x, y, z, n)
+        ops.add.out(x, y, z, n)
         return z
 
     try:
         compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
         compiled(*(torch.empty(n, device="meta") for _ in range(3)))
-        report("torch.compile(fullgraph=True) of tilec.add on meta tensors", True)
+        report("torch.compile(fullgraph=True) of tilec.add.out on meta tensors",
+               True)
     except Exception as e:
-        report("torch.compile(fullgraph=True) of tilec.add on meta tensors",
+        report("torch.compile(fullgraph=True) of tilec.add.out on meta tensors",
                False, f"{type(e).__name__}: {str(e)[:2000]}")
+    try:
+        compiled = torch.compile(lambda x, y: ops.add(x, y, n), fullgraph=True,
+                                 backend="aot_eager")
+        z = compiled(*(torch.empty(n, device="meta") for _ in range(2)))
+        report("torch.compile(fullgraph=True) of tilec.add (allocating) on "
+               "meta tensors: a meta result of n elements",
+               z.device.type == "meta" and z.shape == (n,),
+               f"{z.device} {tuple(z.shape)}")
+    except Exception as e:
+        report("torch.compile(fullgraph=True) of tilec.add (allocating) on "
+               "meta tensors", False, f"{type(e).__name__}: {str(e)[:2000]}")
     if {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
         # The block with dynamic shapes: the GEMM's descriptors see symbolic
         # sizes, which its Meta implementation specializes.
@@ -461,12 +512,15 @@ def check_meta_compile(ops, have):
             report("torch.compile(dynamic=True) of the block on meta tensors",
                    False, f"{type(e).__name__}: {str(e)[:2000]}")
     expect_error("refuses a CPU tensor",
-                 lambda: ops.add(*(torch.ones(n) for _ in range(3)), n),
+                 lambda: ops.add.out(*(torch.ones(n) for _ in range(3)), n),
+                 "x must be a CUDA tensor")
+    expect_error("allocating: refuses a CPU tensor",
+                 lambda: ops.add(torch.ones(n), torch.ones(n), n),
                  "x must be a CUDA tensor")
     expect_error("refuses a short meta tensor",
-                 lambda: ops.add(*(torch.empty(n, device="meta") for _ in range(2)),
-                                 torch.empty(n - 1, device="meta"), n),
-                 "z has 999 elements but the kernel reaches 1000")
+                 lambda: ops.add.out(*(torch.empty(n, device="meta") for _ in range(2)),
+                                     torch.empty(n - 1, device="meta"), n),
+                 'z must have shape [1000] (tile.shape ["n"]), got [999]')
 
 
 def host_rounds(fns, calls=2000, rounds=15):
@@ -495,11 +549,11 @@ def check_overhead(ops, have):
     x, y, z = (torch.randn(n, device="cuda") for _ in range(3))
     # For the record (not the check): the overload itself, as torch.compile's
     # graphs call it, skips the packet's Python-side overload resolution.
-    overload = ops.add.default
-    names = ["torch.ops.tilec.add", "torch.add(out=)",
-             "torch.ops.tilec.add.default"]
-    fns = [lambda: ops.add(x, y, z, n), lambda: torch.add(x, y, out=z),
-           lambda: overload(x, y, z, n)]
+    overload = ops.add.out
+    names = ["torch.ops.tilec.add.out", "torch.add(out=)",
+             "torch.ops.tilec.add (allocating)", "torch.add (allocating)"]
+    fns = [lambda: overload(x, y, z, n), lambda: torch.add(x, y, out=z),
+           lambda: ops.add(x, y, n), lambda: torch.add(x, y)]
     for fn in fns:  # warm up (modules load on the first call)
         fn()
     measured = host_rounds(fns)
@@ -527,11 +581,12 @@ def check_overhead(ops, have):
     for name, median, best in rows:
         print(f"host us per call, tiny add (n = {n}): {name}: median "
               f"{median:.2f}, best {best:.2f}")
-    # The check: the medians over the interleaved rounds, no margin.
-    tilec_us, torch_us = rows[0][1], rows[1][1]
-    report("tilec op's host time at most torch.add's (medians of 15 "
-           "interleaved rounds)", tilec_us <= torch_us,
-           f"{tilec_us:.2f} vs {torch_us:.2f} us")
+    # The checks: the medians over the interleaved rounds, no margin.
+    for ours, theirs, what in ((0, 1, "out="), (2, 3, "allocating")):
+        tilec_us, torch_us = rows[ours][1], rows[theirs][1]
+        report(f"tilec op's host time at most torch.add's ({what}; medians "
+               "of 15 interleaved rounds)", tilec_us <= torch_us,
+               f"{tilec_us:.2f} vs {torch_us:.2f} us")
 
 
 def main():

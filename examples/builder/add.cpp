@@ -18,6 +18,10 @@ Kernel examples::buildAdd(int block, DType dtype) {
   // The launch grid, in the metadata: the runtime and the PyTorch operator
   // launch cdiv(n, block) programs without being told.
   k.setGrid({"cdiv(n, " + std::to_string(block) + ")"});
+  // z is written and holds n elements: the PyTorch operator allocates it
+  // (z = torch.ops.tilec.add(x, y, n)).
+  k.markOutput(z);
+  k.setShape(z, {"n"});
   Value offs = k.programId(0) * block + k.range(block);
   Value mask = offs < n;
   k.store(z + offs, k.load(x + offs, mask) + k.load(y + offs, mask), mask);

@@ -366,6 +366,21 @@ public:
   void setGrid(const std::vector<std::string> &dims,
                SourceLoc loc = SourceLoc::current());
 
+  /// Marks pointer parameter `pointer` written by the kernel
+  /// (`tile.output`): PyTorch's operator declares it mutated, and one whose
+  /// shape is known (setShape) is allocated and returned by the operator
+  /// (docs/pytorch.md). A BuildError at the call for anything but a
+  /// pointer parameter of this kernel.
+  void markOutput(const Value &pointer, SourceLoc loc = SourceLoc::current());
+  /// The sizes of the dense tensor pointer or descriptor parameter `param`
+  /// addresses (`tile.shape`), outermost first: expressions over the
+  /// integer parameters declared so far, as in setGrid, e.g.
+  /// `k.setShape(c, {"M", "N"})`. A descriptor's rank must match. Bindings
+  /// with sized tensors check it (PyTorch, DLPack, the runtime's
+  /// descriptors); a pointer's extent is the sizes' product.
+  void setShape(const Value &param, const std::vector<std::string> &sizes,
+                SourceLoc loc = SourceLoc::current());
+
   /// A `!tile.tensordesc<tensor<block x element>>` parameter: a tensor in
   /// global memory read and written one block at a time (descriptorLoad,
   /// descriptorStore), given at launch as the runtime's TensorDescArg. The

@@ -29,12 +29,17 @@
 // would go through PyTorch's boxed autograd fallback, which boxes each
 // argument, then the ADInplaceOrView fallthrough, which bumps nothing.
 //
-// Outputs are passed in: a pointer marked `tile.output` is `Tensor(a!)` in
-// the schema (mutated in place) and the others plain `Tensor`; with no
-// pointer marked, every pointer is declared mutable (the conservative
-// schema: torch.compile then assumes each may be written). A tensor_desc
-// parameter is mutable when the kernel stores through it (the metadata's
-// "output", which tilec derives).
+// In the kernel-order form, outputs are passed in: a pointer marked
+// `tile.output` is `Tensor(a!)` in the schema (mutated in place) and the
+// others plain `Tensor`; with no pointer marked, every pointer is declared
+// mutable (the conservative schema: torch.compile then assumes each may be
+// written). A tensor_desc parameter is mutable when the kernel stores
+// through it (the metadata's "output", which tilec derives). When every
+// output has a shape (`tile.shape`) and some input tensor fixes the
+// device, the default overload allocates the outputs and returns them
+// (`add(Tensor x, Tensor y, int n) -> Tensor`, `<k>_alloc_*` below) and
+// the kernel-order form is the `out` overload. Any tensor with a shape is
+// checked against it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,7 +79,8 @@ const std::set<std::string_view> kReservedNames = {
     "grid",   "stream",   "guard",  "args",   "status", "kernels", "need",
     "device", "default",  "switch", "case",   "void",   "unsigned", "signed",
     "programs", "cdiv",   "descOf", "kernelsOn", "moduleMetadata", "keys",
-    "handle", "hasElements", "elementCount"};
+    "handle", "hasElements", "elementCount", "hasShape", "shapeOf",
+    "sizesOf", "outputSize"};
 
 /// Whether `name` ends with a suffix the generated code appends to a tensor's
 /// name for its locals (`x_address`, `x_desc`), so that it could clash.
@@ -213,13 +219,80 @@ struct Binding {
     return p.output || !anyPointerOutput();
   }
 
-  /// "add(Tensor x, Tensor y, Tensor(a!) z, int n) -> ()".
-  std::string schema() const {
-    std::string s = k.name + "(";
+  /// Whether the operator's default overload allocates `p`: an output (a
+  /// pointer marked tile.output, a descriptor the kernel stores through)
+  /// with a shape (tile.shape).
+  static bool shapedOutput(const ParamInfo &p) {
+    return isTensor(p) && p.output && !p.shape.empty();
+  }
+  /// Whether the kernel gets an allocating default overload: every output
+  /// has a shape, and some other tensor (an input) fixes the device. Its
+  /// kernel-order form is then the `out` overload.
+  bool allocates() const {
+    bool anyOutput = false, anyInput = false;
+    for (const ParamInfo &p : k.params) {
+      if (!isTensor(p))
+        continue;
+      if (mutated(p)) {
+        if (!shapedOutput(p))
+          return false;
+        anyOutput = true;
+      } else {
+        anyInput = true;
+      }
+    }
+    return anyOutput && anyInput;
+  }
+  /// The two forms of an allocating kernel: Full takes every parameter in
+  /// the kernel's order (the `out` overload; the only form otherwise),
+  /// Alloc leaves out the shaped outputs and returns them.
+  enum class Form { Full, Alloc };
+  bool skipped(size_t i, Form form) const {
+    return form == Form::Alloc && shapedOutput(k.params[i]);
+  }
+  /// The overload's name in the schema and in m.impl: "add", "add.out".
+  std::string qualifiedName(Form form) const {
+    return form == Form::Full && allocates() ? k.name + ".out" : k.name;
+  }
+  std::string overloadName(Form form) const {
+    return form == Form::Full && allocates() ? "out" : "";
+  }
+  /// The C++ functions' prefix: "add" (Full), "add_alloc" (Alloc).
+  std::string prefix(Form form) const {
+    return form == Form::Alloc ? k.name + "_alloc" : k.name;
+  }
+  size_t returnCount(Form form) const {
+    size_t n = 0;
+    if (form == Form::Alloc)
+      for (const ParamInfo &p : k.params)
+        n += shapedOutput(p);
+    return n;
+  }
+  /// "void", "at::Tensor", "std::tuple<at::Tensor, at::Tensor>".
+  std::string cppReturn(Form form) const {
+    size_t n = returnCount(form);
+    if (n == 0)
+      return "void";
+    if (n == 1)
+      return "at::Tensor";
+    std::string s = "std::tuple<";
+    for (size_t i = 0; i < n; ++i)
+      s += i ? ", at::Tensor" : "at::Tensor";
+    return s + ">";
+  }
+
+  /// "add(Tensor x, Tensor y, Tensor(a!) z, int n) -> ()",
+  /// "add(Tensor x, Tensor y, int n) -> Tensor".
+  std::string schema(Form form) const {
+    std::string s = qualifiedName(form) + "(";
     char alias = 'a';
+    bool firstParam = true;
     for (size_t i = 0; i < k.params.size(); ++i) {
+      if (skipped(i, form))
+        continue;
       const ParamInfo &p = k.params[i];
-      s += i ? ", " : "";
+      s += firstParam ? "" : ", ";
+      firstParam = false;
       if (isTensor(p))
         s += mutated(p) ? std::string("Tensor(") + alias++ + "!) " : "Tensor ";
       else
@@ -227,68 +300,103 @@ struct Binding {
       s += names[i];
     }
     if (!hasRule())
-      s += std::string(k.params.empty() ? "" : ", ") + "int[] grid";
-    return s + ") -> ()";
+      s += std::string(firstParam ? "" : ", ") + "int[] grid";
+    size_t n = returnCount(form);
+    std::string returns = n == 0 ? "()" : n == 1 ? "Tensor" : "(";
+    for (size_t i = 0; n > 1 && i < n; ++i)
+      returns += i ? ", Tensor" : "Tensor";
+    if (n > 1)
+      returns += ")";
+    return s + ") -> " + returns;
   }
 
-  /// "const at::Tensor &x, ..., int64_t n[, at::IntArrayRef grid]".
-  std::string cppParams() const {
+  /// "const at::Tensor &x, ..., int64_t n[, at::IntArrayRef grid]", or
+  /// with `typesOnly` "const at::Tensor &, ..., int64_t".
+  std::string cppParams(Form form = Form::Full, bool typesOnly = false) const {
     std::string s;
     for (size_t i = 0; i < k.params.size(); ++i) {
+      if (skipped(i, form))
+        continue;
       const ParamInfo &p = k.params[i];
-      s += i ? ", " : "";
-      s += isTensor(p) ? "const at::Tensor &" + names[i]
-                       : scalarTypes(p.type).second + " " + names[i];
+      s += s.empty() ? "" : ", ";
+      s += isTensor(p) ? "const at::Tensor &" : scalarTypes(p.type).second;
+      if (!typesOnly)
+        s += (isTensor(p) ? "" : " ") + names[i];
     }
     if (!hasRule())
-      s += std::string(k.params.empty() ? "" : ", ") + "at::IntArrayRef grid";
+      s += std::string(s.empty() ? "" : ", ") +
+           (typesOnly ? "at::IntArrayRef" : "at::IntArrayRef grid");
     return s;
   }
   /// "void(const at::Tensor &, ..., int64_t)": the implementations' C++
   /// function type, which the typed operator handle names.
-  std::string cppFunctionType() const {
-    std::string s = "void(";
-    for (size_t i = 0; i < k.params.size(); ++i) {
-      const ParamInfo &p = k.params[i];
-      s += i ? ", " : "";
-      s += isTensor(p) ? "const at::Tensor &" : scalarTypes(p.type).second;
-    }
-    if (!hasRule())
-      s += std::string(k.params.empty() ? "" : ", ") + "at::IntArrayRef";
-    return s + ")";
+  std::string cppFunctionType(Form form) const {
+    return cppReturn(form) + "(" + cppParams(form, true) + ")";
   }
-  std::string callArgs() const {
+  std::string callArgs(Form form = Form::Full) const {
     std::string s;
     for (size_t i = 0; i < names.size(); ++i)
-      s += (i ? ", " : "") + names[i];
+      if (!skipped(i, form))
+        s += (s.empty() ? "" : ", ") + names[i];
     if (!hasRule())
-      s += std::string(names.empty() ? "" : ", ") + "grid";
+      s += std::string(s.empty() ? "" : ", ") + "grid";
     return s;
   }
-  /// The first tensor parameter, which fixes the device; -1 if none.
-  int firstTensor() const {
+  /// The first tensor parameter of the form, which fixes the device; -1 if
+  /// none.
+  int firstTensor(Form form = Form::Full) const {
     for (size_t i = 0; i < k.params.size(); ++i)
-      if (isTensor(k.params[i]))
+      if (isTensor(k.params[i]) && !skipped(i, form))
         return int(i);
     return -1;
+  }
+
+  /// `["M", "N"]`: a parameter's tile.shape as the kernel declares it.
+  /// With `inLiteral`, its quotes escaped for a C++ string literal.
+  static std::string shapeText(const ParamInfo &p, bool inLiteral = false) {
+    std::string quote = inLiteral ? "\\\"" : "\"";
+    std::string s = "[";
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      s += (d ? ", " : "") + quote + p.shape[d].text() + quote;
+    return s + "]";
+  }
+  /// The C++ expressions of parameter `i`'s sizes: "{M, cdiv(N, 2)}".
+  std::string shapeCpp(size_t i) const {
+    std::string s = "{";
+    for (size_t d = 0; d < k.params[i].shape.size(); ++d)
+      s += (d ? ", " : "") + k.params[i].shape[d].toCpp(names);
+    return s + "}";
+  }
+  /// The check that tensor `i` has the sizes of its tile.shape.
+  std::string shapeCheck(size_t i) const {
+    const ParamInfo &p = k.params[i];
+    const std::string &n = names[i];
+    return "  TORCH_CHECK(hasShape(" + n + ", " + shapeCpp(i) + "), \"" +
+           op() + ": " + n + " must have shape \", shapeOf(" + shapeCpp(i) +
+           "), \" (tile.shape " + shapeText(p, true) + "), got \", sizesOf(" + n +
+           "));\n";
   }
 
   /// The checks both implementations make: device, dtype, layout, extents,
   /// the grid argument's length. Not the alignment of addresses, which the
   /// CUDA implementation checks on the addresses it reads once (meta
   /// tensors have none).
-  std::string checkFunction() const {
-    std::string s = "/// The checks of " + op() + " before any launch (and " +
-                    "before its Meta\n/// implementation's launch checks).\n";
-    s += "void " + k.name + "_check(" + cppParams() + ") {\n";
+  std::string checkFunction(Form form) const {
+    std::string s =
+        form == Form::Full
+            ? "/// The checks of " + op() + " before any launch (and " +
+                  "before its Meta\n/// implementation's launch checks).\n"
+            : "/// The checks of " + op() + "'s inputs before its outputs are " +
+                  "allocated.\n";
+    s += "void " + prefix(form) + "_check(" + cppParams(form) + ") {\n";
     // Scalars only some checks read (extents) are still parameters.
     for (size_t i = 0; i < k.params.size(); ++i)
       if (!isTensor(k.params[i]))
         s += "  (void)" + names[i] + ";\n";
-    int first = firstTensor();
+    int first = firstTensor(form);
     for (size_t i = 0; i < k.params.size(); ++i) {
       const ParamInfo &p = k.params[i];
-      if (!isTensor(p))
+      if (!isTensor(p) || skipped(i, form))
         continue;
       const std::string &n = names[i];
       std::string pre = "\"" + op() + ": " + n;
@@ -305,7 +413,9 @@ struct Binding {
         s += ", " + std::to_string(p.divisibility) + "-byte aligned";
       if (p.output)
         s += desc ? ", written (descriptor_store)" : ", written (tile.output)";
-      if (p.extent)
+      if (!p.shape.empty())
+        s += ", shape " + shapeText(p);
+      else if (p.extent)
         s += ", reaches " + p.extent->text() + " elements";
       s += "\n";
       // Meta tensors are accepted: they are torch.compile's fake tensors.
@@ -328,12 +438,17 @@ struct Binding {
              std::to_string(p.desc.rank) + " dimension" +
              (p.desc.rank == 1 ? "" : "s") + " (the kernel's " + kernelType +
              "), got \", std::to_string(" + n + ".dim()));\n";
+        if (!p.shape.empty())
+          s += shapeCheck(i);
         continue;
       }
       s += "  TORCH_CHECK(" + n + ".is_contiguous(), " + pre +
            " must be contiguous (the kernel indexes it as dense row-major "
            "memory; call .contiguous())\");\n";
-      if (p.extent) {
+      if (!p.shape.empty()) {
+        // The extent is the shape's product: the sizes say more.
+        s += shapeCheck(i);
+      } else if (p.extent) {
         s += "  {\n    const int64_t need = " + p.extent->toCpp(names) +
              ";\n";
         // Integers (and addresses) go into messages through std::to_string:
@@ -466,47 +581,52 @@ struct Binding {
   /// the keys they were called with, so that fake and functional tensors
   /// (Python key) reach torch.compile's handlers and meta tensors the Meta
   /// implementation.
-  std::string autogradFunctions() const {
-    std::string sig = cppFunctionType();
-    std::string s = "/// " + op() + "'s handle, to redispatch below autograd.\n";
-    s += "const c10::TypedOperatorHandle<" + sig + "> &" + k.name + "_op() {\n";
+  std::string autogradFunctions(Form form) const {
+    std::string sig = cppFunctionType(form);
+    std::string name = prefix(form);
+    std::string ret = cppReturn(form);
+    std::string s = "/// " + library + "." + qualifiedName(form) +
+                    "'s handle, to redispatch below autograd.\n";
+    s += "const c10::TypedOperatorHandle<" + sig + "> &" + name + "_op() {\n";
     s += "  static const c10::TypedOperatorHandle<" + sig +
          "> handle =\n      c10::Dispatcher::singleton().findSchemaOrThrow(\"" +
-         library + "::" + k.name + "\", \"\").typed<" + sig + ">();\n";
+         library + "::" + k.name + "\", \"" + overloadName(form) +
+         "\").typed<" + sig + ">();\n";
     s += "  return handle;\n}\n\n";
-    std::string params = "c10::DispatchKeySet keys" +
-                         std::string(k.params.empty() && hasRule() ? "" : ", ") +
-                         cppParams();
-    std::string redispatch = "  " + k.name +
-                             "_op().redispatch(keys & "
+    std::string params = cppParams(form);
+    std::string args = callArgs(form);
+    params = "c10::DispatchKeySet keys" + (params.empty() ? "" : ", " + params);
+    std::string redispatch = name + "_op().redispatch(keys & "
                              "c10::after_ADInplaceOrView_keyset" +
-                             std::string(k.params.empty() && hasRule() ? "" : ", ") +
-                             callArgs() + ");\n";
+                             (args.empty() ? "" : ", " + args) + ")";
     // The version counters of what the kernel writes, bumped after it ran
     // (as PyTorch's own in-place kernels do), so that autograd refuses a
     // saved tensor the kernel overwrote; an inference tensor refuses the
-    // bump outside inference mode, as for any in-place op.
+    // bump outside inference mode, as for any in-place op. The allocating
+    // form writes only the tensors it returns.
     std::string bumps;
     for (size_t i = 0; i < k.params.size(); ++i)
-      if (isTensor(k.params[i]) && mutated(k.params[i]))
+      if (isTensor(k.params[i]) && mutated(k.params[i]) && !skipped(i, form))
         bumps += "  " + names[i] + ".unsafeGetTensorImpl()->bump_version();\n";
     std::string anyGrad;
     for (size_t i = 0; i < k.params.size(); ++i)
-      if (isTensor(k.params[i]))
+      if (isTensor(k.params[i]) && !skipped(i, form))
         anyGrad += std::string(anyGrad.empty() ? "" : " || ") + names[i] +
                    ".requires_grad()";
-    s += "/// " + op() + " on the Autograd keys. The operator has no backward: "
+    s += "/// " + library + "." + qualifiedName(form) +
+         (form == Form::Alloc ? " (allocating)" : "") +
+         " on the Autograd keys. The operator has no backward: "
          "with grad\n/// mode on, a tensor that requires grad is refused "
          "(rather than a result\n/// autograd would silently not "
          "differentiate). Then the backends.\n";
-    s += "void " + k.name + "_autograd(" + params + ") {\n";
+    s += ret + " " + name + "_autograd(" + params + ") {\n";
     if (!anyGrad.empty()) {
       // requires_grad() asks the tensor's autograd metadata (none on most
       // tensors); the grad mode, a thread-local, is read only when some
       // tensor asks for grad.
       s += "  if ((" + anyGrad + ") && c10::GradMode::is_enabled()) [[unlikely]] {\n";
       for (size_t i = 0; i < k.params.size(); ++i)
-        if (isTensor(k.params[i]))
+        if (isTensor(k.params[i]) && !skipped(i, form))
           s += "    TORCH_CHECK(!" + names[i] + ".requires_grad(), \"" + op() +
                ": " + names[i] +
                " requires grad, but the operator has no backward (tilec "
@@ -515,11 +635,52 @@ struct Binding {
                names[i] + ".detach()\");\n";
       s += "  }\n";
     }
-    s += redispatch + bumps + "}\n\n";
+    if (form == Form::Alloc) {
+      // Nothing it is given is written: no version counter to bump, and
+      // the ADInplaceOrView key falls through.
+      s += "  return " + redispatch + ";\n}\n\n";
+      return s;
+    }
+    s += "  " + redispatch + ";\n" + bumps + "}\n\n";
     s += "/// " + op() + " on the ADInplaceOrView key: the version counters.\n";
-    s += "void " + k.name + "_inplace_or_view(" + params + ") {\n";
-    s += redispatch + bumps + "}\n\n";
+    s += "void " + name + "_inplace_or_view(" + params + ") {\n";
+    s += "  " + redispatch + ";\n" + bumps + "}\n\n";
     return s;
+  }
+
+  /// The allocating form's implementations: the inputs checked, each shaped
+  /// output allocated (contiguous, on the inputs' device, of the kernel's
+  /// element type; meta tensors under the Meta key), then the kernel-order
+  /// form's implementation (`backend`: "cuda" or "meta"), which checks
+  /// everything again and launches.
+  std::string allocFunction(const std::string &backend) const {
+    std::string s = "/// " + op() + " allocating its outputs (" + backend +
+                    ").\n";
+    s += cppReturn(Form::Alloc) + " " + k.name + "_alloc_" + backend + "(" +
+         cppParams(Form::Alloc) + ") {\n";
+    s += "  " + k.name + "_alloc_check(" + callArgs(Form::Alloc) + ");\n";
+    const std::string &first = names[firstTensor(Form::Alloc)];
+    std::string returned;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const ParamInfo &p = k.params[i];
+      if (!skipped(i, Form::Alloc))
+        continue;
+      std::string sizes;
+      for (size_t d = 0; d < p.shape.size(); ++d)
+        sizes += std::string(d ? ",\n       " : "") + "outputSize(" +
+                 p.shape[d].toCpp(names) + ", \"" + op() + ": cannot allocate " +
+                 names[i] + ": size " + std::to_string(d) + " of its tile.shape " +
+                 shapeText(p, true) + " is \")";
+      s += "  at::Tensor " + names[i] + " = at::empty(\n      {" + sizes +
+           "},\n      " + first + ".options().dtype(" +
+           torchType(p.type).scalarType + "));\n";
+      returned += (returned.empty() ? "" : ", ") + names[i];
+    }
+    s += "  " + k.name + "_" + backend + "(" + callArgs() + ");\n";
+    s += returnCount(Form::Alloc) == 1
+             ? "  return " + returned + ";\n"
+             : "  return {" + returned + "};\n";
+    return s + "}\n\n";
   }
 };
 
@@ -573,11 +734,16 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
     bindings.push_back({k, i, argNames(k), options.library});
     anyDesc |= k.tensorDescCount() != 0;
   }
-  for (const Binding &b : bindings)
-    s += "//   " + options.library + "::" + b.schema() + "\n";
+  using Form = Binding::Form;
+  for (const Binding &b : bindings) {
+    if (b.allocates())
+      s += "//   " + options.library + "::" + b.schema(Form::Alloc) + "\n";
+    s += "//   " + options.library + "::" + b.schema(Form::Full) + "\n";
+  }
   s += "\n#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n"
        "#include <c10/cuda/CUDAGuard.h>\n#include <torch/library.h>\n\n"
        "#include <algorithm>\n#include <array>\n#include <atomic>\n"
+       "#include <initializer_list>\n#include <tuple>\n"
        "#include <cstdint>\n#include <mutex>\n#include <optional>\n#include <sstream>\n"
        "#include <string>\n\n";
   s += "// --- the kernels and their loader (tilec's AOT code) "
@@ -617,6 +783,34 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "    return std::to_string(t.numel());\n"
        "  std::ostringstream os;\n  os << t.sym_numel();\n"
        "  return os.str();\n}\n\n";
+  s += "/// Whether `t` has the sizes `sizes` (symbolic ones decided by guards).\n"
+       "[[maybe_unused]] bool hasShape(const at::Tensor &t,\n"
+       "                               std::initializer_list<int64_t> sizes) {\n"
+       "  if (t.dim() != static_cast<int64_t>(sizes.size()))\n"
+       "    return false;\n"
+       "  const bool symbolic = t.unsafeGetTensorImpl()->has_symbolic_sizes_strides();\n"
+       "  int64_t d = 0;\n"
+       "  for (int64_t size : sizes) {\n"
+       "    if (symbolic ? t.sym_size(d) != size : t.size(d) != size)\n"
+       "      return false;\n"
+       "    ++d;\n"
+       "  }\n"
+       "  return true;\n}\n\n";
+  s += "/// \"[4, 1000]\": sizes for a message.\n"
+       "[[maybe_unused]] std::string shapeOf(std::initializer_list<int64_t> sizes) "
+       "{\n"
+       "  std::string s = \"[\";\n"
+       "  for (int64_t size : sizes)\n"
+       "    s += (s.size() > 1 ? \", \" : \"\") + std::to_string(size);\n"
+       "  return s + \"]\";\n}\n\n";
+  s += "/// `t`'s sizes for a message (symbolic ones as their expressions).\n"
+       "[[maybe_unused]] std::string sizesOf(const at::Tensor &t) {\n"
+       "  std::ostringstream os;\n  os << t.sym_sizes();\n"
+       "  return os.str();\n}\n\n";
+  s += "/// A size of an allocated output, which its rule may make negative.\n"
+       "[[maybe_unused]] int64_t outputSize(int64_t size, const char *what) {\n"
+       "  TORCH_CHECK(size >= 0, what, std::to_string(size));\n"
+       "  return size;\n}\n\n";
   if (anyDesc)
     s += "/// The descriptor argument of `t` at `address`: its sizes and strides "
          "in\n/// elements, outermost first, as the runtime takes them (the "
@@ -663,35 +857,48 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
   s += "    kernels[device].emplace(std::move(*k));\n";
   s += "    loaded[device].store(&*kernels[device], std::memory_order_release);\n";
   s += "  }\n  return *kernels[device];\n}\n\n";
-  for (const Binding &b : bindings)
-    s += b.checkFunction() + b.cudaFunction(ns) + b.autogradFunctions();
+  for (const Binding &b : bindings) {
+    s += b.checkFunction(Form::Full) + b.cudaFunction(ns) +
+         b.autogradFunctions(Form::Full);
+    if (b.allocates())
+      s += b.checkFunction(Form::Alloc) + b.allocFunction("cuda") +
+           b.allocFunction("meta") + b.autogradFunctions(Form::Alloc);
+  }
   s += "} // namespace\n\n";
   s += "TORCH_LIBRARY_FRAGMENT(" + options.library + ", m) {\n";
   for (const Binding &b : bindings)
-    s += "  m.def(\"" + b.schema() + "\");\n";
+    for (Form form : {Form::Alloc, Form::Full})
+      if (form == Form::Full || b.allocates())
+        s += "  m.def(\"" + b.schema(form) + "\");\n";
   s += "}\n\n";
   // TORCH_FN: the kernels as compile-time function pointers, which the
   // dispatcher's wrappers call directly.
-  auto impls = [&](const char *key, const char *suffix) {
+  // One block per key; `alloc` adds each allocating default overload.
+  auto impls = [&](const char *key, const char *suffix, bool alloc) {
     std::string block =
         "TORCH_LIBRARY_IMPL(" + options.library + ", " + key + ", m) {\n";
-    for (const Binding &b : bindings)
-      block += "  m.impl(\"" + b.k.name + "\", TORCH_FN(" + b.k.name + suffix +
-               "));\n";
+    for (const Binding &b : bindings) {
+      block += "  m.impl(\"" + b.qualifiedName(Form::Full) + "\", TORCH_FN(" +
+               b.k.name + suffix + "));\n";
+      if (alloc && b.allocates())
+        block += "  m.impl(\"" + b.qualifiedName(Form::Alloc) +
+                 "\", TORCH_FN(" + b.k.name + "_alloc" + suffix + "));\n";
+    }
     return block + "}\n";
   };
-  s += impls("CUDA", "_cuda") + "\n";
+  s += impls("CUDA", "_cuda", true) + "\n";
   s += "// CPU tensors reach the CUDA implementation's check (\"must be a CUDA\n"
        "// tensor\") instead of PyTorch's missing-backend error.\n";
-  s += impls("CPU", "_cuda") + "\n";
+  s += impls("CPU", "_cuda", true) + "\n";
   s += "// torch.compile traces with fake tensors through the Meta key.\n";
-  s += impls("Meta", "_meta") + "\n";
+  s += impls("Meta", "_meta", true) + "\n";
   s += "// Unboxed kernels where PyTorch would run its boxed autograd fallback\n"
        "// (every argument boxed, then redispatched) and the ADInplaceOrView\n"
        "// fallthrough: the grad check and the version counters, then the\n"
-       "// backends.\n";
-  s += impls("Autograd", "_autograd") + "\n";
-  s += impls("ADInplaceOrView", "_inplace_or_view");
+       "// backends. An allocating overload writes nothing it is given: its\n"
+       "// ADInplaceOrView key falls through.\n";
+  s += impls("Autograd", "_autograd", true) + "\n";
+  s += impls("ADInplaceOrView", "_inplace_or_view", false);
   return s;
 }
 

@@ -361,18 +361,83 @@ Value Kernel::pointer(std::string name, DType pointee, int divisibility,
   return addParam(impl_, s, std::move(name), type, pointee, true, divisibility);
 }
 
+/// The parameters declared so far, as the rule parser sees them.
+static std::vector<grid::ParamRef> ruleRefs(const KernelImpl &k) {
+  std::vector<grid::ParamRef> refs;
+  for (const ParamInfo &p : k.params) {
+    bool desc = !p.block.empty();
+    refs.push_back({p.name,
+                    !p.isPointer && !desc &&
+                        (p.dtype == DType::I32 || p.dtype == DType::I64),
+                    p.isPointer ? "a pointer"
+                    : desc      ? "a tensor descriptor"
+                                : "not an integer scalar"});
+  }
+  return refs;
+}
+
+/// The index of parameter `v` of kernel `k`; a BuildError naming `what` if
+/// `v` is not one.
+static unsigned paramIndex(KernelImpl &k, const Site &s, const Value &v,
+                           const std::string &what) {
+  if (Access::impl(v).get() == &k)
+    if (auto arg = dyn_cast<BlockArgument>(Access::raw(v)))
+      if (arg.getOwner() == &k.func.getBody().front())
+        return arg.getArgNumber();
+  k.fail(s, what + " takes a parameter of kernel '" + k.name +
+                "' (a Value that Kernel::pointer or Kernel::tensorDesc "
+                "returned)");
+}
+
+void Kernel::markOutput(const Value &pointer, SourceLoc loc) {
+  Site s = site(loc, "Kernel::markOutput");
+  impl_->checkUsable(s);
+  unsigned i = paramIndex(*impl_, s, pointer, "markOutput");
+  const ParamInfo &p = impl_->params[i];
+  if (!p.isPointer)
+    impl_->fail(s, "markOutput applies to pointer parameters, not '" + p.name +
+                       "' (a descriptor the kernel stores through is an "
+                       "output already)");
+  impl_->func.setArgAttr(i, "tile.output", impl_->builder.getUnitAttr());
+}
+
+void Kernel::setShape(const Value &param, const std::vector<std::string> &sizes,
+                      SourceLoc loc) {
+  Site s = site(loc, "Kernel::setShape");
+  impl_->checkUsable(s);
+  unsigned i = paramIndex(*impl_, s, param, "setShape");
+  const ParamInfo &p = impl_->params[i];
+  bool desc = !p.block.empty();
+  if (!p.isPointer && !desc)
+    impl_->fail(s, "setShape applies to pointer and tensor descriptor "
+                   "parameters, not '" + p.name + "'");
+  if (sizes.empty() || sizes.size() > 5)
+    impl_->fail(s, "a shape has 1 to 5 sizes, got " +
+                       std::to_string(sizes.size()));
+  if (desc && sizes.size() != p.block.size())
+    impl_->fail(s, "'" + p.name + "' is a rank-" +
+                       std::to_string(p.block.size()) +
+                       " tensor descriptor but the shape has " +
+                       std::to_string(sizes.size()) + " sizes");
+  std::vector<grid::ParamRef> refs = ruleRefs(*impl_);
+  SmallVector<Attribute> texts;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    auto e = grid::parse(sizes[d], refs);
+    if (!e.ok())
+      impl_->fail(s, "shape of '" + p.name + "', size " + std::to_string(d) +
+                         ": " + e.message());
+    texts.push_back(impl_->builder.getStringAttr(sizes[d]));
+  }
+  impl_->func.setArgAttr(i, "tile.shape", impl_->builder.getArrayAttr(texts));
+}
+
 void Kernel::setGrid(const std::vector<std::string> &dims, SourceLoc loc) {
   Site s = site(loc, "Kernel::setGrid");
   impl_->checkUsable(s);
   if (dims.empty() || dims.size() > 3)
     impl_->fail(s, "a grid rule has 1 to 3 expressions (x, y, z), got " +
                        std::to_string(dims.size()));
-  std::vector<grid::ParamRef> refs;
-  for (const ParamInfo &p : impl_->params)
-    refs.push_back({p.name,
-                    !p.isPointer && (p.dtype == DType::I32 ||
-                                     p.dtype == DType::I64),
-                    p.isPointer ? "a pointer" : "not an integer scalar"});
+  std::vector<grid::ParamRef> refs = ruleRefs(*impl_);
   static const char *axes[] = {"x", "y", "z"};
   SmallVector<Attribute> texts;
   for (size_t d = 0; d < dims.size(); ++d) {

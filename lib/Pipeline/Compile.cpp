@@ -153,6 +153,7 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
               i, tile::TileDialect::getDivisibilityAttrName()))
         p.divisibility = d.getInt();
       p.extent = rules->extents[i];
+      p.shape = rules->shapes[i];
       p.output = rules->outputs[i];
       if (p.kind == ParamInfo::Kind::TensorDesc)
         p.output = storesElsewhere || storedDescs.contains(arg);

@@ -1,4 +1,4 @@
-//===- LaunchRules.cpp - reading a kernel's grid and extent rules ---------===//
+//===- LaunchRules.cpp - reading a kernel's grid, extent, shape rules -----===//
 //
 // The tile dialect's verifier checks the attributes' shapes; the expressions
 // name parameters, and only the front end knows their names (NameLoc, see
@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 
@@ -70,6 +71,41 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
       if (failed(ok))
         return failure();
       rules.extents.back() = std::move(*ok);
+    }
+    rules.shapes.emplace_back();
+    Attribute shape = kernel.getArgAttr(i, "tile.shape");
+    if (!shape)
+      continue;
+    // The dialect's verifier checked the form: a string or 1 to 5 strings.
+    SmallVector<StringRef> sizes;
+    if (auto one = dyn_cast<StringAttr>(shape))
+      sizes.push_back(one.getValue());
+    else
+      for (Attribute a : cast<ArrayAttr>(shape))
+        sizes.push_back(cast<StringAttr>(a).getValue());
+    std::string product;
+    for (auto [d, text] : llvm::enumerate(sizes)) {
+      FailureOr<grid::Expr> ok =
+          check(text, "'tile.shape' of parameter '" + Twine(names[i]) +
+                          "' (size " + Twine(d) + ")");
+      if (failed(ok))
+        return failure();
+      rules.shapes.back().push_back(std::move(*ok));
+      // "M * N", "(M + 1) * N": parentheses only around compound sizes.
+      bool simple = llvm::all_of(text, [](char c) {
+        return llvm::isAlnum(c) || c == '_';
+      });
+      product += (d ? " * " : "") +
+                 (simple ? text.str() : "(" + text.str() + ")");
+    }
+    // A pointer reaches the product of its sizes (each parsed above, so the
+    // product parses too).
+    if (isa<tile::PointerType>(kernel.getArgumentTypes()[i])) {
+      FailureOr<grid::Expr> extent = check(
+          product, "'tile.shape' of parameter '" + Twine(names[i]) + "'");
+      if (failed(extent))
+        return failure();
+      rules.extents.back() = std::move(*extent);
     }
   }
   return rules;

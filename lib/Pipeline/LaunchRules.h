@@ -1,7 +1,7 @@
 //===- LaunchRules.h - a kernel's grid and extent rules ---------*- C++ -*-===//
 //
-// Reads `tile.grid` on a kernel and `tile.extent` / `tile.output` on its
-// pointer parameters, and checks each expression against the parameters
+// Reads `tile.grid` on a kernel, `tile.extent` / `tile.output` on its
+// pointer parameters and `tile.shape` on pointers and descriptors, and checks each expression against the parameters
 // (support/GridRule.h) with an error located at the kernel. Private to the
 // pipeline library: compileModule writes what it returns into the metadata.
 //
@@ -32,6 +32,9 @@ struct LaunchRules {
   std::vector<std::optional<grid::Expr>> extents;
   /// Per parameter: marked tile.output.
   std::vector<bool> outputs;
+  /// Per parameter: its tile.shape sizes, outermost first (empty: none).
+  /// A pointer with a shape gets the product as its extent.
+  std::vector<std::vector<grid::Expr>> shapes;
 };
 
 /// The rules of `kernel`, whose parameters are called `names`; an error at

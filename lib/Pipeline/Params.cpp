@@ -5,8 +5,9 @@
 // parser knows, and no MLIR-level mechanism rewrites a type from an
 // attribute without re-verifying every op by hand. The scan below is a small
 // lexer that knows just enough of MLIR's syntax (comments and string
-// literals, where `$` means nothing, except in the strings of `tile.grid`
-// and `tile.extent`, which are expressions over the kernel's arguments) to
+// literals, where `$` means nothing, except in the strings of `tile.grid`,
+// `tile.extent` and `tile.shape`, which are expressions over the kernel's
+// arguments) to
 // find the declaration and the uses, so that every mistake is reported at
 // its place in the original text before the substituted text is parsed.
 //
@@ -193,14 +194,19 @@ struct Scanner {
         skipString(i, /*withUses=*/false);
         continue;
       }
-      // The strings of a grid rule or an extent are expressions over the
-      // kernel's arguments in which a parameter's value is a constant
-      // ("cdiv(N, ${BLOCK_N})"), so their uses are substituted too.
-      if (c == 't' && (startsWord(i, "tile.grid") ||
-                       startsWord(i, "tile.extent"))) {
-        i += text[i + 5] == 'g' ? 9 : 11;
-        scanRuleStrings(i);
-        continue;
+      // The strings of a grid rule, an extent or a shape are expressions
+      // over the kernel's arguments in which a parameter's value is a
+      // constant ("cdiv(N, ${BLOCK_N})"), so their uses are substituted too.
+      if (c == 't') {
+        StringRef rule;
+        for (StringRef word : {"tile.grid", "tile.extent", "tile.shape"})
+          if (startsWord(i, word))
+            rule = word;
+        if (!rule.empty()) {
+          i += rule.size();
+          scanRuleStrings(i);
+          continue;
+        }
       }
       if (c == 't' && text.substr(i).starts_with("tile.params") &&
           (i == 0 || (!isIdentChar(text[i - 1]) && text[i - 1] != '.')) &&
@@ -270,8 +276,9 @@ struct Scanner {
     ++i;
   }
 
-  /// After `tile.grid` or `tile.extent` at `i`: the uses in its value, one
-  /// string or a list of strings (`= "n"`, `= ["cdiv(M, ${BLOCK_M})", ...]`).
+  /// After `tile.grid`, `tile.extent` or `tile.shape` at `i`: the uses in its
+  /// value, one string or a list of strings (`= "n"`, `= ["cdiv(M, ${BLOCK_M})",
+  /// ...]`).
   /// Anything else is left to the main scan (and to the verifier).
   void scanRuleStrings(size_t &i) {
     size_t j = skipSpace(i);

@@ -167,6 +167,10 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
         return noMapSlots(kernel, i);
       TensorMapBytes &map = maps->maps[nextMap++];
       TILEC_RETURN_IF_ERROR(maps->encoder->encode(kernel, i, *a.desc, map));
+      // After the encoder's checks (the rank among them).
+      if (!p.shape.empty()) [[unlikely]]
+        TILEC_RETURN_IF_ERROR(
+            checkShape(kernel, i, a.desc->shape, a.desc->rank, args, count));
       pointers[i] = &map;
       continue;
     }
@@ -274,6 +278,63 @@ Status checkGrid(const KernelMetadata &kernel, const Grid &grid) {
     return Status::error(prefix + ": x exceeds the CUDA limit 2147483647");
   return Status::error(prefix + ": " + (grid.y > 65535 ? "y" : "z") +
                        " exceeds the CUDA limit 65535");
+}
+
+Expected<int64_t> evaluateParamRule(const KernelMetadata &kernel, size_t index,
+                                    const grid::Expr &rule,
+                                    const std::string &what,
+                                    const ArgValue *args, size_t count) {
+  // Not the hot path: only parameters that declare rules get here.
+  std::vector<int64_t> values(count);
+  for (int i : rule.params()) {
+    const ArgValue &a = args[i];
+    if (a.kind == ArgValue::Kind::SignedInt)
+      values[i] = a.i;
+    else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
+      values[i] = int64_t(a.u);
+    else
+      return paramError(kernel, index,
+                        "its " + what + " \"" + rule.text() + "\" reads '" +
+                            kernel.params[i].name +
+                            "' as an integer, but got " + describeArg(a));
+  }
+  auto v = rule.evaluate(values);
+  if (!v.ok())
+    return paramError(kernel, index, what + ": " + v.message());
+  return *v;
+}
+
+Status checkShape(const KernelMetadata &kernel, size_t index,
+                  const int64_t *sizes, int rank, const ArgValue *args,
+                  size_t count) {
+  const ParamInfo &p = kernel.params[index];
+  if (p.shape.empty())
+    return Status();
+  auto shapeText = [&] {
+    std::string s = "[";
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      s += (d ? ", \"" : "\"") + p.shape[d].text() + "\"";
+    return s + "]";
+  };
+  if (size_t(rank) != p.shape.size())
+    return paramError(kernel, index,
+                      "the tensor has " + std::to_string(rank) +
+                          " dimensions but the kernel's shape " + shapeText() +
+                          " has " + std::to_string(p.shape.size()));
+  for (int d = 0; d < rank; ++d) {
+    Expected<int64_t> want =
+        evaluateParamRule(kernel, index, p.shape[d],
+                          "size " + std::to_string(d), args, count);
+    if (!want.ok())
+      return want.status();
+    if (sizes[d] != *want)
+      return paramError(kernel, index,
+                        "shape[" + std::to_string(d) + "] is " +
+                            std::to_string(sizes[d]) + " but the kernel's "
+                            "shape " + shapeText() + " says " +
+                            std::to_string(*want));
+  }
+  return Status();
 }
 
 Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,

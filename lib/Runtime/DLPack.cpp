@@ -133,32 +133,17 @@ Expected<uint64_t> checkDLTensor(const KernelMetadata &kernel, size_t index,
   }
   if (p.extent) {
     // The rule reads integer arguments; a wrong one is packArgs' error.
-    int64_t inlineValues[kInlineParams] = {};
-    std::vector<int64_t> heap;
-    int64_t *values = inlineValues;
-    if (count > kInlineParams) {
-      heap.resize(count);
-      values = heap.data();
-    }
-    for (int i : p.extent->params()) {
-      const ArgValue &a = args[i];
-      if (a.kind == ArgValue::Kind::SignedInt)
-        values[i] = a.i;
-      else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
-        values[i] = int64_t(a.u);
-      else
-        return fail("its extent \"" + p.extent->text() + "\" reads '" +
-                    kernel.params[i].name + "' as an integer, but got " +
-                    describeArg(a));
-    }
-    auto need = p.extent->evaluate(std::span<const int64_t>(values, count));
+    Expected<int64_t> need =
+        evaluateParamRule(kernel, index, *p.extent, "extent", args, count);
     if (!need.ok())
-      return fail("extent: " + need.message());
+      return need.status();
     if (elements < *need)
       return fail("the tensor has " + std::to_string(elements) +
                   " elements but the kernel reaches " + std::to_string(*need) +
                   " (extent \"" + p.extent->text() + "\")");
   }
+  if (!p.shape.empty())
+    TILEC_RETURN_IF_ERROR(checkShape(kernel, index, t.shape, t.ndim, args, count));
   return address;
 }
 

@@ -1,7 +1,8 @@
 //===- DLPackChecks.h - DLPack arguments inside the runtime -----*- C++ -*-===//
 //
-// What packArgs (Args.cpp) calls for an ArgValue of kind DLTensor; defined in
-// DLPack.cpp, the one file that includes dlpack.h.
+// What packArgs (Args.cpp) calls for an ArgValue of kind DLTensor, defined in
+// DLPack.cpp, the one file that includes dlpack.h; and the rule checks both
+// share (Args.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,22 @@ namespace tilec::runtime {
 /// the kernel and parameter.
 Expected<uint64_t> checkDLTensor(const KernelMetadata &kernel, size_t index,
                                  const ArgValue *args, size_t count);
+
+/// The value of `rule` (parameter `index`'s extent or one of its sizes,
+/// called `what` in messages) for the integer arguments it reads. Errors
+/// name the kernel and parameter: an argument it reads that is not an
+/// integer, overflow.
+Expected<int64_t> evaluateParamRule(const KernelMetadata &kernel, size_t index,
+                                    const grid::Expr &rule,
+                                    const std::string &what,
+                                    const ArgValue *args, size_t count);
+
+/// Whether the `rank` sizes `sizes` (outermost first) of the tensor given
+/// for parameter `index` are its `tile.shape` for these arguments; OK when
+/// the parameter declares no shape.
+Status checkShape(const KernelMetadata &kernel, size_t index,
+                  const int64_t *sizes, int rank, const ArgValue *args,
+                  size_t count);
 
 /// "a DLPack tensor of f32 on kDLCUDA", for messages.
 std::string describeDLTensor(const void *tensor);

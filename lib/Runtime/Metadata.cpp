@@ -466,6 +466,35 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
         return pf.error("\"extent\" " + e.message());
       k.params[i].extent = std::move(*e);
     }
+    if (const Value *shape = pf.find("shape")) {
+      ParamInfo &p = k.params[i];
+      if (p.kind == ParamInfo::Kind::Scalar)
+        return pf.error(
+            "\"shape\" applies to pointers and tensor descriptors only");
+      if (!shape->is_array())
+        return pf.error("\"shape\" is " + show(*shape) +
+                        ", not an array of 1 to " +
+                        std::to_string(kMaxTensorRank) + " strings");
+      if (shape->empty() || shape->size() > size_t(kMaxTensorRank))
+        return pf.error("\"shape\" has " + std::to_string(shape->size()) +
+                        " sizes, not 1 to " + std::to_string(kMaxTensorRank));
+      if (p.kind == ParamInfo::Kind::TensorDesc &&
+          shape->size() != size_t(p.desc.rank))
+        return pf.error("\"shape\" has " + std::to_string(shape->size()) +
+                        " sizes but the descriptor's rank is " +
+                        std::to_string(p.desc.rank));
+      for (size_t d = 0; d < shape->size(); ++d) {
+        const Value &size = (*shape)[d];
+        if (!size.is_string())
+          return pf.error("\"shape\"[" + std::to_string(d) + "] is " +
+                          show(size) + ", not a string");
+        auto e = grid::parse(size.get_ref<const std::string &>(), refs);
+        if (!e.ok())
+          return pf.error("\"shape\"[" + std::to_string(d) + "] " +
+                          e.message());
+        p.shape.push_back(std::move(*e));
+      }
+    }
   }
   if (const Value *g = f.find("grid")) {
     if (!g->is_array())

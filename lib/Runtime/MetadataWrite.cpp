@@ -25,6 +25,13 @@ const char *kindName(ParamInfo::Kind kind) {
   return "scalar";
 }
 
+json::Value shapeJson(const ParamInfo &p) {
+  json::Value sizes = json::Value::array();
+  for (const grid::Expr &e : p.shape)
+    sizes.push_back(e.text());
+  return sizes;
+}
+
 json::Value paramJson(const ParamInfo &p) {
   json::Value j = json::Value::object();
   j["name"] = p.name;
@@ -36,10 +43,14 @@ json::Value paramJson(const ParamInfo &p) {
       j["output"] = true;
     if (p.extent)
       j["extent"] = p.extent->text();
+    if (!p.shape.empty())
+      j["shape"] = shapeJson(p);
     return j;
   }
   if (p.output)
     j["output"] = true;
+  if (!p.shape.empty())
+    j["shape"] = shapeJson(p);
   j["rank"] = p.desc.rank;
   json::Value block = json::Value::array();
   for (int d = 0; d < p.desc.rank && d < kMaxTensorRank; ++d)

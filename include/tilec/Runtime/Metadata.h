@@ -71,6 +71,13 @@ struct ParamInfo {
   /// kernel declares one. Bindings with sized tensors (PyTorch, DLPack)
   /// check it; a bare address cannot be.
   std::optional<grid::Expr> extent;
+  /// Pointers and tensor descriptors: the sizes of the dense tensor the
+  /// parameter addresses, outermost first, as rules over the integer
+  /// scalars (`"shape": ["M", "N"]`, `tile.shape`), when the kernel
+  /// declares them. A pointer's extent is then their product (tilec writes
+  /// both). Bindings with sized tensors check the sizes, and PyTorch's
+  /// operators allocate an output that has a shape (docs/pytorch.md).
+  std::vector<grid::Expr> shape;
   /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is
   /// widened to 4; 128 for a tensor descriptor, a CUtensorMap by value).
   unsigned abiBytes() const;

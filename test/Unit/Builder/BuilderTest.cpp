@@ -59,6 +59,11 @@ TEST(Builder, VectorAdd) {
       << text;
   EXPECT_NE(text.find("tile.kernel, tile.num_warps = 4 : i32"),
             std::string::npos);
+  // markOutput and setShape: z is written and holds n elements.
+  EXPECT_NE(text.find("%z: !tile.ptr<f32> {tile.divisibility = 16 : i32, "
+                      "tile.output, tile.shape = [\"n\"]}"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Builder, ReadsLikeTriton) {

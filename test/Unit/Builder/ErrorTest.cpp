@@ -74,6 +74,58 @@ TEST_F(Errors, GridRuleDimensions) {
                      "a grid rule has 1 to 3 expressions (x, y, z), got 0");
 }
 
+TEST_F(Errors, GridRuleOnADescriptor) {
+  Kernel d("d");
+  d.tensorDesc("t", DType::I32, {64, 64});
+  EXPECT_BUILD_ERROR(d.setGrid({"t"}), "Kernel::setGrid",
+                     "grid rule x: at character 1 of \"t\": parameter 't' "
+                     "is a tensor descriptor");
+}
+
+TEST_F(Errors, MarkOutputOfAScalar) {
+  EXPECT_BUILD_ERROR(k.markOutput(n), "Kernel::markOutput",
+                     "markOutput applies to pointer parameters, not 'n'");
+}
+
+TEST_F(Errors, MarkOutputOfAValue) {
+  EXPECT_BUILD_ERROR(k.markOutput(r), "Kernel::markOutput",
+                     "markOutput takes a parameter of kernel 'misuse'");
+}
+
+TEST_F(Errors, MarkOutputOfAnotherKernel) {
+  Kernel other("other");
+  Value q = other.pointer("q", DType::F32);
+  EXPECT_BUILD_ERROR(k.markOutput(q), "Kernel::markOutput",
+                     "markOutput takes a parameter of kernel 'misuse'");
+}
+
+TEST_F(Errors, ShapeOfAScalar) {
+  EXPECT_BUILD_ERROR(k.setShape(n, {"n"}), "Kernel::setShape",
+                     "setShape applies to pointer and tensor descriptor "
+                     "parameters, not 'n'");
+}
+
+TEST_F(Errors, ShapeSizes) {
+  EXPECT_BUILD_ERROR(k.setShape(fp, {}), "Kernel::setShape",
+                     "a shape has 1 to 5 sizes, got 0");
+}
+
+TEST_F(Errors, ShapeRule) {
+  EXPECT_BUILD_ERROR(k.setShape(fp, {"n", "q"}), "Kernel::setShape",
+                     "shape of 'fp', size 1: at character 1 of \"q\": "
+                     "unknown parameter 'q' (the kernel's integer "
+                     "parameters: n)");
+}
+
+TEST_F(Errors, ShapeRankOfADescriptor) {
+  Kernel d("d");
+  Value t = d.tensorDesc("t", DType::F16, {64, 64});
+  d.scalar("m", DType::I32);
+  EXPECT_BUILD_ERROR(d.setShape(t, {"m"}), "Kernel::setShape",
+                     "'t' is a rank-2 tensor descriptor but the shape has 1 "
+                     "sizes");
+}
+
 TEST_F(Errors, Divisibility) {
   EXPECT_BUILD_ERROR(
       k.pointer("q", DType::F32, 12), "Kernel::pointer",

@@ -917,6 +917,51 @@ TEST_F(FakeDriver, LaunchesOnTheGridOfTheRule) {
   EXPECT_EQ(fake.launches(), before + 2);
 }
 
+TEST_F(FakeDriver, DLPackTensorsHaveTheirShape) {
+  // z with a shape rule ["n / 50", "50"] (tile.shape): a DLPack tensor for
+  // it must have exactly those sizes.
+  std::string md = metadata();
+  std::string z = "{\"name\": \"z\", ";
+  md.replace(md.find(z), z.size(),
+             z + "\"shape\": [\"n / 50\", \"50\"], ");
+  auto m = Module::loadPtx(*ctx, kPtx, md, options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  Kernel add = *m->kernel("add");
+  const int n = 1500;
+  auto dx = DeviceBuffer<float>::allocate(*ctx, n);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, n);
+  ASSERT_TRUE(dx.ok() && dz.ok());
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  Dl tx(dx->ptr().address, n);
+  int64_t shape[2] = {30, 50};
+  DLTensor tz{};
+  tz.data = reinterpret_cast<void *>(dz->ptr().address);
+  tz.device = {kDLCUDA, 0};
+  tz.ndim = 2;
+  tz.dtype = {kDLFloat, 32, 1};
+  tz.shape = shape;
+  int before = fake.launches();
+  Status s = add.launch(*stream, Grid(2), tx.t, tx.t, tz, n);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(fake.launches(), before + 1);
+  shape[0] = 29;
+  EXPECT_EQ(add.launch(*stream, Grid(2), tx.t, tx.t, tz, n).message(),
+            "kernel 'add', parameter 'z' (#2): shape[0] is 29 but the "
+            "kernel's shape [\"n / 50\", \"50\"] says 30");
+  tz.ndim = 1;
+  shape[0] = 1500;
+  EXPECT_EQ(add.launch(*stream, Grid(2), tx.t, tx.t, tz, n).message(),
+            "kernel 'add', parameter 'z' (#2): the tensor has 1 dimensions "
+            "but the kernel's shape [\"n / 50\", \"50\"] has 2");
+  tz.ndim = 2;
+  shape[0] = 30;
+  EXPECT_EQ(add.launch(*stream, Grid(2), tx.t, tx.t, tz, 2.5f).message(),
+            "kernel 'add', parameter 'z' (#2): its size 0 \"n / 50\" reads "
+            "'n' as an integer, but got a floating-point value (f32)");
+  EXPECT_EQ(fake.launches(), before + 1);
+}
+
 TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {
   auto m = ruledAdd(*ctx, options);
   ASSERT_TRUE(m.ok()) << m.message();

@@ -504,4 +504,41 @@ ptxas info    : Used 32 registers, used 0 barriers, 6520 bytes cumulative stack 
                   .empty());
 }
 
+TEST(Metadata, Shape) {
+  const std::string y =
+      "{\"name\": \"y\", \"kind\": \"ptr\", \"type\": \"f32\",";
+  auto m = parseMetadata(
+      edit(y, y + " \"output\": true, \"shape\": [\"n_cols\", \"2\"],"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const ParamInfo &p = m->kernels[0].params[1];
+  ASSERT_EQ(p.shape.size(), 2u);
+  EXPECT_EQ(p.shape[0].text(), "n_cols");
+  EXPECT_EQ(p.shape[1].text(), "2");
+  EXPECT_TRUE(m->kernels[0].params[0].shape.empty());
+  // Written back, read again: the same.
+  auto again = parseMetadata(writeMetadata(*m));
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(*again, *m);
+
+  std::string where = "invalid kernel metadata: kernels[0] 'softmax': ";
+  EXPECT_EQ(error(edit(y, y + " \"shape\": \"n_cols\",")),
+            where + "params[1] 'y': \"shape\" is \"n_cols\", not an array of "
+                    "1 to 5 strings");
+  EXPECT_EQ(error(edit(y, y + " \"shape\": [],")),
+            where + "params[1] 'y': \"shape\" has 0 sizes, not 1 to 5");
+  EXPECT_EQ(error(edit(y, y + " \"shape\": [\"1\", \"1\", \"1\", \"1\", "
+                              "\"1\", \"1\"],")),
+            where + "params[1] 'y': \"shape\" has 6 sizes, not 1 to 5");
+  EXPECT_EQ(error(edit(y, y + " \"shape\": [2],")),
+            where + "params[1] 'y': \"shape\"[0] is 2, not a string");
+  EXPECT_EQ(error(edit(y, y + " \"shape\": [\"rows\"],")),
+            where + "params[1] 'y': \"shape\"[0] at character 1 of \"rows\": "
+                    "unknown parameter 'rows' (the kernel's integer "
+                    "parameters: n_cols)");
+  const std::string n = "{\"name\": \"n_cols\", \"kind\": \"scalar\",";
+  EXPECT_EQ(error(edit(n, n + " \"shape\": [\"1\"],")),
+            where + "params[2] 'n_cols': \"shape\" applies to pointers and "
+                    "tensor descriptors only");
+}
+
 } // namespace

@@ -431,4 +431,45 @@ TEST(TensorDescArg, CheckLaunch) {
                    "dimension first)");
 }
 
+/// A descriptor with a shape rule (tile.shape): its sizes are checked at
+/// the launch, after the encoder's own checks.
+TEST(TensorDescArg, ShapeRule) {
+  std::string param = kDescParam;
+  param.insert(param.find("\"rank\""), "\"shape\": [\"k * 4\", \"64\"], ");
+  auto m = parseMetadata(R"j({"format": "tilec-kernels", "version": 1,
+    "target": "sm_90a", "kernels": [{"name": "gemm", "num_warps": 4,
+    "threads_per_program": 128, "shared_bytes": 0, "params": [
+      {"name": "c", "kind": "ptr", "type": "f32", "divisibility": 16},
+      )j" + param + R"j(,
+      {"name": "k", "kind": "scalar", "type": "i32"}]}]})j");
+  ASSERT_TRUE(m.ok()) << m.message();
+  const KernelMetadata k = m->kernels[0];
+  auto c = DevicePtr<float>::fromAddress(0x7f0000300000);
+  TensorDescArg a = tensorDesc(A, {200, 64});
+  ArgValue args[] = {makeArg(c), makeArg(a), makeArg(int32_t(50))};
+  const Grid one(1);
+  Status s = checkLaunch(k, &one, args, 3);
+  EXPECT_TRUE(s.ok()) << s.message();
+  args[2] = makeArg(int32_t(49));
+  EXPECT_EQ(checkLaunch(k, &one, args, 3).message(),
+            kArg + "shape[0] is 200 but the kernel's shape [\"k * 4\", "
+                   "\"64\"] says 196");
+  // A rank the descriptor does not have is the encoder's refusal first.
+  TensorDescArg flat = tensorDesc(A, {12800});
+  args[1] = makeArg(flat);
+  EXPECT_EQ(checkLaunch(k, &one, args, 3).message(),
+            kArg + "expects a rank-2 tensor (block 128x64) but got rank 1");
+  // The descriptor's rank must match the shape's in the metadata.
+  param = kDescParam;
+  param.insert(param.find("\"rank\""), "\"shape\": [\"k\"], ");
+  auto bad = parseMetadata(R"j({"format": "tilec-kernels", "version": 1,
+    "target": "sm_90a", "kernels": [{"name": "gemm", "num_warps": 4,
+    "threads_per_program": 128, "shared_bytes": 0, "params": [
+      )j" + param + R"j(,
+      {"name": "k", "kind": "scalar", "type": "i32"}]}]})j");
+  EXPECT_EQ(bad.message(), "invalid kernel metadata: kernels[0] 'gemm': "
+                           "params[0] 'a_desc': \"shape\" has 1 sizes but "
+                           "the descriptor's rank is 2");
+}
+
 } // namespace

@@ -241,6 +241,7 @@ static LogicalResult verifyKernelSignature(func::FuncOp func) {
 static constexpr llvm::StringLiteral kGridAttrName("tile.grid");
 static constexpr llvm::StringLiteral kExtentAttrName("tile.extent");
 static constexpr llvm::StringLiteral kOutputAttrName("tile.output");
+static constexpr llvm::StringLiteral kShapeAttrName("tile.shape");
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
@@ -328,12 +329,45 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   StringRef attrName = attr.getName().getValue();
-  if (attrName == kExtentAttrName || attrName == kOutputAttrName) {
-    Type argType;
+  auto argTypeOf = [&]() -> Type {
     if (auto fn = dyn_cast<FunctionOpInterface>(op))
-      argType = fn.getArgumentTypes()[argIndex];
-    else
-      argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+      return fn.getArgumentTypes()[argIndex];
+    return op->getRegion(regionIndex).getArgument(argIndex).getType();
+  };
+  if (attrName == kShapeAttrName) {
+    // The sizes of the dense tensor a pointer or descriptor addresses; the
+    // expressions name parameters, so compileModule parses them
+    // (lib/Pipeline/LaunchRules.cpp).
+    Type argType = argTypeOf();
+    if (!isa<PointerType, TensorDescType>(argType))
+      return op->emitError("'tile.shape' applies to pointer and tensor "
+                           "descriptor parameters, not parameter #")
+             << argIndex << " of type " << argType;
+    SmallVector<Attribute> sizes;
+    if (isa<StringAttr>(attr.getValue()))
+      sizes.push_back(attr.getValue());
+    else if (auto list = dyn_cast<ArrayAttr>(attr.getValue()))
+      sizes.append(list.begin(), list.end());
+    if (sizes.empty() || sizes.size() > 5 ||
+        !llvm::all_of(sizes, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError("'tile.shape' of parameter #")
+             << argIndex << " must be a string or an array of 1 to 5 "
+             << "strings (the sizes, outermost first), e.g. [\"M\", \"N\"]";
+    if (auto desc = dyn_cast<TensorDescType>(argType))
+      if (int64_t(sizes.size()) != desc.getRank())
+        return op->emitError("'tile.shape' of parameter #")
+               << argIndex << " has " << sizes.size()
+               << " sizes but the descriptor " << argType << " has rank "
+               << desc.getRank();
+    if (auto fn = dyn_cast<FunctionOpInterface>(op))
+      if (fn.getArgAttr(argIndex, kExtentAttrName))
+        return op->emitError("parameter #")
+               << argIndex << " has both 'tile.shape' and 'tile.extent': "
+               << "give one (a shape's extent is the product of its sizes)";
+    return success();
+  }
+  if (attrName == kExtentAttrName || attrName == kOutputAttrName) {
+    Type argType = argTypeOf();
     if (!isa<PointerType>(argType))
       return op->emitError("'")
              << attrName << "' applies to pointer parameters, not parameter #"
@@ -363,11 +397,7 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError("'tile.divisibility' of parameter #")
            << argIndex << " is " << n << ", above the largest the runtime "
            << "accepts (2^40 = " << kMaxDivisibility << ")";
-  Type argType;
-  if (auto fn = dyn_cast<FunctionOpInterface>(op))
-    argType = fn.getArgumentTypes()[argIndex];
-  else
-    argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  Type argType = argTypeOf();
   if (!isa<PointerType, IntegerType>(argType))
     return op->emitError("'tile.divisibility' applies to integer and pointer "
                          "parameters, not parameter #")

@@ -7,7 +7,9 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <ostream>
+#include <tuple>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -27,6 +29,7 @@ public:
   int64_t guard_int(const char *file, int64_t line) const;
 };
 bool operator>=(const SymInt &, int64_t);
+bool operator!=(const SymInt &, int64_t);
 std::ostream &operator<<(std::ostream &, const SymInt &);
 struct GradMode {
   static bool is_enabled();
@@ -37,9 +40,9 @@ public:
 };
 constexpr DispatchKeySet after_ADInplaceOrView_keyset;
 template <typename F> class TypedOperatorHandle;
-template <typename... Args> class TypedOperatorHandle<void(Args...)> {
+template <typename R, typename... Args> class TypedOperatorHandle<R(Args...)> {
 public:
-  void redispatch(DispatchKeySet, Args...) const;
+  R redispatch(DispatchKeySet, Args...) const;
 };
 class OperatorHandle {
 public:
@@ -60,9 +63,11 @@ struct Device {
 std::ostream &operator<<(std::ostream &, const Device &);
 template <typename T> class ArrayRef {
 public:
+  ArrayRef(std::initializer_list<T>);
   size_t size() const;
   const T &operator[](size_t) const;
 };
+template <typename T> std::ostream &operator<<(std::ostream &, ArrayRef<T>);
 namespace cuda {
 DeviceIndex current_device();
 DeviceIndex device_count() noexcept;
@@ -93,8 +98,14 @@ namespace c10 {
 using SymIntArrayRef = ArrayRef<SymInt>;
 } // namespace c10
 namespace at {
+struct TensorOptions {
+  TensorOptions dtype(ScalarType) const;
+};
 class Tensor {
 public:
+  TensorOptions options() const;
+  int64_t size(int64_t) const;
+  c10::SymInt sym_size(int64_t) const;
   bool is_cuda() const;
   bool is_meta() const;
   c10::Device device() const;
@@ -112,6 +123,7 @@ public:
   bool requires_grad() const;
   c10::TensorImpl *unsafeGetTensorImpl() const;
 };
+Tensor empty(IntArrayRef, TensorOptions);
 namespace cuda {
 c10::cuda::CUDAStream getCurrentCUDAStream(c10::DeviceIndex);
 } // namespace cuda
