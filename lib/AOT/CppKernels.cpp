@@ -104,7 +104,9 @@ const char *hostPointee(DType t) {
   return "void";
 }
 
-std::string cppType(const ParamInfo &p) {
+} // namespace
+
+std::string cppParamType(const ParamInfo &p) {
   if (p.kind == ParamInfo::Kind::Pointer)
     return std::string("::tilec::runtime::DevicePtr<") + hostPointee(p.type) +
            ">";
@@ -117,8 +119,8 @@ std::string cppType(const ParamInfo &p) {
 /// The C++ names of a kernel's parameters: the metadata's where it is a
 /// usable identifier, `name_` where it is a C++ keyword or a name the
 /// generated code uses (`reserved`), else argN.
-std::vector<std::string> paramNames(const KernelMetadata &k,
-                                    const std::set<std::string> &reserved) {
+std::vector<std::string> cppParamNames(const KernelMetadata &k,
+                                       const std::set<std::string> &reserved) {
   std::vector<std::string> names;
   std::set<std::string> used = reserved;
   for (size_t i = 0; i < k.params.size(); ++i) {
@@ -134,6 +136,8 @@ std::vector<std::string> paramNames(const KernelMetadata &k,
   }
   return names;
 }
+
+namespace {
 
 std::string paramDoc(const ParamInfo &p) {
   std::string d = p.name + ": ";
@@ -159,7 +163,7 @@ std::string signature(const KernelMetadata &k,
                       const std::vector<std::string> &names) {
   std::string s = "CUstream stream, const ::tilec::runtime::Grid &grid";
   for (size_t i = 0; i < k.params.size(); ++i) {
-    std::string type = cppType(k.params[i]);
+    std::string type = cppParamType(k.params[i]);
     // `const T &name`, as clang-format writes references.
     if (type.back() == '&')
       s += ", " + type + names[i];
@@ -391,7 +395,7 @@ Expected<CppKernels> generate(std::string_view binary,
        "Context &context,\n      const " + rt +
        "LoadOptions &options = {});\n\n";
   for (const KernelMetadata &k : metadata.kernels) {
-    auto names = paramNames(k, reserved);
+    auto names = cppParamNames(k, reserved);
     h += "  /// " + k.name + ": " + std::to_string(k.threadsPerProgram) +
          " threads per program";
     if (k.sharedBytes)
@@ -443,7 +447,7 @@ Expected<CppKernels> generate(std::string_view binary,
        "/// current on this thread.\n";
   h += std::string(rt) + "Expected<const Kernels *> kernels();\n\n";
   for (const KernelMetadata &k : metadata.kernels) {
-    auto names = paramNames(k, reserved);
+    auto names = cppParamNames(k, reserved);
     h += "/// Launches " + k.name + " (see Kernels::" + k.name + ").\n";
     h += std::string(rt) + "Status " + k.name + "(" + signature(k, names) +
          ");\n";
@@ -537,7 +541,7 @@ Expected<CppKernels> generate(std::string_view binary,
   s += "  return gLoaded.load(std::memory_order_acquire);\n}\n\n";
 
   for (const KernelMetadata &k : metadata.kernels) {
-    auto names = paramNames(k, reserved);
+    auto names = cppParamNames(k, reserved);
     s += std::string(rt) + "Status " + k.name + "(" + signature(k, names) +
          ") {\n";
     s += "  const Kernels *k = gLoaded.load(std::memory_order_acquire);\n";

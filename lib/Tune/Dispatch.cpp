@@ -1,23 +1,27 @@
-//===- Dispatch.cpp - a tuned GEMM dispatch table for AOT headers ---------===//
+//===- Dispatch.cpp - tuned dispatch tables for AOT headers ---------------===//
 //
-// The generated lookup repeats gemmBucket's rule in the generated code
-// (powers of two of M, N, K, at least 16, and the strides' alignment), so
-// that a shape the tuner never saw finds the entry its bucket was tuned
+// The GEMM's generated lookup repeats gemmBucket's rule in the generated
+// code (powers of two of M, N, K, at least 16, and the strides' alignment),
+// so that a shape the tuner never saw finds the entry its bucket was tuned
 // for. A bucket without an entry takes the entry of the same N, K and
 // alignment with the nearest M, else any entry whose alignment the strides
 // meet (nearest in M, N, K), so a deployed program always has a kernel; a
-// shape whose strides no entry can take is an error Status.
-//
+// shape whose strides no entry can take is an error Status. An args
+// problem's lookup keys on argsDispatchKey (what a call can see: its
+// integer arguments and descriptor shapes) and skips the entries whose
+// kernel's divisibility hints the arguments break.
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Tune/Dispatch.h"
 #include "tilec/AOT/CppKernels.h"
+#include "tilec/DType.h"
 #include "tilec/Runtime/Metadata.h"
 
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -357,6 +361,282 @@ size_t workspaceBytes(int64_t M, int64_t N, int64_t K, int64_t stride_am,
     else
       s += "    return s;\n";
   }
+  s += "  }\n  return " + rt + "Status::error(\"" + m.kernel +
+       ": the table names no embedded kernel\");\n}\n\n";
+  s += "} // namespace " + ns + "\n";
+  files.push_back({options.baseName + ".h", h});
+  files.push_back({options.baseName + ".cpp", s});
+  return files;
+}
+
+Expected<std::vector<GeneratedFile>> tune::generateArgsDispatch(
+    const Manifest &m, const std::string &dir,
+    const std::vector<std::pair<ArgsDispatchKey, Winner>> &winners,
+    const DispatchOptions &options) {
+  if (winners.empty())
+    return Status::error("no winners to put in the table");
+  std::vector<GeneratedFile> files;
+  std::map<int, runtime::KernelMetadata> kernels; // per embedded winner
+  std::optional<runtime::KernelMetadata> first;
+  int firstId = -1;
+  for (const auto &[key, w] : winners) {
+    const Candidate *c = m.find(w.id);
+    if (!c || c->pruned)
+      return Status::error("the winner for " + key.bucket + ", candidate " +
+                           std::to_string(w.id) +
+                           ", is not a candidate of the folder");
+    if (kernels.count(w.id))
+      continue;
+    if (splitKOf(*c) > 1)
+      return Status::error("the winner for " + key.bucket + ", candidate " +
+                           std::to_string(w.id) +
+                           ", is a split-K plan: args problems take one "
+                           "kernel");
+    Expected<std::string> binary = readAll(dir + "/" + c->binary);
+    if (!binary.ok())
+      return binary.status();
+    Expected<std::string> meta = readAll(dir + "/" + c->metadata);
+    if (!meta.ok())
+      return meta.status();
+    Expected<runtime::ModuleMetadata> md = runtime::parseMetadata(*meta);
+    if (!md.ok())
+      return md.status().withContext(dir + "/" + c->metadata);
+    const runtime::KernelMetadata *k = md->find(m.kernel);
+    if (!k)
+      return Status::error(dir + "/" + c->metadata + ": no kernel '" +
+                           m.kernel + "'");
+    if (first) {
+      bool same = k->params.size() == first->params.size();
+      for (size_t i = 0; same && i < k->params.size(); ++i)
+        same = k->params[i].name == first->params[i].name &&
+               k->params[i].kind == first->params[i].kind &&
+               k->params[i].type == first->params[i].type &&
+               k->params[i].desc.rank == first->params[i].desc.rank;
+      if (!same)
+        return Status::error("candidate " + std::to_string(w.id) +
+                             "'s parameters (" + k->signature() +
+                             ") are not candidate " + std::to_string(firstId) +
+                             "'s (" + first->signature() +
+                             "): one function cannot launch both");
+      if (k->grid.empty() != first->grid.empty())
+        return Status::error(
+            "candidate " + std::to_string(k->grid.empty() ? w.id : firstId) +
+            " has no grid rule (tile.grid) but candidate " +
+            std::to_string(k->grid.empty() ? firstId : w.id) +
+            " has one: the table launches every winner alike");
+    } else {
+      first = *k;
+      firstId = w.id;
+    }
+    kernels.emplace(w.id, *k);
+    aot::CppKernelsOptions ko;
+    std::string base = options.baseName + "_c" + std::to_string(w.id);
+    ko.namespaceName = options.namespaceName + "::c" + std::to_string(w.id);
+    ko.headerInclude = base + ".h";
+    ko.origin = "tilec-tune candidate " + std::to_string(w.id) + " (" +
+                describe(c->params) + ")";
+    ko.binaryName = c->binary;
+    ko.metadataName = c->metadata;
+    auto gen = aot::generateCppKernels(*binary, *meta, ko);
+    if (!gen.ok())
+      return gen.status();
+    files.push_back({base + ".h", gen->header});
+    files.push_back({base + ".cpp", gen->source});
+  }
+
+  // One entry per key; two problems of one key must agree on the winner
+  // (the table could not tell them apart).
+  struct Entry {
+    ArgsDispatchKey key;
+    int id;
+  };
+  std::vector<Entry> table;
+  for (const auto &[key, w] : winners) {
+    auto same = std::find_if(table.begin(), table.end(),
+                             [&](const Entry &e) { return e.key == key; });
+    if (same == table.end()) {
+      table.push_back({key, w.id});
+      continue;
+    }
+    if (same->id != w.id)
+      return Status::error(
+          "the problems of buckets '" + same->key.bucket + "' and '" +
+          key.bucket + "' have the same integer arguments and descriptor "
+          "shapes but different winners (candidates " +
+          std::to_string(same->id) + " and " + std::to_string(w.id) +
+          "): a pointer has no size at run time, so the table cannot tell "
+          "them apart");
+  }
+
+  const runtime::KernelMetadata &k = *first;
+  const bool rule = !k.grid.empty();
+  const std::string ns = options.namespaceName;
+  const std::string rt = "::tilec::runtime::";
+  const std::vector<std::string> names = aot::cppParamNames(
+      k, {"stream", "grid", "e", "find", "entryFor", "kTable", "Entry",
+          "tunedCandidate", "keyValue", "keyAlign", "distance", "kKey",
+          "kParams"});
+  // The parameters as declared, and as passed on.
+  std::string params, args;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    std::string type = aot::cppParamType(k.params[i]);
+    params += (i ? ", " : "") + type + (type.back() == '&' ? "" : " ") +
+              names[i];
+    args += (i ? ", " : "") + names[i];
+  }
+  // The key's expressions (argsDispatchKey's order) and each parameter's
+  // integer for the divisibility checks.
+  std::vector<std::string> values, aligns, ints;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const runtime::ParamInfo &p = k.params[i];
+    const std::string &n = names[i];
+    if (p.kind == runtime::ParamInfo::Kind::TensorDesc) {
+      for (int d = 0; d < p.desc.rank; ++d) {
+        values.push_back("keyValue(" + n + ".shape[" + std::to_string(d) +
+                         "])");
+        aligns.push_back("1");
+      }
+      ints.push_back("0");
+    } else if (p.kind == runtime::ParamInfo::Kind::Pointer) {
+      ints.push_back("int64_t(" + n + ".address)");
+    } else if (!isFloat(p.type)) {
+      values.push_back("keyValue(int64_t(" + n + "))");
+      aligns.push_back("keyAlign(int64_t(" + n + "))");
+      ints.push_back("int64_t(" + n + ")");
+    } else {
+      ints.push_back("0");
+    }
+  }
+  auto list = [](const std::vector<std::string> &items) {
+    std::string s;
+    for (const std::string &i : items)
+      s += (s.empty() ? "" : ", ") + i;
+    return "{" + s + "}";
+  };
+  auto numbers = [&](const std::vector<int64_t> &items) {
+    std::vector<std::string> texts;
+    for (int64_t v : items)
+      texts.push_back(std::to_string(v));
+    return list(texts);
+  };
+
+  std::string h;
+  h += "// Generated by tilec-tune aot from the candidates of " + m.source +
+       " (" + m.target + ", " + m.compiler + ").\n// Do not edit.\n";
+  std::string guard = "TILEC_TUNED_";
+  for (char ch : ns + "_" + options.baseName + "_H")
+    guard += std::isalnum(static_cast<unsigned char>(ch))
+                 ? char(std::toupper(static_cast<unsigned char>(ch)))
+                 : '_';
+  h += "#ifndef " + guard + "\n#define " + guard +
+       "\n\n#include \"tilec/Runtime/Runtime.h\"\n\n#include <cstdint>\n\n";
+  h += "namespace " + ns + " {\n\n";
+  h += "/// " + m.kernel + " with the candidate tuned for the arguments' "
+       "bucket (integer\n/// arguments rounded up to powers of two with "
+       "their alignment, descriptor\n/// shapes rounded up), else the "
+       "nearest one whose tile.divisibility hints\n/// the arguments meet; " +
+       (rule ? std::string("launched on its own grid rule.")
+             : std::string("launched on `grid`.")) +
+       " " + std::to_string(table.size()) + " bucket" +
+       (table.size() == 1 ? "" : "s") + " tuned:\n";
+  for (const Entry &e : table)
+    h += "///   " + e.key.bucket + ": candidate " + std::to_string(e.id) +
+         " (" + describe(m.find(e.id)->params) + ")\n";
+  h += rt + "Status " + m.kernel + "(CUstream stream, " +
+       (rule ? "" : "const " + rt + "Grid &grid, ") + params + ");\n\n";
+  h += "/// The candidate the table takes for these arguments, or -1 if "
+       "none can take\n/// them.\nint tunedCandidate(" + params + ");\n\n";
+  h += "} // namespace " + ns + "\n\n#endif\n";
+
+  std::string s;
+  s += "// Generated by tilec-tune aot. Do not edit.\n";
+  s += "#include \"" + options.baseName + ".h\"\n";
+  for (const auto &[id, _] : kernels)
+    s += "#include \"" + options.baseName + "_c" + std::to_string(id) +
+         ".h\"\n";
+  s += "\n#include <array>\n#include <bit>\n#include <cstddef>\n\n"
+       "namespace " + ns + " {\n\nnamespace {\n\n";
+  s += "constexpr size_t kKey = " + std::to_string(values.size()) +
+       ", kParams = " + std::to_string(k.params.size()) + ";\n\n";
+  s += "struct Entry {\n  int id;\n  /// The key: each integer argument "
+       "rounded up to a power of two and its\n  /// alignment (at most 16), "
+       "each descriptor dimension rounded up.\n  std::array<int64_t, kKey> "
+       "value, align;\n  /// Per parameter, its kernel's tile.divisibility "
+       "(1: none).\n  std::array<int64_t, kParams> divisibility;\n};\n\n";
+  s += "const Entry kTable[] = {\n";
+  for (const Entry &e : table) {
+    std::vector<int64_t> div;
+    for (const runtime::ParamInfo &p : kernels.at(e.id).params)
+      div.push_back(p.kind == runtime::ParamInfo::Kind::TensorDesc
+                        ? 1
+                        : p.divisibility);
+    s += "    {" + std::to_string(e.id) + ", " + numbers(e.key.values) +
+         ", " + numbers(e.key.aligns) + ", " + numbers(div) + "}, // " +
+         e.key.bucket + "\n";
+  }
+  s += "};\n\n";
+  s += R"(int64_t keyValue(int64_t v) {
+  return v > 0 ? int64_t(std::bit_ceil(uint64_t(v))) : v;
+}
+
+int64_t keyAlign(int64_t v) {
+  int64_t align = 1;
+  while (align < 16 && v != 0 && v % (2 * align) == 0)
+    align *= 2;
+  return align;
+}
+
+int64_t distance(int64_t a, int64_t b) { // in powers of two
+  if (a <= 0 || b <= 0)
+    return a == b ? 0 : 64;
+  int64_t d = 0;
+  for (; a < b; a *= 2)
+    ++d;
+  for (; b < a; b *= 2)
+    ++d;
+  return d;
+}
+
+/// The entry of the key, else the nearest (an alignment that differs
+/// counts most), among those whose kernel takes the arguments.
+[[maybe_unused]] const Entry *find(const std::array<int64_t, kKey> &value,
+                                   const std::array<int64_t, kKey> &align,
+                                   const std::array<int64_t, kParams> &ints) {
+  const Entry *best = nullptr;
+  int64_t bestCost = 0;
+  for (const Entry &e : kTable) {
+    bool takes = true;
+    for (size_t i = 0; i < kParams; ++i)
+      takes = takes && ints[i] % e.divisibility[i] == 0;
+    if (!takes)
+      continue;
+    int64_t cost = 0;
+    for (size_t i = 0; i < kKey; ++i)
+      cost += distance(e.value[i], value[i]) +
+              (e.align[i] == align[i] ? 0 : 1000);
+    if (!best || cost < bestCost)
+      best = &e, bestCost = cost;
+  }
+  return best;
+}
+
+)";
+  s += "const Entry *entryFor(" + params + ") {\n  return find(" +
+       list(values) + ", " + list(aligns) + ",\n              " + list(ints) +
+       ");\n}\n\n} // namespace\n\n";
+  s += "int tunedCandidate(" + params + ") {\n  const Entry *e = entryFor(" +
+       args + ");\n  return e ? e->id : -1;\n}\n\n";
+  s += rt + "Status " + m.kernel + "(CUstream stream, " +
+       (rule ? "" : "const " + rt + "Grid &grid, ") + params + ") {\n";
+  s += "  const Entry *e = entryFor(" + args + ");\n";
+  s += "  if (!e)\n    return " + rt + "Status::error(\"" + m.kernel +
+       ": no tuned kernel takes these arguments (each winner's "
+       "tile.divisibility hints refuse them)\");\n";
+  s += "  switch (e->id) {\n";
+  for (const auto &[id, _] : kernels)
+    s += "  case " + std::to_string(id) + ":\n    return c" +
+         std::to_string(id) + "::" + m.kernel + "(stream, " +
+         (rule ? "" : "grid, ") + args + ");\n";
   s += "  }\n  return " + rt + "Status::error(\"" + m.kernel +
        ": the table names no embedded kernel\");\n}\n\n";
   s += "} // namespace " + ns + "\n";

@@ -78,6 +78,68 @@ std::string tune::argsBucket(const std::vector<ParamInfo> &params,
   return out;
 }
 
+ArgsDispatchKey tune::argsDispatchKey(const std::vector<ParamInfo> &params,
+                                      const std::vector<HostArg> &args) {
+  ArgsDispatchKey key;
+  key.bucket = argsBucket(params, args);
+  for (size_t i = 0; i < params.size() && i < args.size(); ++i) {
+    const ParamInfo &p = params[i];
+    const HostArg &a = args[i];
+    if (p.kind == ParamInfo::Kind::TensorDesc) {
+      for (int64_t d : a.desc.shape) {
+        key.values.push_back(roundUpPow2(d));
+        key.aligns.push_back(1);
+      }
+    } else if (p.kind == ParamInfo::Kind::Scalar && !a.isBuffer &&
+               !isFloat(a.dtype)) {
+      int64_t v = a.intValue, align = 1;
+      while (align < 16 && v % (2 * align) == 0 && v != 0)
+        align *= 2;
+      key.values.push_back(v > 0 ? roundUpPow2(v) : v);
+      key.aligns.push_back(align);
+    }
+  }
+  return key;
+}
+
+Expected<ArgsDispatchKey> tune::argsProblemKey(const Manifest &manifest,
+                                               const std::string &dir,
+                                               const ArgsProblem &problem) {
+  const Candidate *first = nullptr;
+  for (const Candidate &c : manifest.candidates)
+    if (!c.pruned && splitKOf(c) == 1) {
+      first = &c;
+      break;
+    }
+  if (!first)
+    return Status::error("no candidate of the manifest runs as one kernel");
+  Expected<std::string> text = readFile(dir + "/" + first->metadata);
+  if (!text.ok())
+    return text.status();
+  Expected<ModuleMetadata> md = parseMetadata(*text);
+  if (!md.ok())
+    return md.status().withContext(dir + "/" + first->metadata);
+  const KernelMetadata *k = md->find(manifest.kernel);
+  if (!k)
+    return Status::error(dir + "/" + first->metadata + ": no kernel '" +
+                         manifest.kernel + "'");
+  const size_t n = k->params.size();
+  if (problem.specs.size() != n)
+    return Status::error("kernel '" + manifest.kernel + "' takes " +
+                         std::to_string(n) + " argument" +
+                         (n == 1 ? "" : "s") + " (" + k->signature() +
+                         ") but " + std::to_string(problem.specs.size()) +
+                         " were given");
+  std::vector<HostArg> args(n);
+  for (size_t i = 0; i < n; ++i) {
+    Expected<HostArg> h = parseHostArgFor(problem.specs[i], k->params[i]);
+    if (!h.ok())
+      return h.status();
+    args[i] = std::move(*h);
+  }
+  return argsDispatchKey(k->params, args);
+}
+
 Expected<TuneResult> tune::tuneArgs(const Context &context,
                                     const Manifest &manifest,
                                     const std::string &dir,

@@ -286,8 +286,23 @@ int measure(const std::string &dir, const Problems &problems, int device,
   return allOk ? 0 : 1;
 }
 
-/// `aot`: the cached winners of `shapes` as a dispatch table in C++.
+/// The specs of one args problem given as `--problem 'S;S;S'`.
+std::vector<std::string> splitProblem(const std::string &text) {
+  std::vector<std::string> specs;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find(';', start);
+    specs.push_back(text.substr(start, end - start));
+    if (end == std::string::npos)
+      return specs;
+    start = end + 1;
+  }
+}
+
+/// `aot`: the cached winners of `shapes` (GEMMs) or of `argsProblems` (each
+/// one problem's specs) as a dispatch table in C++.
 int aotTable(const std::string &dir, const std::vector<std::string> &shapes,
+             const std::vector<std::vector<std::string>> &argsProblems,
              int device, const std::string &cacheDir,
              const std::string &outDir, const DispatchOptions &options) {
   Expected<Manifest> m = readManifest(dir);
@@ -304,6 +319,44 @@ int aotTable(const std::string &dir, const std::vector<std::string> &shapes,
     folder = *d;
   }
   TuneCache cache(folder);
+  auto write = [&](const Expected<std::vector<GeneratedFile>> &files,
+                   size_t buckets) {
+    if (!files.ok())
+      return fail(files.message());
+    for (const GeneratedFile &f : *files) {
+      std::string error;
+      if (!writeText(outDir + "/" + f.name, f.text, error))
+        return fail(error);
+    }
+    std::printf("wrote %zu files to %s: %s.h declares %s::%s (%zu bucket%s)\n",
+                files->size(), outDir.c_str(), options.baseName.c_str(),
+                options.namespaceName.c_str(), m->kernel.c_str(), buckets,
+                buckets == 1 ? "" : "s");
+    return 0;
+  };
+  if (!argsProblems.empty()) {
+    std::vector<std::pair<ArgsDispatchKey, Winner>> winners;
+    for (const std::vector<std::string> &specs : argsProblems) {
+      std::string text;
+      for (const std::string &spec : specs)
+        text += (text.empty() ? "" : " ") + spec;
+      Expected<ArgsDispatchKey> key =
+          argsProblemKey(*m, dir, ArgsProblem{specs, std::nullopt});
+      if (!key.ok())
+        return fail("the problem '" + text + "': " + key.message());
+      TuneKeyParts parts = keyParts(*m, key->bucket, deviceIdentity(*ctx));
+      parts.problem = "args";
+      CacheLookup hit = cache.lookup(parts, *m);
+      if (!hit.winner)
+        return fail("no cached winner for the problem '" + text +
+                    "' (bucket " + key->bucket + ", " + deviceIdentity(*ctx) +
+                    (hit.ignored.empty() ? "" : "; ignored " + hit.ignored) +
+                    "): run tilec-tune measure --arg on it first");
+      winners.emplace_back(*key, *hit.winner);
+    }
+    return write(generateArgsDispatch(*m, dir, winners, options),
+                 winners.size());
+  }
   std::vector<std::pair<GemmShape, Winner>> winners;
   for (const std::string &text : shapes) {
     Expected<GemmShape> g = parseGemmShape(text);
@@ -318,20 +371,8 @@ int aotTable(const std::string &dir, const std::vector<std::string> &shapes,
                   "): run tilec-tune measure on it first");
     winners.emplace_back(*g, *hit.winner);
   }
-  Expected<std::vector<GeneratedFile>> files =
-      generateGemmDispatch(*m, dir, winners, options);
-  if (!files.ok())
-    return fail(files.message());
-  for (const GeneratedFile &f : *files) {
-    std::string error;
-    if (!writeText(outDir + "/" + f.name, f.text, error))
-      return fail(error);
-  }
-  std::printf("wrote %zu files to %s: %s.h declares %s::%s (%zu buckets)\n",
-              files->size(), outDir.c_str(), options.baseName.c_str(),
-              options.namespaceName.c_str(), m->kernel.c_str(),
-              winners.size());
-  return 0;
+  return write(generateGemmDispatch(*m, dir, winners, options),
+               winners.size());
 }
 
 } // namespace
@@ -342,7 +383,8 @@ int main(int argc, char **argv) {
       "tilec-tune compile (FILE.tile | --builder matmul) -o DIR [options]\n"
       "       tilec-tune measure DIR (--gemm MxNxK... | --arg SPEC...) "
       "[options]\n"
-      "       tilec-tune aot DIR --gemm MxNxK... -o OUT [options]",
+      "       tilec-tune aot DIR (--gemm MxNxK... | --arg SPEC... | "
+      "--problem 'SPEC;...'...) -o OUT [options]",
       "Tunes a kernel: `compile` enumerates its tuning space, prunes what "
       "cannot work on the target (with the reason) and compiles the rest "
       "into DIR; `measure` (runtime only: the GPU machine) times them on "
@@ -411,10 +453,16 @@ int main(int argc, char **argv) {
   int aotDevice = 0;
   DispatchOptions dispatch;
   aot->add_option("dir", aotDir, "the folder `compile` wrote")->required();
+  std::vector<std::string> aotArgs, aotProblems;
   aot->add_option("--gemm", aotGemms,
                   "a shape whose bucket's winner goes in the table "
-                  "(repeatable)")
-      ->required();
+                  "(repeatable)");
+  aot->add_option("--arg", aotArgs,
+                  "instead of --gemm: one args problem, one spec per kernel "
+                  "parameter (as measure's --arg)");
+  aot->add_option("--problem", aotProblems,
+                  "instead of --gemm: an args problem, its specs separated "
+                  "by ';' (repeatable)");
   aot->add_option("-o,--output", aotOut, "the folder of the C++ files")
       ->required();
   aot->add_option("--base", dispatch.baseName,
@@ -454,8 +502,18 @@ int main(int argc, char **argv) {
     return measure(dir, problems, device, options, measureJson);
   }
 
-  if (aot->parsed())
-    return aotTable(aotDir, aotGemms, aotDevice, aotCache, aotOut, dispatch);
+  if (aot->parsed()) {
+    std::vector<std::vector<std::string>> argsProblems;
+    if (!aotArgs.empty())
+      argsProblems.push_back(aotArgs);
+    for (const std::string &p : aotProblems)
+      argsProblems.push_back(splitProblem(p));
+    if (aotGemms.empty() == argsProblems.empty())
+      return cl.usageError("aot takes --gemm shapes or args problems (--arg "
+                           "specs of one, --problem for each), one of them");
+    return aotTable(aotDir, aotGemms, argsProblems, aotDevice, aotCache,
+                    aotOut, dispatch);
+  }
 
 #ifdef TILEC_TUNE_HAS_COMPILER
   if (input.empty() == builder.empty())

@@ -18,8 +18,10 @@
 #include "tilec/Runtime/Metadata.h"
 #include "tilec/Runtime/Status.h"
 
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tilec::aot {
 
@@ -59,6 +61,17 @@ generateCppKernels(std::string_view binary,
 /// True for a name the generated C++ may use as is: an identifier that is
 /// not a C++ keyword and not reserved (no `__`, no leading `_` + capital).
 bool isCppIdentifier(std::string_view s);
+
+/// The C++ type a generated launch function takes for parameter `p`:
+/// `::tilec::runtime::DevicePtr<float>` for a `ptr<f32>`, `int32_t`,
+/// `const ::tilec::runtime::TensorDescArg &` for a descriptor.
+std::string cppParamType(const runtime::ParamInfo &p);
+
+/// The C++ names of `k`'s parameters: the metadata's where usable, `name_`
+/// where it is a C++ keyword or in `reserved` (names the calling code
+/// declares), else argN.
+std::vector<std::string> cppParamNames(const runtime::KernelMetadata &k,
+                                       const std::set<std::string> &reserved);
 
 } // namespace tilec::aot
 

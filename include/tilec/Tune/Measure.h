@@ -103,6 +103,27 @@ struct ArgsProblem {
 std::string argsBucket(const std::vector<runtime::ParamInfo> &params,
                        const std::vector<HostArg> &args);
 
+/// What a dispatch table can see of an args problem at run time, where a
+/// pointer has no size: per integer scalar its rounded value and alignment
+/// as in argsBucket, per descriptor dimension its rounded size (alignment
+/// 1), in parameter order; and the problem's whole bucket (the cache key).
+struct ArgsDispatchKey {
+  std::string bucket;
+  std::vector<int64_t> values, aligns;
+  bool operator==(const ArgsDispatchKey &o) const {
+    return values == o.values && aligns == o.aligns;
+  }
+};
+ArgsDispatchKey argsDispatchKey(const std::vector<runtime::ParamInfo> &params,
+                                const std::vector<HostArg> &args);
+
+/// The dispatch key of `problem` for the kernel of `manifest`'s candidates
+/// in `dir` (the first candidate's parameters parse the specs, as in
+/// tuneArgs). No GPU. Errors: the manifest's, the specs'.
+Expected<ArgsDispatchKey> argsProblemKey(const Manifest &manifest,
+                                         const std::string &dir,
+                                         const ArgsProblem &problem);
+
 /// Tunes `manifest`'s candidates on `problem`, or takes the winner from the
 /// cache (key problem "args", bucket argsBucket()). Every candidate must
 /// have the first's parameters (names, kinds, types). Inputs come from the

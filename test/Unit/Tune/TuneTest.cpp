@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Runtime/Cache.h"
+#include "tilec/Tune/Dispatch.h"
 #include "tilec/Tune/Manifest.h"
 #include "tilec/Tune/Measure.h"
 #include "tilec/Tune/TuneCache.h"
@@ -493,3 +494,104 @@ TEST(TuneMeasure, RefusesWhatItCannotLaunch) {
 }
 
 } // namespace
+
+namespace {
+
+/// The GEMM folder's candidates as an args problem's winners: keys of M.
+ArgsDispatchKey keyOfM(int64_t m) {
+  ArgsDispatchKey k;
+  k.bucket = "M=" + std::to_string(m);
+  k.values = {m, 64, 64, 64, 64, 64};
+  k.aligns = {16, 16, 16, 16, 16, 16};
+  return k;
+}
+
+Winner winnerOf(int id) {
+  Winner w;
+  w.id = id;
+  return w;
+}
+
+} // namespace
+
+TEST(TuneDispatch, ArgsTableAndItsRefusals) {
+  std::string dir = tempDir();
+  Manifest m = makeFolder(dir);
+  DispatchOptions options;
+  // Two buckets, two winners, no grid rule: the function takes the grid.
+  auto files = generateArgsDispatch(
+      m, dir, {{keyOfM(64), winnerOf(0)}, {keyOfM(1024), winnerOf(2)}},
+      options);
+  ASSERT_TRUE(files.ok()) << files.message();
+  ASSERT_EQ(files->size(), 6u);
+  const std::string &header = (*files)[4].text;
+  EXPECT_EQ((*files)[4].name, "tuned.h");
+  EXPECT_NE(header.find("Status matmul(CUstream stream, const "
+                        "::tilec::runtime::Grid &grid, "
+                        "::tilec::runtime::DevicePtr<::tilec::runtime::"
+                        "BFloat16> a,"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("///   M=64: candidate 0 (BLOCK_M=64"),
+            std::string::npos);
+  const std::string &source = (*files)[5].text;
+  EXPECT_NE(source.find("{0, {64, 64, 64, 64, 64, 64}, {16, 16, 16, 16, 16, "
+                        "16}, {16, 16, 16, 1, 1, 1, 1, 1, 1}}, // M=64"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("return c2::matmul(stream, grid, a, b, c, M, N, K, "
+                        "stride_am, stride_bk, stride_cm);"),
+            std::string::npos);
+
+  // One key, two winners: the table could not tell them apart.
+  ArgsDispatchKey other = keyOfM(64);
+  other.bucket = "M=64 a[99]";
+  EXPECT_EQ(generateArgsDispatch(m, dir,
+                                 {{keyOfM(64), winnerOf(0)},
+                                  {other, winnerOf(2)}},
+                                 options)
+                .message(),
+            "the problems of buckets 'M=64' and 'M=64 a[99]' have the same "
+            "integer arguments and descriptor shapes but different winners "
+            "(candidates 0 and 2): a pointer has no size at run time, so the "
+            "table cannot tell them apart");
+  // The same winner twice is one entry.
+  EXPECT_TRUE(generateArgsDispatch(
+                  m, dir, {{keyOfM(64), winnerOf(0)}, {other, winnerOf(0)}},
+                  options)
+                  .ok());
+  EXPECT_EQ(generateArgsDispatch(m, dir, {{keyOfM(64), winnerOf(1)}}, options)
+                .message(),
+            "the winner for M=64, candidate 1, is not a candidate of the "
+            "folder");
+  EXPECT_EQ(generateArgsDispatch(m, dir, {}, options).message(),
+            "no winners to put in the table");
+  // Candidate 2 with a grid rule, candidate 0 without.
+  std::string ruled = gemmMetadata(4);
+  ruled.replace(ruled.find("\"params\""), 8,
+                "\"grid\": [\"cdiv(M, 64)\"], \"params\"");
+  writeFile(dir + "/c2.json", ruled);
+  EXPECT_EQ(generateArgsDispatch(m, dir,
+                                 {{keyOfM(64), winnerOf(0)},
+                                  {keyOfM(1024), winnerOf(2)}},
+                                 options)
+                .message(),
+            "candidate 0 has no grid rule (tile.grid) but candidate 2 has "
+            "one: the table launches every winner alike");
+  // Candidate 2 of another signature.
+  std::string f32 = gemmMetadata(4);
+  f32.replace(f32.find("\"bf16\""), 6, "\"f32\"");
+  writeFile(dir + "/c2.json", f32);
+  std::string message = generateArgsDispatch(m, dir,
+                                             {{keyOfM(64), winnerOf(0)},
+                                              {keyOfM(1024), winnerOf(2)}},
+                                             options)
+                            .message();
+  EXPECT_NE(message.find("candidate 2's parameters (a: ptr<f32>, b: "
+                         "ptr<bf16>"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("are not candidate 0's (a: ptr<bf16>"),
+            std::string::npos)
+      << message;
+}
