@@ -60,6 +60,9 @@ using runtime::Status;
 
 namespace {
 
+/// The type of integer rules in the generated code.
+constexpr std::string_view kSymInt = "c10::SymInt";
+
 /// A C++ identifier (isCppIdentifier) that also suits a schema and a
 /// Python attribute: no leading underscore.
 bool isIdentifier(std::string_view s) {
@@ -80,7 +83,7 @@ const std::set<std::string_view> kReservedNames = {
     "device", "default",  "switch", "case",   "void",   "unsigned", "signed",
     "programs", "cdiv",   "descOf", "kernelsOn", "moduleMetadata", "keys",
     "handle", "hasElements", "elementCount", "hasShape", "shapeOf",
-    "sizesOf", "outputSize"};
+    "sizesOf", "outputSize", "symText", "c10", "at"};
 
 /// Whether `name` ends with a suffix the generated code appends to a tensor's
 /// name for its locals (`x_address`, `x_desc`), so that it could clash.
@@ -171,12 +174,16 @@ const char *dtypeEnum(DType t) {
   return "F32";
 }
 
-/// The schema type and the C++ parameter type of a scalar.
+bool isIntegerScalar(DType t) { return t == DType::I32 || t == DType::I64; }
+
+/// The schema type and the C++ parameter type of a scalar. Integers are
+/// SymInt: under torch.compile's dynamic shapes an integer computed from a
+/// size (`x.numel()`) stays symbolic instead of being specialized.
 std::pair<std::string, std::string> scalarTypes(DType t) {
   if (t == DType::I1)
     return {"bool", "bool"};
-  if (t == DType::I32 || t == DType::I64)
-    return {"int", "int64_t"};
+  if (isIntegerScalar(t))
+    return {"SymInt", "c10::SymInt"};
   return {"float", "double"};
 }
 
@@ -186,6 +193,10 @@ std::string tileText(const ParamInfo &p) {
   for (int d = 0; d < p.desc.rank; ++d)
     s += (d ? "x" : "") + std::to_string(p.desc.tile[d]);
   return s;
+}
+
+bool isIntegerScalar(const ParamInfo &p) {
+  return p.kind == ParamInfo::Kind::Scalar && isIntegerScalar(p.type);
 }
 
 bool isTensor(const ParamInfo &p) {
@@ -364,7 +375,7 @@ struct Binding {
   std::string shapeCpp(size_t i) const {
     std::string s = "{";
     for (size_t d = 0; d < k.params[i].shape.size(); ++d)
-      s += (d ? ", " : "") + k.params[i].shape[d].toCpp(names);
+      s += (d ? ", " : "") + k.params[i].shape[d].toCpp(names, kSymInt);
     return s + "}";
   }
   /// The check that tensor `i` has the sizes of its tile.shape.
@@ -449,15 +460,15 @@ struct Binding {
         // The extent is the shape's product: the sizes say more.
         s += shapeCheck(i);
       } else if (p.extent) {
-        s += "  {\n    const int64_t need = " + p.extent->toCpp(names) +
-             ";\n";
+        s += "  {\n    const c10::SymInt need = " +
+             p.extent->toCpp(names, kSymInt) + ";\n";
         // Integers (and addresses) go into messages through std::to_string:
         // on the H200's PyTorch 2.11, a TORCH_CHECK that fails with an
         // integer argument crashes the process (a minimal load_inline
         // extension does too), while strings, devices and dtypes are fine.
         s += "    TORCH_CHECK(hasElements(" + n + ", need), " + pre +
              " has \", elementCount(" + n + "), \" elements but the kernel "
-             "reaches \", std::to_string(need), " +
+             "reaches \", symText(need), " +
              "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
       }
     }
@@ -487,6 +498,9 @@ struct Binding {
              std::string(dtypeEnum(p.type)) + ", " + address(i) + "),\n";
       else if (p.kind == ParamInfo::Kind::TensorDesc)
         s += "      ::tilec::runtime::makeArg(" + names[i] + "_desc),\n";
+      else if (isIntegerScalar(p))
+        s += "      ::tilec::runtime::makeArg(" + names[i] +
+             ".expect_int()),\n";
       else
         s += "      ::tilec::runtime::makeArg(" + names[i] + "),\n";
     }
@@ -560,6 +574,15 @@ struct Binding {
          "meta tensors have no\n/// address, so 0 stands in.\n";
     s += "void " + k.name + "_meta(" + cppParams() + ") {\n";
     s += "  " + k.name + "_check(" + callArgs() + ");\n";
+    std::string symbolic;
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (isIntegerScalar(k.params[i]))
+        symbolic += (symbolic.empty() ? "" : " || ") + names[i] +
+                    ".is_symbolic()";
+    if (!symbolic.empty())
+      s += "  // Symbolic integers (torch.compile's dynamic shapes) have no "
+           "value to check\n  // yet: the CUDA implementation checks them "
+           "at the launch.\n  if (" + symbolic + ")\n    return;\n";
     s += argsCode([](size_t) { return std::string("0"); });
     if (!hasRule())
       s += explicitGrid();
@@ -668,10 +691,11 @@ struct Binding {
       std::string sizes;
       for (size_t d = 0; d < p.shape.size(); ++d)
         sizes += std::string(d ? ",\n       " : "") + "outputSize(" +
-                 p.shape[d].toCpp(names) + ", \"" + op() + ": cannot allocate " +
+                 p.shape[d].toCpp(names, kSymInt) + ", \"" + op() +
+                 ": cannot allocate " +
                  names[i] + ": size " + std::to_string(d) + " of its tile.shape " +
                  shapeText(p, true) + " is \")";
-      s += "  at::Tensor " + names[i] + " = at::empty(\n      {" + sizes +
+      s += "  at::Tensor " + names[i] + " = at::empty_symint(\n      {" + sizes +
            "},\n      " + first + ".options().dtype(" +
            torchType(p.type).scalarType + "));\n";
       returned += (returned.empty() ? "" : ", ") + names[i];
@@ -756,6 +780,14 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "[[maybe_unused]] int64_t cdiv(int64_t a, int64_t b) {\n"
        "  return b == 0 ? 0 : a / b + ((a % b != 0) && ((a < 0) == (b < 0)));"
        "\n}\n\n";
+  s += "/// The same on PyTorch's integers; symbolic ones are sizes (a >= 0, "
+       "b > 0).\n"
+       "[[maybe_unused]] c10::SymInt cdiv(const c10::SymInt &a, const "
+       "c10::SymInt &b) {\n"
+       "  if (const std::optional<int64_t> x = a.maybe_as_int())\n"
+       "    if (const std::optional<int64_t> y = b.maybe_as_int())\n"
+       "      return c10::SymInt(cdiv(*x, *y));\n"
+       "  return (a + b - 1) / b;\n}\n\n";
   s += "/// The embedded metadata, parsed once: the Meta implementations check\n"
        "/// launches against it without a GPU.\n";
   s += "const ::tilec::runtime::ModuleMetadata &moduleMetadata() {\n";
@@ -770,12 +802,19 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "Meta\n/// implementation under torch.compile's dynamic shapes) is "
        "decided by a\n/// guard: the graph is kept only for sizes that "
        "pass.\n"
-       "[[maybe_unused]] bool hasElements(const at::Tensor &t, int64_t need) "
-       "{\n"
+       "[[maybe_unused]] bool hasElements(const at::Tensor &t,\n"
+       "                                  const c10::SymInt &need) {\n"
        "  if (!t.unsafeGetTensorImpl()->has_symbolic_sizes_strides()) "
        "[[likely]]\n"
-       "    return t.numel() >= need;\n"
+       "    if (const std::optional<int64_t> n = need.maybe_as_int())\n"
+       "      return t.numel() >= *n;\n"
        "  return t.sym_numel() >= need;\n}\n\n";
+  s += "/// `v` for a message (a symbolic one as its expression).\n"
+       "[[maybe_unused]] std::string symText(const c10::SymInt &v) {\n"
+       "  if (const std::optional<int64_t> n = v.maybe_as_int())\n"
+       "    return std::to_string(*n);\n"
+       "  std::ostringstream os;\n  os << v;\n"
+       "  return os.str();\n}\n\n";
   s += "/// `t`'s element count for a message (a symbolic one as its "
        "expression).\n"
        "[[maybe_unused]] std::string elementCount(const at::Tensor &t) {\n"
@@ -785,31 +824,33 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "  return os.str();\n}\n\n";
   s += "/// Whether `t` has the sizes `sizes` (symbolic ones decided by guards).\n"
        "[[maybe_unused]] bool hasShape(const at::Tensor &t,\n"
-       "                               std::initializer_list<int64_t> sizes) {\n"
+       "                               std::initializer_list<c10::SymInt> sizes) {\n"
        "  if (t.dim() != static_cast<int64_t>(sizes.size()))\n"
        "    return false;\n"
        "  const bool symbolic = t.unsafeGetTensorImpl()->has_symbolic_sizes_strides();\n"
        "  int64_t d = 0;\n"
-       "  for (int64_t size : sizes) {\n"
-       "    if (symbolic ? t.sym_size(d) != size : t.size(d) != size)\n"
+       "  for (const c10::SymInt &size : sizes) {\n"
+       "    const std::optional<int64_t> n = size.maybe_as_int();\n"
+       "    if (!symbolic && n ? t.size(d) != *n : t.sym_size(d) != size)\n"
        "      return false;\n"
        "    ++d;\n"
        "  }\n"
        "  return true;\n}\n\n";
   s += "/// \"[4, 1000]\": sizes for a message.\n"
-       "[[maybe_unused]] std::string shapeOf(std::initializer_list<int64_t> sizes) "
-       "{\n"
+       "[[maybe_unused]] std::string shapeOf(std::initializer_list<c10::SymInt> "
+       "sizes) {\n"
        "  std::string s = \"[\";\n"
-       "  for (int64_t size : sizes)\n"
-       "    s += (s.size() > 1 ? \", \" : \"\") + std::to_string(size);\n"
+       "  for (const c10::SymInt &size : sizes)\n"
+       "    s += (s.size() > 1 ? \", \" : \"\") + symText(size);\n"
        "  return s + \"]\";\n}\n\n";
   s += "/// `t`'s sizes for a message (symbolic ones as their expressions).\n"
        "[[maybe_unused]] std::string sizesOf(const at::Tensor &t) {\n"
        "  std::ostringstream os;\n  os << t.sym_sizes();\n"
        "  return os.str();\n}\n\n";
   s += "/// A size of an allocated output, which its rule may make negative.\n"
-       "[[maybe_unused]] int64_t outputSize(int64_t size, const char *what) {\n"
-       "  TORCH_CHECK(size >= 0, what, std::to_string(size));\n"
+       "[[maybe_unused]] c10::SymInt outputSize(c10::SymInt size, const char "
+       "*what) {\n"
+       "  TORCH_CHECK(size >= 0, what, symText(size));\n"
        "  return size;\n}\n\n";
   if (anyDesc)
     s += "/// The descriptor argument of `t` at `address`: its sizes and strides "

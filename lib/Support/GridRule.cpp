@@ -300,15 +300,17 @@ Expected<int64_t> Expr::evaluate(std::span<const int64_t> values) const {
   return stack[0];
 }
 
-std::string Expr::toCpp(std::span<const std::string> names) const {
+std::string Expr::toCpp(std::span<const std::string> names,
+                        std::string_view type) const {
   std::vector<std::string> stack;
+  const std::string t(type);
   for (const Step &s : steps_) {
     if (s.op == Op::Const) {
-      stack.push_back("int64_t(" + std::to_string(s.value) + ")");
+      stack.push_back(t + "(" + std::to_string(s.value) + ")");
       continue;
     }
     if (s.op == Op::Param) {
-      stack.push_back("int64_t(" + names[size_t(s.value)] + ")");
+      stack.push_back(t + "(" + names[size_t(s.value)] + ")");
       continue;
     }
     if (s.op == Op::Neg) {
@@ -347,7 +349,7 @@ std::string Expr::toCpp(std::span<const std::string> names) const {
       break;
     }
   }
-  return stack.empty() ? "int64_t(0)" : stack.back();
+  return stack.empty() ? t + "(0)" : stack.back();
 }
 
 std::string Rule::text() const {

@@ -60,8 +60,11 @@ public:
   const std::vector<int> &params() const { return params_; }
   /// C++ code computing it, with each parameter `i` spelled `names[i]` and
   /// the helpers `cdiv(a, b)`, `std::min`, `std::max` (for generated code
-  /// that checks arguments before launching; no overflow checks).
-  std::string toCpp(std::span<const std::string> names) const;
+  /// that checks arguments before launching; no overflow checks), every
+  /// value of type `type` (`int64_t`; `c10::SymInt` for PyTorch's symbolic
+  /// integers, whose operators the code then uses).
+  std::string toCpp(std::span<const std::string> names,
+                    std::string_view type = "int64_t") const;
 
   /// Same program over the same parameters (what metadata round trips and
   /// comparisons of kernel metadata need); the texts may differ in blanks.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <tuple>
 #include <string>
@@ -26,10 +27,25 @@ struct TensorImpl {
 };
 class SymInt {
 public:
+  SymInt(int64_t);
   int64_t guard_int(const char *file, int64_t line) const;
+  int64_t expect_int() const;
+  std::optional<int64_t> maybe_as_int() const;
+  bool is_symbolic() const;
+  SymInt operator-() const;
+  SymInt operator+(const SymInt &) const;
+  SymInt operator-(const SymInt &) const;
+  SymInt operator*(const SymInt &) const;
+  SymInt operator/(const SymInt &) const;
+  SymInt operator%(const SymInt &) const;
+  bool operator<(const SymInt &) const;
+  bool operator>=(const SymInt &) const;
+  bool operator!=(const SymInt &) const;
 };
 bool operator>=(const SymInt &, int64_t);
 bool operator!=(const SymInt &, int64_t);
+SymInt operator+(const SymInt &, int64_t);
+SymInt operator-(const SymInt &, int64_t);
 std::ostream &operator<<(std::ostream &, const SymInt &);
 struct GradMode {
   static bool is_enabled();
@@ -124,6 +140,7 @@ public:
   c10::TensorImpl *unsafeGetTensorImpl() const;
 };
 Tensor empty(IntArrayRef, TensorOptions);
+Tensor empty_symint(c10::SymIntArrayRef, TensorOptions);
 namespace cuda {
 c10::cuda::CUDAStream getCurrentCUDAStream(c10::DeviceIndex);
 } // namespace cuda
