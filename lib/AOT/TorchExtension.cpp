@@ -843,10 +843,15 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "  for (const c10::SymInt &size : sizes)\n"
        "    s += (s.size() > 1 ? \", \" : \"\") + symText(size);\n"
        "  return s + \"]\";\n}\n\n";
+  // Integers go through std::to_string, not a stream: on the GPU machine's
+  // PyTorch 2.11, formatting an integer into a stream in the extension
+  // crashes the process (as a TORCH_CHECK with an integer argument does).
   s += "/// `t`'s sizes for a message (symbolic ones as their expressions).\n"
        "[[maybe_unused]] std::string sizesOf(const at::Tensor &t) {\n"
-       "  std::ostringstream os;\n  os << t.sym_sizes();\n"
-       "  return os.str();\n}\n\n";
+       "  std::string s = \"[\";\n"
+       "  for (const c10::SymInt &size : t.sym_sizes())\n"
+       "    s += (s.size() > 1 ? \", \" : \"\") + symText(size);\n"
+       "  return s + \"]\";\n}\n\n";
   s += "/// A size of an allocated output, which its rule may make negative.\n"
        "[[maybe_unused]] c10::SymInt outputSize(c10::SymInt size, const char "
        "*what) {\n"

@@ -10,7 +10,7 @@
 # C's GEMM checks.
 set -u
 S=.dev/s12; O=${OUT:-/tmp/out}; mkdir -p $O/x
-. scripts/gpu-env.sh
+root=$(pwd); . scripts/gpu-env.sh
 t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
 B=build-gpu
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
