@@ -80,6 +80,8 @@ std::ostream &operator<<(std::ostream &, const Device &);
 template <typename T> class ArrayRef {
 public:
   ArrayRef(std::initializer_list<T>);
+  const T *begin() const;
+  const T *end() const;
   size_t size() const;
   const T &operator[](size_t) const;
 };
