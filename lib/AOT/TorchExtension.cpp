@@ -37,7 +37,7 @@
 // through it (the metadata's "output", which tilec derives). When every
 // output has a shape (`tile.shape`) and some input tensor fixes the
 // device, the default overload allocates the outputs and returns them
-// (`add(Tensor x, Tensor y, int n) -> Tensor`, `<k>_alloc_*` below) and
+// (`add(Tensor x, Tensor y, SymInt n) -> Tensor`, `<k>_alloc_*` below) and
 // the kernel-order form is the `out` overload. Any tensor with a shape is
 // checked against it.
 //
@@ -292,8 +292,8 @@ struct Binding {
     return s + ">";
   }
 
-  /// "add(Tensor x, Tensor y, Tensor(a!) z, int n) -> ()",
-  /// "add(Tensor x, Tensor y, int n) -> Tensor".
+  /// "add.out(Tensor x, Tensor y, Tensor(a!) z, SymInt n) -> ()",
+  /// "add(Tensor x, Tensor y, SymInt n) -> Tensor".
   std::string schema(Form form) const {
     std::string s = qualifiedName(form) + "(";
     char alias = 'a';
@@ -321,8 +321,8 @@ struct Binding {
     return s + ") -> " + returns;
   }
 
-  /// "const at::Tensor &x, ..., int64_t n[, at::IntArrayRef grid]", or
-  /// with `typesOnly` "const at::Tensor &, ..., int64_t".
+  /// "const at::Tensor &x, ..., c10::SymInt n[, at::IntArrayRef grid]", or
+  /// with `typesOnly` "const at::Tensor &, ..., c10::SymInt".
   std::string cppParams(Form form = Form::Full, bool typesOnly = false) const {
     std::string s;
     for (size_t i = 0; i < k.params.size(); ++i) {
@@ -339,8 +339,8 @@ struct Binding {
            (typesOnly ? "at::IntArrayRef" : "at::IntArrayRef grid");
     return s;
   }
-  /// "void(const at::Tensor &, ..., int64_t)": the implementations' C++
-  /// function type, which the typed operator handle names.
+  /// "void(const at::Tensor &, ..., c10::SymInt)": the implementations'
+  /// C++ function type, which the typed operator handle names.
   std::string cppFunctionType(Form form) const {
     return cppReturn(form) + "(" + cppParams(form, true) + ")";
   }
