@@ -284,8 +284,15 @@ Expected<int64_t> evaluateParamRule(const KernelMetadata &kernel, size_t index,
                                     const grid::Expr &rule,
                                     const std::string &what,
                                     const ArgValue *args, size_t count) {
-  // Not the hot path: only parameters that declare rules get here.
-  std::vector<int64_t> values(count);
+  // A launch with DLPack tensors gets here per tensor: no heap for the
+  // usual few parameters.
+  int64_t inlineValues[kInlineParams] = {};
+  std::vector<int64_t> heap;
+  int64_t *values = inlineValues;
+  if (count > kInlineParams) {
+    heap.resize(count);
+    values = heap.data();
+  }
   for (int i : rule.params()) {
     const ArgValue &a = args[i];
     if (a.kind == ArgValue::Kind::SignedInt)
@@ -298,7 +305,7 @@ Expected<int64_t> evaluateParamRule(const KernelMetadata &kernel, size_t index,
                             kernel.params[i].name +
                             "' as an integer, but got " + describeArg(a));
   }
-  auto v = rule.evaluate(values);
+  auto v = rule.evaluate(std::span<const int64_t>(values, count));
   if (!v.ok())
     return paramError(kernel, index, what + ": " + v.message());
   return *v;
