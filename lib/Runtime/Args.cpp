@@ -41,6 +41,17 @@ paramError(const KernelMetadata &k, size_t index, const std::string &what) {
                        "): " + what);
 }
 
+/// The value a rule reads from argument `a`: an integer that fits int64_t.
+bool ruleValue(const ArgValue &a, int64_t &value) {
+  if (a.kind == ArgValue::Kind::SignedInt)
+    value = a.i;
+  else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
+    value = int64_t(a.u);
+  else
+    return false;
+  return true;
+}
+
 [[gnu::cold, gnu::noinline]] Status
 mismatch(const KernelMetadata &k, size_t index, const ArgValue &arg) {
   return paramError(k, index,
@@ -295,11 +306,7 @@ Expected<int64_t> evaluateParamRule(const KernelMetadata &kernel, size_t index,
   }
   for (int i : rule.params()) {
     const ArgValue &a = args[i];
-    if (a.kind == ArgValue::Kind::SignedInt)
-      values[i] = a.i;
-    else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
-      values[i] = int64_t(a.u);
-    else
+    if (!ruleValue(a, values[i]))
       return paramError(kernel, index,
                         "its " + what + " \"" + rule.text() + "\" reads '" +
                             kernel.params[i].name +
@@ -369,11 +376,7 @@ Expected<Grid> ruleGrid(const KernelMetadata &kernel, const ArgValue *args,
   for (const grid::Expr &e : kernel.grid.dims)
     for (int i : e.params()) {
       const ArgValue &a = args[i];
-      if (a.kind == ArgValue::Kind::SignedInt)
-        values[i] = a.i;
-      else if (a.kind == ArgValue::Kind::UnsignedInt && a.u <= INT64_MAX)
-        values[i] = int64_t(a.u);
-      else [[unlikely]]
+      if (!ruleValue(a, values[i])) [[unlikely]]
         return paramError(kernel, i,
                           "the grid rule " + kernel.grid.text() +
                               " reads it as an integer, but got " +

@@ -39,6 +39,21 @@ Expected<std::string> readAll(const std::string &path) {
   return s.str();
 }
 
+/// The generated tables' distance between two bucket values, in powers of
+/// two (a GEMM's are at least 16; an args problem's may be 0 or negative).
+constexpr const char *kDistanceCpp = R"(int64_t distance(int64_t a, int64_t b) { // in powers of two
+  if (a <= 0 || b <= 0)
+    return a == b ? 0 : 64;
+  int64_t d = 0;
+  for (; a < b; a *= 2)
+    ++d;
+  for (; b < a; b *= 2)
+    ++d;
+  return d;
+}
+
+)";
+
 /// A candidate's binary and metadata as read from its folder.
 struct CandidateFiles {
   std::string binary, metadata;
@@ -279,16 +294,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
   return p;
 }
 
-int64_t distance(int64_t a, int64_t b) { // in powers of two
-  int64_t d = 0;
-  for (; a < b; a *= 2)
-    ++d;
-  for (; b < a; b *= 2)
-    ++d;
-  return d;
-}
-
-const Entry *find(int64_t M, int64_t N, int64_t K, int64_t sa, int64_t sb,
+)" + std::string(kDistanceCpp) + R"(const Entry *find(int64_t M, int64_t N, int64_t K, int64_t sa, int64_t sb,
                   int64_t sc) {
   int64_t align = 1;
   while (align < 16 && sa % (align * 2) == 0 && sb % (align * 2) == 0 &&
@@ -604,18 +610,7 @@ int64_t keyAlign(int64_t v) {
   return align;
 }
 
-int64_t distance(int64_t a, int64_t b) { // in powers of two
-  if (a <= 0 || b <= 0)
-    return a == b ? 0 : 64;
-  int64_t d = 0;
-  for (; a < b; a *= 2)
-    ++d;
-  for (; b < a; b *= 2)
-    ++d;
-  return d;
-}
-
-/// The entry of the key, else the nearest (an alignment that differs
+)" + std::string(kDistanceCpp) + R"(/// The entry of the key, else the nearest (an alignment that differs
 /// counts most), among those whose kernel takes the arguments.
 [[maybe_unused]] const Entry *find(const std::array<int64_t, kKey> &value,
                                    const std::array<int64_t, kKey> &align,

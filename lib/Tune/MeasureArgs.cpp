@@ -48,6 +48,37 @@ std::string sameSignature(const KernelMetadata &k,
          ") are not the first candidate's (" + firstSignature + ")";
 }
 
+/// An integer argument's part of the bucket: rounded up to a power of two
+/// (0 and negatives as they are), and its alignment (the largest power of
+/// two up to 16 dividing it).
+std::pair<int64_t, int64_t> intKey(int64_t v) {
+  int64_t align = 1;
+  while (align < 16 && v % (2 * align) == 0 && v != 0)
+    align *= 2;
+  return {v > 0 ? roundUpPow2(v) : v, align};
+}
+
+/// The specs of `problem` parsed against the kernel's parameters.
+Expected<std::vector<HostArg>> parseSpecs(const std::string &kernel,
+                                          const KernelMetadata &k,
+                                          const ArgsProblem &problem) {
+  const size_t n = k.params.size();
+  if (problem.specs.size() != n)
+    return Status::error(
+        "kernel '" + kernel + "' takes " + std::to_string(n) + " argument" +
+        (n == 1 ? "" : "s") + " (" + k.signature() + ") but " +
+        std::to_string(problem.specs.size()) + " spec" +
+        (problem.specs.size() == 1 ? " was" : "s were") + " given");
+  std::vector<HostArg> args(n);
+  for (size_t i = 0; i < n; ++i) {
+    Expected<HostArg> h = parseHostArgFor(problem.specs[i], k.params[i]);
+    if (!h.ok())
+      return h.status();
+    args[i] = std::move(*h);
+  }
+  return args;
+}
+
 } // namespace
 
 std::string tune::argsBucket(const std::vector<ParamInfo> &params,
@@ -68,10 +99,8 @@ std::string tune::argsBucket(const std::vector<ParamInfo> &params,
       add(p.name + "[" + std::to_string(roundUpPow2(int64_t(a.count()))) +
           "]");
     } else if (!isFloat(a.dtype)) {
-      int64_t v = a.intValue, align = 1;
-      while (align < 16 && v % (2 * align) == 0 && v != 0)
-        align *= 2;
-      add(p.name + "=" + std::to_string(v > 0 ? roundUpPow2(v) : v) + "/a" +
+      auto [value, align] = intKey(a.intValue);
+      add(p.name + "=" + std::to_string(value) + "/a" +
           std::to_string(align));
     }
   }
@@ -92,10 +121,8 @@ ArgsDispatchKey tune::argsDispatchKey(const std::vector<ParamInfo> &params,
       }
     } else if (p.kind == ParamInfo::Kind::Scalar && !a.isBuffer &&
                !isFloat(a.dtype)) {
-      int64_t v = a.intValue, align = 1;
-      while (align < 16 && v % (2 * align) == 0 && v != 0)
-        align *= 2;
-      key.values.push_back(v > 0 ? roundUpPow2(v) : v);
+      auto [value, align] = intKey(a.intValue);
+      key.values.push_back(value);
       key.aligns.push_back(align);
     }
   }
@@ -123,21 +150,11 @@ Expected<ArgsDispatchKey> tune::argsProblemKey(const Manifest &manifest,
   if (!k)
     return Status::error(dir + "/" + first->metadata + ": no kernel '" +
                          manifest.kernel + "'");
-  const size_t n = k->params.size();
-  if (problem.specs.size() != n)
-    return Status::error("kernel '" + manifest.kernel + "' takes " +
-                         std::to_string(n) + " argument" +
-                         (n == 1 ? "" : "s") + " (" + k->signature() +
-                         ") but " + std::to_string(problem.specs.size()) +
-                         " were given");
-  std::vector<HostArg> args(n);
-  for (size_t i = 0; i < n; ++i) {
-    Expected<HostArg> h = parseHostArgFor(problem.specs[i], k->params[i]);
-    if (!h.ok())
-      return h.status();
-    args[i] = std::move(*h);
-  }
-  return argsDispatchKey(k->params, args);
+  Expected<std::vector<HostArg>> args =
+      parseSpecs(manifest.kernel, *k, problem);
+  if (!args.ok())
+    return args.status();
+  return argsDispatchKey(k->params, *args);
 }
 
 Expected<TuneResult> tune::tuneArgs(const Context &context,
@@ -179,20 +196,14 @@ Expected<TuneResult> tune::tuneArgs(const Context &context,
   const std::vector<ParamInfo> params = firstKernel->metadata().params;
   const std::string signature = firstKernel->metadata().signature();
   const size_t n = params.size();
-  if (problem.specs.size() != n)
-    return Status::error(
-        "kernel '" + manifest.kernel + "' takes " + std::to_string(n) +
-        " argument" + (n == 1 ? "" : "s") + " (" + signature + ") but " +
-        std::to_string(problem.specs.size()) + " --arg " +
-        (problem.specs.size() == 1 ? "was" : "were") + " given");
-  std::vector<HostArg> args(n);
+  Expected<std::vector<HostArg>> parsed =
+      parseSpecs(manifest.kernel, firstKernel->metadata(), problem);
+  if (!parsed.ok())
+    return parsed.status();
+  std::vector<HostArg> args = std::move(*parsed);
   std::vector<std::vector<uint8_t>> expected(n); // from expect=
   size_t setBytes = 0;
   for (size_t i = 0; i < n; ++i) {
-    Expected<HostArg> h = parseHostArgFor(problem.specs[i], params[i]);
-    if (!h.ok())
-      return h.status();
-    args[i] = std::move(*h);
     if (!args[i].expectPath.empty()) {
       Expected<std::vector<uint8_t>> want = readExpected(args[i]);
       if (!want.ok())

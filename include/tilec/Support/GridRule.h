@@ -1,8 +1,9 @@
 //===- GridRule.h - launch grids and sizes from kernel arguments -*- C++ -*-===//
 //
 // A kernel declares how its launch grid follows from its scalar arguments
-// (`tile.grid = ["cdiv(M, 128)", "cdiv(N, 128)"]`, docs/dialect.md) and how
-// many elements a pointer parameter reaches (`tile.extent = "n"`). Each is a
+// (`tile.grid = ["cdiv(M, 128)", "cdiv(N, 128)"]`, docs/dialect.md), how
+// many elements a pointer parameter reaches (`tile.extent = "n"`) and the
+// sizes of the tensor a parameter addresses (`tile.shape`). Each is a
 // small integer expression over the kernel's integer scalar parameters:
 //
 //   expr    := term (('+' | '-') term)*
