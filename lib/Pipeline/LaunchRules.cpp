@@ -17,6 +17,18 @@
 
 using namespace mlir;
 
+/// The expressions of a rule attribute: one string or an array of strings
+/// (the dialect's verifier checked the form).
+static SmallVector<StringRef> ruleStrings(Attribute rule) {
+  SmallVector<StringRef> texts;
+  if (auto one = dyn_cast<StringAttr>(rule))
+    texts.push_back(one.getValue());
+  else
+    for (Attribute a : cast<ArrayAttr>(rule))
+      texts.push_back(cast<StringAttr>(a).getValue());
+  return texts;
+}
+
 FailureOr<tilec::LaunchRules>
 tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
   std::vector<std::string> whats;
@@ -44,12 +56,7 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
 
   LaunchRules rules;
   if (Attribute g = kernel->getAttr("tile.grid")) {
-    SmallVector<StringRef> dims;
-    if (auto one = dyn_cast<StringAttr>(g))
-      dims.push_back(one.getValue());
-    else
-      for (Attribute a : cast<ArrayAttr>(g))
-        dims.push_back(cast<StringAttr>(a).getValue());
+    SmallVector<StringRef> dims = ruleStrings(g);
     static const char *axes[] = {"x", "y", "z"};
     for (auto [d, text] : llvm::enumerate(dims)) {
       FailureOr<grid::Expr> ok =
@@ -76,13 +83,7 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
     Attribute shape = kernel.getArgAttr(i, "tile.shape");
     if (!shape)
       continue;
-    // The dialect's verifier checked the form: a string or 1 to 5 strings.
-    SmallVector<StringRef> sizes;
-    if (auto one = dyn_cast<StringAttr>(shape))
-      sizes.push_back(one.getValue());
-    else
-      for (Attribute a : cast<ArrayAttr>(shape))
-        sizes.push_back(cast<StringAttr>(a).getValue());
+    SmallVector<StringRef> sizes = ruleStrings(shape);
     std::string product;
     for (auto [d, text] : llvm::enumerate(sizes)) {
       FailureOr<grid::Expr> ok =
