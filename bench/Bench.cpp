@@ -510,7 +510,11 @@ void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
 /// (delta, then dK and dV, then dQ) after one forward (attention_d128) made
 /// O and lse. FLOPs as peers.py counts them: 2.5 times the forward's.
 /// With attention_bwd_{dkdv,dq}_ds_d128 in DIR, also the store-dS variant
-/// (rows "... store-dS").
+/// (rows "... store-dS"); with attention_tma_bwd_{dkdv,dq}_d128 the
+/// descriptor kernels, and with attention_tma_bwd_dkdvq_d128 (and
+/// attention_bwd_{pre_dqacc,dq_convert}_d128) the dQ-by-atomics backward:
+/// delta and the zeroed f32 accumulator, dK/dV adding dQ into it, dq from
+/// it.
 void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
                        std::vector<Module> &keep) {
   const Context &ctx = b.ctx();
@@ -530,8 +534,9 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
   auto delta = outputBuffer<float>(ctx, B * H * S);
   const int32_t sb = H * S * D, sh = S * D, ss = D, s = S, h = H, g = 1;
   const float scale = float(1 / std::sqrt(double(D)));
-  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma;
+  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma, preAcc, dkdvq, dqConv;
   DeviceBuffer<BFloat16> ds;
+  DeviceBuffer<float> dqAcc;
   for (bool causal : {false, true}) {
     require(fwd.launch(nullptr, Grid(ceilDiv(S, gAttentionBlockM), B * H), q, kk, v, o,
                        lse, s, h, g, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
@@ -592,6 +597,39 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
       requireWritten(gk, "attention_tma_bwd_dkdv_d128");
       b.row(work, ms, 0, flops,
             "3 kernels: delta, dK+dV, dQ; TMA, warp-specialized");
+      if (stat((dir + "/attention_tma_bwd_dkdvq_d128.json").c_str(), &st) ==
+          0) {
+        if (!dkdvq) {
+          preAcc = kernelOf(ctx, dir, "attention_bwd_pre_dqacc_d128", keep);
+          dkdvq = kernelOf(ctx, dir, "attention_tma_bwd_dkdvq_d128", keep);
+          dqConv = kernelOf(ctx, dir, "attention_bwd_dq_convert_d128", keep);
+          dqAcc = outputBuffer<float>(ctx, n);
+        }
+        require(gq.memory().fill8(0xff), "poison");
+        require(gk.memory().fill8(0xff), "poison");
+        ms = b.time(
+            [&](size_t) {
+              Status st4 = preAcc->launch(nullptr,
+                                          Grid(ceilDiv(S, 64), B * H), o,
+                                          dout, delta, dqAcc, s, h, sb, sh,
+                                          ss, sb, sh, ss);
+              if (st4.ok())
+                st4 = dkdvq->launch(nullptr, Grid(ceilDiv(S, 128), B * H),
+                                    qd, kd, vd, dod, lse, delta, gk, gv,
+                                    dqAcc, s, h, g, sb, sh, ss, sb, sh, ss,
+                                    scale, causal);
+              if (st4.ok())
+                st4 = dqConv->launch(nullptr, Grid(ceilDiv(S, 64), B * H),
+                                     dqAcc, gq, s, h, sb, sh, ss, scale);
+              return st4;
+            },
+            1);
+        requireWritten(gq, "attention_bwd_dq_convert_d128");
+        requireWritten(gk, "attention_tma_bwd_dkdvq_d128");
+        b.row(work, ms, 0, flops,
+              "3 kernels: delta + dQ zeroed, dK+dV+dQ (f32 atomics), dq; "
+              "TMA, warp-specialized");
+      }
     }
     // The store-dS variant (rematerialization's other side), when DIR has
     // it: dK/dV writes dS (bf16, B H S^2: 4.3 GB), dQ = dS K reads it.

@@ -560,11 +560,15 @@ def check_overhead(ops, have):
     x, y, z = (torch.randn(n, device="cuda") for _ in range(3))
     # For the record (not the check): the overload itself, as torch.compile's
     # graphs call it, skips the packet's Python-side overload resolution.
-    overload = ops.add.out
+    # The allocating overload called as such (ops.add.default) is timed
+    # beside the packet (ops.add) for the same reason.
+    overload, alloc = ops.add.out, ops.add.default
     names = ["torch.ops.tilec.add.out", "torch.add(out=)",
-             "torch.ops.tilec.add (allocating)", "torch.add (allocating)"]
+             "torch.ops.tilec.add (allocating)", "torch.add (allocating)",
+             "torch.ops.tilec.add.default (allocating, for the record)"]
     fns = [lambda: overload(x, y, z, n), lambda: torch.add(x, y, out=z),
-           lambda: ops.add(x, y, n), lambda: torch.add(x, y)]
+           lambda: ops.add(x, y, n), lambda: torch.add(x, y),
+           lambda: alloc(x, y, n)]
     for fn in fns:  # warm up (modules load on the first call)
         fn()
     measured = host_rounds(fns)

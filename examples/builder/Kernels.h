@@ -84,7 +84,10 @@ Kernel buildAttention(int headDim = 128, DType dtype = DType::BF16);
 
 /// Flash attention backward (ops::attentionBwd*Kernel), bf16: `part` is
 /// "pre" (delta = rowsum(dO * O)), "dkdv" or "dq", or the store-dS
-/// variant's "dkdv_ds" (also writes dS) and "dq_ds" (dQ = dS K); named
+/// variant's "dkdv_ds" (also writes dS) and "dq_ds" (dQ = dS K), or the
+/// dQ-by-atomics variant's (AttentionConfig::dqAtomic) "pre_dqacc" (delta,
+/// and the f32 dQ accumulator zeroed), "dkdvq" (dK, dV, and dQ added into
+/// the accumulator) and "dq_convert" (dq from it); named
 /// attention_bwd_<part>_d<D>. 64 keys per dK/dV program, 64 queries per
 /// dQ and delta program, 4 warps. Params and grids: those of the ops
 /// (include/tilec/Ops.h).
@@ -103,6 +106,9 @@ Kernel buildAttentionTma(int headDim = 128, int blockN = 64,
 /// step) and dQ ("dq": 128 queries per program, 64 keys a step) kernels
 /// with q, k, v, do as tensor descriptors, on 8 warps; named
 /// attention_tma_bwd_<part>_d<D>. delta is attention_bwd_pre_d<D>'s.
+/// "dkdvq": the dK/dV kernel that also adds dQ into an f32 accumulator
+/// (AttentionConfig::dqAtomic), with attention_bwd_pre_dqacc_d<D> before
+/// it and attention_bwd_dq_convert_d<D> after.
 Kernel buildAttentionTmaBwd(const std::string &part, int headDim = 128);
 
 /// Every example by name, with its default meta-parameters.

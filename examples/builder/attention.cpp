@@ -61,6 +61,17 @@ Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {
                               .descriptors = true};
   if (part == "dkdv")
     return ops::attentionBwdDkDvKernel(name, config);
+  // dQ accumulated by the dK/dV kernel (f32 atomics): no dQ kernel.
+  if (part == "dkdvq") {
+    // 32 queries a step: at 64, dQ^T's 32 more accumulator registers make
+    // ptxas serialize the wgmma (C7512) and spill 272 bytes; at 32 it
+    // spills 40. Three stages of Q and dO fit beside K and V in place, the
+    // staged dS^T and dQ^T's conversion scratch (169 KB).
+    config.dqAtomic = true;
+    config.blockM = 32;
+    config.numStages = 3;
+    return ops::attentionBwdDkDvKernel(name, config);
+  }
   return ops::attentionBwdDqKernel(name, config);
 }
 
@@ -86,6 +97,16 @@ Kernel examples::buildAttentionBwd(const std::string &part, int headDim) {
     return ops::attentionBwdDkDvKernel(name, config);
   if (part == "dq")
     return ops::attentionBwdDqKernel(name, config);
+  // dQ by atomics from the dK/dV kernel: the preprocess kernel zeroes the
+  // f32 accumulator, the convert kernel writes dq from it.
+  config.dqAtomic = true;
+  if (part == "pre_dqacc")
+    return ops::attentionBwdPreprocessKernel(name, config);
+  if (part == "dkdvq")
+    return ops::attentionBwdDkDvKernel(name, config);
+  if (part == "dq_convert")
+    return ops::attentionBwdDqConvertKernel(name, config);
+  config.dqAtomic = false;
   // The store-dS variant: dK/dV also writes dS, dQ is dS K. Its dQ loop
   // stages only K and dS, so 64 keys a step fit at head_dim 128.
   config.storeDs = true;

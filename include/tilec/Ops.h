@@ -364,6 +364,16 @@ struct AttentionConfig {
   /// attentionBwdDkDvKernel only: also write dS (the store-dS variant of
   /// the backward, for attentionBwdDqFromDsKernel).
   bool storeDs = false;
+  /// The backward with dQ accumulated by the dK/dV kernel
+  /// (FlashAttention-2's atomics, 5 products instead of the separate dQ
+  /// kernel's 7): attentionBwdPreprocessKernel also zeroes `dq_acc` (f32,
+  /// [batch * heads, seq, headDim], contiguous), attentionBwdDkDvKernel
+  /// adds each block's dS K into it (f32 atomic adds; dQ^T = K^T dS^T, so
+  /// that on sm_90a wgmma reads K^T in place and dS^T staged through
+  /// shared memory), and attentionBwdDqConvertKernel writes dq = scale *
+  /// dq_acc in `dtype`. The order of the adds varies from run to run: dQ
+  /// is not bitwise deterministic.
+  bool dqAtomic = false;
   /// attentionKernel only: q, k and v are 4-D tensor descriptors ([batch,
   /// heads, seq, headDim] with any strides, the last 1) instead of pointers
   /// and strides. On sm_90 their blocks come by TMA; on sm_90a Q is read
@@ -431,6 +441,14 @@ Kernel attentionBwdPreprocessKernel(std::string name,
 ///    causal (i1). Grid: (cdiv(seq, blockN), batch * heads / group).
 Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
                               SourceLoc loc = SourceLoc::current());
+/// With config.dqAtomic the preprocess kernel takes `dq_acc` after delta
+/// (zeroed by it), the dK/dV kernel takes it after dv (and adds dQ into
+/// it), and instead of 3. this writes dq: one program per blockM queries of
+/// one head. Parameters: dq_acc, dq, seq, heads, (batch, head, seq)
+/// strides of dq, scale. Grid: (cdiv(seq, blockM), batch * heads).
+Kernel attentionBwdDqConvertKernel(std::string name,
+                                   const AttentionConfig &config,
+                                   SourceLoc loc = SourceLoc::current());
 /// 3. dQ: one program per blockM queries of one head, looping over the K/V
 ///    blocks (causal: up to its last query). Parameters: q, k, v, do, lse,
 ///    delta, dq, seq, heads, group, strides of q, k, v, do, dq, scale,

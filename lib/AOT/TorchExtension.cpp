@@ -518,6 +518,17 @@ struct Binding {
     std::string s = "/// " + op() + " on CUDA tensors.\n";
     s += "void " + k.name + "_cuda(" + cppParams() + ") {\n";
     s += "  " + k.name + "_check(" + callArgs() + ");\n";
+    s += "  " + k.name + "_launch(" + callArgs() + ");\n";
+    s += "}\n\n";
+    return launchFunction(ns) + s + metaFunction();
+  }
+
+  /// `<k>_launch`: after the checks (`<k>_check`, or the allocating form's
+  /// input checks and outputs it made itself), the addresses' alignment
+  /// and the launch on the current stream.
+  std::string launchFunction(const std::string &ns) const {
+    std::string s = "/// " + op() + "'s launch, its tensors checked.\n";
+    s += "void " + k.name + "_launch(" + cppParams() + ") {\n";
     int first = firstTensor();
     // Each address is read once (data_ptr() is a call into c10 that checks
     // the storage), const unless the schema says the kernel writes there.
@@ -569,6 +580,11 @@ struct Binding {
     }
     s += "  TORCH_CHECK(status.ok(), \"" + op() + ": \", status.message());\n";
     s += "}\n\n";
+    return s;
+  }
+
+  std::string metaFunction() const {
+    std::string s;
     s += "/// " + op() + " on meta (fake) tensors: the checks, then the "
          "launch's own\n/// (scalars, descriptors, the grid) without a GPU; "
          "meta tensors have no\n/// address, so 0 stands in.\n";
@@ -589,7 +605,7 @@ struct Binding {
     s += "  const ::tilec::runtime::Status status = "
          "::tilec::runtime::checkLaunch(moduleMetadata().kernels[" +
          std::to_string(index) + "], " + (hasRule() ? "nullptr" : "&programs") +
-         ", args, " + count + ");\n";
+         ", args, " + std::to_string(k.params.size()) + ");\n";
     s += "  TORCH_CHECK(status.ok(), \"" + op() + ": \", status.message());\n";
     s += "}\n\n";
     return s;
@@ -673,9 +689,11 @@ struct Binding {
 
   /// The allocating form's implementations: the inputs checked, each shaped
   /// output allocated (contiguous, on the inputs' device, of the kernel's
-  /// element type; meta tensors under the Meta key), then the kernel-order
-  /// form's implementation (`backend`: "cuda" or "meta"), which checks
-  /// everything again and launches.
+  /// element type). On CUDA the outputs come from at::detail::empty_cuda
+  /// (the caching allocator without a dispatch: the sizes have values
+  /// there) and go straight to the launch, since nothing about them is left
+  /// to check; under the Meta key they are meta tensors of symbolic sizes
+  /// and the kernel-order form's Meta implementation checks everything.
   std::string allocFunction(const std::string &backend) const {
     std::string s = "/// " + op() + " allocating its outputs (" + backend +
                     ").\n";
@@ -694,13 +712,20 @@ struct Binding {
                  p.shape[d].toCpp(names, kSymInt) + ", \"" + op() +
                  ": cannot allocate " +
                  names[i] + ": size " + std::to_string(d) + " of its tile.shape " +
-                 shapeText(p, true) + " is \")";
-      s += "  at::Tensor " + names[i] + " = at::empty_symint(\n      {" + sizes +
-           "},\n      " + first + ".options().dtype(" +
-           torchType(p.type).scalarType + "));\n";
+                 shapeText(p, true) + " is \")" +
+                 (backend == "cuda" ? ".expect_int()" : "");
+      if (backend == "cuda")
+        s += "  at::Tensor " + names[i] + " = at::detail::empty_cuda(\n      {" +
+             sizes + "},\n      " + torchType(p.type).scalarType + ", " +
+             first + ".device(), std::nullopt);\n";
+      else
+        s += "  at::Tensor " + names[i] + " = at::empty_symint(\n      {" +
+             sizes + "},\n      " + first + ".options().dtype(" +
+             torchType(p.type).scalarType + "));\n";
       returned += (returned.empty() ? "" : ", ") + names[i];
     }
-    s += "  " + k.name + "_" + backend + "(" + callArgs() + ");\n";
+    s += "  " + k.name + "_" + (backend == "cuda" ? "launch" : backend) + "(" +
+         callArgs() + ");\n";
     s += returnCount(Form::Alloc) == 1
              ? "  return " + returned + ";\n"
              : "  return {" + returned + "};\n";
@@ -765,7 +790,8 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
     s += "//   " + options.library + "::" + b.schema(Form::Full) + "\n";
   }
   s += "\n#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n"
-       "#include <c10/cuda/CUDAGuard.h>\n#include <torch/library.h>\n\n"
+       "#include <ATen/cuda/EmptyTensor.h>\n#include <c10/cuda/CUDAGuard.h>\n"
+       "#include <torch/library.h>\n\n"
        "#include <algorithm>\n#include <array>\n#include <atomic>\n"
        "#include <initializer_list>\n#include <tuple>\n"
        "#include <cstdint>\n#include <mutex>\n#include <optional>\n#include <sstream>\n"

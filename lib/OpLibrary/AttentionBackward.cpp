@@ -8,10 +8,13 @@
 // store-dS variant, attentionBwdDqFromDsKernel: the other side of that
 // trade-off, dS written by the dK/dV kernel and read back for dQ).
 //
-// dQ has its own kernel rather than atomics from the dK/dV kernel: every
-// element is written once by one program (deterministic, no zero-fill launch,
-// no f32 scratch to round afterwards), at the price of recomputing Q K^T and
-// dO V^T once more (2 of the backward's 5 products).
+// dQ has its own kernel by default rather than atomics from the dK/dV
+// kernel: every element is written once by one program (deterministic, no
+// f32 scratch to round afterwards), at the price of recomputing Q K^T and
+// dO V^T once more (2 of the backward's 5 products). With
+// AttentionConfig::dqAtomic the dK/dV kernel adds each block's dQ into an
+// f32 scratch instead (zeroed by the preprocess kernel, converted by
+// attentionBwdDqConvertKernel): FlashAttention-2's form.
 //
 // Every operand is loaded in the orientation its dot wants (K^T, Q^T, dO^T,
 // V^T through pointers contiguous along their first dim, as the forward's
@@ -74,6 +77,8 @@ Kernel attentionBwdPreprocessKernel(std::string name,
            {.numWarps = config.numWarps, .numStages = config.numStages});
   Value o = k.pointer("o", dt, pd), dop = k.pointer("do", dt, pd),
         delta = k.pointer("delta", DType::F32, pd);
+  Value dqAcc =
+      config.dqAtomic ? k.pointer("dq_acc", DType::F32, pd) : Value();
   Value seq = k.scalar("seq", DType::I32),
         heads = k.scalar("heads", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
@@ -87,6 +92,37 @@ Kernel attentionBwdPreprocessKernel(std::string name,
   Value dot = k.load(dop + (b * sdb + h * sdh) + r2 * sds + rd, in, 0);
   Value d = k.reduce(ot.to(DType::F32) * dot.to(DType::F32), 1, Combine::sum);
   k.store(delta + bh * seq + rows, d, rows < seq);
+  // The dK/dV kernel's dQ accumulator starts at zero.
+  if (config.dqAtomic)
+    k.store(dqAcc + bh * seq * D + r2 * D + rd, k.zeros({BM, D}, DType::F32),
+            in);
+  return k;
+}
+
+Kernel attentionBwdDqConvertKernel(std::string name,
+                                   const AttentionConfig &config,
+                                   SourceLoc loc) {
+  CallSite site("attentionBwdDqConvertKernel", loc);
+  detail::checkAttentionConfig(config, "attentionBwdDqConvertKernel", "dQ ");
+  const DType dt = config.dtype;
+  const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
+  const int64_t D = config.headDim, BM = config.blockM;
+  Kernel k(std::move(name),
+           {.numWarps = config.numWarps, .numStages = config.numStages});
+  Value dqAcc = k.pointer("dq_acc", DType::F32, pd),
+        dq = k.pointer("dq", dt, pd);
+  Value seq = k.scalar("seq", DType::I32),
+        heads = k.scalar("heads", DType::I32);
+  auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
+  Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
+  Value scale = k.scalar("scale", DType::F32);
+  Value bh = k.programId(1), b = bh / heads, h = bh % heads;
+  Value r2 = (k.programId(0) * BM + k.range(BM)).expandDims(1);
+  Value rd = k.range(D).expandDims(0);
+  Value in = r2 < seq;
+  Value acc = k.load(dqAcc + bh * seq * D + r2 * D + rd, in, 0);
+  k.store(dq + (b * sdqb + h * sdqh) + r2 * sdqs + rd, (acc * scale).to(dt),
+          in);
   return k;
 }
 
@@ -100,6 +136,9 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   if (config.descriptors && config.storeDs)
     buildError(gen, "the store-dS variant reads q, k, v and do through "
                     "pointers: descriptors and storeDs do not go together");
+  if (config.storeDs && config.dqAtomic)
+    buildError(gen, "storeDs writes dS for a dQ kernel and dqAtomic adds dQ "
+                    "itself: choose one");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
@@ -110,6 +149,8 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dk = k.pointer("dk", dt, pd), dv = k.pointer("dv", dt, pd);
+  Value dqAcc =
+      config.dqAtomic ? k.pointer("dq_acc", DType::F32, pd) : Value();
   Value ds = config.storeDs ? k.pointer("ds", dt, pd) : Value();
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
@@ -150,6 +191,7 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   auto headLoop = [&](Value g, std::vector<Value> acc) {
     Value h = hk * group + g, bh = b * heads + h;
     Value lbase = lse + bh * seq, dbase = delta + bh * seq;
+    Value dqBase = config.dqAtomic ? dqAcc + bh * seq * D : Value();
     // Q^T and dO^T ([D, BM]) and Q and dO ([BM, D]) of the query block at
     // m: through pointers contiguous along D, each loaded in the
     // orientation its dot wants; through descriptors one block each, read
@@ -196,7 +238,17 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
                          seq.to(DType::I64) +
                     (m + rmR) * seq + rn2,
                 dsLow, kin & inR);
+      // This block's share of dQ, as dQ^T = K^T dS^T ([D, BM]: K^T is the
+      // key block read the other way round, dS^T the tile at hand), added
+      // to the f32 accumulator; scaled by the convert kernel. Its product
+      // comes before dK's, which reads dS^T from registers: on sm_90a dS^T
+      // is stored for it to shared memory first, and dK's wgmma then runs
+      // beside the atomics.
+      Value dqT = config.dqAtomic ? k.dot(kt.trans(), dsLow) : Value();
       Value dkAcc = k.dot(dsLow, q2, cc[0]);
+      if (config.dqAtomic)
+        k.atomicAdd(dqBase + (m + rmR) * D + rdC, dqT, inR,
+                    {.sem = MemSem::relaxed});
       return std::vector<Value>{dkAcc, dvAcc};
     };
     return k.forLoop(lo, seq, BM, acc, step);

@@ -29,7 +29,9 @@
 // write memory, has a region with effects, or is the block's terminator:
 // the slots the dot reads are overwritten only after that (the next
 // iteration's copies, after its barrier), and the result never leaves the
-// block unfinished. Dots that keep a group in flight across iterations
+// block unfinished; global atomics are no such write. Nor does it pass an
+// op that reads the registers of a register A operand (its conversions
+// included), which the group is still reading. Dots that keep a group in flight across iterations
 // (pending = 1, the GEMM loops) are left as they are. In a warp-specialized
 // consumer, a slot's release to the TMA producer (tilegpu.mbarrier_arrive)
 // that the wait crosses moves after it, and the waits for the next dots'
@@ -70,12 +72,36 @@ bool reads(Operation *op, Value v) {
   return found;
 }
 
+/// The values whose registers a register A operand `a` shares: itself and
+/// the tiles it converts from (a convert_layout to mma.sync's A fragments
+/// from an accumulator layout moves no data), and their other
+/// conversions. wgmma reads them while its group runs; the PTX ISA makes
+/// any other access before the wait undefined (dS^T stored to shared
+/// memory while dK = dS^T Q runs, in the attention backward).
+SmallVector<Value> registerAliases(Value a) {
+  SmallVector<Value> roots{a};
+  for (Value v = a; auto convert = v.getDefiningOp<ConvertLayoutOp>();) {
+    v = convert.getSrc();
+    roots.push_back(v);
+  }
+  SmallVector<Value> aliases(roots);
+  for (Value r : roots)
+    for (Operation *user : r.getUsers())
+      if (auto c = dyn_cast<ConvertLayoutOp>(user);
+          c && !llvm::is_contained(aliases, c.getResult()))
+        aliases.push_back(c.getResult());
+  return aliases;
+}
+
 /// Ops an issued wgmma group may run beside: they do not write memory
 /// (wgmma reads its slots from shared memory) and are not the end of the
-/// block. Other dots and waits only read shared memory.
+/// block. Other dots and waits only read shared memory, and atomics
+/// write only global memory.
 bool mayRunBeside(Operation *op) {
   if (op->hasTrait<OpTrait::IsTerminator>())
     return false;
+  if (isa<AtomicRMWOp, AtomicCASOp>(op))
+    return true;
   // Waiting for a TMA stage to land writes nothing a group reads; a
   // release (mbarrier_arrive) moves after the wait (makeAsync).
   // Nor do the consumer warpgroups' turns (named barriers).
@@ -103,8 +129,14 @@ WarpgroupWaitOp makeAsync(WarpgroupDotOp dot) {
   Operation *use = nullptr;
   bool crossedWork = false;
   SmallVector<Operation *> releases;
+  SmallVector<Value> aliases;
+  if (isa<RankedTensorType>(dot.getA().getType()))
+    aliases = registerAliases(dot.getA());
+  auto readsA = [&](Operation *op) {
+    return llvm::any_of(aliases, [&](Value v) { return reads(op, v); });
+  };
   for (Operation *op = dot->getNextNode(); op; op = op->getNextNode()) {
-    if (reads(op, result) || !mayRunBeside(op)) {
+    if (reads(op, result) || readsA(op) || !mayRunBeside(op)) {
       use = op;
       break;
     }

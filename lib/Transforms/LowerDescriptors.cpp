@@ -19,7 +19,16 @@
 // operands whose accumulator is only carried (a GEMM loop) keeps one wgmma
 // group in flight (pending = 1); other dots complete before they return
 // (tile-async-dots may let them run on until their result is read). Two
-// schedules feed the ring.
+// schedules feed the ring. (A in place may also be read through one 2-D
+// tile.trans: the backward's K^T.)
+//
+// A dot of such a loop whose B is instead a 16-bit tile computed in the
+// body (the attention backward's dS^T as the B of dQ^T = K^T dS^T) reads
+// it from a staging slot of its own, written each iteration by the
+// consumers between two barriers:
+//   barrier                       // every warpgroup's earlier wgmma read it
+//   local_store B -> stage; fence.proxy.async; barrier
+//   warpgroup_dot a, stage        // pending = 0
 //
 // Warp-specialized (the default for the kernel's first such loop when it
 // lies at the top level of the kernel or in a nest of scf.for loops there,
@@ -144,6 +153,13 @@ NvmmaSharedLayoutAttr slotLayout(TensorDescType desc) {
   return NvmmaSharedLayoutAttr::get(desc.getContext(), box.swizzle, {1, 0});
 }
 
+/// The slot layout a register B operand of `type` ([K, N]) is staged in:
+/// N contiguous, swizzled as wgmma reads it; null when no swizzle fits.
+NvmmaSharedLayoutAttr stagingLayout(RankedTensorType type) {
+  return getNvmmaSharedLayout(type.getContext(), type.getShape(), {1, 0},
+                              type.getElementTypeBitWidth());
+}
+
 int64_t blockBytes(TensorDescType desc) {
   return tilec::smem::slotBytes(desc.getElementType(),
                                 desc.getBlockType().getNumElements());
@@ -226,27 +242,66 @@ bool registerA(DotOp dot) {
 }
 
 /// A descriptor load outside the loops whose tile feeds only dot A
-/// operands (through tile.convert_layout): loaded once into a slot that
-/// each wgmma reads in place (attention's Q), not into registers.
-DescriptorLoadOp inPlaceLoad(Value a) {
-  while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
-    a = convert.getSrc();
+/// operands (through tile.convert_layout, and at most one 2-D tile.trans
+/// on the way to each): loaded once into a slot that each wgmma reads in
+/// place (attention's Q; the backward's K, and K^T through a
+/// tilegpu.trans_view of its slot), not into registers. `trans` tells
+/// whether `a` is the tile transposed.
+DescriptorLoadOp inPlaceLoad(Value a, bool *trans = nullptr) {
+  bool t = false;
+  for (;;) {
+    if (auto convert = a.getDefiningOp<ConvertLayoutOp>()) {
+      a = convert.getSrc();
+    } else if (auto tr = a.getDefiningOp<TransOp>();
+               tr && !t && tr.getType().getRank() == 2) {
+      t = true;
+      a = tr.getSrc();
+    } else {
+      break;
+    }
+  }
   auto load = a.getDefiningOp<DescriptorLoadOp>();
   if (!load || !slotLayout(load.getDesc().getType()) ||
       cast<RankedTensorType>(load.getType()).getRank() != 2)
     return {};
-  SmallVector<Value> values{load.getResult()};
+  SmallVector<std::pair<Value, bool>> values{{load.getResult(), false}};
   while (!values.empty()) {
-    Value v = values.pop_back_val();
+    auto [v, crossed] = values.pop_back_val();
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
       if (auto c = dyn_cast<ConvertLayoutOp>(user))
-        values.push_back(c.getResult());
+        values.push_back({c.getResult(), crossed});
+      else if (auto tr = dyn_cast<TransOp>(user);
+               tr && !crossed && tr.getType().getRank() == 2)
+        values.push_back({tr.getResult(), true});
       else if (!isa<DotOp>(user) || use.getOperandNumber() != 0)
         return {};
     }
   }
+  if (trans)
+    *trans = t;
   return load;
+}
+
+/// The register tile behind `dot`'s B operand when it is computed in
+/// `body` (through tile.convert_layout ops there): a 16-bit 2-D tile that
+/// wgmma can only read from shared memory, so each iteration stores it to
+/// a slot of its own first (the attention backward's dS^T as the B of
+/// dQ^T = K^T dS^T). None for anything else, a load among them.
+Value stagedRegisterB(DotOp dot, Block *body) {
+  Value b = dot.getB();
+  while (auto convert = b.getDefiningOp<ConvertLayoutOp>()) {
+    if (convert->getBlock() != body)
+      return {};
+    b = convert.getSrc();
+  }
+  Operation *def = b.getDefiningOp();
+  auto type = cast<RankedTensorType>(b.getType());
+  if (!def || def->getBlock() != body ||
+      isa<DescriptorLoadOp, LoadOp>(def) || type.getRank() != 2 ||
+      type.getElementTypeBitWidth() != 16 || !stagingLayout(type))
+    return {};
+  return b;
 }
 
 /// The offsets' backward slice in `loop`'s body, in body order; fails when
@@ -310,11 +365,14 @@ struct RingOperand {
 };
 
 /// A wgmma dot of a staged loop: B, and A unless it is a register tile or
-/// read in place, from the ring.
+/// read in place, from the ring; or B a register tile of the body staged
+/// through a slot of its own (`stagedB`).
 struct RingDot {
   mutable DotOp dot;
   RingOperand a, b;
   DescriptorLoadOp inPlaceA; ///< A read in place from its own slot
+  bool inPlaceTrans = false; ///< ... through a tilegpu.trans_view
+  Value stagedB;             ///< B's register tile, stored each iteration
 };
 
 /// A loop whose wgmma dots read descriptor loads of its body, with what
@@ -391,12 +449,12 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
     if (!mma || mma.getVersionMajor() != 3)
       continue;
     std::optional<OperandChain> b = operandChain(d.getB(), body);
-    if (!b)
+    RingDot rd{d};
+    if (!b && !(rd.stagedB = stagedRegisterB(d, body)))
       continue;
     std::optional<OperandChain> a = operandChain(d.getA(), body);
-    RingDot rd{d};
     if (!a) {
-      if (DescriptorLoadOp load = inPlaceLoad(d.getA());
+      if (DescriptorLoadOp load = inPlaceLoad(d.getA(), &rd.inPlaceTrans);
           load && !loop->isAncestor(load))
         rd.inPlaceA = load;
       else if (!registerA(d))
@@ -405,7 +463,8 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
     int index = int(sl.dots.size());
     if (a)
       rd.a = operand(*a, index);
-    rd.b = operand(*b, index);
+    if (b)
+      rd.b = operand(*b, index);
     sl.dots.push_back(rd);
   }
   // A staged load and the ops between it and the dots are read by those
@@ -425,7 +484,7 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
   SmallVector<Operation *> loadOps;
   for (const StagedLoad &l : sl.loads)
     loadOps.push_back(l.load);
-  if (sl.dots.empty() || failed(offsetSlice(loop, loadOps, sl.slice)))
+  if (sl.loads.empty() || failed(offsetSlice(loop, loadOps, sl.slice)))
     return std::nullopt;
   if (sl.dots.size() == 1 && sl.dots[0].a.load >= 0 &&
       accumulatorOnlyCarried(loop, sl.dots[0].dot))
@@ -449,6 +508,11 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
       other = std::max(other, tilec::smem::scratchBytes(op));
   });
   other = llvm::alignTo(other, 1024);
+  for (const RingDot &d : sl.dots)
+    if (d.stagedB)
+      other += llvm::alignTo(
+          cast<RankedTensorType>(d.stagedB.getType()).getNumElements() * 2,
+          1024);
   // (Loads in a block with a dot, staged in some ring, are not counted.)
   auto kernel = loop->getParentOfType<func::FuncOp>();
   kernel.walk([&](Operation *op) {
@@ -620,15 +684,36 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
     Value zero = constant(rewriter, loc, i32, 0);
     start = {zero, zero};
   }
-  // Views and in-place slots are made outside the loop.
+  // Views, in-place slots and staging slots are made outside the loop.
   DenseMap<Value, Value> views;
   SmallVector<Value> aBufs, bBufs, inPlaceA;
   for (const RingDot &d : sl.dots) {
     aBufs.push_back(d.a.load >= 0
                         ? operandBuffer(rewriter, loc, ring, d.a, views)
                         : Value());
-    bBufs.push_back(operandBuffer(rewriter, loc, ring, d.b, views));
-    inPlaceA.push_back(d.inPlaceA ? inPlace.get(d.inPlaceA) : Value());
+    if (d.stagedB) {
+      auto type = cast<RankedTensorType>(d.stagedB.getType());
+      SmallVector<int64_t> shape{1};
+      llvm::append_range(shape, type.getShape());
+      bBufs.push_back(LocalAllocOp::create(
+          rewriter, loc,
+          SharedMemType::get(rewriter.getContext(), shape,
+                             type.getElementType(), stagingLayout(type))));
+    } else {
+      bBufs.push_back(operandBuffer(rewriter, loc, ring, d.b, views));
+    }
+    Value a = d.inPlaceA ? inPlace.get(d.inPlaceA) : Value();
+    rewriter.setInsertionPoint(loop);
+    if (a && d.inPlaceTrans) {
+      Value &view = views[a];
+      if (!view)
+        view = TransViewOp::create(
+            rewriter, loc,
+            TransViewOp::getTransposedType(cast<SharedMemType>(a.getType())),
+            a);
+      a = view;
+    }
+    inPlaceA.push_back(a);
   }
   rewriter.setInsertionPoint(loop);
   Value c0 = constant(rewriter, loc, i32, 0);
@@ -667,13 +752,35 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
       a = inPlaceA[g];
       aSlot = c0;
     }
+    Value bSlot = slot;
+    Operation *bConvert = nullptr;
+    if (d.stagedB) {
+      // Every warpgroup's wgmma of the previous iteration has read the
+      // staging slot (each completes before its dot returns: pending 0);
+      // then the tile goes in, is made visible to the async proxy and
+      // every consumer has written its part before any wgmma reads it.
+      Location l = d.dot.getLoc();
+      gpu::BarrierOp::create(db, l);
+      LocalStoreOp::create(db, l, d.stagedB, bBufs[g], c0);
+      AsyncWaitOp::create(db, l, 0).setFenceAsync(true);
+      gpu::BarrierOp::create(db, l);
+      bSlot = c0;
+      bConvert = d.dot.getB().getDefiningOp();
+    }
     Value r = WarpgroupDotOp::create(db, d.dot.getLoc(), d.dot.getType(), a,
-                                     aSlot, bBufs[g], slot, d.dot.getC(),
-                                     sl.pending);
+                                     aSlot, bBufs[g], bSlot, d.dot.getC(),
+                                     d.stagedB ? 0 : sl.pending);
     d.dot.replaceAllUsesWith(r);
     afterDot(db, newLoop, slot, g);
     d.dot.erase();
     d.dot = {};
+    // The conversions that made B's register operand, now unread.
+    while (bConvert && bConvert->use_empty() &&
+           isa<ConvertLayoutOp>(bConvert)) {
+      Operation *src = bConvert->getOperand(0).getDefiningOp();
+      bConvert->erase();
+      bConvert = src;
+    }
     if (sl.pending) {
       OpBuilder b(newLoop->getContext());
       b.setInsertionPointAfter(newLoop);

@@ -710,7 +710,10 @@ std::string gKernelsDir;
 /// grouped-query K/V heads, causal and not, against the float64 gradients
 /// of test/Unit/AttentionReference.h. seq 1, 100, 129 (--small) and 1000,
 /// 4097. When the folder has the store-dS variant
-/// (attention_bwd_{dkdv,dq}_ds_d<D>), it runs too: dQ, dK, dV again.
+/// (attention_bwd_{dkdv,dq}_ds_d<D>), it runs too: dQ, dK, dV again; and
+/// so do the dQ-by-atomics kernels (attention_bwd_{pre_dqacc,dkdvq,
+/// dq_convert}_d<D>, and attention_tma_bwd_dkdvq_d<D> between the same
+/// two), their f32 accumulator poisoned with NaN before the zeroing.
 void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
                          bool small, int64_t D) {
   std::string suffix = "_d" + std::to_string(D);
@@ -736,8 +739,25 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
     return;
   // The store-dS variant, and the descriptor (TMA) dK/dV and dQ kernels,
   // when the folder has them.
-  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma;
+  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma, preAcc, dkdvq, dqConv,
+      dkdvqTma;
   struct stat st;
+  auto has = [&](const std::string &name) {
+    return stat((gKernelsDir + "/" + name + suffix + ".json").c_str(), &st) ==
+           0;
+  };
+  if (has("attention_bwd_pre_dqacc")) {
+    preAcc = load("attention_bwd_pre_dqacc" + suffix);
+    dqConv = load("attention_bwd_dq_convert" + suffix);
+    if (!preAcc || !dqConv)
+      return;
+    if (has("attention_bwd_dkdvq") &&
+        !(dkdvq = load("attention_bwd_dkdvq" + suffix)))
+      return;
+    if (has("attention_tma_bwd_dkdvq") &&
+        !(dkdvqTma = load("attention_tma_bwd_dkdvq" + suffix)))
+      return;
+  }
   if (stat((gKernelsDir + "/attention_tma_bwd_dkdv" + suffix + ".json").c_str(),
            &st) == 0) {
     dkdvTma = load("attention_tma_bwd_dkdv" + suffix);
@@ -854,6 +874,49 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
           check(what + " tma dK", gk3, refDk, 1e-2);
           check(what + " tma dV", gv3, refDv, 1e-2);
         }
+      }
+      // dQ by atomics: delta and the zeroed accumulator, dK/dV adding dQ
+      // into it, then dq from it; through pointers and through descriptors.
+      for (const std::optional<Kernel> *k : {&dkdvq, &dkdvqTma}) {
+        if (!preAcc || !*k)
+          continue;
+        bool tma = k == &dkdvqTma;
+        std::string how = what + (tma ? " tma" : "") + " dq-atomic";
+        auto acc = Output<float>::make(ctx, nq); // NaN until zeroed
+        auto gq4 = Output<BFloat16>::make(ctx, nq);
+        auto gk4 = Output<BFloat16>::make(ctx, nkv),
+             gv4 = Output<BFloat16>::make(ctx, nkv);
+        auto qd = tensorDesc(dq, {batch, heads, seq, D}),
+             kd = tensorDesc(dk, {batch, kvHeads, seq, D}),
+             vd = tensorDesc(dv, {batch, kvHeads, seq, D}),
+             dod = tensorDesc(ddo, {batch, heads, seq, D});
+        if (!run(how + " pre", ctx, [&] {
+              return preAcc->launch(nullptr,
+                                    Grid(ceilDiv(seq, BM), batch * heads), o,
+                                    ddo, delta, acc, S, H, qb, hs, ss, qb, hs,
+                                    ss);
+            }) ||
+            !run(how + " dkdv", ctx, [&] {
+              if (tma)
+                return (*k)->launch(
+                    nullptr, Grid(ceilDiv(seq, 128), batch * kvHeads), qd, kd,
+                    vd, dod, lse, delta, gk4, gv4, acc, S, H, G, kb, hs, ss,
+                    kb, hs, ss, scale, causal);
+              return (*k)->launch(
+                  nullptr, Grid(ceilDiv(seq, BN), batch * kvHeads), dq, dk, dv,
+                  ddo, lse, delta, gk4, gv4, acc, S, H, G, qb, hs, ss, kb, hs,
+                  ss, kb, hs, ss, qb, hs, ss, kb, hs, ss, kb, hs, ss, scale,
+                  causal);
+            }) ||
+            !run(how + " convert", ctx, [&] {
+              return dqConv->launch(nullptr,
+                                    Grid(ceilDiv(seq, BM), batch * heads), acc,
+                                    gq4, S, H, qb, hs, ss, scale);
+            }))
+          continue;
+        check(how + " dQ", gq4, refDq, 1e-2);
+        check(how + " dK", gk4, refDk, 1e-2);
+        check(how + " dV", gv4, refDv, 1e-2);
       }
       if (!dkdvDs)
         continue;

@@ -18,7 +18,7 @@
 // RUN: tile-opt %s --tilec-pipeline="emit=gpu arch=sm_100a" | FileCheck %s --check-prefix=GPU100
 // GPU100: #nvvm.target<O = 3, chip = "sm_100a", features = "+ptx86">
 // RUN: tilec %s --arch=sm_90a -o - | FileCheck %s --check-prefix=PTX90A
-// PTX90A: .version 8.0
+// PTX90A: .version 8.1
 // PTX90A: .target sm_90a
 // RUN: tilec %s --arch=sm_100a -o - | FileCheck %s --check-prefix=PTX100A
 // PTX100A: .version 8.6

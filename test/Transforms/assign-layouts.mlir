@@ -381,3 +381,34 @@ func.func @tf32(%s: f32, %y: !tile.ptr<f32>)
   tile.store %ys, %d : tensor<64x64x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// An atomic add of a dot's result is a store of it: the atomic keeps a
+// coalesced blocked layout of its own (4 contiguous f32 per thread, a
+// vector red on sm_90) and the result meets it through a conversion.
+// CHECK-DAG: #[[$AMMA:mma[0-9]*]] = #tilegpu.mma<{versionMajor = 2
+// CHECK-DAG: #[[$AL:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: func.func @mma_atomic
+// CHECK: %[[D:.*]] = tile.dot {{.*}} -> tensor<64x64xf32, #[[$AMMA]]>
+// CHECK: %[[CD:.*]] = tile.convert_layout %[[D]] : tensor<64x64xf32, #[[$AMMA]]> -> tensor<64x64xf32, #[[$AL]]>
+// CHECK: tile.atomic_rmw fadd %{{.*}}, %[[CD]] sem = relaxed : tensor<64x64x!tile.ptr<f32>, #[[$AL]]>
+func.func @mma_atomic(%x: bf16, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32})
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %a = tile.splat %x : bf16 -> tensor<64x32xbf16>
+  %b = tile.splat %x : bf16 -> tensor<32x64xbf16>
+  %r64 = tile.range 0, 64 : tensor<64xi32>
+  %k64 = arith.constant dense<64> : tensor<64x1xi32>
+  %rows = tile.expand_dims %r64, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r64, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %crow = arith.muli %rows, %k64 : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %colsb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %colsb : tensor<64x64xi32>
+  %cs = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cp = tile.addptr %cs, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  %old = tile.atomic_rmw fadd %cp, %d sem = relaxed : tensor<64x64x!tile.ptr<f32>>
+  return
+}

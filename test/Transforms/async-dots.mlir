@@ -1,4 +1,4 @@
-// RUN: tile-opt --tile-async-dots %s | FileCheck %s
+// RUN: tile-opt --split-input-file --tile-async-dots %s | FileCheck %s
 
 // tile-async-dots: attention's step, S = Q K^T then O += P V, then the
 // softmax of S. Both dots issue and commit only; S's wait lets P V's group
@@ -146,4 +146,55 @@ func.func @releases_follow_the_wait(%p: tensor<64x64xbf16, #pa>,
   %e = math.exp2 %alpha : tensor<64x128xf32, #o>
   %o2 = arith.mulf %o, %e : tensor<64x128xf32, #o>
   return %o2 : tensor<64x128xf32, #o>
+}
+
+// -----
+
+// A register A operand is read by its group until the wait: an op reading
+// its registers (here the tile it was converted from, as the attention
+// backward's dS^T is read again for dQ while dK = dS^T Q runs) comes after
+// the wait, which the group's result itself would not need yet. Global
+// atomics write no slot a group reads: the wait passes them.
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#o = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#pa = #tilegpu.dot_operand<{opIdx = 0, parent = #o, kWidth = 2}>
+#s = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+
+// CHECK-LABEL: func.func @register_a_read
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %[[A:[^,]*]], %{{.*}} {async}
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: %[[W:.*]] = tilegpu.warpgroup_wait %[[D]] keep(%[[A]] : {{.*}}) {pending = 0 : i32}
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: math.exp2
+func.func @register_a_read(%p: tensor<64x64xbf16, #s>, %acc: tensor<64x128xf32, #o>,
+                           %x: tensor<64x64xf32, #s>, %slot: i32,
+                           %ps: tensor<64x64x!tile.ptr<f32>, #s>,
+                           %po: tensor<64x128x!tile.ptr<f32>, #o>) {
+  %v = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  %pa = tile.convert_layout %p : tensor<64x64xbf16, #s> -> tensor<64x64xbf16, #pa>
+  %o = tilegpu.warpgroup_dot %pa, %v[%slot], %acc : tensor<64x64xbf16, #pa>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #o>
+  %y = arith.mulf %x, %x : tensor<64x64xf32, #s>
+  %w = arith.extf %p : tensor<64x64xbf16, #s> to tensor<64x64xf32, #s>
+  %e = math.exp2 %y : tensor<64x64xf32, #s>
+  tile.store %ps, %w : tensor<64x64x!tile.ptr<f32>, #s>
+  tile.store %po, %o : tensor<64x128x!tile.ptr<f32>, #o>
+  return
+}
+
+// CHECK-LABEL: func.func @beside_atomics
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}} {async}
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: tile.atomic_rmw
+// CHECK-NEXT: %[[W:.*]] = tilegpu.warpgroup_wait %[[D]]
+// CHECK-NEXT: tile.store %{{.*}}, %[[W]]
+func.func @beside_atomics(%pa: tensor<64x64xbf16, #pa>, %acc: tensor<64x128xf32, #o>,
+                          %x: tensor<64x64xf32, #s>, %slot: i32,
+                          %pq: tensor<64x64x!tile.ptr<f32>, #s>,
+                          %po: tensor<64x128x!tile.ptr<f32>, #o>) {
+  %v = tilegpu.local_alloc : !tilegpu.smem<3x64x128xbf16, #nv>
+  %o = tilegpu.warpgroup_dot %pa, %v[%slot], %acc : tensor<64x64xbf16, #pa>, !tilegpu.smem<3x64x128xbf16, #nv> -> tensor<64x128xf32, #o>
+  %y = arith.mulf %x, %x : tensor<64x64xf32, #s>
+  %old = tile.atomic_rmw fadd %pq, %y sem = relaxed : tensor<64x64x!tile.ptr<f32>, #s>
+  tile.store %po, %o : tensor<64x128x!tile.ptr<f32>, #o>
+  return
 }

@@ -772,9 +772,83 @@ LogicalResult lowerAtomic(AtomicOp op, ValueRange ptrs, ValueRange masks,
   return success();
 }
 
-/// tile.atomic_rmw -> atom.global.<sem>.<scope>.<op>.
+/// A read-modify-write whose old values nobody reads, relaxed or release:
+/// `red` instead of `atom` (no result to wait for), and f32 adds in groups
+/// of 2 or 4 contiguous, aligned elements as one vector `red` on sm_90+
+/// (PTX 8.1's red.global.add.v2/v4.f32), as a store's vectors (the axis
+/// analysis; a mask that varies within a group splits it).
+void lowerReduction(AtomicRMWOp op, ValueRange ptrs, ValueRange masks,
+                    ValueRange vals, StringRef opSuffix,
+                    ConversionPatternRewriter &rewriter,
+                    const TileTypeConverter &tc, const LoweringContext &lc) {
+  Location loc = op.getLoc();
+  Type elemType = tc.convertElementType(getElementTypeOrSelf(op.getType()));
+  unsigned w = elemType.getIntOrFloatBitWidth();
+  Type regType = rewriter.getIntegerType(w == 64 ? 64 : (w == 16 ? 16 : 32));
+  StringRef reg = w == 64 ? "l" : (w == 16 ? "h" : "r");
+  SmallVector<Value> owners;
+  int64_t vec = 1;
+  if (auto tensor = dyn_cast<RankedTensorType>(op.getType())) {
+    owners = emitElementOwners(rewriter, loc, *DistributedLayout::get(tensor));
+    if (elemType.isF32() && op.getKind() == RMWKind::FAdd &&
+        lc.target->getSmVersion() >= 90 && lc.target->getPtxVersion() >= 81) {
+      VecInfo vi = getVecInfo(lc, op.getPtr(), op.getMask(), w);
+      if (!op.getMask() || vi.maskUniform)
+        vec = std::min<int64_t>(vi.vec, 4);
+    }
+  } else {
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    owners.push_back(arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, tid, i32Val(rewriter, loc, 0)));
+  }
+  // `.add.f32` -> `.add.v4.f32`
+  std::string suffix = opSuffix.str();
+  if (vec > 1)
+    suffix.insert(suffix.rfind('.'), ".v" + std::to_string(vec));
+  std::string ordering = orderingSuffix(op.getSem(), op.getScope());
+  for (size_t g = 0; g < ptrs.size(); g += vec) {
+    // Replicas and padding copies stay silent (a group's elements share
+    // their owner: one thread holds the contiguous vector).
+    Value pred =
+        andPred(rewriter, loc, masks.empty() ? Value() : masks[g], owners[g]);
+    std::string text, constraints;
+    llvm::raw_string_ostream os(text);
+    SmallVector<Value> operands;
+    unsigned next = 0;
+    if (pred) {
+      os << "@$" << next++ << " ";
+      operands.push_back(pred);
+      constraints = "b,";
+    }
+    os << "red.global" << ordering << suffix << " [ $" << next++ << " + 0 ], ";
+    operands.push_back(ptrs[g]);
+    constraints += "l";
+    if (vec > 1)
+      os << "{";
+    for (int64_t k = 0; k < vec; ++k) {
+      Value bits = toBits(rewriter, loc, vals[g + k]);
+      if (bits.getType() != regType)
+        bits = arith::ExtUIOp::create(rewriter, loc, regType, bits);
+      os << (k ? ", $" : "$") << next++;
+      operands.push_back(bits);
+      constraints += "," + reg.str();
+    }
+    if (vec > 1)
+      os << "}";
+    os << ";";
+    inlinePtx(rewriter, loc, Type(), operands, text, constraints);
+  }
+  rewriter.eraseOp(op);
+}
+
+/// tile.atomic_rmw -> atom.global.<sem>.<scope>.<op> (red when its old
+/// values are not read: lowerReduction).
 struct AtomicRMWOpLowering : public OpConversionPattern<AtomicRMWOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AtomicRMWOpLowering(const TypeConverter &tc, MLIRContext *ctx,
+                      const LoweringContext &lc)
+      : OpConversionPattern(tc, ctx), lc(lc) {}
+  const LoweringContext &lc;
+
   LogicalResult
   matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -784,6 +858,17 @@ struct AtomicRMWOpLowering : public OpConversionPattern<AtomicRMWOp> {
     if (isa<FloatType>(elem) &&
         (op.getKind() == RMWKind::Max || op.getKind() == RMWKind::Min))
       floatMinMax = op.getKind();
+    bool reduction =
+        op->use_empty() && !floatMinMax && op.getKind() != RMWKind::Xchg &&
+        (op.getSem() == MemSemantic::relaxed ||
+         op.getSem() == MemSemantic::release);
+    if (reduction) {
+      lowerReduction(op, adaptor.getPtr(),
+                     op.getMask() ? adaptor.getMask() : ValueRange(),
+                     adaptor.getVal(), rmwSuffix(op.getKind(), elem), rewriter,
+                     tc, lc);
+      return success();
+    }
     return lowerAtomic(op, adaptor.getPtr(),
                        op.getMask() ? adaptor.getMask() : ValueRange(),
                        {adaptor.getVal()}, rmwSuffix(op.getKind(), elem),
@@ -812,5 +897,6 @@ void mlir::tile::gpu_lowering::populateMemoryPatterns(
     const LoweringContext &ctx) {
   MLIRContext *mctx = patterns.getContext();
   patterns.add<LoadOpLowering, StoreOpLowering>(tc, mctx, ctx);
-  patterns.add<AtomicRMWOpLowering, AtomicCASOpLowering>(tc, mctx);
+  patterns.add<AtomicRMWOpLowering>(tc, mctx, ctx);
+  patterns.add<AtomicCASOpLowering>(tc, mctx);
 }

@@ -58,6 +58,10 @@ struct Case {
   /// The dK/dV and dQ kernels read q, k, v and do through tensor
   /// descriptors (AttentionConfig::descriptors).
   bool descriptors = false;
+  /// dQ added by the dK/dV kernel into an f32 accumulator the preprocess
+  /// kernel zeroes, then attentionBwdDqConvertKernel
+  /// (AttentionConfig::dqAtomic).
+  bool dqAtomic = false;
 };
 
 /// Runs `fn` of module `k` on `grid`; fails the test on an interpreter
@@ -106,13 +110,15 @@ void check(const Case &c) {
                      (c.causal ? " causal" : "") + " blocks " +
                      std::to_string(c.blockM) + "x" + std::to_string(c.blockN) +
                      (c.storeDs ? " store dS" : "") +
-                     (c.descriptors ? " descriptors" : "");
+                     (c.descriptors ? " descriptors" : "") +
+                     (c.dqAtomic ? " dq-atomic" : "");
   SCOPED_TRACE(what);
   ops::AttentionConfig config{.dtype = c.dtype,
                               .headDim = int(c.dim),
                               .blockM = c.blockM,
                               .blockN = c.blockN,
-                              .storeDs = c.storeDs};
+                              .storeDs = c.storeDs,
+                              .dqAtomic = c.dqAtomic};
   Kernel fwd = ops::attentionKernel("fwd", config);
   Kernel pre = ops::attentionBwdPreprocessKernel("pre", config);
   ops::AttentionConfig bwd = config;
@@ -124,8 +130,9 @@ void check(const Case &c) {
     dkdvConfig.blockM = std::min(c.blockM, c.blockN),
     dkdvConfig.blockN = std::max(c.blockM, c.blockN);
   Kernel dkdv = ops::attentionBwdDkDvKernel("dkdv", dkdvConfig);
-  Kernel dqk = c.storeDs ? ops::attentionBwdDqFromDsKernel("dq", config)
-                         : ops::attentionBwdDqKernel("dq", bwd);
+  Kernel dqk = c.storeDs    ? ops::attentionBwdDqFromDsKernel("dq", config)
+               : c.dqAtomic ? ops::attentionBwdDqConvertKernel("dq", config)
+                            : ops::attentionBwdDqKernel("dq", bwd);
   const int64_t D = c.dim, S = c.seq, BH = c.batch * c.heads;
   int64_t nq = BH * S * D, nkv = c.batch * c.kvHeads * S * D;
   std::mt19937 rng(11);
@@ -146,6 +153,12 @@ void check(const Case &c) {
   // dS, poisoned (NaN bits) so that a block the dQ kernel reads but the
   // dK/dV kernel did not write fails.
   std::vector<uint16_t> ds(c.storeDs ? BH * S * S : 0, 0xffff);
+  // The dQ accumulator, NaN until the preprocess kernel zeroes it.
+  std::vector<float> dqAcc(c.dqAtomic ? nq : 0, std::nanf(""));
+  auto addAcc = [&](std::vector<Arg> &a) {
+    if (c.dqAtomic)
+      a.push_back(Arg::buffer(dqAcc.data(), dqAcc.size()));
+  };
   float scale = float(1 / std::sqrt(double(D)));
   int32_t qb = c.heads * S * D, kb = c.kvHeads * S * D, hs = S * D, ss = D;
   auto strides = [&](std::vector<Arg> &args, int32_t b) {
@@ -171,7 +184,9 @@ void check(const Case &c) {
   {
     std::vector<Arg> a = {Arg::buffer(o.data(), nq, t),
                           Arg::buffer(dout.data(), nq, t),
-                          Arg::output(delta.data(), delta.size()), seq, heads};
+                          Arg::output(delta.data(), delta.size())};
+    addAcc(a);
+    a.insert(a.end(), {seq, heads});
     strides(a, qb), strides(a, qb);
     run(pre, {(S + c.blockM - 1) / c.blockM, BH}, a);
   }
@@ -192,22 +207,26 @@ void check(const Case &c) {
     a.insert(a.end(), {Arg::buffer(lse.data(), lse.size()),
                        Arg::buffer(delta.data(), delta.size()),
                        Arg::output(dk.data(), nkv, t),
-                       Arg::output(dv.data(), nkv, t), seq, heads, group});
+                       Arg::output(dv.data(), nkv, t)});
+    addAcc(a);
+    a.insert(a.end(), {seq, heads, group});
     strides(a, kb), strides(a, kb);
     a.push_back(Arg::scalar(scale));
     a.push_back(Arg::scalar(c.causal));
     run(dkdv,
         {(S + dkdvConfig.blockN - 1) / dkdvConfig.blockN, c.batch * c.kvHeads},
         a);
-    a.clear();
-    descs(a);
-    a.insert(a.end(), {Arg::buffer(lse.data(), lse.size()),
-                       Arg::buffer(delta.data(), delta.size()),
-                       Arg::output(dq.data(), nq, t), seq, heads, group});
-    strides(a, qb);
-    a.push_back(Arg::scalar(scale));
-    a.push_back(Arg::scalar(c.causal));
-    run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
+    if (!c.dqAtomic) { // the dQ kernel; with atomics, the convert below
+      a.clear();
+      descs(a);
+      a.insert(a.end(), {Arg::buffer(lse.data(), lse.size()),
+                         Arg::buffer(delta.data(), delta.size()),
+                         Arg::output(dq.data(), nq, t), seq, heads, group});
+      strides(a, qb);
+      a.push_back(Arg::scalar(scale));
+      a.push_back(Arg::scalar(c.causal));
+      run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
+    }
   } else {
     std::vector<Arg> a = {
         Arg::buffer(q.data(), nq, t),       Arg::buffer(kk.data(), nkv, t),
@@ -217,6 +236,7 @@ void check(const Case &c) {
         Arg::output(dk.data(), nkv, t),     Arg::output(dv.data(), nkv, t)};
     if (c.storeDs)
       a.push_back(Arg::buffer(ds.data(), ds.size(), t));
+    addAcc(a);
     a.insert(a.end(), {seq, heads, group});
     strides(a, qb), strides(a, kb), strides(a, kb), strides(a, qb);
     strides(a, kb), strides(a, kb);
@@ -224,7 +244,13 @@ void check(const Case &c) {
     a.push_back(Arg::scalar(c.causal));
     run(dkdv, {(S + c.blockN - 1) / c.blockN, c.batch * c.kvHeads}, a);
   }
-  if (c.descriptors) {
+  if (c.dqAtomic) {
+    std::vector<Arg> a = {Arg::buffer(dqAcc.data(), dqAcc.size()),
+                          Arg::output(dq.data(), nq, t), seq, heads};
+    strides(a, qb);
+    a.push_back(Arg::scalar(scale));
+    run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
+  } else if (c.descriptors) {
     // Both ran above.
   } else if (c.storeDs) {
     std::vector<Arg> a = {Arg::buffer(kk.data(), nkv, t),
@@ -288,6 +314,16 @@ TEST(AttentionBwdNumerics, Descriptors) {
     check({DType::BF16, 64, 1, 2, 2, 100, causal, 64, 32, false, true});
     check({DType::BF16, 64, 2, 4, 2, 150, causal, 64, 64, false, true});
     check({DType::BF16, 128, 1, 2, 1, 70, causal, 64, 32, false, true});
+  }
+}
+
+// dQ added by the dK/dV kernel (f32 atomics into an accumulator the
+// preprocess kernel zeroes, then converted), through pointers and through
+// descriptors; GQA (each key program adds the dQ of its group's heads).
+TEST(AttentionBwdNumerics, DqAtomic) {
+  for (bool causal : {false, true}) {
+    check({DType::BF16, 64, 1, 4, 2, 100, causal, 64, 32, false, false, true});
+    check({DType::BF16, 64, 1, 2, 1, 100, causal, 64, 32, false, true, true});
   }
 }
 

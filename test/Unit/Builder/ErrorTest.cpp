@@ -1112,6 +1112,11 @@ TEST_F(Generators, AttentionBackwardConfig) {
                      "attentionBwdDkDvKernel",
                      "the store-dS variant reads q, k, v and do through "
                      "pointers: descriptors and storeDs do not go together");
+  EXPECT_BUILD_ERROR(ops::attentionBwdDkDvKernel(
+                         "a", {.storeDs = true, .dqAtomic = true}),
+                     "attentionBwdDkDvKernel",
+                     "storeDs writes dS for a dQ kernel and dqAtomic adds dQ "
+                     "itself: choose one");
 }
 
 TEST_F(Generators, SdpaShapes) {

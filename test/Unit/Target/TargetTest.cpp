@@ -71,10 +71,11 @@ TEST(Target, Limits) {
 }
 
 TEST(Target, EmittedPtx) {
-  // sm_80..sm_90a keep PTX 8.0 (their PTX is what tilec always emitted);
-  // sm_100a needs 8.6.
+  // sm_80 keeps PTX 8.0; sm_90 and sm_90a need 8.1 (vector red.global),
+  // sm_100a 8.6.
   EXPECT_EQ(get("sm_80").getPtxFeatures(), "+ptx80");
-  EXPECT_EQ(get("sm_90a").getPtxFeatures(), "+ptx80");
+  EXPECT_EQ(get("sm_90").getPtxFeatures(), "+ptx81");
+  EXPECT_EQ(get("sm_90a").getPtxFeatures(), "+ptx81");
   EXPECT_EQ(get("sm_100a").getPtxFeatures(), "+ptx86");
   EXPECT_EQ(get("sm_90a").getPtxasArch(), "-arch=sm_90a");
 }

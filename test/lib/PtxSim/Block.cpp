@@ -1197,12 +1197,19 @@ void Block::execute(Thread &t, const Inst &in) {
     store(t, in.space, a, &v, bytes);
     return;
   }
-  case O_ATOM: {
-    // atom.space.op.type d, [a], b (cas: d, [a], b, c). Threads run one
-    // at a time, so a read-modify-write is atomic here by construction.
+  case O_ATOM:
+  case O_RED: {
+    // atom.space.op.type d, [a], b (cas: d, [a], b, c); red.space.op.type
+    // [a], b, where b may be a vector ({b0, b1, ...}: red.v2/.v4.f32,
+    // element i at a + i * size). Threads run one at a time, so a
+    // read-modify-write is atomic here by construction.
+    bool red = in.op == O_RED;
     if (in.cmp.empty())
-      fail(where(t) + ": atom without a supported operation");
-    uint64_t a = memAddress(t, in, o[1]);
+      fail(where(t) + ": " + (red ? "red" : "atom") +
+           " without a supported operation");
+    if (red && in.cmp == "cas")
+      fail(where(t) + ": red has no cas");
+    uint64_t a = memAddress(t, in, o[red ? 0 : 1]);
     unsigned bytes = std::max(1u, bitsOf(ty) / 8);
     bool half = ty == T_F16 || ty == T_BF16;
     if (half && in.cmp != "add")
@@ -1210,10 +1217,7 @@ void Block::execute(Thread &t, const Inst &in) {
     if (bytes != 4 && bytes != 8 && !half)
       fail(where(t) + ": atom on " + std::to_string(bytes) +
            "-byte values is not simulated");
-    uint64_t old = 0;
-    load(t, in.space, a, &old, bytes);
-    uint64_t b = get(t, o[2], ty), mask = maskBits(bytes * 8);
-    uint64_t r = old;
+    uint64_t mask = maskBits(bytes * 8);
     bool isFloat = ty == T_F32 || ty == T_F64;
     auto asDouble = [&](uint64_t v) {
       return bytes == 4 ? double(asF(v)) : u2d(v);
@@ -1228,28 +1232,48 @@ void Block::execute(Thread &t, const Inst &in) {
         return sext(x, bytes * 8) < sext(y, bytes * 8);
       return (x & mask) < (y & mask);
     };
-    if (half) // atom.add.noftz.f16/.bf16: f16 never flushes here
-      r = fromD(ty, double(float(toD(ty, old)) + float(toD(ty, b))));
-    else if (in.cmp == "add")
-      r = isFloat ? (bytes == 4 ? fromF(asF(old) + asF(b))
-                                : fromDouble(asDouble(old) + asDouble(b)))
-                  : old + b;
-    else if (in.cmp == "exch")
-      r = b;
-    else if (in.cmp == "max")
-      r = less(old, b) ? b : old;
-    else if (in.cmp == "min")
-      r = less(b, old) ? b : old;
-    else if (in.cmp == "and")
-      r = old & b;
-    else if (in.cmp == "or")
-      r = old | b;
-    else if (in.cmp == "xor")
-      r = old ^ b;
-    else if (in.cmp == "cas")
-      r = (old & mask) == (b & mask) ? get(t, o[3], ty) : old;
-    r &= mask;
-    store(t, in.space, a, &r, bytes);
+    // One element at `addr`: returns the old value.
+    auto rmw = [&](uint64_t addr, uint64_t b) {
+      uint64_t old = 0;
+      load(t, in.space, addr, &old, bytes);
+      uint64_t r = old;
+      if (half) // add.noftz.f16/.bf16: f16 never flushes here
+        r = fromD(ty, double(float(toD(ty, old)) + float(toD(ty, b))));
+      else if (in.cmp == "add")
+        r = isFloat ? (bytes == 4 ? fromF(asF(old) + asF(b))
+                                  : fromDouble(asDouble(old) + asDouble(b)))
+                    : old + b;
+      else if (in.cmp == "exch")
+        r = b;
+      else if (in.cmp == "max")
+        r = less(old, b) ? b : old;
+      else if (in.cmp == "min")
+        r = less(b, old) ? b : old;
+      else if (in.cmp == "and")
+        r = old & b;
+      else if (in.cmp == "or")
+        r = old | b;
+      else if (in.cmp == "xor")
+        r = old ^ b;
+      else if (in.cmp == "cas")
+        r = (old & mask) == (b & mask) ? get(t, o[3], ty) : old;
+      r &= mask;
+      store(t, in.space, addr, &r, bytes);
+      return old;
+    };
+    if (red) {
+      const Operand &src = o[1];
+      if (src.kind == Operand::Vec) {
+        if (!isFloat || bytes != 4 || in.cmp != "add")
+          fail(where(t) + ": red with a vector is add.f32 only");
+        for (size_t i = 0; i < src.elems.size(); ++i)
+          rmw(a + i * bytes, get(t, src.elems[i], ty));
+      } else {
+        rmw(a, get(t, src, ty));
+      }
+      return;
+    }
+    uint64_t old = rmw(a, get(t, o[2], ty));
     set(t, o[0], old & mask, bytes == 8 ? T_B64 : T_B32);
     return;
   }

@@ -211,7 +211,7 @@ public:
         {"mma", O_MMA},     {"ldmatrix", O_LDMATRIX},
         {"membar", O_NOP},  {"fence", O_NOP},   {"addc", O_ADDC},
         {"subc", O_SUBC},   {"madc", O_MADC},   {"testp", O_TESTP},
-        {"atom", O_ATOM},   {"elect", O_ELECT}};
+        {"atom", O_ATOM},   {"red", O_RED},     {"elect", O_ELECT}};
     auto it = ops.find(name);
     size_t firstModifier = sm90Opcode(tok, in);
     if (firstModifier == ~size_t(0)) {
@@ -287,7 +287,7 @@ public:
         in.boolOp = t;
         continue;
       }
-      if (in.op == O_ATOM &&
+      if ((in.op == O_ATOM || in.op == O_RED) &&
           (t == "add" || t == "exch" || t == "max" || t == "min" ||
            t == "and" || t == "or" || t == "xor" || t == "cas")) {
         in.cmp = t; // the operation; .sem and .scope change nothing here
@@ -504,7 +504,7 @@ public:
         return true;
     if (t.rfind("L1::", 0) == 0 || t.rfind("L2::", 0) == 0)
       return true;
-    if (op == O_ATOM && t == "noftz")
+    if ((op == O_ATOM || op == O_RED) && t == "noftz")
       return true; // the simulator flushes no f16/bf16 subnormal anyway
     if (op == O_MMA && (t == "row" || t == "col"))
       return true;

@@ -143,6 +143,10 @@ public:
 };
 Tensor empty(IntArrayRef, TensorOptions);
 Tensor empty_symint(c10::SymIntArrayRef, TensorOptions);
+namespace detail {
+Tensor empty_cuda(IntArrayRef, ScalarType, std::optional<c10::Device>,
+                  std::optional<int>);
+} // namespace detail
 namespace cuda {
 c10::cuda::CUDAStream getCurrentCUDAStream(c10::DeviceIndex);
 } // namespace cuda

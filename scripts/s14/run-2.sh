@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Session 14, second GPU call (after scripts/s14/prep-1.sh and
+# scripts/s14/prep-2.sh here; carry [".dev/s14", ".gpu-deps"]): as
+# run-1.sh, with prep-2's variants B, Q and S in (1) (S: the atomics' cost,
+# a probe whose dQ is wrong), Q's kernels checked and under the sanitizers
+# in (2), and without the PyTorch part unless TORCH is set.
+set -u
+S=.dev/s14; O=${OUT:-/tmp/out}; mkdir -p $O/x
+root=$(pwd); . scripts/gpu-env.sh
+t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
+B=build-gpu
+nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
+cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
+  -DTILEC_ENABLE_TESTS=OFF > $O/x/configure.log 2>&1 &&
+  cmake --build $B > $O/x/build.log 2>&1 || { tail -30 $O/x/build.log; exit 1; }
+echo "built $(el)"
+export TILEC_CACHE_DIR=/tmp/tilec-cache
+fmt() { for f in "$@"; do echo "-- $(basename $f)"; python3 -c "
+import json,sys
+for l in open(sys.argv[1]):
+    if l.startswith('{'):
+        r=json.loads(l); print(f\"{r['work'][-26:]:26} {r['ms']:8.4f} ms {r['TFLOPs'] or 0:6.1f} TF {r['note'][:60]}\")" $f; done; }
+echo "== (1) backward $(el)"
+for r in 1 2; do for v in B Q S; do
+  timeout 90 $B/bin/tilec-bench --kernels $S/$v attention_bwd > $O/x/bwd-$v-$r.json 2>> $O/x/bench.err
+  fmt $O/x/bwd-$v-$r.json; echo "$(el)"
+done; done
+timeout 90 python3 $S/peers.py attention_bwd > $O/x/peers-bwd.txt 2>&1; grep -E 'ms' $O/x/peers-bwd.txt | head -4
+echo "== (2) checks $(el)"
+timeout 150 $B/bin/tilec-gpu-tests --kernels $S/Q --only attention_bwd_d128 > $O/x/checks.log 2>&1
+echo "checks rc=$? pass=$(grep -c PASS $O/x/checks.log) fail=$(grep -c FAIL $O/x/checks.log) dq-atomic pass=$(grep PASS $O/x/checks.log | grep -c dq-atomic) $(el)"
+grep -h FAIL $O/x/checks.log | head -4 | cut -c1-160
+grep -h "tma dq-atomic" $O/x/checks.log | grep "S=1000" | head -6 | cut -c1-120
+for t in ${SANITIZERS:-racecheck memcheck synccheck}; do
+  timeout 100 compute-sanitizer --tool $t $B/bin/tilec-gpu-tests --kernels $S/Q --small \
+    --only attention_bwd_d128 > $O/x/san-$t.log 2>&1
+  echo "$t rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $O/x/san-$t.log | head -1) pass=$(grep -c PASS $O/x/san-$t.log) $(el)"
+done
+cuobjdump -sass $S/Q/attention_tma_bwd_dkdvq_d128.cubin > $O/x/dkdvq.sass 2>&1
+echo "SASS dkdvq: HGMMA $(grep -c HGMMA $O/x/dkdvq.sass) REDG $(grep -c 'REDG' $O/x/dkdvq.sass) UTMALDG $(grep -c UTMALDG $O/x/dkdvq.sass) LDL $(grep -c LDL $O/x/dkdvq.sass) STL $(grep -c STL $O/x/dkdvq.sass)"
+grep -E "REDG" $O/x/dkdvq.sass | head -2
+echo "== (3) PyTorch $(el)"
+[ -n "${TORCH:-}" ] && MAX_JOBS=16 timeout 200 bash scripts/gpu-torch.sh $S/torch 2>&1 | grep -vE "^PASS" | tail -30
+tail -3 $O/x/bench.err
+tar -C $O -czf $O/results.tgz x && rm -rf $O/x
+echo "total $(el)"
