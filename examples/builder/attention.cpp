@@ -64,9 +64,9 @@ Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {
   // dQ accumulated by the dK/dV kernel (f32 atomics): no dQ kernel.
   if (part == "dkdvq") {
     // 32 queries a step: at 64, dQ^T's 32 more accumulator registers make
-    // ptxas serialize the wgmma (C7512) and spill 272 bytes; at 32 it
-    // spills 40. Three stages of Q and dO fit beside K and V in place, the
-    // staged dS^T and dQ^T's conversion scratch (169 KB).
+    // ptxas serialize the wgmma (C7512) and spill 228 bytes; at 32 it
+    // spills 32. Three stages of Q and dO fit beside K and V in place and
+    // the staged dS^T (169 KB).
     config.dqAtomic = true;
     config.blockM = 32;
     config.numStages = 3;

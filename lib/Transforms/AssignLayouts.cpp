@@ -354,20 +354,6 @@ private:
         Value v = store.getValue();
         if (inDotGroup(v))
           convertOperand(store.getValueMutable(), getLayout(v));
-      } else if (auto atomic = dyn_cast<AtomicRMWOp>(op)) {
-        // As a store (a dot's result added to memory: the attention
-        // backward's dQ), and its old values back as a load's.
-        Value v = atomic.getVal();
-        if (!isa<RankedTensorType>(v.getType()) || !inDotGroup(v))
-          return;
-        convertOperand(atomic.getValMutable(), getLayout(v));
-        Value r = atomic.getResult();
-        if (r.use_empty())
-          return;
-        OpBuilder b(op->getContext());
-        b.setInsertionPointAfter(op);
-        auto c = ConvertLayoutOp::create(b, op->getLoc(), r.getType(), r);
-        r.replaceAllUsesExcept(c, c);
       }
     });
   }

@@ -4,22 +4,7 @@
 # run-1.sh, with prep-2's variants B, Q and S in (1) (S: the atomics' cost,
 # a probe whose dQ is wrong), Q's kernels checked and under the sanitizers
 # in (2), and without the PyTorch part unless TORCH is set.
-set -u
-S=.dev/s14; O=${OUT:-/tmp/out}; mkdir -p $O/x
-root=$(pwd); . scripts/gpu-env.sh
-t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
-B=build-gpu
-nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
-cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
-  -DTILEC_ENABLE_TESTS=OFF > $O/x/configure.log 2>&1 &&
-  cmake --build $B > $O/x/build.log 2>&1 || { tail -30 $O/x/build.log; exit 1; }
-echo "built $(el)"
-export TILEC_CACHE_DIR=/tmp/tilec-cache
-fmt() { for f in "$@"; do echo "-- $(basename $f)"; python3 -c "
-import json,sys
-for l in open(sys.argv[1]):
-    if l.startswith('{'):
-        r=json.loads(l); print(f\"{r['work'][-26:]:26} {r['ms']:8.4f} ms {r['TFLOPs'] or 0:6.1f} TF {r['note'][:60]}\")" $f; done; }
+S=.dev/s14; . scripts/s14/call.sh
 echo "== (1) backward $(el)"
 for r in 1 2; do for v in B Q S; do
   timeout 90 $B/bin/tilec-bench --kernels $S/$v attention_bwd > $O/x/bwd-$v-$r.json 2>> $O/x/bench.err

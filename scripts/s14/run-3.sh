@@ -7,17 +7,7 @@
 # memory throughput, the warps' stall reasons per issued instruction;
 # (2) the PyTorch checks again (the allocating add also timed as
 # `ops.add.default`, for the record).
-set -u
-S=.dev/s14; O=${OUT:-/tmp/out}; mkdir -p $O/x
-root=$(pwd); . scripts/gpu-env.sh
-t0=$(date +%s); el() { echo "[t=$(( $(date +%s) - t0 ))s]"; }
-B=build-gpu
-nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
-cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
-  -DTILEC_ENABLE_TESTS=OFF > $O/x/configure.log 2>&1 &&
-  cmake --build $B > $O/x/build.log 2>&1 || { tail -30 $O/x/build.log; exit 1; }
-echo "built $(el)"
-export TILEC_CACHE_DIR=/tmp/tilec-cache
+S=.dev/s14; . scripts/s14/call.sh
 echo "== (1) ncu $(el)"
 for k in attention_tma_bwd_dkdv_d128 attention_tma_bwd_dkdvq_d128; do
   timeout 150 ncu --kernel-name $k --launch-count 1 --section SpeedOfLight \

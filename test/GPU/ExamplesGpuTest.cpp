@@ -848,16 +848,17 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
       check(what + " dQ", gq, refDq, 1e-2);
       check(what + " dK", gk, refDk, 1e-2);
       check(what + " dV", gv, refDv, 1e-2);
+      // q, k, v, do as [batch, heads, seq, D] descriptors, for the kernels
+      // that read them so.
+      auto qd = tensorDesc(dq, {batch, heads, seq, D}),
+           kd = tensorDesc(dk, {batch, kvHeads, seq, D}),
+           vd = tensorDesc(dv, {batch, kvHeads, seq, D}),
+           dod = tensorDesc(ddo, {batch, heads, seq, D});
       if (dkdvTma) {
-        // q, k, v, do as [batch, heads, seq, D] descriptors; 128 keys per
-        // dK/dV program, 128 queries per dQ program.
+        // 128 keys per dK/dV program, 128 queries per dQ program.
         auto gq3 = Output<BFloat16>::make(ctx, nq);
         auto gk3 = Output<BFloat16>::make(ctx, nkv),
              gv3 = Output<BFloat16>::make(ctx, nkv);
-        auto qd = tensorDesc(dq, {batch, heads, seq, D}),
-             kd = tensorDesc(dk, {batch, kvHeads, seq, D}),
-             vd = tensorDesc(dv, {batch, kvHeads, seq, D}),
-             dod = tensorDesc(ddo, {batch, heads, seq, D});
         if (run(what + " tma dkdv", ctx, [&] {
               return dkdvTma->launch(
                   nullptr, Grid(ceilDiv(seq, 128), batch * kvHeads), qd, kd, vd,
@@ -886,10 +887,6 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
         auto gq4 = Output<BFloat16>::make(ctx, nq);
         auto gk4 = Output<BFloat16>::make(ctx, nkv),
              gv4 = Output<BFloat16>::make(ctx, nkv);
-        auto qd = tensorDesc(dq, {batch, heads, seq, D}),
-             kd = tensorDesc(dk, {batch, kvHeads, seq, D}),
-             vd = tensorDesc(dv, {batch, kvHeads, seq, D}),
-             dod = tensorDesc(ddo, {batch, heads, seq, D});
         if (!run(how + " pre", ctx, [&] {
               return preAcc->launch(nullptr,
                                     Grid(ceilDiv(seq, BM), batch * heads), o,

@@ -384,15 +384,15 @@ func.func @tf32(%s: f32, %y: !tile.ptr<f32>)
 
 // -----
 
-// An atomic add of a dot's result is a store of it: the atomic keeps a
-// coalesced blocked layout of its own (4 contiguous f32 per thread, a
-// vector red on sm_90) and the result meets it through a conversion.
+// An atomic add of a dot's result keeps the dot's layout (its pointers
+// take it): converting the result to a coalesced layout first costs a
+// shared-memory round trip that measured more than the wider reds it
+// allows (the attention backward's dQ: 18.0 against 10.0 ms on an H100).
 // CHECK-DAG: #[[$AMMA:mma[0-9]*]] = #tilegpu.mma<{versionMajor = 2
-// CHECK-DAG: #[[$AL:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK-LABEL: func.func @mma_atomic
 // CHECK: %[[D:.*]] = tile.dot {{.*}} -> tensor<64x64xf32, #[[$AMMA]]>
-// CHECK: %[[CD:.*]] = tile.convert_layout %[[D]] : tensor<64x64xf32, #[[$AMMA]]> -> tensor<64x64xf32, #[[$AL]]>
-// CHECK: tile.atomic_rmw fadd %{{.*}}, %[[CD]] sem = relaxed : tensor<64x64x!tile.ptr<f32>, #[[$AL]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.atomic_rmw fadd %{{.*}}, %[[D]] sem = relaxed : tensor<64x64x!tile.ptr<f32>, #[[$AMMA]]>
 func.func @mma_atomic(%x: bf16, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32})
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %a = tile.splat %x : bf16 -> tensor<64x32xbf16>

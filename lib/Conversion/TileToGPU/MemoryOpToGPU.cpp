@@ -288,9 +288,11 @@ SmallVector<Value> emitLoad(OpBuilder &b, Location loc, Value addr, Value pred,
                   n);
 }
 
-/// Emits one (optionally predicated) store of a group.
-void emitStore(OpBuilder &b, Location loc, Value addr, Value pred,
-               ValueRange words, const Access &a, StringRef modifiers) {
+/// Emits `[@pred] <instruction> [addr], word` (or `{words}`) as inline PTX
+/// without a result: one store or reduction of a group, each word in a
+/// register of constraint `reg`.
+void emitWrite(OpBuilder &b, Location loc, StringRef instruction, Value addr,
+               Value pred, ValueRange words, StringRef reg) {
   std::string text, constraints;
   llvm::raw_string_ostream os(text);
   SmallVector<Value> operands;
@@ -300,9 +302,7 @@ void emitStore(OpBuilder &b, Location loc, Value addr, Value pred,
     operands.push_back(pred);
     constraints = "b,";
   }
-  os << "st.global" << modifiers << a.vecSuffix() << "."
-     << (a.wordBits == 8 ? std::string("b8") : a.ptxType()) << " [ $"
-     << next++ << " + 0 ], ";
+  os << instruction << " [ $" << next++ << " + 0 ], ";
   operands.push_back(addr);
   constraints += "l";
   if (words.size() > 1)
@@ -310,12 +310,21 @@ void emitStore(OpBuilder &b, Location loc, Value addr, Value pred,
   for (unsigned i = 0; i < words.size(); ++i) {
     os << (i ? ", $" : "$") << next++;
     operands.push_back(words[i]);
-    constraints += "," + a.regConstraint().str();
+    constraints += "," + reg.str();
   }
   if (words.size() > 1)
     os << "}";
   os << ";";
   inlinePtx(b, loc, Type(), operands, text, constraints);
+}
+
+/// Emits one (optionally predicated) store of a group.
+void emitStore(OpBuilder &b, Location loc, Value addr, Value pred,
+               ValueRange words, const Access &a, StringRef modifiers) {
+  std::string instruction =
+      "st.global" + modifiers.str() + a.vecSuffix() + "." +
+      (a.wordBits == 8 ? std::string("b8") : a.ptxType());
+  emitWrite(b, loc, instruction, addr, pred, words, a.regConstraint());
 }
 
 /// The address `k` elements past `base` (within a contiguous group: using
@@ -811,32 +820,15 @@ void lowerReduction(AtomicRMWOp op, ValueRange ptrs, ValueRange masks,
     // their owner: one thread holds the contiguous vector).
     Value pred =
         andPred(rewriter, loc, masks.empty() ? Value() : masks[g], owners[g]);
-    std::string text, constraints;
-    llvm::raw_string_ostream os(text);
-    SmallVector<Value> operands;
-    unsigned next = 0;
-    if (pred) {
-      os << "@$" << next++ << " ";
-      operands.push_back(pred);
-      constraints = "b,";
-    }
-    os << "red.global" << ordering << suffix << " [ $" << next++ << " + 0 ], ";
-    operands.push_back(ptrs[g]);
-    constraints += "l";
-    if (vec > 1)
-      os << "{";
+    SmallVector<Value> words;
     for (int64_t k = 0; k < vec; ++k) {
       Value bits = toBits(rewriter, loc, vals[g + k]);
       if (bits.getType() != regType)
         bits = arith::ExtUIOp::create(rewriter, loc, regType, bits);
-      os << (k ? ", $" : "$") << next++;
-      operands.push_back(bits);
-      constraints += "," + reg.str();
+      words.push_back(bits);
     }
-    if (vec > 1)
-      os << "}";
-    os << ";";
-    inlinePtx(rewriter, loc, Type(), operands, text, constraints);
+    emitWrite(rewriter, loc, "red.global" + ordering + suffix, ptrs[g], pred,
+              words, reg);
   }
   rewriter.eraseOp(op);
 }

@@ -62,18 +62,13 @@ void StoreOp::relateLayouts(LayoutRelations &rel) {
   rel.memoryAccess(getPtr(), addresses, getValue());
 }
 
-/// An atomic read-modify-write is a store of its value and a load of its
-/// old values: both are data (a dot's result added to memory keeps its
-/// layout, the access a coalesced one).
+/// Atomics keep their values with their addresses: no data is split off.
 void AtomicRMWOp::relateLayouts(LayoutRelations &rel) {
-  SmallVector<Value> addresses = {getPtr()};
-  if (getMask())
-    addresses.push_back(getMask());
-  rel.memoryAccess(getPtr(), addresses, {getVal(), getResult()});
+  SmallVector<Value> tiles(getOperands());
+  tiles.push_back(getResult());
+  rel.memoryAccess(getPtr(), tiles, {});
 }
 
-/// A compare-and-swap keeps its values with its addresses: no data is
-/// split off.
 void AtomicCASOp::relateLayouts(LayoutRelations &rel) {
   SmallVector<Value> tiles(getOperands());
   tiles.push_back(getResult());
