@@ -65,8 +65,8 @@ Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {
   if (part == "dkdvq") {
     // 32 queries a step: at 64, dQ^T's 32 more accumulator registers make
     // ptxas serialize the wgmma (C7512) and spill 228 bytes; at 32 it
-    // spills 32. Three stages of Q and dO fit beside K and V in place and
-    // the staged dS^T (169 KB).
+    // spills 4. Three stages of Q and dO fit beside K and V in place and
+    // the two staging slots of dS^T (177 KB).
     config.dqAtomic = true;
     config.blockM = 32;
     config.numStages = 3;

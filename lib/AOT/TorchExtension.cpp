@@ -715,9 +715,10 @@ struct Binding {
                  shapeText(p, true) + " is \")" +
                  (backend == "cuda" ? ".expect_int()" : "");
       if (backend == "cuda")
-        s += "  at::Tensor " + names[i] + " = at::detail::empty_cuda(\n      {" +
-             sizes + "},\n      " + torchType(p.type).scalarType + ", " +
-             first + ".device(), std::nullopt);\n";
+        s += "  at::Tensor " + names[i] +
+             " = at::detail::empty_cuda(\n      {" + sizes + "},\n      " +
+             torchType(p.type).scalarType + ", " + first +
+             ".device(), std::nullopt);\n";
       else
         s += "  at::Tensor " + names[i] + " = at::empty_symint(\n      {" +
              sizes + "},\n      " + first + ".options().dtype(" +

@@ -31,11 +31,12 @@
 // iteration's copies, after its barrier), and the result never leaves the
 // block unfinished; global atomics are no such write. Nor does it pass an
 // op that reads the registers of a register A operand (its conversions
-// included), which the group is still reading. Dots that keep a group in flight across iterations
-// (pending = 1, the GEMM loops) are left as they are. In a warp-specialized
-// consumer, a slot's release to the TMA producer (tilegpu.mbarrier_arrive)
-// that the wait crosses moves after it, and the waits for the next dots'
-// slots to land (tilegpu.mbarrier_wait with a phase) run beside the group.
+// included), which the group is still reading. Dots that keep a group in
+// flight across iterations (pending = 1, the GEMM loops) are left as they
+// are. In a warp-specialized consumer, a slot's release to the TMA
+// producer (tilegpu.mbarrier_arrive) that the wait crosses moves after it,
+// and the waits for the next dots' slots to land (tilegpu.mbarrier_wait
+// with a phase) run beside the group.
 //
 //===----------------------------------------------------------------------===//
 

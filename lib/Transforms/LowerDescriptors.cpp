@@ -24,11 +24,12 @@
 //
 // A dot of such a loop whose B is instead a 16-bit tile computed in the
 // body (the attention backward's dS^T as the B of dQ^T = K^T dS^T) reads
-// it from a staging slot of its own, written each iteration by the
-// consumers between two barriers:
-//   barrier                       // every warpgroup's earlier wgmma read it
-//   local_store B -> stage; fence.proxy.async; barrier
-//   warpgroup_dot a, stage        // pending = 0
+// it from two staging slots of its own, used in turn:
+//   barrier                            // before the loop
+//   for i: local_store B -> stage[i % 2]; fence.proxy.async; barrier
+//          warpgroup_dot a, stage[i % 2]   // pending = 0
+// stage[i % 2] was last read by iteration i - 2's wgmma, which every
+// warpgroup completed before it reached iteration i - 1's barrier.
 //
 // Warp-specialized (the default for the kernel's first such loop when it
 // lies at the top level of the kernel or in a nest of scf.for loops there,
@@ -286,8 +287,8 @@ DescriptorLoadOp inPlaceLoad(Value a, bool *trans = nullptr) {
 /// The register tile behind `dot`'s B operand when it is computed in
 /// `body` (through tile.convert_layout ops there): a 16-bit 2-D tile that
 /// wgmma can only read from shared memory, so each iteration stores it to
-/// a slot of its own first (the attention backward's dS^T as the B of
-/// dQ^T = K^T dS^T). None for anything else, a load among them.
+/// one of two slots of its own first (the attention backward's dS^T as the
+/// B of dQ^T = K^T dS^T). None for anything else, a load among them.
 Value stagedRegisterB(DotOp dot, Block *body) {
   Value b = dot.getB();
   while (auto convert = b.getDefiningOp<ConvertLayoutOp>()) {
@@ -366,7 +367,7 @@ struct RingOperand {
 
 /// A wgmma dot of a staged loop: B, and A unless it is a register tile or
 /// read in place, from the ring; or B a register tile of the body staged
-/// through a slot of its own (`stagedB`).
+/// through two slots of its own (`stagedB`).
 struct RingDot {
   mutable DotOp dot;
   RingOperand a, b;
@@ -510,7 +511,7 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
   other = llvm::alignTo(other, 1024);
   for (const RingDot &d : sl.dots)
     if (d.stagedB)
-      other += llvm::alignTo(
+      other += 2 * llvm::alignTo(
           cast<RankedTensorType>(d.stagedB.getType()).getNumElements() * 2,
           1024);
   // (Loads in a block with a dot, staged in some ring, are not counted.)
@@ -693,7 +694,7 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
                         : Value());
     if (d.stagedB) {
       auto type = cast<RankedTensorType>(d.stagedB.getType());
-      SmallVector<int64_t> shape{1};
+      SmallVector<int64_t> shape{2};
       llvm::append_range(shape, type.getShape());
       bBufs.push_back(LocalAllocOp::create(
           rewriter, loc,
@@ -717,6 +718,16 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
   }
   rewriter.setInsertionPoint(loop);
   Value c0 = constant(rewriter, loc, i32, 0);
+  // Staging slots are used in turn, one per iteration: a store into one
+  // follows the barrier of the iteration before, which every warpgroup
+  // reached after its wgmma that read that slot two iterations ago had
+  // completed. Across two runs of the loop (an outer loop around it), one
+  // barrier before it does that.
+  bool staged = llvm::any_of(sl.dots, [](const RingDot &d) {
+    return bool(d.stagedB);
+  });
+  if (staged)
+    gpu::BarrierOp::create(rewriter, loc);
 
   Value slot, phase;
   auto newLoop = cast<scf::ForOp>(
@@ -755,16 +766,22 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
     Value bSlot = slot;
     Operation *bConvert = nullptr;
     if (d.stagedB) {
-      // Every warpgroup's wgmma of the previous iteration has read the
-      // staging slot (each completes before its dot returns: pending 0);
-      // then the tile goes in, is made visible to the async proxy and
-      // every consumer has written its part before any wgmma reads it.
+      // Slot (iv - lb) / step % 2: the tile goes in, is made visible to
+      // the async proxy, and every consumer has written its part before
+      // any wgmma reads it.
       Location l = d.dot.getLoc();
-      gpu::BarrierOp::create(db, l);
-      LocalStoreOp::create(db, l, d.stagedB, bBufs[g], c0);
+      Value iv = newLoop.getInductionVar();
+      Value n = arith::DivUIOp::create(
+          db, l,
+          arith::SubIOp::create(db, l, iv, newLoop.getLowerBound()),
+          newLoop.getStep());
+      if (n.getType() != i32)
+        n = arith::IndexCastOp::create(db, l, i32, n);
+      Value turn = arith::AndIOp::create(db, l, n, constant(db, l, i32, 1));
+      LocalStoreOp::create(db, l, d.stagedB, bBufs[g], turn);
       AsyncWaitOp::create(db, l, 0).setFenceAsync(true);
       gpu::BarrierOp::create(db, l);
-      bSlot = c0;
+      bSlot = turn;
       bConvert = d.dot.getB().getDefiningOp();
     }
     Value r = WarpgroupDotOp::create(db, d.dot.getLoc(), d.dot.getType(), a,

@@ -4,24 +4,29 @@
 // The attention backward's dQ by atomics (one key block K per program,
 // Q blocks through the ring): S^T = K Q^T, then dQ^T = K^T dS^T, whose
 // A is K read in place through a trans_view of its slot and whose B,
-// computed in registers, wgmma can only read from shared memory: each
-// iteration stores it to a staging slot of its own ([128 keys, 64
-// queries], N contiguous), between two consumer barriers (the previous
-// iteration's wgmma have read it; every warp's part is in), with the
-// generic-to-async proxy fence before the second.
+// computed in registers, wgmma can only read from shared memory: two
+// staging slots of its own ([128 keys, 64 queries], N contiguous), used in
+// turn (iteration i stores into slot i % 2, which iteration i - 2's wgmma
+// read before every warpgroup reached iteration i - 1's barrier), the
+// generic-to-async proxy fence, then one consumer barrier (every warp's
+// part is in); one barrier before the loop covers its first two
+// iterations.
 // CHECK-LABEL: func.func @dq_atomic
 // CHECK: %[[K:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<1x128x128xbf16, #[[$NV:nvmma[0-9]*]]>
 // CHECK: tilegpu.warp_specialize producer {
 // CHECK: } consumer {
-// CHECK: %[[STAGE:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<1x128x64xbf16, #[[$NV2:nvmma[0-9]*]]>
+// CHECK: %[[STAGE:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<2x128x64xbf16, #[[$NV2:nvmma[0-9]*]]>
 // CHECK: %[[KT:.*]] = tilegpu.trans_view %[[K]] : !tilegpu.smem<1x128x128xbf16, #[[$NV]]> -> !tilegpu.smem<1x128x128xbf16, #[[$NVT:nvmma[0-9]*]]>
-// CHECK: scf.for
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.for %[[I:.*]] = %c0_i32 to
 // CHECK: %[[ST:.*]] = tilegpu.warpgroup_dot %[[K]][%c0_i32], %{{.*}}[%{{.*}}], %{{.*}} :
-// CHECK: gpu.barrier
-// CHECK-NEXT: tilegpu.local_store %{{.*}} into %[[STAGE]][%c0_i32] : tensor<128x64xbf16, #{{.*}}> into !tilegpu.smem<1x128x64xbf16, #[[$NV2]]>
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[N:.*]] = arith.divui %[[I]], %c64_i32 : i32
+// CHECK-NEXT: %[[T:.*]] = arith.andi %[[N]], %c1_i32 : i32
+// CHECK-NEXT: tilegpu.local_store %{{.*}} into %[[STAGE]][%[[T]]] : tensor<128x64xbf16, #{{.*}}> into !tilegpu.smem<2x128x64xbf16, #[[$NV2]]>
 // CHECK-NEXT: tilegpu.async_wait {fence_async, pending = 0 : i32}
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: %[[DQT:.*]] = tilegpu.warpgroup_dot %[[KT]][%c0_i32], %[[STAGE]][%c0_i32], %{{.*}} : !tilegpu.smem<1x128x128xbf16, #[[$NVT]]>, !tilegpu.smem<1x128x64xbf16, #[[$NV2]]> -> tensor<128x64xf32
+// CHECK-NEXT: %[[DQT:.*]] = tilegpu.warpgroup_dot %[[KT]][%c0_i32], %[[STAGE]][%[[T]]], %{{.*}} : !tilegpu.smem<1x128x128xbf16, #[[$NVT]]>, !tilegpu.smem<2x128x64xbf16, #[[$NV2]]> -> tensor<128x64xf32
 // CHECK: tile.atomic_rmw fadd %{{.*}}, %{{.*}} sem = relaxed
 // No register copy of K or of dS^T's dot operand is left.
 // CHECK-NOT: tile.descriptor_load
@@ -31,7 +36,7 @@
 // OWN-LABEL: func.func @dq_atomic
 // OWN-NOT: tilegpu.warp_specialize
 // OWN: tilegpu.warpgroup_dot
-// OWN: gpu.barrier
+// OWN: arith.andi
 // OWN-NEXT: tilegpu.local_store
 // OWN-NEXT: tilegpu.async_wait {fence_async, pending = 0 : i32}
 // OWN-NEXT: gpu.barrier

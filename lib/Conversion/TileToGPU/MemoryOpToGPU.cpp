@@ -806,9 +806,11 @@ void lowerReduction(AtomicRMWOp op, ValueRange ptrs, ValueRange masks,
         vec = std::min<int64_t>(vi.vec, 4);
     }
   } else {
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    owners.push_back(arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq, tid, i32Val(rewriter, loc, 0)));
+    Value tid =
+        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    owners.push_back(arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::eq, tid,
+                                           i32Val(rewriter, loc, 0)));
   }
   // `.add.f32` -> `.add.v4.f32`
   std::string suffix = opSuffix.str();
