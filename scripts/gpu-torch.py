@@ -162,9 +162,15 @@ def check_operators(ops, have):
         a = torch.randn(m, lda, device=dev, dtype=torch.bfloat16)
         b = torch.randn(k, ldb, device=dev, dtype=torch.bfloat16)
         c = poisoned(m, ldc, dtype=torch.bfloat16)
-        ops.matmul(a, b, c, m, n, k, lda, ldb, ldc)
+        # Views with dense rows: sizes and row strides from the tensors.
+        ops.matmul.out(a[:, :k], b[:, :n], c[:, :n])
         want = a[:, :k].float() @ b[:, :n].float()
-        close(f"matmul {m}x{n}x{k}", c[:, :n], want, 1e-2)
+        close(f"matmul {m}x{n}x{k} (views, tile.from)", c[:, :n], want, 1e-2)
+        report(f"matmul {m}x{n}x{k} leaves C's padding",
+               bool(torch.isnan(c[:, n:].float()).all()))
+        made = ops.matmul(a[:, :k], b)  # allocated: m x ldb, rows of 144
+        close(f"matmul {m}x{ldb}x{k} (allocating)", made,
+              a[:, :k].float() @ b.float(), 1e-2)
     if "matmul_tma_bias_gelu" in have:
         # Descriptors: A and B are any 2-D bf16 tensors the TMA can read
         # (here A a column slice of a wider tensor, rows 128 elements
@@ -177,10 +183,12 @@ def check_operators(ops, have):
             bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
             c = poisoned(m, ldc, dtype=torch.bfloat16)
             # The grid is the kernel's rule (cdiv(M, 128), cdiv(N, BLOCK_N)).
-            ops.matmul_tma_bias_gelu(a, b, c, bias, m, n, k, ldc)
+            ops.matmul_tma_bias_gelu.out(a, b, c[:, :n], bias)
             want = F.gelu(a.float() @ b.float() + bias.float())
             close(f"matmul_tma_bias_gelu {m}x{n}x{k} (A strided, C padded)",
                   c[:, :n], want, 1e-2)
+            close(f"matmul_tma_bias_gelu {m}x{n}x{k} (allocating)",
+                  ops.matmul_tma_bias_gelu(a, b, bias), want, 1e-2)
             if ldc > n:
                 report(f"matmul_tma_bias_gelu {m}x{n}x{k} leaves C's padding",
                        bool(torch.isnan(c[:, n:].float()).all()))
@@ -259,20 +267,26 @@ def check_descriptor_refusals(ops, have):
     bias = torch.randn(n, device=dev, dtype=torch.bfloat16)
     op = ops.matmul_tma_bias_gelu
 
-    def call(a=a, b=b, c=c, bias=bias, k=k):
-        return lambda: op(a, b, c, bias, m, n, k, n)
+    def call(a=a, b=b, c=c, bias=bias):
+        return lambda: op.out(a, b, c, bias)
 
     expect_error("descriptor: refuses a wrong dtype", call(a=a.half()),
                  "a must be torch.bfloat16 (the kernel's tensor_desc<128x64xbf16>)")
     expect_error("descriptor: refuses a wrong rank", call(a=a.reshape(-1)),
-                 "a must have 2 dimensions")
+                 "a must have at least 2 dimensions (the kernel takes K from it")
     expect_error("descriptor: refuses a CPU tensor", call(b=b.cpu()),
                  "b must be a CUDA tensor")
-    odd = torch.randn(m, 77, device=dev, dtype=torch.bfloat16)
+    # N = 77: B's rows 154 bytes apart (C's and bias's sizes follow).
+    odd = torch.randn(k, 77, device=dev, dtype=torch.bfloat16)
+    c77 = torch.empty(m, 77, device=dev, dtype=torch.bfloat16)
+    bias77 = torch.randn(77, device=dev, dtype=torch.bfloat16)
     expect_error("descriptor: refuses a row stride of 154 bytes (the runtime's check)",
-                 call(a=odd, k=77),
-                 "parameter 'a' (#0): strides[0] is 77 elements (154 bytes), "
+                 call(b=odd, c=c77, bias=bias77),
+                 "parameter 'b' (#1): strides[0] is 77 elements (154 bytes), "
                  "not a multiple of 16 bytes")
+    expect_error("descriptor: refuses B of another K (tile.shape)",
+                 call(b=torch.randn(k + 16, n, device=dev, dtype=torch.bfloat16)),
+                 'b must have shape [128, 256] (tile.shape ["K", "N"])')
     expect_error("descriptor: refuses a non-unit innermost stride",
                  call(b=torch.randn(n, k, device=dev, dtype=torch.bfloat16).t()),
                  "parameter 'b' (#1): strides[1] is 128: the innermost "
@@ -284,10 +298,10 @@ def check_descriptor_refusals(ops, have):
     # The Meta implementation (torch.compile's tracing) refuses the same.
     meta = lambda t: t.to("meta")
     expect_error("descriptor on meta tensors: the runtime's check without a GPU",
-                 lambda: op(meta(odd), meta(b), meta(c), meta(bias), m, n, 77, n),
-                 "parameter 'a' (#0): strides[0] is 77 elements (154 bytes)")
+                 lambda: op.out(meta(a), meta(odd), meta(c77), meta(bias77)),
+                 "parameter 'b' (#1): strides[0] is 77 elements (154 bytes)")
     try:
-        op(meta(a), meta(b), meta(c), meta(bias), m, n, k, n)
+        op.out(meta(a), meta(b), meta(c), meta(bias))
         report("descriptor on meta tensors: a good call passes", True)
     except RuntimeError as e:
         report("descriptor on meta tensors: a good call passes", False, str(e)[:500])
@@ -310,10 +324,9 @@ def check_short_view(ops, have):
         b = torch.randn(k, 256, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(m, 256, device="cuda", dtype=torch.bfloat16)
         bias = torch.randn(256, device="cuda", dtype=torch.bfloat16)
-        expect_error("descriptor operator: refuses a short output view (tile.extent)",
-                     lambda: ops.matmul_tma_bias_gelu(a, b, c[: m - 1], bias, m, 256,
-                                                      k, 256),
-                     "c has 50944 elements but the kernel reaches 51200")
+        expect_error("descriptor operator: refuses a short output view (tile.shape)",
+                     lambda: ops.matmul_tma_bias_gelu.out(a, b, c[: m - 1], bias),
+                     'c must have shape [200, 256] (tile.shape ["M", "N"]), got [199, 256]')
 
 
 def example_block():

@@ -50,8 +50,8 @@ def block_tilec(x, r, w, w1, b1, eps):
     h = torch.empty_like(x)
     y = torch.empty(rows, cols, device=x.device, dtype=torch.bfloat16)
     ops.rmsnorm_bf16(x, r, w, h, y, cols, eps, [rows])  # one row per program
-    out = torch.empty(rows, n, device=x.device, dtype=torch.bfloat16)
-    ops.matmul_tma_bias_gelu(y, w1, out, b1, rows, n, cols, n)
+    # Sizes and strides come from the tensors (tile.from); out is allocated.
+    out = ops.matmul_tma_bias_gelu(y, w1, b1)
     return h, out
 
 
@@ -101,15 +101,12 @@ def transformer_tilec(x, r, p, eps):
     lse = torch.empty(b * hd, s, device=dev, dtype=torch.float32)
     ops.attention_tma_d128_n128(q, k, v, o, lse, s, hd, 1, s * c, d, c,
                                 d ** -0.5, True, [(s + 127) // 128, b * hd])
-    a = torch.empty_like(x)
-    ops.matmul_tma_f16out(o, p["wo"], a, t, c, c, c, c, c)
+    a = ops.matmul_tma_f16out(o, p["wo"])
     h2 = torch.empty_like(x)
     y2 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
     ops.rmsnorm_bf16(h1, a, p["w_mlp"], h2, y2, c, eps, [t])
-    m = torch.empty(t, f, device=dev, dtype=torch.bfloat16)
-    ops.matmul_tma_swiglu(y2, p["wg"], p["wu"], m, t, f, c, f)
-    out = torch.empty_like(x)
-    ops.matmul_tma_f16out(m, p["wd"], out, t, c, f, f, c, c)
+    m = ops.matmul_tma_swiglu(y2, p["wg"], p["wu"])
+    out = ops.matmul_tma_f16out(m, p["wd"])
     return h2, out
 
 
@@ -211,8 +208,8 @@ def main():
         out = torch.empty(a.rows, a.hidden, device=dev, dtype=torch.bfloat16)
         norm_ms = ms_per_call(lambda: ops.rmsnorm_bf16(
             x, r, w, h, y, a.cols, eps, [a.rows]), ())
-        gemm_ms = ms_per_call(lambda: ops.matmul_tma_bias_gelu(
-            y, w1, out, b1, a.rows, a.hidden, a.cols, a.hidden), ())
+        gemm_ms = ms_per_call(lambda: ops.matmul_tma_bias_gelu.out(
+            y, w1, out, b1), ())
         flops = 2 * a.rows * a.cols * a.hidden
         print(f"block parts{' (' + a.label + ')' if a.label else ''}: "
               f"rmsnorm_bf16 {norm_ms:.3f} ms, matmul_tma_bias_gelu "

@@ -381,6 +381,17 @@ public:
   void setShape(const Value &param, const std::vector<std::string> &sizes,
                 SourceLoc loc = SourceLoc::current());
 
+  /// Where bindings that are given tensors take integer scalar parameter
+  /// `scalar` from (`tile.from`): `"a.size(0)"`, `"c.stride(0)"` (in
+  /// elements) or `"x.numel()"` of a pointer or descriptor parameter
+  /// declared so far (a negative dimension counts from the last).
+  /// PyTorch's operator then computes it instead of taking it, and a
+  /// pointer whose strides it takes need only be dense in its other
+  /// dimensions (docs/pytorch.md). A BuildError at the call for anything
+  /// else.
+  void setFrom(const Value &scalar, const std::string &source,
+               SourceLoc loc = SourceLoc::current());
+
   /// A `!tile.tensordesc<tensor<block x element>>` parameter: a tensor in
   /// global memory read and written one block at a time (descriptorLoad,
   /// descriptorStore), given at launch as the runtime's TensorDescArg. The

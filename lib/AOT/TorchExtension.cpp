@@ -83,7 +83,7 @@ const std::set<std::string_view> kReservedNames = {
     "device", "default",  "switch", "case",   "void",   "unsigned", "signed",
     "programs", "cdiv",   "descOf", "kernelsOn", "moduleMetadata", "keys",
     "handle", "hasElements", "elementCount", "hasShape", "shapeOf",
-    "sizesOf", "outputSize", "symText", "c10", "at"};
+    "sizesOf", "outputSize", "symText", "denseExcept", "spanOf", "c10", "at"};
 
 /// Whether `name` ends with a suffix the generated code appends to a tensor's
 /// name for its locals (`x_address`, `x_desc`), so that it could clash.
@@ -252,14 +252,51 @@ struct Binding {
         anyInput = true;
       }
     }
-    return anyOutput && anyInput;
+    if (!anyOutput || !anyInput)
+      return false;
+    // An output's size (or an input's extent) that reads a scalar derived
+    // from an output could not be known before that output exists.
+    for (const ParamInfo &p : k.params) {
+      std::vector<const grid::Expr *> rules;
+      if (p.extent)
+        rules.push_back(&*p.extent);
+      for (const grid::Expr &e : p.shape)
+        rules.push_back(&e);
+      for (const grid::Expr *e : rules)
+        for (int used : e->params())
+          if (outputDerived(size_t(used)))
+            return false;
+    }
+    return true;
   }
-  /// The two forms of an allocating kernel: Full takes every parameter in
-  /// the kernel's order (the `out` overload; the only form otherwise),
-  /// Alloc leaves out the shaped outputs and returns them.
-  enum class Form { Full, Alloc };
+  /// Whether the operator computes scalar `i` from a tensor it is given
+  /// (tile.from) instead of taking it.
+  bool derived(size_t i) const { return k.params[i].from.has_value(); }
+  /// Whether scalar `i` is computed from an output the allocating form
+  /// allocates (a stride of it): known only after the allocation.
+  bool outputDerived(size_t i) const {
+    return derived(i) && shapedOutput(k.params[k.params[i].from->param]);
+  }
+  /// The forms of an operator's functions. Full: the kernel-order form's
+  /// schema (the `out` overload of an allocating kernel; the only form
+  /// otherwise), Alloc: the allocating overload's (the shaped outputs left
+  /// out and returned); neither takes a derived scalar. Kernel: every
+  /// parameter (the shared checks and the launch); AllocCheck: what the
+  /// allocating form checks before it allocates (the inputs, the scalars
+  /// not derived from outputs).
+  enum class Form { Full, Alloc, Kernel, AllocCheck };
   bool skipped(size_t i, Form form) const {
-    return form == Form::Alloc && shapedOutput(k.params[i]);
+    switch (form) {
+    case Form::Full:
+      return derived(i);
+    case Form::Alloc:
+      return derived(i) || shapedOutput(k.params[i]);
+    case Form::Kernel:
+      return false;
+    case Form::AllocCheck:
+      return outputDerived(i) || shapedOutput(k.params[i]);
+    }
+    return false;
   }
   /// The overload's name in the schema and in m.impl: "add", "add.out".
   std::string qualifiedName(Form form) const {
@@ -270,7 +307,8 @@ struct Binding {
   }
   /// The C++ functions' prefix: "add" (Full), "add_alloc" (Alloc).
   std::string prefix(Form form) const {
-    return form == Form::Alloc ? k.name + "_alloc" : k.name;
+    return form == Form::Alloc || form == Form::AllocCheck ? k.name + "_alloc"
+                                                           : k.name;
   }
   size_t returnCount(Form form) const {
     size_t n = 0;
@@ -362,6 +400,45 @@ struct Binding {
     return -1;
   }
 
+  /// The dimensions of tensor parameter `t` whose strides the kernel takes
+  /// as scalars (tile.from "t.stride(d)"), as written.
+  std::vector<int> takenStrides(size_t t) const {
+    std::vector<int> dims;
+    for (const ParamInfo &p : k.params)
+      if (p.from && p.from->param == int(t) &&
+          p.from->kind == grid::Source::Kind::Stride)
+        dims.push_back(p.from->dim);
+    return dims;
+  }
+  /// The C++ code computing each derived scalar `i` that `which(i)` picks
+  /// from the tensor it names, after checking that the tensor has that
+  /// dimension: `const c10::SymInt M = a.sym_size(0);`.
+  template <typename Which> std::string derivation(Which which) const {
+    std::string s;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      if (!derived(i) || !which(i))
+        continue;
+      const grid::Source &src = *k.params[i].from;
+      const std::string &t = names[size_t(src.param)];
+      std::string dim = std::to_string(src.dim);
+      if (src.kind != grid::Source::Kind::Numel) {
+        std::string need = src.dim >= 0 ? std::to_string(src.dim + 1)
+                                         : std::to_string(-src.dim);
+        s += "  TORCH_CHECK(" + t + ".dim() >= " + need + ", \"" + op() +
+             ": " + t + " must have at least " + need + " dimension" +
+             (need == "1" ? "" : "s") + " (the kernel takes " + names[i] +
+             " from it: tile.from \\\"" + src.text + "\\\"), got \", " +
+             "std::to_string(" + t + ".dim()));\n";
+      }
+      s += "  const c10::SymInt " + names[i] + " = " + t +
+           (src.kind == grid::Source::Kind::Size     ? ".sym_size(" + dim + ")"
+            : src.kind == grid::Source::Kind::Stride ? ".sym_stride(" + dim + ")"
+                                                     : ".sym_numel()") +
+           ";  // tile.from \"" + src.text + "\"\n";
+    }
+    return s;
+  }
+
   /// `["M", "N"]`: a parameter's tile.shape as the kernel declares it.
   /// With `inLiteral`, its quotes escaped for a C++ string literal.
   static std::string shapeText(const ParamInfo &p, bool inLiteral = false) {
@@ -394,7 +471,7 @@ struct Binding {
   /// tensors have none).
   std::string checkFunction(Form form) const {
     std::string s =
-        form == Form::Full
+        form == Form::Kernel
             ? "/// The checks of " + op() + " before any launch (and " +
                   "before its Meta\n/// implementation's launch checks).\n"
             : "/// The checks of " + op() + "'s inputs before its outputs are " +
@@ -402,7 +479,7 @@ struct Binding {
     s += "void " + prefix(form) + "_check(" + cppParams(form) + ") {\n";
     // Scalars only some checks read (extents) are still parameters.
     for (size_t i = 0; i < k.params.size(); ++i)
-      if (!isTensor(k.params[i]))
+      if (!isTensor(k.params[i]) && !skipped(i, form))
         s += "  (void)" + names[i] + ";\n";
     int first = firstTensor(form);
     for (size_t i = 0; i < k.params.size(); ++i) {
@@ -453,9 +530,23 @@ struct Binding {
           s += shapeCheck(i);
         continue;
       }
-      s += "  TORCH_CHECK(" + n + ".is_contiguous(), " + pre +
-           " must be contiguous (the kernel indexes it as dense row-major "
-           "memory; call .contiguous())\");\n";
+      std::vector<int> taken = takenStrides(i);
+      if (taken.empty()) {
+        s += "  TORCH_CHECK(" + n + ".is_contiguous(), " + pre +
+             " must be contiguous (the kernel indexes it as dense row-major "
+             "memory; call .contiguous())\");\n";
+      } else {
+        // The kernel takes these strides: the other dimensions are dense.
+        std::string dims, which;
+        for (int d : taken) {
+          dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+          which += (which.empty() ? "" : ", ") + n + ".stride(" +
+                   std::to_string(d) + ")";
+        }
+        s += "  TORCH_CHECK(denseExcept(" + n + ", {" + dims + "}), " + pre +
+             " must be dense row-major apart from " + which +
+             ", which the kernel takes (tile.from); call .contiguous()\");\n";
+      }
       if (!p.shape.empty()) {
         // The extent is the shape's product: the sizes say more.
         s += shapeCheck(i);
@@ -466,10 +557,16 @@ struct Binding {
         // on the H200's PyTorch 2.11, a TORCH_CHECK that fails with an
         // integer argument crashes the process (a minimal load_inline
         // extension does too), while strings, devices and dtypes are fine.
-        s += "    TORCH_CHECK(hasElements(" + n + ", need), " + pre +
-             " has \", elementCount(" + n + "), \" elements but the kernel "
-             "reaches \", symText(need), " +
-             "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
+        if (taken.empty())
+          s += "    TORCH_CHECK(hasElements(" + n + ", need), " + pre +
+               " has \", elementCount(" + n + "), \" elements but the kernel "
+               "reaches \", symText(need), " +
+               "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
+        else // A strided view reaches from its first element to its last.
+          s += "    TORCH_CHECK(spanOf(" + n + ") >= need, " + pre +
+               " spans \", symText(spanOf(" + n + ")), \" elements but the "
+               "kernel reaches \", symText(need), " +
+               "\" (tile.extent \\\"" + p.extent->text() + "\\\")\");\n  }\n";
       }
     }
     if (!hasRule())
@@ -517,8 +614,9 @@ struct Binding {
   std::string cudaFunction(const std::string &ns) const {
     std::string s = "/// " + op() + " on CUDA tensors.\n";
     s += "void " + k.name + "_cuda(" + cppParams() + ") {\n";
-    s += "  " + k.name + "_check(" + callArgs() + ");\n";
-    s += "  " + k.name + "_launch(" + callArgs() + ");\n";
+    s += derivation([](size_t) { return true; });
+    s += "  " + k.name + "_check(" + callArgs(Form::Kernel) + ");\n";
+    s += "  " + k.name + "_launch(" + callArgs(Form::Kernel) + ");\n";
     s += "}\n\n";
     return launchFunction(ns) + s + metaFunction();
   }
@@ -528,8 +626,8 @@ struct Binding {
   /// and the launch on the current stream.
   std::string launchFunction(const std::string &ns) const {
     std::string s = "/// " + op() + "'s launch, its tensors checked.\n";
-    s += "void " + k.name + "_launch(" + cppParams() + ") {\n";
-    int first = firstTensor();
+    s += "void " + k.name + "_launch(" + cppParams(Form::Kernel) + ") {\n";
+    int first = firstTensor(Form::Kernel);
     // Each address is read once (data_ptr() is a call into c10 that checks
     // the storage), const unless the schema says the kernel writes there.
     for (size_t i = 0; i < k.params.size(); ++i) {
@@ -589,7 +687,8 @@ struct Binding {
          "launch's own\n/// (scalars, descriptors, the grid) without a GPU; "
          "meta tensors have no\n/// address, so 0 stands in.\n";
     s += "void " + k.name + "_meta(" + cppParams() + ") {\n";
-    s += "  " + k.name + "_check(" + callArgs() + ");\n";
+    s += derivation([](size_t) { return true; });
+    s += "  " + k.name + "_check(" + callArgs(Form::Kernel) + ");\n";
     std::string symbolic;
     for (size_t i = 0; i < k.params.size(); ++i)
       if (isIntegerScalar(k.params[i]))
@@ -699,12 +798,13 @@ struct Binding {
                     ").\n";
     s += cppReturn(Form::Alloc) + " " + k.name + "_alloc_" + backend + "(" +
          cppParams(Form::Alloc) + ") {\n";
-    s += "  " + k.name + "_alloc_check(" + callArgs(Form::Alloc) + ");\n";
+    s += derivation([&](size_t i) { return !outputDerived(i); });
+    s += "  " + k.name + "_alloc_check(" + callArgs(Form::AllocCheck) + ");\n";
     const std::string &first = names[firstTensor(Form::Alloc)];
     std::string returned;
     for (size_t i = 0; i < k.params.size(); ++i) {
       const ParamInfo &p = k.params[i];
-      if (!skipped(i, Form::Alloc))
+      if (!shapedOutput(p))
         continue;
       std::string sizes;
       for (size_t d = 0; d < p.shape.size(); ++d)
@@ -725,8 +825,11 @@ struct Binding {
              torchType(p.type).scalarType + "));\n";
       returned += (returned.empty() ? "" : ", ") + names[i];
     }
-    s += "  " + k.name + "_" + (backend == "cuda" ? "launch" : backend) + "(" +
-         callArgs() + ");\n";
+    if (backend == "cuda")
+      s += derivation([&](size_t i) { return outputDerived(i); }) + "  " +
+           k.name + "_launch(" + callArgs(Form::Kernel) + ");\n";
+    else // The kernel-order form's Meta implementation derives them again.
+      s += "  " + k.name + "_meta(" + callArgs() + ");\n";
     s += returnCount(Form::Alloc) == 1
              ? "  return " + returned + ";\n"
              : "  return {" + returned + "};\n";
@@ -879,6 +982,31 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
        "  for (const c10::SymInt &size : t.sym_sizes())\n"
        "    s += (s.size() > 1 ? \", \" : \"\") + symText(size);\n"
        "  return s + \"]\";\n}\n\n";
+  s += "/// Whether `t` is dense and row-major in every dimension but `taken` "
+       "(whose\n/// strides the kernel takes as arguments; negative ones count "
+       "from the\n/// last): each other dimension of more than one element "
+       "steps over the\n/// dimensions after it. Symbolic strides are decided "
+       "by guards.\n"
+       "[[maybe_unused]] bool denseExcept(const at::Tensor &t,\n"
+       "                                  std::initializer_list<int64_t> taken) {\n"
+       "  const int64_t rank = t.dim();\n"
+       "  c10::SymInt expect = 1;\n"
+       "  for (int64_t d = rank - 1; d >= 0; --d) {\n"
+       "    const c10::SymInt size = t.sym_size(d), stride = t.sym_stride(d);\n"
+       "    if (size == 0)\n      return true;\n"
+       "    if (size == 1)\n      continue;\n"
+       "    bool free = false;\n"
+       "    for (int64_t f : taken)\n      free |= (f < 0 ? f + rank : f) == d;\n"
+       "    if (!free && stride != expect)\n      return false;\n"
+       "    expect = stride * size;\n"
+       "  }\n  return true;\n}\n\n";
+  s += "/// The elements a strided view reaches, from its first to its last.\n"
+       "[[maybe_unused]] c10::SymInt spanOf(const at::Tensor &t) {\n"
+       "  c10::SymInt span = 1;\n"
+       "  for (int64_t d = 0; d < t.dim(); ++d) {\n"
+       "    if (t.sym_size(d) == 0)\n      return 0;\n"
+       "    span = span + (t.sym_size(d) - 1) * t.sym_stride(d);\n"
+       "  }\n  return span;\n}\n\n";
   s += "/// A size of an allocated output, which its rule may make negative.\n"
        "[[maybe_unused]] c10::SymInt outputSize(c10::SymInt size, const char "
        "*what) {\n"
@@ -931,10 +1059,10 @@ Expected<std::string> generateTorchExtension(std::string_view binary,
   s += "    loaded[device].store(&*kernels[device], std::memory_order_release);\n";
   s += "  }\n  return *kernels[device];\n}\n\n";
   for (const Binding &b : bindings) {
-    s += b.checkFunction(Form::Full) + b.cudaFunction(ns) +
+    s += b.checkFunction(Form::Kernel) + b.cudaFunction(ns) +
          b.autogradFunctions(Form::Full);
     if (b.allocates())
-      s += b.checkFunction(Form::Alloc) + b.allocFunction("cuda") +
+      s += b.checkFunction(Form::AllocCheck) + b.allocFunction("cuda") +
            b.allocFunction("meta") + b.autogradFunctions(Form::Alloc);
   }
   s += "} // namespace\n\n";

@@ -364,14 +364,21 @@ Value Kernel::pointer(std::string name, DType pointee, int divisibility,
 /// The parameters declared so far, as the rule parser sees them.
 static std::vector<grid::ParamRef> ruleRefs(const KernelImpl &k) {
   std::vector<grid::ParamRef> refs;
-  for (const ParamInfo &p : k.params) {
+  for (auto [i, p] : llvm::enumerate(k.params)) {
     bool desc = !p.block.empty();
+    // A tensor's rank when known: a descriptor's, a pointer's shape's.
+    int rank = desc ? int(p.block.size()) : p.isPointer ? 0 : -1;
+    func::FuncOp func = k.func;
+    if (p.isPointer)
+      if (auto shape = func.getArgAttrOfType<ArrayAttr>(i, "tile.shape"))
+        rank = int(shape.size());
     refs.push_back({p.name,
                     !p.isPointer && !desc &&
                         (p.dtype == DType::I32 || p.dtype == DType::I64),
                     p.isPointer ? "a pointer"
                     : desc      ? "a tensor descriptor"
-                                : "not an integer scalar"});
+                                : "not an integer scalar",
+                    rank});
   }
   return refs;
 }
@@ -429,6 +436,22 @@ void Kernel::setShape(const Value &param, const std::vector<std::string> &sizes,
     texts.push_back(impl_->builder.getStringAttr(sizes[d]));
   }
   impl_->func.setArgAttr(i, "tile.shape", impl_->builder.getArrayAttr(texts));
+}
+
+void Kernel::setFrom(const Value &scalar, const std::string &source,
+                     SourceLoc loc) {
+  Site s = site(loc, "Kernel::setFrom");
+  impl_->checkUsable(s);
+  unsigned i = paramIndex(*impl_, s, scalar, "setFrom");
+  const ParamInfo &p = impl_->params[i];
+  if (p.isPointer || !p.block.empty() ||
+      (p.dtype != DType::I32 && p.dtype != DType::I64))
+    impl_->fail(s, "setFrom applies to i32 and i64 scalar parameters, not '" +
+                       p.name + "'");
+  auto parsed = grid::parseSource(source, ruleRefs(*impl_));
+  if (!parsed.ok())
+    impl_->fail(s, "source of '" + p.name + "': " + parsed.message());
+  impl_->func.setArgAttr(i, "tile.from", impl_->builder.getStringAttr(source));
 }
 
 void Kernel::setGrid(const std::vector<std::string> &dims, SourceLoc loc) {

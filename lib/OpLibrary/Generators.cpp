@@ -417,6 +417,26 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   addImplicit(b, "M", M);
   addImplicit(b, "N", N);
   addImplicit(b, "K", K);
+  // The tensors' shapes, and the sizes and row strides taken from them by
+  // bindings that are given tensors (PyTorch's operator is then
+  // `name(a, b, ...) -> c`). Split-K's c is its slices' workspace.
+  k.setShape(a, {"M", "K"});
+  k.setShape(bp, {"K", "N"});
+  k.setFrom(M, "a.size(0)");
+  k.setFrom(N, "b.size(1)");
+  k.setFrom(K, "a.size(1)");
+  k.setFrom(strideAm, "a.stride(0)");
+  k.setFrom(strideBk, "b.stride(0)");
+  if (!config.splitK) {
+    k.setShape(c, {"M", "N"});
+    k.markOutput(c);
+    k.setFrom(strideCm, "c.stride(0)");
+    // With c marked, bindings take unmarked pointers for inputs: the
+    // epilogue's outputs are marked too.
+    for (const Entry &e : b.entries)
+      if (isOutput(e.arg.kind))
+        k.markOutput(e.param);
+  }
   // The grid's rule, so that the runtime and the PyTorch operators launch
   // without one; persistent programs (the SM count) and split-K (the
   // caller's split count) have none.

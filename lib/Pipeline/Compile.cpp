@@ -154,6 +154,7 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
         p.divisibility = d.getInt();
       p.extent = rules->extents[i];
       p.shape = rules->shapes[i];
+      p.from = rules->sources[i];
       p.output = rules->outputs[i];
       if (p.kind == ParamInfo::Kind::TensorDesc)
         p.output = storesElsewhere || storedDescs.contains(arg);

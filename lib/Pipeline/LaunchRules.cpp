@@ -37,14 +37,25 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     bool integer = type.isInteger(32) || type.isInteger(64);
     std::string what;
+    // A tensor's rank when known: a descriptor's, a pointer's shape's.
+    int rank = -1;
+    if (auto desc = dyn_cast<tile::TensorDescType>(type))
+      rank = int(desc.getRank());
+    else if (isa<tile::PointerType>(type))
+      rank = 0;
+    if (rank == 0)
+      if (Attribute shape = kernel.getArgAttr(i, "tile.shape"))
+        rank = int(ruleStrings(shape).size());
     if (isa<tile::PointerType>(type)) {
       what = "a pointer";
+    } else if (isa<tile::TensorDescType>(type)) {
+      what = "a tensor descriptor";
     } else {
       llvm::raw_string_ostream os(what);
       os << "an " << type << " scalar";
     }
     whats.push_back(what);
-    refs.push_back({names[i], integer, whats.back()});
+    refs.push_back({names[i], integer, whats.back(), rank});
   }
   auto check = [&](StringRef text, const Twine &where)
       -> FailureOr<grid::Expr> {
@@ -78,6 +89,17 @@ tilec::readLaunchRules(func::FuncOp kernel, ArrayRef<std::string> names) {
       if (failed(ok))
         return failure();
       rules.extents.back() = std::move(*ok);
+    }
+    rules.sources.emplace_back();
+    if (auto from = kernel.getArgAttrOfType<StringAttr>(i, "tile.from")) {
+      auto source = grid::parseSource(
+          std::string_view(from.getValue().data(), from.getValue().size()),
+          refs);
+      if (!source.ok())
+        return kernel.emitOpError()
+               << "'tile.from' of parameter '" << names[i]
+               << "': " << source.message();
+      rules.sources.back() = std::move(*source);
     }
     rules.shapes.emplace_back();
     Attribute shape = kernel.getArgAttr(i, "tile.shape");

@@ -1,7 +1,8 @@
 //===- LaunchRules.h - a kernel's grid and extent rules ---------*- C++ -*-===//
 //
 // Reads `tile.grid` on a kernel, `tile.extent` / `tile.output` on its
-// pointer parameters and `tile.shape` on pointers and descriptors, and checks each expression against the parameters
+// pointer parameters, `tile.shape` on pointers and descriptors and
+// `tile.from` on integer scalars, and checks each against the parameters
 // (support/GridRule.h) with an error located at the kernel. Private to the
 // pipeline library: compileModule writes what it returns into the metadata.
 //
@@ -35,6 +36,8 @@ struct LaunchRules {
   /// Per parameter: its tile.shape sizes, outermost first (empty: none).
   /// A pointer with a shape gets the product as its extent.
   std::vector<std::vector<grid::Expr>> shapes;
+  /// Per parameter: its tile.from source (integer scalars only).
+  std::vector<std::optional<grid::Source>> sources;
 };
 
 /// The rules of `kernel`, whose parameters are called `names`; an error at

@@ -182,6 +182,9 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
       if (!p.shape.empty()) [[unlikely]]
         TILEC_RETURN_IF_ERROR(
             checkShape(kernel, i, a.desc->shape, a.desc->rank, args, count));
+      TILEC_RETURN_IF_ERROR(checkSources(kernel, i, a.desc->shape,
+                                         a.desc->strides, a.desc->rank, args,
+                                         count));
       pointers[i] = &map;
       continue;
     }
@@ -347,6 +350,46 @@ Status checkShape(const KernelMetadata &kernel, size_t index,
                             std::to_string(sizes[d]) + " but the kernel's "
                             "shape " + shapeText() + " says " +
                             std::to_string(*want));
+  }
+  return Status();
+}
+
+Status checkSources(const KernelMetadata &kernel, size_t index,
+                    const int64_t *sizes, const int64_t *strides, int rank,
+                    const ArgValue *args, size_t count) {
+  for (size_t j = 0; j < kernel.params.size() && j < count; ++j) {
+    const std::optional<grid::Source> &from = kernel.params[j].from;
+    if (!from || from->param != int(index)) [[likely]]
+      continue;
+    int64_t given;
+    if (!ruleValue(args[j], given))
+      continue; // not an integer: packArgs' error for parameter j
+    int64_t want = 1;
+    if (from->kind == grid::Source::Kind::Numel) {
+      for (int d = 0; d < rank; ++d)
+        want *= sizes[d];
+    } else {
+      int d = from->dim < 0 ? from->dim + rank : from->dim;
+      if (d < 0 || d >= rank)
+        return paramError(kernel, j,
+                          "its tile.from \"" + from->text +
+                              "\" names a dimension the tensor given for '" +
+                              kernel.params[index].name + "' (rank " +
+                              std::to_string(rank) + ") does not have");
+      if (from->kind == grid::Source::Kind::Size) {
+        want = sizes[d];
+      } else if (strides) {
+        want = strides[d];
+      } else { // compact row-major
+        for (int e = d + 1; e < rank; ++e)
+          want *= sizes[e];
+      }
+    }
+    if (given != want)
+      return paramError(kernel, j,
+                        "is " + std::to_string(given) + " but its tile.from \"" +
+                            from->text + "\" is " + std::to_string(want) +
+                            " for the tensor given");
   }
   return Status();
 }

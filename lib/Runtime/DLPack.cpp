@@ -107,21 +107,43 @@ Expected<uint64_t> checkDLTensor(const KernelMetadata &kernel, size_t index,
     return fail("the DLPack tensor has ndim " + std::to_string(t.ndim));
   // Elements, and the strides of the compact row-major layout the kernels
   // index (a dimension of size 1 may have any stride, as PyTorch's
-  // is_contiguous says).
-  int64_t elements = 1;
+  // is_contiguous says), except in dimensions whose strides the kernel
+  // takes as scalars (tile.from): there any stride, the span the view
+  // reaches counted instead.
+  auto taken = [&](int32_t d) {
+    for (const ParamInfo &q : kernel.params)
+      if (q.from && q.from->param == int(index) &&
+          q.from->kind == grid::Source::Kind::Stride &&
+          (q.from->dim < 0 ? q.from->dim + t.ndim : q.from->dim) == d)
+        return true;
+    return false;
+  };
+  bool strided = false;
+  int64_t elements = 1, expect = 1, span = 1;
   for (int32_t d = t.ndim - 1; d >= 0; --d) {
     int64_t size = t.shape[d];
     if (size < 0)
       return fail("shape[" + std::to_string(d) + "] is " +
                   std::to_string(size));
-    if (t.strides && size != 1 && t.strides[d] != elements)
+    int64_t stride = t.strides ? t.strides[d] : expect;
+    bool free = t.strides && taken(d);
+    strided |= free;
+    if (t.strides && size != 1 && !free && stride != expect)
       return fail("strides[" + std::to_string(d) + "] is " +
-                  std::to_string(t.strides[d]) + " but the kernel reads "
+                  std::to_string(stride) + " but the kernel reads "
                   "dense row-major memory, where it is " +
-                  std::to_string(elements) + " (make the tensor contiguous)");
-    if (__builtin_mul_overflow(elements, size, &elements))
+                  std::to_string(expect) + " (make the tensor contiguous)");
+    int64_t reach;
+    if (__builtin_mul_overflow(elements, size, &elements) ||
+        (size > 1 && (__builtin_mul_overflow(stride, size, &expect) ||
+                      __builtin_mul_overflow(size - 1, stride, &reach) ||
+                      __builtin_add_overflow(span, reach, &span))))
       return fail("the tensor's element count overflows 64 bits");
   }
+  if (elements == 0)
+    span = 0;
+  if (!strided)
+    span = elements;
   uint64_t address = reinterpret_cast<uint64_t>(t.data) + t.byte_offset;
   if (address % static_cast<uint64_t>(p.divisibility) != 0) {
     char buf[32];
@@ -137,13 +159,16 @@ Expected<uint64_t> checkDLTensor(const KernelMetadata &kernel, size_t index,
         evaluateParamRule(kernel, index, *p.extent, "extent", args, count);
     if (!need.ok())
       return need.status();
-    if (elements < *need)
-      return fail("the tensor has " + std::to_string(elements) +
-                  " elements but the kernel reaches " + std::to_string(*need) +
-                  " (extent \"" + p.extent->text() + "\")");
+    if (span < *need)
+      return fail(std::string(strided ? "the tensor spans " : "the tensor has ") +
+                  std::to_string(span) + " elements but the kernel reaches " +
+                  std::to_string(*need) + " (extent \"" + p.extent->text() +
+                  "\")");
   }
   if (!p.shape.empty())
     TILEC_RETURN_IF_ERROR(checkShape(kernel, index, t.shape, t.ndim, args, count));
+  TILEC_RETURN_IF_ERROR(
+      checkSources(kernel, index, t.shape, t.strides, t.ndim, args, count));
   return address;
 }
 

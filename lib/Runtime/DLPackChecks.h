@@ -35,6 +35,14 @@ Status checkShape(const KernelMetadata &kernel, size_t index,
                   const int64_t *sizes, int rank, const ArgValue *args,
                   size_t count);
 
+/// Whether every integer scalar whose `tile.from` names parameter `index`
+/// has the value the tensor given for it (`rank` sizes and, unless null
+/// for compact row-major, strides in elements) says; an error names the
+/// scalar.
+Status checkSources(const KernelMetadata &kernel, size_t index,
+                    const int64_t *sizes, const int64_t *strides, int rank,
+                    const ArgValue *args, size_t count);
+
 /// "a DLPack tensor of f32 on kDLCUDA", for messages.
 std::string describeDLTensor(const void *tensor);
 

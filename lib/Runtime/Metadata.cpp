@@ -496,6 +496,30 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
       }
     }
   }
+  // Sources name tensors and their ranks (a pointer's from its shape, read
+  // above).
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const ParamInfo &p = k.params[i];
+    refs[i].tensorRank = p.kind == ParamInfo::Kind::TensorDesc ? p.desc.rank
+                         : p.kind == ParamInfo::Kind::Pointer
+                             ? int(p.shape.size())
+                             : -1;
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    Fields pf(list[i], here + "params[" + std::to_string(i) + "] '" +
+                           k.params[i].name + "': ");
+    if (!pf.find("from"))
+      continue;
+    if (!refs[i].integerScalar)
+      return pf.error("\"from\" applies to i32 and i64 scalars only");
+    auto text = pf.string("from");
+    if (!text.ok())
+      return text.status();
+    auto source = grid::parseSource(*text, refs);
+    if (!source.ok())
+      return pf.error("\"from\" " + source.message());
+    k.params[i].from = std::move(*source);
+  }
   if (const Value *g = f.find("grid")) {
     if (!g->is_array())
       return f.error("\"grid\" is " + show(*g) +

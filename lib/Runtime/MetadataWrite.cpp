@@ -45,6 +45,8 @@ json::Value paramJson(const ParamInfo &p) {
       j["extent"] = p.extent->text();
     if (!p.shape.empty())
       j["shape"] = shapeJson(p);
+    if (p.from)
+      j["from"] = p.from->text;
     return j;
   }
   if (p.output)

@@ -233,6 +233,96 @@ Expected<Expr> parse(std::string_view text, std::span<const ParamRef> params) {
   return e;
 }
 
+Expected<Source> parseSource(std::string_view text,
+                             std::span<const ParamRef> params) {
+  Parser p;
+  p.text = text;
+  p.params = params;
+  Source s;
+  s.text = std::string(text);
+  auto word = [&]() {
+    p.skipSpace();
+    size_t start = p.pos;
+    while (p.pos < text.size() && isIdentChar(text[p.pos]))
+      ++p.pos;
+    return text.substr(start, p.pos - start);
+  };
+  auto fail = [&](size_t at, const std::string &message) {
+    return Status::error("at character " + std::to_string(at + 1) + " of \"" +
+                         std::string(text) + "\": " + message);
+  };
+  p.skipSpace();
+  size_t nameAt = p.pos;
+  std::string_view name = word();
+  if (name.empty() || !isIdentStart(name[0]))
+    return fail(nameAt, "expected a tensor parameter's name (as in "
+                        "\"a.size(0)\")");
+  const ParamRef *ref = nullptr;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name) {
+      ref = &params[i];
+      s.param = int(i);
+    }
+  if (!ref) {
+    std::string known;
+    for (const ParamRef &r : params)
+      if (r.tensorRank >= 0)
+        known += (known.empty() ? "" : ", ") + std::string(r.name);
+    return fail(nameAt, "unknown parameter '" + std::string(name) +
+                            "' (the kernel's tensor parameters: " +
+                            (known.empty() ? "none" : known) + ")");
+  }
+  if (ref->tensorRank < 0)
+    return fail(nameAt, "parameter '" + std::string(name) + "' is " +
+                            std::string(ref->what) +
+                            ", not a tensor (a pointer or a tensor "
+                            "descriptor)");
+  if (!p.expect('.', "'.' after the parameter"))
+    return fail(p.errorAt, p.error);
+  size_t methodAt = (p.skipSpace(), p.pos);
+  std::string_view method = word();
+  if (method == "size")
+    s.kind = Source::Kind::Size;
+  else if (method == "stride")
+    s.kind = Source::Kind::Stride;
+  else if (method == "numel")
+    s.kind = Source::Kind::Numel;
+  else
+    return fail(methodAt, "expected size(d), stride(d) or numel() but found '" +
+                              std::string(method) + "'");
+  if (!p.expect('(', "'('"))
+    return fail(p.errorAt, p.error);
+  if (s.kind != Source::Kind::Numel) {
+    p.skipSpace();
+    size_t dimAt = p.pos;
+    bool negative = p.peek('-');
+    if (negative)
+      ++p.pos;
+    size_t digits = p.pos;
+    int64_t dim = 0;
+    while (p.pos < text.size() &&
+           std::isdigit(static_cast<unsigned char>(text[p.pos])) && dim < 100)
+      dim = dim * 10 + (text[p.pos++] - '0');
+    if (p.pos == digits)
+      return fail(dimAt, "expected a dimension (an integer)");
+    s.dim = int(negative ? -dim : dim);
+    int rank = ref->tensorRank;
+    if (rank > 0 ? s.dim >= rank || s.dim < -rank : dim >= 5)
+      return fail(dimAt, "dimension " + std::to_string(s.dim) +
+                             " is out of range for '" + std::string(name) +
+                             "'" +
+                             (rank > 0 ? " (rank " + std::to_string(rank) + ")"
+                                       : " (tensors have at most 5)"));
+  }
+  if (!p.expect(')', "')'"))
+    return fail(p.errorAt, p.error);
+  p.skipSpace();
+  if (p.pos < text.size())
+    return fail(p.pos, std::string("unexpected '") + text[p.pos] +
+                           "' after the source");
+  return s;
+}
+
 Expected<int64_t> Expr::evaluate(std::span<const int64_t> values) const {
   int64_t stack[kMaxDepth];
   int top = 0;

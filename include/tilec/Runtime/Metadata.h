@@ -78,6 +78,11 @@ struct ParamInfo {
   /// both). Bindings with sized tensors check the sizes, and PyTorch's
   /// operators allocate an output that has a shape (docs/pytorch.md).
   std::vector<grid::Expr> shape;
+  /// Integer scalars: the tensor argument a binding that is given tensors
+  /// takes the value from (`"from": "a.size(0)"`, `tile.from`), so that
+  /// its callers do not pass it: PyTorch's operators (docs/pytorch.md).
+  /// The launch itself takes the value as any scalar.
+  std::optional<grid::Source> from;
   /// Bytes the parameter takes in the kernel ABI (8 for pointers; i1 is
   /// widened to 4; 128 for a tensor descriptor, a CUtensorMap by value).
   unsigned abiBytes() const;

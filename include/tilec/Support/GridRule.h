@@ -41,6 +41,10 @@ struct ParamRef {
   bool integerScalar = false;
   /// How to say what it is otherwise ("a pointer", "an f32 scalar").
   std::string_view what;
+  /// A pointer or tensor descriptor (what a Source may name): its rank
+  /// when known (a descriptor's; a pointer's tile.shape), 0 when not; -1
+  /// for a scalar.
+  int tensorRank = -1;
 };
 
 /// A parsed expression: a postfix program over the parameters' values.
@@ -96,6 +100,39 @@ private:
 ///   at character 6 of "cdiv(m, 1024)": unknown parameter 'm' (the
 ///   kernel's integer parameters: n)
 Expected<Expr> parse(std::string_view text, std::span<const ParamRef> params);
+
+/// Where a binding that is given tensors takes an integer scalar argument
+/// from, instead of the caller (`tile.from = "a.size(0)"` on the scalar,
+/// docs/dialect.md):
+///
+///   source := PARAM '.' ( 'size' '(' INT ')' | 'stride' '(' INT ')'
+///                       | 'numel' '(' ')' )
+///
+/// PARAM is a pointer or tensor descriptor parameter; a negative INT
+/// counts from the last dimension, as PyTorch's `t.size(-1)`. Strides are
+/// in elements.
+struct Source {
+  enum class Kind : uint8_t { Size, Stride, Numel };
+  Kind kind = Kind::Size;
+  /// The tensor parameter's index.
+  int param = -1;
+  /// Size, Stride: the dimension as written (may be negative).
+  int dim = 0;
+  /// The text it was parsed from.
+  std::string text;
+
+  bool operator==(const Source &o) const {
+    return kind == o.kind && param == o.param && dim == o.dim;
+  }
+};
+
+/// Parses `text` against a kernel's parameters; errors as parse()'s, and
+/// for a parameter that is not a tensor or a dimension out of its known
+/// rank:
+///   at character 1 of "n.size(0)": parameter 'n' is an i32 scalar, not a
+///   tensor (a pointer or a tensor descriptor)
+Expected<Source> parseSource(std::string_view text,
+                             std::span<const ParamRef> params);
 
 /// A launch grid: one expression per dimension, x first (1 to 3).
 struct Rule {

@@ -126,6 +126,33 @@ TEST_F(Errors, ShapeRankOfADescriptor) {
                      "sizes");
 }
 
+TEST_F(Errors, FromOfAPointer) {
+  EXPECT_BUILD_ERROR(k.setFrom(fp, "fp.numel()"), "Kernel::setFrom",
+                     "setFrom applies to i32 and i64 scalar parameters, not "
+                     "'fp'");
+}
+
+TEST_F(Errors, FromSource) {
+  EXPECT_BUILD_ERROR(k.setFrom(n, "n.size(0)"), "Kernel::setFrom",
+                     "source of 'n': at character 1 of \"n.size(0)\": "
+                     "parameter 'n' is not an integer scalar, not a tensor (a "
+                     "pointer or a tensor descriptor)");
+  Kernel d("d");
+  Value t = d.tensorDesc("t", DType::F16, {64, 64});
+  Value m = d.scalar("m", DType::I32);
+  EXPECT_BUILD_ERROR(d.setFrom(m, "t.stride(2)"), "Kernel::setFrom",
+                     "source of 'm': at character 10 of \"t.stride(2)\": "
+                     "dimension 2 is out of range for 't' (rank 2)");
+  // A kernel is unusable after an error: a fresh one takes a good source.
+  Kernel e("e");
+  e.tensorDesc("t", DType::F16, {64, 64});
+  Value m2 = e.scalar("m", DType::I32);
+  e.setFrom(m2, "t.size(-1)");
+  EXPECT_NE(e.str().find("tile.from = \"t.size(-1)\""), std::string::npos)
+      << e.str();
+  (void)t;
+}
+
 TEST_F(Errors, Divisibility) {
   EXPECT_BUILD_ERROR(
       k.pointer("q", DType::F32, 12), "Kernel::pointer",

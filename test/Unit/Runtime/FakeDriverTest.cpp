@@ -962,6 +962,54 @@ TEST_F(FakeDriver, DLPackTensorsHaveTheirShape) {
   EXPECT_EQ(fake.launches(), before + 1);
 }
 
+TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
+  // n taken from x's element count (tile.from): the value given must agree.
+  std::string md = metadata();
+  std::string n = "{\"name\": \"n\", ";
+  std::string taken = md;
+  taken.replace(taken.find(n), n.size(), n + "\"from\": \"x.numel()\", ");
+  auto m = Module::loadPtx(*ctx, kPtx, taken, options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  Kernel add = *m->kernel("add");
+  const int count = 1500;
+  auto dx = DeviceBuffer<float>::allocate(*ctx, count);
+  ASSERT_TRUE(dx.ok());
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  Dl tx(dx->ptr().address, count);
+  int before = fake.launches();
+  Status s = add.launch(*stream, Grid(2), tx.t, tx.t, tx.t, count);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(add.launch(*stream, Grid(2), tx.t, tx.t, tx.t, count - 1).message(),
+            "kernel 'add', parameter 'n' (#3): is 1499 but its tile.from "
+            "\"x.numel()\" is 1500 for the tensor given");
+  // n taken as z's row stride: z may have any stride there, and only there.
+  std::string strided = md;
+  strided.replace(strided.find(n), n.size(), n + "\"from\": \"z.stride(0)\", ");
+  auto m2 = Module::loadPtx(*ctx, kPtx, strided, options);
+  ASSERT_TRUE(m2.ok()) << m2.message();
+  Kernel add2 = *m2->kernel("add");
+  int64_t shape[2] = {20, 50}, strides[2] = {64, 1};
+  DLTensor tz{};
+  tz.data = reinterpret_cast<void *>(dx->ptr().address);
+  tz.device = {kDLCUDA, 0};
+  tz.ndim = 2;
+  tz.dtype = {kDLFloat, 32, 1};
+  tz.shape = shape;
+  tz.strides = strides;
+  s = add2.launch(*stream, Grid(2), tx.t, tx.t, tz, 64);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(add2.launch(*stream, Grid(2), tx.t, tx.t, tz, 50).message(),
+            "kernel 'add', parameter 'n' (#3): is 50 but its tile.from "
+            "\"z.stride(0)\" is 64 for the tensor given");
+  strides[1] = 2;
+  EXPECT_EQ(add2.launch(*stream, Grid(2), tx.t, tx.t, tz, 64).message(),
+            "kernel 'add', parameter 'z' (#2): strides[1] is 2 but the kernel "
+            "reads dense row-major memory, where it is 1 (make the tensor "
+            "contiguous)");
+  EXPECT_EQ(fake.launches(), before + 2);
+}
+
 TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {
   auto m = ruledAdd(*ctx, options);
   ASSERT_TRUE(m.ok()) << m.message();

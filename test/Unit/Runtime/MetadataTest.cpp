@@ -39,6 +39,17 @@ std::string edit(const std::string &from, const std::string &to) {
   return s;
 }
 
+/// Two replacements, the second in the first's result.
+std::string edit(const std::string &from, const std::string &to,
+                 const std::string &from2, const std::string &to2) {
+  std::string s = edit(from, to);
+  size_t at = s.find(from2);
+  EXPECT_NE(at, std::string::npos) << from2;
+  if (at != std::string::npos)
+    s.replace(at, from2.size(), to2);
+  return s;
+}
+
 std::string error(const std::string &json) {
   auto m = parseMetadata(json);
   EXPECT_FALSE(m.ok()) << json;
@@ -539,6 +550,41 @@ TEST(Metadata, Shape) {
   EXPECT_EQ(error(edit(n, n + " \"shape\": [\"1\"],")),
             where + "params[2] 'n_cols': \"shape\" applies to pointers and "
                     "tensor descriptors only");
+}
+
+TEST(Metadata, From) {
+  const std::string y =
+      "{\"name\": \"y\", \"kind\": \"ptr\", \"type\": \"f32\",";
+  const std::string n = "{\"name\": \"n_cols\", \"kind\": \"scalar\",";
+  auto m = parseMetadata(edit(
+      n, n + " \"from\": \"y.stride(-2)\",",
+      y, y + " \"output\": true, \"shape\": [\"4\", \"n_cols\"],"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const ParamInfo &p = m->kernels[0].params[2];
+  ASSERT_TRUE(p.from.has_value());
+  EXPECT_EQ(p.from->kind, tilec::grid::Source::Kind::Stride);
+  EXPECT_EQ(p.from->param, 1);
+  EXPECT_EQ(p.from->dim, -2);
+  EXPECT_FALSE(m->kernels[0].params[0].from.has_value());
+  auto again = parseMetadata(writeMetadata(*m));
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(*again, *m);
+
+  std::string where = "invalid kernel metadata: kernels[0] 'softmax': ";
+  // y's shape has two sizes: its rank.
+  EXPECT_EQ(error(edit(n, n + " \"from\": \"y.size(2)\",", y,
+                       y + " \"shape\": [\"4\", \"n_cols\"],")),
+            where + "params[2] 'n_cols': \"from\" at character 8 of "
+                    "\"y.size(2)\": dimension 2 is out of range for 'y' (rank 2)");
+  EXPECT_EQ(error(edit(n, n + " \"from\": \"n_cols.numel()\",")),
+            where + "params[2] 'n_cols': \"from\" at character 1 of "
+                    "\"n_cols.numel()\": parameter 'n_cols' is an i32 scalar, "
+                    "not a tensor (a pointer or a tensor descriptor)");
+  EXPECT_EQ(error(edit(n, n + " \"from\": 3,")),
+            where + "params[2] 'n_cols': \"from\" is 3, not a string");
+  EXPECT_EQ(error(edit(y, y + " \"from\": \"x.numel()\",")),
+            where + "params[1] 'y': \"from\" applies to i32 and i64 scalars "
+                    "only");
 }
 
 } // namespace

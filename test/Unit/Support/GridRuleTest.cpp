@@ -149,3 +149,71 @@ TEST(GridRule, RuleText) {
 }
 
 } // namespace
+
+namespace {
+
+/// A kernel's parameters for tile.from: a pointer of unknown rank, a rank-2
+/// descriptor, two integer scalars.
+const grid::ParamRef kSourceParams[] = {{"x", false, "a pointer", 0},
+                                        {"d", false, "a tensor descriptor", 2},
+                                        {"n", true, "an i32 scalar"},
+                                        {"ld", true, "an i32 scalar"}};
+
+std::string sourceError(const char *text) {
+  auto s = grid::parseSource(text, kSourceParams);
+  EXPECT_FALSE(s.ok()) << text;
+  return s.ok() ? "" : s.message();
+}
+
+} // namespace
+
+TEST(GridRuleSource, Parses) {
+  auto s = grid::parseSource("d.size(1)", kSourceParams);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->kind, grid::Source::Kind::Size);
+  EXPECT_EQ(s->param, 1);
+  EXPECT_EQ(s->dim, 1);
+  EXPECT_EQ(s->text, "d.size(1)");
+  s = grid::parseSource(" x . stride ( -2 ) ", kSourceParams);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->kind, grid::Source::Kind::Stride);
+  EXPECT_EQ(s->param, 0);
+  EXPECT_EQ(s->dim, -2);
+  s = grid::parseSource("x.numel()", kSourceParams);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->kind, grid::Source::Kind::Numel);
+  // A descriptor's negative dimensions within its rank.
+  EXPECT_TRUE(grid::parseSource("d.stride(-2)", kSourceParams).ok());
+}
+
+TEST(GridRuleSource, Errors) {
+  EXPECT_EQ(sourceError("n.size(0)"),
+            "at character 1 of \"n.size(0)\": parameter 'n' is an i32 scalar, "
+            "not a tensor (a pointer or a tensor descriptor)");
+  EXPECT_EQ(sourceError("q.size(0)"),
+            "at character 1 of \"q.size(0)\": unknown parameter 'q' (the "
+            "kernel's tensor parameters: x, d)");
+  EXPECT_EQ(sourceError("d.size(2)"),
+            "at character 8 of \"d.size(2)\": dimension 2 is out of range for "
+            "'d' (rank 2)");
+  EXPECT_EQ(sourceError("d.stride(-3)"),
+            "at character 10 of \"d.stride(-3)\": dimension -3 is out of range "
+            "for 'd' (rank 2)");
+  EXPECT_EQ(sourceError("x.size(5)"),
+            "at character 8 of \"x.size(5)\": dimension 5 is out of range for "
+            "'x' (tensors have at most 5)");
+  EXPECT_EQ(sourceError("x.shape(0)"),
+            "at character 3 of \"x.shape(0)\": expected size(d), stride(d) or "
+            "numel() but found 'shape'");
+  EXPECT_EQ(sourceError("x"), "at character 2 of \"x\": expected '.' after "
+                              "the parameter but the expression ends");
+  EXPECT_EQ(sourceError("x.size(a)"),
+            "at character 8 of \"x.size(a)\": expected a dimension (an integer)");
+  EXPECT_EQ(sourceError("x.numel(0)"),
+            "at character 9 of \"x.numel(0)\": expected ')' but found '0'");
+  EXPECT_EQ(sourceError("x.size(0) * 2"),
+            "at character 11 of \"x.size(0) * 2\": unexpected '*' after the "
+            "source");
+  EXPECT_EQ(sourceError(""), "at character 1 of \"\": expected a tensor "
+                             "parameter's name (as in \"a.size(0)\")");
+}

@@ -242,6 +242,7 @@ static constexpr llvm::StringLiteral kGridAttrName("tile.grid");
 static constexpr llvm::StringLiteral kExtentAttrName("tile.extent");
 static constexpr llvm::StringLiteral kOutputAttrName("tile.output");
 static constexpr llvm::StringLiteral kShapeAttrName("tile.shape");
+static constexpr llvm::StringLiteral kFromAttrName("tile.from");
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
@@ -364,6 +365,21 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
         return op->emitError("parameter #")
                << argIndex << " has both 'tile.shape' and 'tile.extent': "
                << "give one (a shape's extent is the product of its sizes)";
+    return success();
+  }
+  if (attrName == kFromAttrName) {
+    // Where a binding given tensors takes this integer from ("a.size(0)");
+    // the text names parameters, so compileModule parses it
+    // (lib/Pipeline/LaunchRules.cpp).
+    Type argType = argTypeOf();
+    if (!argType.isInteger(32) && !argType.isInteger(64))
+      return op->emitError("'tile.from' applies to i32 and i64 scalar "
+                           "parameters, not parameter #")
+             << argIndex << " of type " << argType;
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.from' of parameter #")
+             << argIndex << " must be a string such as \"a.size(0)\", "
+             << "\"c.stride(0)\" or \"x.numel()\"";
     return success();
   }
   if (attrName == kExtentAttrName || attrName == kOutputAttrName) {

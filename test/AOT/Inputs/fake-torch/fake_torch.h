@@ -44,6 +44,7 @@ public:
 };
 bool operator>=(const SymInt &, int64_t);
 bool operator!=(const SymInt &, int64_t);
+bool operator==(const SymInt &, int64_t);
 SymInt operator+(const SymInt &, int64_t);
 SymInt operator-(const SymInt &, int64_t);
 std::ostream &operator<<(std::ostream &, const SymInt &);
@@ -124,6 +125,7 @@ public:
   TensorOptions options() const;
   int64_t size(int64_t) const;
   c10::SymInt sym_size(int64_t) const;
+  c10::SymInt sym_stride(int64_t) const;
   bool is_cuda() const;
   bool is_meta() const;
   c10::Device device() const;
