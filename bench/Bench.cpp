@@ -446,7 +446,7 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   for (bool causal : {false, true}) {
     double ms = b.time(
         [&](size_t) {
-          return k.launch(nullptr, grid, q, kk, v, o, lse, int32_t(S),
+          return k.launch(nullptr, grid, q, kk, v, o, lse, int32_t(B), int32_t(S),
                           int32_t(H), int32_t(1), sb, sh, ss, sb, sh, ss, sb,
                           sh, ss, sb, sh, ss, scale, causal);
         },
@@ -492,7 +492,8 @@ void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
           [&](size_t) {
             return k.launch(nullptr, grid, tensorDesc(q, {B, H, S, D}),
                             tensorDesc(kk, {B, H, S, D}),
-                            tensorDesc(v, {B, H, S, D}), o, lse, int32_t(S),
+                            tensorDesc(v, {B, H, S, D}), o, lse, int32_t(B),
+                            int32_t(S),
                             int32_t(H), int32_t(1), sb, sh, ss, scale, causal);
           },
           1);
@@ -539,7 +540,8 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
   DeviceBuffer<float> dqAcc;
   for (bool causal : {false, true}) {
     require(fwd.launch(nullptr, Grid(ceilDiv(S, gAttentionBlockM), B * H), q, kk, v, o,
-                       lse, s, h, g, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
+                       lse, int32_t(B), s, h, g, sb, sh, ss, sb, sh, ss, sb,
+                       sh, ss, sb,
                        sh, ss, scale, causal),
             "attention_d128");
     double ms = b.time(

@@ -192,6 +192,46 @@ def check_operators(ops, have):
             if ldc > n:
                 report(f"matmul_tma_bias_gelu {m}x{n}x{k} leaves C's padding",
                        bool(torch.isnan(c[:, n:].float()).all()))
+    if "attention_tma_d128_n128" in have:
+        # Flash attention through descriptors, every integer from the
+        # tensors (tile.from; group = q.size(1) / k.size(1)), o and lse
+        # allocated; ragged seq, grouped-query heads, causal and not; then
+        # .out into a [batch, seq, heads * 128] layout, and a head count
+        # that does not divide.
+        op = ops.attention_tma_d128_n128
+        for bsz, h, hkv, s in ((2, 4, 2, 1000), (1, 3, 3, 129)):
+            q = torch.randn(bsz, h, s, 128, device=dev, dtype=torch.bfloat16)
+            k = torch.randn(bsz, hkv, s, 128, device=dev, dtype=torch.bfloat16)
+            v = torch.randn(bsz, hkv, s, 128, device=dev, dtype=torch.bfloat16)
+            kr = k.float().repeat_interleave(h // hkv, 1)
+            vr = v.float().repeat_interleave(h // hkv, 1)
+            for causal in (False, True):
+                what = f"attention B{bsz} H{h} Hkv{hkv} S{s} causal={causal}"
+                scores = (q.float() @ kr.transpose(-1, -2)) * 128 ** -0.5
+                if causal:
+                    mask = torch.ones(s, s, device=dev, dtype=torch.bool).tril()
+                    scores = scores.masked_fill(~mask, float("-inf"))
+                want = torch.softmax(scores, -1) @ vr
+                o, lse = op(q, k, v, 128 ** -0.5, causal)
+                close(f"{what} (o allocated)", o, want, 1e-2)
+                close(f"{what} lse", lse, torch.logsumexp(scores, -1), 1e-4)
+                report(f"{what}: o and lse allocated as [B, H, S, 128] bf16 "
+                       "and [B, H, S] f32",
+                       o.shape == q.shape and o.dtype == q.dtype and
+                       lse.shape == (bsz, h, s) and lse.dtype == torch.float32,
+                       f"{tuple(o.shape)} {o.dtype} {tuple(lse.shape)} {lse.dtype}")
+            rows = poisoned(bsz, s, h * 128, dtype=torch.bfloat16)
+            lse = poisoned(bsz, h, s, dtype=torch.float32)
+            op.out(q, k, v, rows.view(bsz, s, h, 128).transpose(1, 2), lse,
+                   128 ** -0.5, True)
+            close(f"attention B{bsz} H{h} S{s} .out into [B, S, H * 128] rows",
+                  rows.view(bsz, s, h, 128).transpose(1, 2), want, 1e-2)
+        q = torch.randn(1, 4, 64, 128, device=dev, dtype=torch.bfloat16)
+        k3 = torch.randn(1, 3, 64, 128, device=dev, dtype=torch.bfloat16)
+        expect_error("attention refuses heads that do not divide",
+                     lambda: op(q, k3, k3, 1.0, False),
+                     'group is tile.from "q.size(1) / k.size(1)", which needs '
+                     'a whole quotient, but 4 / 3 is not one')
 
 
 def expect_error(name, fn, text):

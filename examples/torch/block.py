@@ -97,10 +97,12 @@ def transformer_tilec(x, r, p, eps):
     # s * 3c, 128, 3c, 1), read by the TMA as they lie.
     q, k, v = (qkv.view(b, s, 3, hd, d)[:, :, i].transpose(1, 2)
                for i in range(3))
+    # O into the [batch, seq, heads * 128] rows the output projection reads
+    # (a [batch, heads, seq, 128] view of them); lse beside it.
     o = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
-    lse = torch.empty(b * hd, s, device=dev, dtype=torch.float32)
-    ops.attention_tma_d128_n128(q, k, v, o, lse, s, hd, 1, s * c, d, c,
-                                d ** -0.5, True, [(s + 127) // 128, b * hd])
+    lse = torch.empty(b, hd, s, device=dev, dtype=torch.float32)
+    ops.attention_tma_d128_n128.out(q, k, v, o.view(b, s, hd, d).transpose(1, 2),
+                                    lse, d ** -0.5, True)
     a = ops.matmul_tma_f16out(o, p["wo"])
     h2 = torch.empty_like(x)
     y2 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)

@@ -408,14 +408,20 @@ struct AttentionConfig {
 /// is_causal=causal, scale=scale, enable_gqa=True) for [batch, heads, seq,
 /// headDim] q and o and [batch, heads / group, seq, headDim] k and v (the
 /// last dim contiguous, the others strided), and lse = logsumexp of the
-/// scaled scores over the visible keys ([batch * heads, seq], contiguous).
+/// scaled scores over the visible keys ([batch, heads, seq], contiguous).
 /// PyTorch's default scale is 1 / sqrt(headDim). Online softmax in f32
 /// with exp2, both products on tensor cores, P in `dtype`. Parameters: q,
-/// k, v, o, lse, seq, heads, group, then (batch, head, seq) strides of q,
-/// k, v, o, then scale (f32) and causal (i1). With `config.descriptors`: q,
-/// k, v (4-D tensor descriptors of blocks [1, 1, blockM or blockN,
-/// headDim]), o, lse, seq, heads, group, the strides of o, scale, causal.
-/// Grid: (cdiv(seq, blockM), batch * heads).
+/// k, v, o, lse, batch, seq, heads, group, then (batch, head, seq) strides
+/// of q, k, v, o, then scale (f32) and causal (i1). With
+/// `config.descriptors`: q, k, v (4-D tensor descriptors of blocks [1, 1,
+/// blockM or blockN, headDim]), o, lse, batch, seq, heads, group, the
+/// strides of o, scale, causal. Grid (its tile.grid): (cdiv(seq, blockM),
+/// batch * heads); batch is read by the grid and shapes only. The kernel
+/// declares its tensors' shapes, o and lse as outputs and where its
+/// integers come from (tile.from: q's sizes, group = q.size(1) /
+/// k.size(1), the tensors' strides), so that a binding given tensors takes
+/// only q, k, v, scale and causal (PyTorch: `name(q, k, v, scale, causal)
+/// -> (o, lse)`, docs/pytorch.md).
 Kernel attentionKernel(std::string name, const AttentionConfig &config,
                        SourceLoc loc = SourceLoc::current());
 

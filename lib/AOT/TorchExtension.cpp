@@ -85,10 +85,11 @@ const std::set<std::string_view> kReservedNames = {
     "handle", "hasElements", "elementCount", "hasShape", "shapeOf",
     "sizesOf", "outputSize", "symText", "denseExcept", "spanOf", "c10", "at"};
 
-/// Whether `name` ends with a suffix the generated code appends to a tensor's
-/// name for its locals (`x_address`, `x_desc`), so that it could clash.
+/// Whether `name` ends with a suffix the generated code appends to a
+/// parameter's name for its locals (`x_address`, `x_desc`; a quotient
+/// source's `group_num`, `group_den`), so that it could clash.
 bool hasLocalSuffix(std::string_view name) {
-  for (std::string_view suffix : {"_address", "_desc"})
+  for (std::string_view suffix : {"_address", "_desc", "_num", "_den"})
     if (name.size() > suffix.size() &&
         name.substr(name.size() - suffix.size()) == suffix)
       return true;
@@ -275,7 +276,11 @@ struct Binding {
   /// Whether scalar `i` is computed from an output the allocating form
   /// allocates (a stride of it): known only after the allocation.
   bool outputDerived(size_t i) const {
-    return derived(i) && shapedOutput(k.params[k.params[i].from->param]);
+    if (!derived(i))
+      return false;
+    const grid::Source &src = *k.params[i].from;
+    return shapedOutput(k.params[size_t(src.param)]) ||
+           (src.divisor && shapedOutput(k.params[size_t(src.divisor->param)]));
   }
   /// The forms of an operator's functions. Full: the kernel-order form's
   /// schema (the `out` overload of an allocating kernel; the only form
@@ -419,21 +424,37 @@ struct Binding {
       if (!derived(i) || !which(i))
         continue;
       const grid::Source &src = *k.params[i].from;
-      const std::string &t = names[size_t(src.param)];
-      std::string dim = std::to_string(src.dim);
-      if (src.kind != grid::Source::Kind::Numel) {
-        std::string need = src.dim >= 0 ? std::to_string(src.dim + 1)
-                                         : std::to_string(-src.dim);
-        s += "  TORCH_CHECK(" + t + ".dim() >= " + need + ", \"" + op() +
-             ": " + t + " must have at least " + need + " dimension" +
+      // The code of one term, after the check that its tensor has the
+      // dimension: "a.sym_size(0)".
+      auto term = [&](const grid::Source::Term &t) {
+        const std::string &n = names[size_t(t.param)];
+        if (t.kind == grid::Source::Kind::Numel)
+          return n + ".sym_numel()";
+        std::string need = t.dim >= 0 ? std::to_string(t.dim + 1)
+                                      : std::to_string(-t.dim);
+        s += "  TORCH_CHECK(" + n + ".dim() >= " + need + ", \"" + op() +
+             ": " + n + " must have at least " + need + " dimension" +
              (need == "1" ? "" : "s") + " (the kernel takes " + names[i] +
              " from it: tile.from \\\"" + src.text + "\\\"), got \", " +
-             "std::to_string(" + t + ".dim()));\n";
+             "std::to_string(" + n + ".dim()));\n";
+        return n +
+               (t.kind == grid::Source::Kind::Size ? ".sym_size(" : ".sym_stride(") +
+               std::to_string(t.dim) + ")";
+      };
+      std::string value = term(src.numerator());
+      if (src.divisor) {
+        // The quotient of two SymInts, checked exact first (a guard when
+        // traced symbolically).
+        std::string num = names[i] + "_num", den = names[i] + "_den";
+        s += "  const c10::SymInt " + num + " = " + value + ";\n";
+        s += "  const c10::SymInt " + den + " = " + term(*src.divisor) + ";\n";
+        s += "  TORCH_CHECK(" + den + " != 0 && " + num + " % " + den +
+             " == 0, \"" + op() + ": " + names[i] + " is tile.from \\\"" +
+             src.text + "\\\", which needs a whole quotient, but \", symText(" +
+             num + "), \" / \", symText(" + den + "), \" is not one\");\n";
+        value = num + " / " + den;
       }
-      s += "  const c10::SymInt " + names[i] + " = " + t +
-           (src.kind == grid::Source::Kind::Size     ? ".sym_size(" + dim + ")"
-            : src.kind == grid::Source::Kind::Stride ? ".sym_stride(" + dim + ")"
-                                                     : ".sym_numel()") +
+      s += "  const c10::SymInt " + names[i] + " = " + value +
            ";  // tile.from \"" + src.text + "\"\n";
     }
     return s;

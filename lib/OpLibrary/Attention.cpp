@@ -11,6 +11,7 @@
 
 #include "Common.h"
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -52,7 +53,8 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
     vp = k.pointer("v", dt, pd);
   }
   Value o = k.pointer("o", dt, pd), lse = k.pointer("lse", DType::F32, pd);
-  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+  Value batch = k.scalar("batch", DType::I32), seq = k.scalar("seq", DType::I32),
+        heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
   std::optional<Value> sqb, sqh, sqs, skb, skh, sks, svb, svh, svs;
@@ -64,9 +66,37 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
   Value sob = stride("sob"), soh = stride("soh"), sos = stride("sos");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);
+  // Shapes, sources and grid: bindings given tensors take every integer
+  // from q, k, v and o, and allocate o and lse (PyTorch:
+  // `name(q, k, v, scale, causal) -> (o, lse)`). K and V have heads /
+  // group heads; the quotient must be whole.
+  const std::string Ds = std::to_string(D);
+  k.setShape(*q, {"batch", "heads", "seq", Ds});
+  k.setShape(*kp, {"batch", "heads / group", "seq", Ds});
+  k.setShape(*vp, {"batch", "heads / group", "seq", Ds});
+  k.setShape(o, {"batch", "heads", "seq", Ds});
+  k.setShape(lse, {"batch", "heads", "seq"});
+  k.markOutput(o);
+  k.markOutput(lse);
+  k.setFrom(batch, "q.size(0)");
+  k.setFrom(heads, "q.size(1)");
+  k.setFrom(seq, "q.size(2)");
+  k.setFrom(group, "q.size(1) / k.size(1)");
+  if (!desc)
+    for (auto [t, st] : {std::pair{"q", std::array{*sqb, *sqh, *sqs}},
+                         {"k", std::array{*skb, *skh, *sks}},
+                         {"v", std::array{*svb, *svh, *svs}}})
+      for (int d = 0; d < 3; ++d)
+        k.setFrom(st[size_t(d)],
+                  std::string(t) + ".stride(" + std::to_string(d) + ")");
+  k.setFrom(sob, "o.stride(0)");
+  k.setFrom(soh, "o.stride(1)");
+  k.setFrom(sos, "o.stride(2)");
+  k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
 
   // Program (query block, batch * head); query head h reads K/V head
   // h / group.
+  (void)batch; // the grid's and the shapes'
   Value mblk = k.programId(0), bh = k.programId(1);
   Value b = bh / heads, h = bh % heads, hk = h / group;
   Value obase = o + (b * sob + h * soh);

@@ -359,37 +359,59 @@ Status checkSources(const KernelMetadata &kernel, size_t index,
                     const ArgValue *args, size_t count) {
   for (size_t j = 0; j < kernel.params.size() && j < count; ++j) {
     const std::optional<grid::Source> &from = kernel.params[j].from;
+    // A quotient is checked with its numerator's tensor.
     if (!from || from->param != int(index)) [[likely]]
       continue;
     int64_t given;
     if (!ruleValue(args[j], given))
       continue; // not an integer: packArgs' error for parameter j
-    int64_t want = 1;
-    if (from->kind == grid::Source::Kind::Numel) {
-      for (int d = 0; d < rank; ++d)
-        want *= sizes[d];
-    } else {
-      int d = from->dim < 0 ? from->dim + rank : from->dim;
-      if (d < 0 || d >= rank)
-        return paramError(kernel, j,
-                          "its tile.from \"" + from->text +
-                              "\" names a dimension the tensor given for '" +
-                              kernel.params[index].name + "' (rank " +
-                              std::to_string(rank) + ") does not have");
-      if (from->kind == grid::Source::Kind::Size) {
-        want = sizes[d];
-      } else if (strides) {
-        want = strides[d];
-      } else { // compact row-major
-        for (int e = d + 1; e < rank; ++e)
-          want *= sizes[e];
+    auto noDimension = [&](size_t tensor, int tensorRank) {
+      return paramError(kernel, j,
+                        "its tile.from \"" + from->text +
+                            "\" names a dimension the tensor given for '" +
+                            kernel.params[tensor].name + "' (rank " +
+                            std::to_string(tensorRank) + ") does not have");
+    };
+    Expected<int64_t> want =
+        grid::termValue(from->numerator(), sizes, strides, rank);
+    if (!want.ok())
+      return noDimension(index, rank);
+    if (from->divisor) {
+      // The divisor's tensor: this one, or another argument that carries
+      // its sizes (a descriptor, a DLPack tensor); a plain address does
+      // not, and then the quotient cannot be checked, as a source of a
+      // plain address is not.
+      size_t d = size_t(from->divisor->param);
+      TensorSizes other{sizes, strides, rank};
+      if (d != index) {
+        if (d >= count)
+          continue;
+        if (args[d].kind == ArgValue::Kind::TensorDesc)
+          other = {args[d].desc->shape, args[d].desc->strides,
+                   args[d].desc->rank};
+        else if (args[d].kind == ArgValue::Kind::DLTensor)
+          other = dlTensorSizes(args[d]);
+        else
+          continue;
       }
+      Expected<int64_t> divisor = grid::termValue(*from->divisor, other.sizes,
+                                                  other.strides, other.rank);
+      if (!divisor.ok())
+        return noDimension(d, other.rank);
+      if (*divisor == 0 || *want % *divisor)
+        return paramError(kernel, j,
+                          "has no value: its tile.from \"" + from->text +
+                              "\" divides " + std::to_string(*want) + " by " +
+                              std::to_string(*divisor) +
+                              ", which does not go exactly");
+      want = *want / *divisor;
     }
-    if (given != want)
+    if (given != *want)
       return paramError(kernel, j,
                         "is " + std::to_string(given) + " but its tile.from \"" +
-                            from->text + "\" is " + std::to_string(want) +
-                            " for the tensor given");
+                            from->text + "\" is " + std::to_string(*want) +
+                            (from->divisor ? " for the tensors given"
+                                           : " for the tensor given"));
   }
   return Status();
 }

@@ -172,4 +172,9 @@ Expected<uint64_t> checkDLTensor(const KernelMetadata &kernel, size_t index,
   return address;
 }
 
+TensorSizes dlTensorSizes(const ArgValue &arg) {
+  const auto &t = *static_cast<const DLTensor *>(arg.dlTensor);
+  return {t.shape, t.strides, t.ndim};
+}
+
 } // namespace tilec::runtime

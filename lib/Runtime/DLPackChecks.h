@@ -43,6 +43,15 @@ Status checkSources(const KernelMetadata &kernel, size_t index,
                     const int64_t *sizes, const int64_t *strides, int rank,
                     const ArgValue *args, size_t count);
 
+/// The sizes, strides (null: compact row-major) and rank of a DLPack tensor
+/// argument (`arg.dlTensor`).
+struct TensorSizes {
+  const int64_t *sizes = nullptr;
+  const int64_t *strides = nullptr;
+  int rank = 0;
+};
+TensorSizes dlTensorSizes(const ArgValue &arg);
+
 /// "a DLPack tensor of f32 on kDLCUDA", for messages.
 std::string describeDLTensor(const void *tensor);
 

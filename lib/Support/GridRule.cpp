@@ -247,80 +247,135 @@ Expected<Source> parseSource(std::string_view text,
       ++p.pos;
     return text.substr(start, p.pos - start);
   };
+  std::optional<Status> error;
   auto fail = [&](size_t at, const std::string &message) {
-    return Status::error("at character " + std::to_string(at + 1) + " of \"" +
-                         std::string(text) + "\": " + message);
+    error = Status::error("at character " + std::to_string(at + 1) + " of \"" +
+                          std::string(text) + "\": " + message);
+    return std::nullopt;
   };
-  p.skipSpace();
-  size_t nameAt = p.pos;
-  std::string_view name = word();
-  if (name.empty() || !isIdentStart(name[0]))
-    return fail(nameAt, "expected a tensor parameter's name (as in "
-                        "\"a.size(0)\")");
-  const ParamRef *ref = nullptr;
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].name == name) {
-      ref = &params[i];
-      s.param = int(i);
-    }
-  if (!ref) {
-    std::string known;
-    for (const ParamRef &r : params)
-      if (r.tensorRank >= 0)
-        known += (known.empty() ? "" : ", ") + std::string(r.name);
-    return fail(nameAt, "unknown parameter '" + std::string(name) +
-                            "' (the kernel's tensor parameters: " +
-                            (known.empty() ? "none" : known) + ")");
-  }
-  if (ref->tensorRank < 0)
-    return fail(nameAt, "parameter '" + std::string(name) + "' is " +
-                            std::string(ref->what) +
-                            ", not a tensor (a pointer or a tensor "
-                            "descriptor)");
-  if (!p.expect('.', "'.' after the parameter"))
-    return fail(p.errorAt, p.error);
-  size_t methodAt = (p.skipSpace(), p.pos);
-  std::string_view method = word();
-  if (method == "size")
-    s.kind = Source::Kind::Size;
-  else if (method == "stride")
-    s.kind = Source::Kind::Stride;
-  else if (method == "numel")
-    s.kind = Source::Kind::Numel;
-  else
-    return fail(methodAt, "expected size(d), stride(d) or numel() but found '" +
-                              std::string(method) + "'");
-  if (!p.expect('(', "'('"))
-    return fail(p.errorAt, p.error);
-  if (s.kind != Source::Kind::Numel) {
+  // One `PARAM.size(d)`, `PARAM.stride(d)` or `PARAM.numel()`.
+  auto term = [&]() -> std::optional<Source::Term> {
+    Source::Term t;
     p.skipSpace();
-    size_t dimAt = p.pos;
-    bool negative = p.peek('-');
-    if (negative)
-      ++p.pos;
-    size_t digits = p.pos;
-    int64_t dim = 0;
-    while (p.pos < text.size() &&
-           std::isdigit(static_cast<unsigned char>(text[p.pos])) && dim < 100)
-      dim = dim * 10 + (text[p.pos++] - '0');
-    if (p.pos == digits)
-      return fail(dimAt, "expected a dimension (an integer)");
-    s.dim = int(negative ? -dim : dim);
-    int rank = ref->tensorRank;
-    if (rank > 0 ? s.dim >= rank || s.dim < -rank : dim >= 5)
-      return fail(dimAt, "dimension " + std::to_string(s.dim) +
-                             " is out of range for '" + std::string(name) +
-                             "'" +
-                             (rank > 0 ? " (rank " + std::to_string(rank) + ")"
-                                       : " (tensors have at most 5)"));
-  }
-  if (!p.expect(')', "')'"))
-    return fail(p.errorAt, p.error);
+    size_t nameAt = p.pos;
+    std::string_view name = word();
+    if (name.empty() || !isIdentStart(name[0]))
+      return fail(nameAt, "expected a tensor parameter's name (as in "
+                          "\"a.size(0)\")");
+    const ParamRef *ref = nullptr;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].name == name) {
+        ref = &params[i];
+        t.param = int(i);
+      }
+    if (!ref) {
+      std::string known;
+      for (const ParamRef &r : params)
+        if (r.tensorRank >= 0)
+          known += (known.empty() ? "" : ", ") + std::string(r.name);
+      return fail(nameAt, "unknown parameter '" + std::string(name) +
+                              "' (the kernel's tensor parameters: " +
+                              (known.empty() ? "none" : known) + ")");
+    }
+    if (ref->tensorRank < 0)
+      return fail(nameAt, "parameter '" + std::string(name) + "' is " +
+                              std::string(ref->what) +
+                              ", not a tensor (a pointer or a tensor "
+                              "descriptor)");
+    if (!p.expect('.', "'.' after the parameter"))
+      return fail(p.errorAt, p.error);
+    size_t methodAt = (p.skipSpace(), p.pos);
+    std::string_view method = word();
+    if (method == "size")
+      t.kind = Source::Kind::Size;
+    else if (method == "stride")
+      t.kind = Source::Kind::Stride;
+    else if (method == "numel")
+      t.kind = Source::Kind::Numel;
+    else
+      return fail(methodAt, "expected size(d), stride(d) or numel() but "
+                            "found '" +
+                                std::string(method) + "'");
+    if (!p.expect('(', "'('"))
+      return fail(p.errorAt, p.error);
+    if (t.kind != Source::Kind::Numel) {
+      p.skipSpace();
+      size_t dimAt = p.pos;
+      bool negative = p.peek('-');
+      if (negative)
+        ++p.pos;
+      size_t digits = p.pos;
+      int64_t dim = 0;
+      while (p.pos < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[p.pos])) &&
+             dim < 100)
+        dim = dim * 10 + (text[p.pos++] - '0');
+      if (p.pos == digits)
+        return fail(dimAt, "expected a dimension (an integer)");
+      t.dim = int(negative ? -dim : dim);
+      int rank = ref->tensorRank;
+      if (rank > 0 ? t.dim >= rank || t.dim < -rank : dim >= 5)
+        return fail(dimAt, "dimension " + std::to_string(t.dim) +
+                               " is out of range for '" + std::string(name) +
+                               "'" +
+                               (rank > 0
+                                    ? " (rank " + std::to_string(rank) + ")"
+                                    : " (tensors have at most 5)"));
+    }
+    if (!p.expect(')', "')'"))
+      return fail(p.errorAt, p.error);
+    return t;
+  };
+  size_t numeratorAt = (p.skipSpace(), p.pos);
+  std::optional<Source::Term> numerator = term();
+  if (!numerator)
+    return *error;
+  s.kind = numerator->kind, s.param = numerator->param, s.dim = numerator->dim;
   p.skipSpace();
-  if (p.pos < text.size())
-    return fail(p.pos, std::string("unexpected '") + text[p.pos] +
-                           "' after the source");
+  if (p.peek('/')) {
+    ++p.pos;
+    size_t divisorAt = (p.skipSpace(), p.pos);
+    s.divisor = term();
+    if (!s.divisor)
+      return *error;
+    // A stride is the one source whose tensor may be a strided view; a
+    // quotient of one would say nothing a kernel can rely on.
+    for (auto [t, at] : {std::pair{*numerator, numeratorAt},
+                         {*s.divisor, divisorAt}})
+      if (t.kind == Source::Kind::Stride) {
+        fail(at, "a quotient divides sizes or numel(), not strides");
+        return *error;
+      }
+    p.skipSpace();
+  }
+  if (p.pos < text.size()) {
+    fail(p.pos, std::string("unexpected '") + text[p.pos] +
+                    "' after the source");
+    return *error;
+  }
   return s;
+}
+
+Expected<int64_t> termValue(const Source::Term &term, const int64_t *sizes,
+                            const int64_t *strides, int rank) {
+  int64_t value = 1;
+  if (term.kind == Source::Kind::Numel) {
+    for (int d = 0; d < rank; ++d)
+      value *= sizes[d];
+    return value;
+  }
+  int d = term.dim < 0 ? term.dim + rank : term.dim;
+  if (d < 0 || d >= rank)
+    return Status::error("dimension " + std::to_string(term.dim) +
+                         " is out of range for a tensor of rank " +
+                         std::to_string(rank));
+  if (term.kind == Source::Kind::Size)
+    return sizes[d];
+  if (strides)
+    return strides[d];
+  for (int e = d + 1; e < rank; ++e) // compact row-major
+    value *= sizes[e];
+  return value;
 }
 
 Expected<int64_t> Expr::evaluate(std::span<const int64_t> values) const {

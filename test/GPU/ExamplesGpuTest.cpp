@@ -652,10 +652,11 @@ void testAttentionDim(const Context &ctx, const Kernel &k, Rng &rng,
                   nullptr, grid, tensorDesc(dq, {batch, heads, seq, D}),
                   tensorDesc(dk, {batch, kvHeads, seq, D}, {kb, kh, ks, 1}),
                   tensorDesc(dv, {batch, kvHeads, seq, D}, {kb, kh, ks, 1}),
-                  o, lse, int32_t(seq), int32_t(heads),
+                  o, lse, int32_t(batch), int32_t(seq), int32_t(heads),
                   int32_t(heads / kvHeads), qb, qh, qs, scale, causal);
-            return k.launch(nullptr, grid, dq, dk, dv, o, lse, int32_t(seq),
-                            int32_t(heads), int32_t(heads / kvHeads), qb, qh,
+            return k.launch(nullptr, grid, dq, dk, dv, o, lse,
+                            int32_t(batch), int32_t(seq), int32_t(heads),
+                            int32_t(heads / kvHeads), qb, qh,
                             qs, kb, kh, ks, kb, kh, ks, qb, qh, qs, scale,
                             causal);
           }))
@@ -806,7 +807,8 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
               ss = D, S = seq, H = heads, G = heads / kvHeads;
       if (!run(what + " fwd", ctx, [&] {
             return fwd->launch(nullptr, Grid(ceilDiv(seq, gAttentionBlockM), batch * heads),
-                               dq, dk, dv, o, lse, S, H, G, qb, hs, ss, kb, hs,
+                               dq, dk, dv, o, lse, int32_t(batch), S, H, G,
+                               qb, hs, ss, kb, hs,
                                ss, kb, hs, ss, qb, hs, ss, scale, causal);
           }))
         continue;

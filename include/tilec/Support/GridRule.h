@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
 #include <algorithm>
 #include <string_view>
@@ -105,26 +106,49 @@ Expected<Expr> parse(std::string_view text, std::span<const ParamRef> params);
 /// from, instead of the caller (`tile.from = "a.size(0)"` on the scalar,
 /// docs/dialect.md):
 ///
-///   source := PARAM '.' ( 'size' '(' INT ')' | 'stride' '(' INT ')'
+///   source := term ( '/' term )?
+///   term   := PARAM '.' ( 'size' '(' INT ')' | 'stride' '(' INT ')'
 ///                       | 'numel' '(' ')' )
 ///
 /// PARAM is a pointer or tensor descriptor parameter; a negative INT
 /// counts from the last dimension, as PyTorch's `t.size(-1)`. Strides are
-/// in elements.
+/// in elements. A quotient (`"q.size(1) / k.size(1)"`, `"x.numel() /
+/// x.size(-1)"`) divides sizes or numel() exactly: a binding refuses
+/// tensors whose divisor is zero or does not divide. The numerator is the
+/// Term the Source is.
 struct Source {
   enum class Kind : uint8_t { Size, Stride, Numel };
+  struct Term {
+    Kind kind = Kind::Size;
+    /// The tensor parameter's index.
+    int param = -1;
+    /// Size, Stride: the dimension as written (may be negative).
+    int dim = 0;
+    bool operator==(const Term &) const = default;
+  };
   Kind kind = Kind::Size;
-  /// The tensor parameter's index.
   int param = -1;
-  /// Size, Stride: the dimension as written (may be negative).
   int dim = 0;
+  /// A quotient's divisor.
+  std::optional<Term> divisor;
   /// The text it was parsed from.
   std::string text;
 
+  Term numerator() const { return {kind, param, dim}; }
+  /// The parameters it reads: the numerator's, then the divisor's.
+  bool reads(int p) const {
+    return param == p || (divisor && divisor->param == p);
+  }
   bool operator==(const Source &o) const {
-    return kind == o.kind && param == o.param && dim == o.dim;
+    return numerator() == o.numerator() && divisor == o.divisor;
   }
 };
+
+/// The value of `term` for a tensor of `rank` dimensions with these sizes
+/// and strides (null: compact row-major); an error if the tensor lacks the
+/// dimension.
+Expected<int64_t> termValue(const Source::Term &term, const int64_t *sizes,
+                            const int64_t *strides, int rank);
 
 /// Parses `text` against a kernel's parameters; errors as parse()'s, and
 /// for a parameter that is not a tensor or a dimension out of its known

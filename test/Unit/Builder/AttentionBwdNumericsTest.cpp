@@ -174,8 +174,8 @@ void check(const Case &c) {
                           Arg::buffer(kk.data(), nkv, t),
                           Arg::buffer(v.data(), nkv, t),
                           Arg::output(o.data(), nq, t),
-                          Arg::output(lse.data(), lse.size()), seq, heads,
-                          group};
+                          Arg::output(lse.data(), lse.size()),
+                          Arg::scalar(int32_t(c.batch)), seq, heads, group};
     strides(a, qb), strides(a, kb), strides(a, kb), strides(a, qb);
     a.push_back(Arg::scalar(scale));
     a.push_back(Arg::scalar(c.causal));
@@ -402,7 +402,8 @@ void checkPlan(bool descriptors, int64_t D = 64) {
   };
   std::vector<Arg> a = inputs();
   a.insert(a.end(), {Arg::output(o.data(), nq, t),
-                     Arg::output(lse.data(), lse.size()), seq, heads, group});
+                     Arg::output(lse.data(), lse.size()),
+                     Arg::scalar(int32_t(B)), seq, heads, group});
   if (!descriptors)
     strides(a, plan.q), strides(a, plan.k), strides(a, plan.v);
   strides(a, plan.o);

@@ -126,6 +126,7 @@ void check(const Case &c) {
                             kvStrides),
             Arg::output(o.data(), nq, c.dtype),
             Arg::output(lse.data(), lse.size()),
+            Arg::scalar(int32_t(c.batch)),
             Arg::scalar(int32_t(S)),
             Arg::scalar(int32_t(c.heads)),
             Arg::scalar(int32_t(c.heads / c.kvHeads)),
@@ -140,7 +141,8 @@ void check(const Case &c) {
       c.descriptors ? args : std::vector<Arg>{
        Arg::buffer(q.data(), nq, c.dtype), Arg::buffer(kk.data(), nkv, c.dtype),
        Arg::buffer(v.data(), nkv, c.dtype), Arg::output(o.data(), nq, c.dtype),
-       Arg::output(lse.data(), lse.size()), Arg::scalar(int32_t(S)),
+       Arg::output(lse.data(), lse.size()), Arg::scalar(int32_t(c.batch)),
+       Arg::scalar(int32_t(S)),
        Arg::scalar(int32_t(c.heads)), Arg::scalar(int32_t(c.heads / c.kvHeads)),
        Arg::scalar(qb), Arg::scalar(hs), Arg::scalar(ss), Arg::scalar(kb),
        Arg::scalar(hs), Arg::scalar(ss), Arg::scalar(kb), Arg::scalar(hs),

@@ -1007,7 +1007,30 @@ TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
             "kernel 'add', parameter 'z' (#2): strides[1] is 2 but the kernel "
             "reads dense row-major memory, where it is 1 (make the tensor "
             "contiguous)");
-  EXPECT_EQ(fake.launches(), before + 2);
+  // n a quotient of two tensors' sizes: checked exact, then equal.
+  std::string quotient = md;
+  quotient.replace(quotient.find(n), n.size(),
+                   n + "\"from\": \"x.numel() / z.size(1)\", ");
+  auto m3 = Module::loadPtx(*ctx, kPtx, quotient, options);
+  ASSERT_TRUE(m3.ok()) << m3.message();
+  Kernel add3 = *m3->kernel("add");
+  strides[0] = 50, strides[1] = 1; // z: [20, 50], dense
+  s = add3.launch(*stream, Grid(2), tx.t, tx.t, tz, 30);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(add3.launch(*stream, Grid(2), tx.t, tx.t, tz, 20).message(),
+            "kernel 'add', parameter 'n' (#3): is 20 but its tile.from "
+            "\"x.numel() / z.size(1)\" is 30 for the tensors given");
+  shape[1] = 7, strides[0] = 7;
+  EXPECT_EQ(add3.launch(*stream, Grid(2), tx.t, tx.t, tz, 30).message(),
+            "kernel 'add', parameter 'n' (#3): has no value: its tile.from "
+            "\"x.numel() / z.size(1)\" divides 1500 by 7, which does not go "
+            "exactly");
+  shape[1] = 0;
+  EXPECT_EQ(add3.launch(*stream, Grid(2), tx.t, tx.t, tz, 30).message(),
+            "kernel 'add', parameter 'n' (#3): has no value: its tile.from "
+            "\"x.numel() / z.size(1)\" divides 1500 by 0, which does not go "
+            "exactly");
+  EXPECT_EQ(fake.launches(), before + 3);
 }
 
 TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {

@@ -217,3 +217,49 @@ TEST(GridRuleSource, Errors) {
   EXPECT_EQ(sourceError(""), "at character 1 of \"\": expected a tensor "
                              "parameter's name (as in \"a.size(0)\")");
 }
+
+TEST(GridRuleSource, Quotients) {
+  auto s = grid::parseSource("x.numel() / d.size(-1)", kSourceParams);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(s->kind, grid::Source::Kind::Numel);
+  EXPECT_EQ(s->param, 0);
+  ASSERT_TRUE(s->divisor.has_value());
+  EXPECT_EQ(s->divisor->kind, grid::Source::Kind::Size);
+  EXPECT_EQ(s->divisor->param, 1);
+  EXPECT_EQ(s->divisor->dim, -1);
+  EXPECT_TRUE(s->reads(0) && s->reads(1) && !s->reads(2));
+  // The same quotient however spaced; not the same as its numerator.
+  auto spaced = grid::parseSource(" x.numel()/d.size( -1 ) ", kSourceParams);
+  ASSERT_TRUE(spaced.ok()) << spaced.message();
+  EXPECT_EQ(*s, *spaced);
+  EXPECT_FALSE(*s == *grid::parseSource("x.numel()", kSourceParams));
+
+  EXPECT_EQ(sourceError("x.size(0) / x.stride(0)"),
+            "at character 13 of \"x.size(0) / x.stride(0)\": a quotient "
+            "divides sizes or numel(), not strides");
+  EXPECT_EQ(sourceError("d.stride(0) / x.size(0)"),
+            "at character 1 of \"d.stride(0) / x.size(0)\": a quotient "
+            "divides sizes or numel(), not strides");
+  EXPECT_EQ(sourceError("x.size(0) / "),
+            "at character 13 of \"x.size(0) / \": expected a tensor "
+            "parameter's name (as in \"a.size(0)\")");
+  EXPECT_EQ(sourceError("x.size(0) / n.size(0)"),
+            "at character 13 of \"x.size(0) / n.size(0)\": parameter 'n' is "
+            "an i32 scalar, not a tensor (a pointer or a tensor descriptor)");
+  EXPECT_EQ(sourceError("x.size(0) / d.size(0) / d.size(1)"),
+            "at character 23 of \"x.size(0) / d.size(0) / d.size(1)\": "
+            "unexpected '/' after the source");
+}
+
+TEST(GridRuleSource, TermValues) {
+  const int64_t sizes[] = {4, 3, 5}, strides[] = {100, 20, 2};
+  using T = grid::Source::Term;
+  using K = grid::Source::Kind;
+  EXPECT_EQ(*grid::termValue(T{K::Numel, 0, 0}, sizes, strides, 3), 60);
+  EXPECT_EQ(*grid::termValue(T{K::Size, 0, -1}, sizes, strides, 3), 5);
+  EXPECT_EQ(*grid::termValue(T{K::Stride, 0, 1}, sizes, strides, 3), 20);
+  // Compact row-major without strides.
+  EXPECT_EQ(*grid::termValue(T{K::Stride, 0, 0}, sizes, nullptr, 3), 15);
+  EXPECT_FALSE(grid::termValue(T{K::Size, 0, 3}, sizes, strides, 3).ok());
+  EXPECT_FALSE(grid::termValue(T{K::Size, 0, -4}, sizes, strides, 3).ok());
+}
