@@ -535,7 +535,8 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
   auto delta = outputBuffer<float>(ctx, B * H * S);
   const int32_t sb = H * S * D, sh = S * D, ss = D, s = S, h = H, g = 1;
   const float scale = float(1 / std::sqrt(double(D)));
-  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma, preAcc, dkdvq, dqConv;
+  std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma, preAcc, dkdvq, dqConv,
+      dkdvqr;
   DeviceBuffer<BFloat16> ds;
   DeviceBuffer<float> dqAcc;
   for (bool causal : {false, true}) {
@@ -631,6 +632,38 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
         b.row(work, ms, 0, flops,
               "3 kernels: delta + dQ zeroed, dK+dV+dQ (f32 atomics), dq; "
               "TMA, warp-specialized");
+        // dQ by TMA reduce-adds (attention_tma_bwd_dkdvqr_d128: dq_acc a
+        // [B * H, S, D] descriptor), when DIR has it.
+        if (stat((dir + "/attention_tma_bwd_dkdvqr_d128.json").c_str(),
+                 &st) == 0) {
+          if (!dkdvqr)
+            dkdvqr = kernelOf(ctx, dir, "attention_tma_bwd_dkdvqr_d128", keep);
+          auto accd = tensorDesc(dqAcc, {B * H, S, D});
+          require(gq.memory().fill8(0xff), "poison");
+          require(gk.memory().fill8(0xff), "poison");
+          ms = b.time(
+              [&](size_t) {
+                Status st5 = preAcc->launch(nullptr,
+                                            Grid(ceilDiv(S, 64), B * H), o,
+                                            dout, delta, dqAcc, s, h, sb, sh,
+                                            ss, sb, sh, ss);
+                if (st5.ok())
+                  st5 = dkdvqr->launch(nullptr, Grid(ceilDiv(S, 128), B * H),
+                                       qd, kd, vd, dod, lse, delta, gk, gv,
+                                       accd, s, h, g, sb, sh, ss, sb, sh, ss,
+                                       scale, causal);
+                if (st5.ok())
+                  st5 = dqConv->launch(nullptr, Grid(ceilDiv(S, 64), B * H),
+                                       dqAcc, gq, s, h, sb, sh, ss, scale);
+                return st5;
+              },
+              1);
+          requireWritten(gq, "attention_bwd_dq_convert_d128");
+          requireWritten(gk, "attention_tma_bwd_dkdvqr_d128");
+          b.row(work, ms, 0, flops,
+                "3 kernels: delta + dQ zeroed, dK+dV+dQ (TMA reduce-add), "
+                "dq; TMA, warp-specialized");
+        }
       }
     }
     // The store-dS variant (rematerialization's other side), when DIR has

@@ -36,6 +36,8 @@ const std::vector<examples::Example> &examples::allExamples() {
        [] { return buildAttentionTmaBwd("dq", 128); }},
       {"attention_tma_bwd_dkdvq_d128",
        [] { return buildAttentionTmaBwd("dkdvq", 128); }},
+      {"attention_tma_bwd_dkdvqr_d128",
+       [] { return buildAttentionTmaBwd("dkdvqr", 128); }},
       {"attention_bwd_pre_d64", [] { return buildAttentionBwd("pre", 64); }},
       {"attention_bwd_dkdv_d64", [] { return buildAttentionBwd("dkdv", 64); }},
       {"attention_bwd_dq_d64", [] { return buildAttentionBwd("dq", 64); }},

@@ -62,12 +62,14 @@ Kernel examples::buildAttentionTmaBwd(const std::string &part, int headDim) {
   if (part == "dkdv")
     return ops::attentionBwdDkDvKernel(name, config);
   // dQ accumulated by the dK/dV kernel (f32 atomics): no dQ kernel.
-  if (part == "dkdvq") {
+  if (part == "dkdvq" || part == "dkdvqr") {
     // 32 queries a step: at 64, dQ^T's 32 more accumulator registers make
     // ptxas serialize the wgmma (C7512) and spill 228 bytes; at 32 it
     // spills 4. Three stages of Q and dO fit beside K and V in place and
-    // the two staging slots of dS^T (177 KB).
+    // the two staging slots of dS^T (177 KB). dkdvqr adds each step's dQ
+    // by one TMA reduce-add (dq_acc a descriptor) instead of atomics.
     config.dqAtomic = true;
+    config.dqReduce = part == "dkdvqr";
     config.blockM = 32;
     config.numStages = 3;
     return ops::attentionBwdDkDvKernel(name, config);

@@ -449,6 +449,13 @@ public:
   void descriptorStore(const Value &desc, const std::vector<Operand> &offsets,
                        const Operand &value,
                        SourceLoc loc = SourceLoc::current());
+  /// Adds `value` into the block at `offsets`, atomically per element (the
+  /// TMA's reduction, Triton's `desc.atomic_add`; elements outside are
+  /// dropped): descriptors of f32, f16, bf16 or i32.
+  void descriptorAtomicAdd(const Value &desc,
+                           const std::vector<Operand> &offsets,
+                           const Operand &value,
+                           SourceLoc loc = SourceLoc::current());
   /// Atomic read-modify-write; returns the old values.
   Value atomic(AtomicKind kind, const Value &ptr, const Operand &value,
                const std::optional<Value> &mask = {},

@@ -374,6 +374,12 @@ struct AttentionConfig {
   /// dq_acc in `dtype`. The order of the adds varies from run to run: dQ
   /// is not bitwise deterministic.
   bool dqAtomic = false;
+  /// attentionBwdDkDvKernel with dqAtomic and descriptors: `dq_acc` is a
+  /// 3-D f32 tensor descriptor ([batch * heads, seq, headDim], block [1,
+  /// blockM, headDim]) and each step's dQ block is added by one TMA
+  /// reduce-add from shared memory (Kernel::descriptorAtomicAdd) instead
+  /// of per-element atomics.
+  bool dqReduce = false;
   /// attentionKernel only: q, k and v are 4-D tensor descriptors ([batch,
   /// heads, seq, headDim] with any strides, the last 1) instead of pointers
   /// and strides. On sm_90 their blocks come by TMA; on sm_90a Q is read

@@ -255,28 +255,58 @@ Value Kernel::descriptorLoad(const Value &desc,
                                  offs));
 }
 
-void Kernel::descriptorStore(const Value &desc,
-                             const std::vector<Operand> &offsets,
-                             const Operand &value, SourceLoc loc) {
-  Site s = site(loc, "tile.descriptor_store");
-  KernelImpl &k = *impl_;
+namespace {
+
+/// descriptorStore and descriptorAtomicAdd: the value converted to the
+/// descriptor's element type and block, stored or added.
+void storeBlock(KernelImpl &k, Site s, const Value &desc,
+                const std::vector<Operand> &offsets, const Operand &value,
+                bool add) {
   k.checkUsable(s);
   SmallVector<mlir::Value> offs;
   tile::TensorDescType type = descriptorOperands(k, s, desc, offsets, offs);
+  Type elem = type.getElementType();
+  std::optional<tile::RMWKind> kind;
+  if (add) {
+    kind = isa<FloatType>(elem) ? tile::RMWKind::FAdd : tile::RMWKind::Add;
+    if (std::optional<std::string> error =
+            tile::checkDescriptorReduce(*kind, elem))
+      k.fail(s, "adds into a descriptor of " + typeStr(elem) +
+                    ", which the TMA cannot (" + *error + ")");
+  }
   SmallVector<Resolved> ops;
   resolve({&value}, ops, s);
-  Type elem = type.getElementType();
   if (!ops[0].isNumber()) {
     Type have = getElementTypeOrSelf(ops[0].value.getType());
     if (isa<FloatType>(have) != isa<FloatType>(elem))
-      k.fail(s, "stores " + typeStr(have) + " into a descriptor of " +
-                    typeStr(elem) + " (convert with .to() first)");
+      k.fail(s, std::string(add ? "adds " : "stores ") + typeStr(have) +
+                    " into a descriptor of " + typeStr(elem) +
+                    " (convert with .to() first)");
   }
   mlir::Value v = materialize(k, ops[0], elem,
                               cast<RankedTensorType>(descriptorTile(type))
                                   .getShape(),
                               s);
-  k.create<tile::DescriptorStoreOp>(s, k.use(desc, s), offs, v);
+  tile::RMWKindAttr reduce =
+      kind ? tile::RMWKindAttr::get(k.builder.getContext(), *kind)
+           : tile::RMWKindAttr();
+  k.create<tile::DescriptorStoreOp>(s, k.use(desc, s), offs, v, reduce);
+}
+
+} // namespace
+
+void Kernel::descriptorStore(const Value &desc,
+                             const std::vector<Operand> &offsets,
+                             const Operand &value, SourceLoc loc) {
+  storeBlock(*impl_, site(loc, "tile.descriptor_store"), desc, offsets, value,
+             /*add=*/false);
+}
+
+void Kernel::descriptorAtomicAdd(const Value &desc,
+                                 const std::vector<Operand> &offsets,
+                                 const Operand &value, SourceLoc loc) {
+  storeBlock(*impl_, site(loc, "tile.descriptor_store"), desc, offsets, value,
+             /*add=*/true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -416,11 +416,38 @@ LogicalResult executeDescriptorStore(Executor &ex, Operation *op) {
   auto store = cast<tile::DescriptorStoreOp>(op);
   MutableTileRef ptrs, inside;
   std::optional<Access> made = descriptorAccess(
-      ex, op, store.getDesc(), store.getOffsets(), ptrs, inside, false);
+      ex, op, store.getDesc(), store.getOffsets(), ptrs, inside,
+      /*isRead=*/store.getReduce().has_value());
   if (!made)
     return failure();
   const Access &access = *made;
   const Tile &value = ex.get(store.getValue());
+  if (std::optional<tile::RMWKind> kind = store.getReduce()) {
+    // Each element inside combined with memory, as an atomic is (no race
+    // between reductions).
+    Type elem = store.getDesc().getType().getElementType();
+    unsigned w = intWidth(elem);
+    FloatFormat format = formatOf(elem);
+    for (int64_t i = 0, n = access.ptrs.size(); i < n; ++i) {
+      if (!access.active(i))
+        continue;
+      if (failed(access.check(i)))
+        return failure();
+      int64_t ptr = access.ptrs.ints[i];
+      uint8_t *addr = ex.memory.address(ptr);
+      if (value.isFloat())
+        storeFloat(addr, access.dtype,
+                   combineFloat(*kind, loadFloat(addr, access.dtype),
+                                value.floats[i], format));
+      else
+        storeInt(addr, access.dtype,
+                 combineInt(*kind, loadInt(addr, access.dtype),
+                            value.ints[i], w));
+      ex.memory.markWritten(ptr, access.size);
+      ++ex.stats.atomics;
+    }
+    return success();
+  }
   uint64_t stored = 0;
   for (int64_t i = 0, n = access.ptrs.size(); i < n; ++i) {
     if (!access.active(i))

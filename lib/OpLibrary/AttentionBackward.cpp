@@ -139,6 +139,9 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   if (config.storeDs && config.dqAtomic)
     buildError(gen, "storeDs writes dS for a dQ kernel and dqAtomic adds dQ "
                     "itself: choose one");
+  if (config.dqReduce && !(config.dqAtomic && config.descriptors))
+    buildError(gen, "dqReduce adds dQ through a tensor descriptor: it needs "
+                    "dqAtomic and descriptors");
   const DType dt = config.dtype;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
   const int64_t D = config.headDim, BM = config.blockM, BN = config.blockN;
@@ -149,8 +152,12 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dk = k.pointer("dk", dt, pd), dv = k.pointer("dv", dt, pd);
-  Value dqAcc =
-      config.dqAtomic ? k.pointer("dq_acc", DType::F32, pd) : Value();
+  // dq_acc: [batch * heads, seq, headDim] f32, through a descriptor of
+  // one step's [blockM, headDim] block with dqReduce.
+  Value dqAcc = !config.dqAtomic ? Value()
+                : config.dqReduce
+                    ? k.tensorDesc("dq_acc", DType::F32, {1, BM, D})
+                    : k.pointer("dq_acc", DType::F32, pd);
   Value ds = config.storeDs ? k.pointer("ds", dt, pd) : Value();
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
@@ -191,7 +198,8 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
   auto headLoop = [&](Value g, std::vector<Value> acc) {
     Value h = hk * group + g, bh = b * heads + h;
     Value lbase = lse + bh * seq, dbase = delta + bh * seq;
-    Value dqBase = config.dqAtomic ? dqAcc + bh * seq * D : Value();
+    Value dqBase =
+        config.dqAtomic && !config.dqReduce ? dqAcc + bh * seq * D : Value();
     // Q^T and dO^T ([D, BM]) and Q and dO ([BM, D]) of the query block at
     // m: through pointers contiguous along D, each loaded in the
     // orientation its dot wants; through descriptors one block each, read
@@ -246,7 +254,12 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
       // beside the atomics.
       Value dqT = config.dqAtomic ? k.dot(kt.trans(), dsLow) : Value();
       Value dkAcc = k.dot(dsLow, q2, cc[0]);
-      if (config.dqAtomic)
+      // With dqReduce the block goes through shared memory to one TMA
+      // reduce-add (rows past seq dropped by the descriptor); its wait
+      // for the slot's read is left to the next step's.
+      if (config.dqReduce)
+        k.descriptorAtomicAdd(dqAcc, {bh, m, 0}, dqT.trans());
+      else if (config.dqAtomic)
         k.atomicAdd(dqBase + (m + rmR) * D + rdC, dqT, inR,
                     {.sem = MemSem::relaxed});
       return std::vector<Value>{dkAcc, dvAcc};

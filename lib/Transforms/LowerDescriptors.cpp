@@ -212,7 +212,11 @@ std::optional<OperandChain> operandChain(Value operand, Block *body) {
     if (!def || def->getBlock() != body)
       return std::nullopt;
     if (auto load = dyn_cast<DescriptorLoadOp>(def)) {
+      // wgmma reads 16-bit slots in place (a 32-bit block is loaded to
+      // registers first).
       if (!slotLayout(load.getDesc().getType()) ||
+          load.getDesc().getType().getElementType().getIntOrFloatBitWidth() !=
+              16 ||
           cast<RankedTensorType>(load.getType()).getRank() != 2 ||
           c.between.empty())
         return std::nullopt;
@@ -1245,9 +1249,9 @@ LogicalResult checkAccess(Operation *op, TensorDescType desc, Type tile,
     return op->emitOpError("block ")
            << desc.getBlockType()
            << " cannot be moved by the TMA into a swizzled slot: tilec "
-              "lowers f16/bf16 blocks that are 2-D after their leading "
-              "dims of 1, with a multiple of 8 rows of a multiple of 32 "
-              "bytes";
+              "lowers 16- and 32-bit blocks that are 2-D after their "
+              "leading dims of 1, with a multiple of 8 rows of a multiple "
+              "of 32 bytes";
   if (auto t = cast<RankedTensorType>(tile); t.getRank() != 2)
     return op->emitOpError("accesses a ")
            << RankedTensorType::get(t.getShape(), t.getElementType())
@@ -1404,9 +1408,31 @@ struct TileLowerDescriptors
       auto store = cast<DescriptorStoreOp>(op);
       Value buf = allocSlots(entry, l, store.getDesc().getType(), 1);
       Value c0 = constant(b, l, i32, 0);
+      // A reduction in a loop leaves the wait for its slot's read to the
+      // next iteration's store (and to after the outermost loop), so that
+      // the TMA reads the slot while the step goes on; the first thread
+      // waits before the barrier that lets the others write the slot.
+      Operation *outer = nullptr;
+      if (store.getReduce())
+        for (Operation *p = store->getParentOp(); p && !isa<func::FuncOp>(p);
+             p = p->getParentOp()) {
+          if (isa<WarpSpecializeOp>(p))
+            break;
+          if (isa<scf::ForOp, scf::WhileOp>(p))
+            outer = p;
+        }
+      if (outer)
+        TmaStoreWaitOp::create(b, l, buf);
       gpu::BarrierOp::create(b, l);
       LocalStoreOp::create(b, l, store.getValue(), buf, c0);
-      TmaStoreOp::create(b, l, store.getDesc(), store.getOffsets(), buf, c0);
+      auto tma = TmaStoreOp::create(b, l, store.getDesc(), store.getOffsets(),
+                                    buf, c0, store.getReduceAttr());
+      if (outer) {
+        tma.setAsync(true);
+        OpBuilder after(outer->getContext());
+        after.setInsertionPointAfter(outer);
+        TmaStoreWaitOp::create(after, l, buf);
+      }
       store.erase();
     }
     anchor->erase();

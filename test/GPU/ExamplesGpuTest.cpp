@@ -741,7 +741,7 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
   // The store-dS variant, and the descriptor (TMA) dK/dV and dQ kernels,
   // when the folder has them.
   std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma, preAcc, dkdvq, dqConv,
-      dkdvqTma;
+      dkdvqTma, dkdvqrTma;
   struct stat st;
   auto has = [&](const std::string &name) {
     return stat((gKernelsDir + "/" + name + suffix + ".json").c_str(), &st) ==
@@ -757,6 +757,9 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
       return;
     if (has("attention_tma_bwd_dkdvq") &&
         !(dkdvqTma = load("attention_tma_bwd_dkdvq" + suffix)))
+      return;
+    if (has("attention_tma_bwd_dkdvqr") &&
+        !(dkdvqrTma = load("attention_tma_bwd_dkdvqr" + suffix)))
       return;
   }
   if (stat((gKernelsDir + "/attention_tma_bwd_dkdv" + suffix + ".json").c_str(),
@@ -880,11 +883,12 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
       }
       // dQ by atomics: delta and the zeroed accumulator, dK/dV adding dQ
       // into it, then dq from it; through pointers and through descriptors.
-      for (const std::optional<Kernel> *k : {&dkdvq, &dkdvqTma}) {
+      for (const std::optional<Kernel> *k : {&dkdvq, &dkdvqTma, &dkdvqrTma}) {
         if (!preAcc || !*k)
           continue;
-        bool tma = k == &dkdvqTma;
-        std::string how = what + (tma ? " tma" : "") + " dq-atomic";
+        bool reduce = k == &dkdvqrTma, tma = k == &dkdvqTma || reduce;
+        std::string how =
+            what + (tma ? " tma" : "") + (reduce ? " dq-reduce" : " dq-atomic");
         auto acc = Output<float>::make(ctx, nq); // NaN until zeroed
         auto gq4 = Output<BFloat16>::make(ctx, nq);
         auto gk4 = Output<BFloat16>::make(ctx, nkv),
@@ -896,6 +900,12 @@ void testAttentionBwdDim(const Context &ctx, const Kernel &dkdv, Rng &rng,
                                     ss);
             }) ||
             !run(how + " dkdv", ctx, [&] {
+              if (reduce) // the accumulator as [B * H, S, D]
+                return (*k)->launch(
+                    nullptr, Grid(ceilDiv(seq, 128), batch * kvHeads), qd, kd,
+                    vd, dod, lse, delta, gk4, gv4,
+                    tensorDesc(acc.buffer, {batch * heads, seq, D}), S, H, G,
+                    kb, hs, ss, kb, hs, ss, scale, causal);
               if (tma)
                 return (*k)->launch(
                     nullptr, Grid(ceilDiv(seq, 128), batch * kvHeads), qd, kd,

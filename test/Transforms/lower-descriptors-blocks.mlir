@@ -1,10 +1,20 @@
 // RUN: tile-opt %s --tile-assign-layouts=chip=sm_90a --tile-lower-descriptors=chip=sm_90a -split-input-file -verify-diagnostics
 
 // Blocks the TMA cannot lay out as #tilegpu.nvmma_shared are refused for now.
-func.func @f32_block(%x: !tile.tensordesc<tensor<64x32xf32>>, %i: i32)
+func.func @f64_block(%x: !tile.tensordesc<tensor<64x32xf64>>, %i: i32)
     attributes {tile.kernel} {
-  // expected-error @+1 {{'tile.descriptor_load' op block 'tensor<64x32xf32>' cannot be moved by the TMA into a swizzled slot: tilec lowers f16/bf16 blocks that are 2-D after their leading dims of 1, with a multiple of 8 rows of a multiple of 32 bytes}}
-  %t = tile.descriptor_load %x[%i, %i] : !tile.tensordesc<tensor<64x32xf32>> -> tensor<64x32xf32>
+  // expected-error @+1 {{'tile.descriptor_load' op block 'tensor<64x32xf64>' cannot be moved by the TMA into a swizzled slot: tilec lowers 16- and 32-bit blocks that are 2-D after their leading dims of 1, with a multiple of 8 rows of a multiple of 32 bytes}}
+  %t = tile.descriptor_load %x[%i, %i] : !tile.tensordesc<tensor<64x32xf64>> -> tensor<64x32xf64>
+  return
+}
+
+// -----
+
+// A 32-bit block's rows need 32 bytes too: 4 f32 are 16.
+func.func @f32_narrow(%x: !tile.tensordesc<tensor<64x4xf32>>, %i: i32)
+    attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.descriptor_load' op block 'tensor<64x4xf32>' cannot be moved by the TMA into a swizzled slot}}
+  %t = tile.descriptor_load %x[%i, %i] : !tile.tensordesc<tensor<64x4xf32>> -> tensor<64x4xf32>
   return
 }
 

@@ -80,3 +80,44 @@ func.func @copy(%x: !tile.tensordesc<tensor<64x32xf16>>,
   tile.descriptor_store %y[%i, %i], %u : !tile.tensordesc<tensor<64x32xf16>>, tensor<64x32xf16>
   return
 }
+
+// -----
+
+// A store that adds keeps its reduction on the TMA's store.
+// CHECK-LABEL: func.func @add_into
+// CHECK: %[[OUT:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<1x64x32xf32
+// CHECK: gpu.barrier
+// CHECK-NEXT: tilegpu.local_store %{{.*}} into %[[OUT]]
+// CHECK-NEXT: tilegpu.tma_store %{{.*}} from %[[OUT]][%{{.*}}] reduce fadd :
+func.func @add_into(%y: !tile.tensordesc<tensor<64x32xf32>>, %i: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %u = arith.constant dense<1.0> : tensor<64x32xf32>
+  tile.descriptor_store %y[%i, %i], %u reduce fadd : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// In a loop a reducing store does not wait for its slot's read: thread 0
+// waits before the next iteration's barrier and once after the loop, both
+// naming the slot (which keeps it live to there).
+// CHECK-LABEL: func.func @add_in_loop
+// CHECK: %[[SLOT:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<1x64x32xf32
+// CHECK: scf.for
+// CHECK: tilegpu.tma_store_wait %[[SLOT]] :
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tilegpu.local_store %{{.*}} into %[[SLOT]]
+// CHECK-NEXT: tilegpu.tma_store %{{.*}} from %[[SLOT]][%{{.*}}] reduce fadd async :
+// CHECK: }
+// CHECK-NEXT: tilegpu.tma_store_wait %[[SLOT]] :
+// CHECK-NEXT: return
+func.func @add_in_loop(%y: !tile.tensordesc<tensor<64x32xf32>>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %u = arith.constant dense<1.0> : tensor<64x32xf32>
+  scf.for %i = %c0 to %n step %c64 : i32 {
+    tile.descriptor_store %y[%i, %c0], %u reduce fadd : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+  }
+  return
+}

@@ -367,7 +367,8 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
 };
 
 /// tilegpu.tma_store -> fence.proxy.async and a barrier, then thread 0's
-/// cp.async.bulk.tensor per box, commit_group and wait_group.read 0.
+/// cp.async.bulk.tensor (cp.reduce.async.bulk.tensor with `reduce`) per
+/// box, commit_group and (unless `async`) wait_group.read 0.
 struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -387,13 +388,43 @@ struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
       Value base = slotAddress(rewriter, loc, adaptor.getBuffer(),
                                adaptor.getSlot(), slotBytesOf(bufType));
       for (BoxCopy &c : boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
-                                  adaptor.getOffsets(), base))
+                                  adaptor.getOffsets(), base)) {
+        if (op.getReduce()) {
+          // fadd and add (the verifier's) are both the TMA's .add: the
+          // map's element type picks the arithmetic.
+          NVVM::CpAsyncBulkTensorReduceOp::create(
+              rewriter, loc, adaptor.getDesc(), c.shared,
+              NVVM::TMAReduxKind::ADD, NVVM::TMAStoreMode::TILE, c.coords,
+              Value());
+          continue;
+        }
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
             rewriter, loc, adaptor.getDesc(), c.shared, c.coords, Value(),
             NVVM::TMAStoreModeAttr::get(getContext(),
                                         NVVM::TMAStoreMode::TILE),
             Value());
+      }
       NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+      if (!op.getAsync())
+        NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
+                                             rewriter.getI32IntegerAttr(0),
+                                             rewriter.getUnitAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.tma_store_wait -> thread 0's cp.async.bulk.wait_group.read 0.
+struct TmaStoreWaitOpLowering : public OpConversionPattern<TmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      insideThreadZero(rewriter, loc);
       NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
                                            rewriter.getI32IntegerAttr(0),
                                            rewriter.getUnitAttr());
@@ -434,7 +465,8 @@ void mlir::tile::gpu_lowering::populateTmaPatterns(TileTypeConverter &tc,
                                                    const LoweringContext &) {
   patterns.add<MBarrierInitOpLowering, MBarrierExpectOpLowering,
                MBarrierWaitOpLowering, MBarrierArriveOpLowering,
-               TmaLoadOpLowering, TmaStoreOpLowering, LocalStoreOpLowering,
+               TmaLoadOpLowering, TmaStoreOpLowering, TmaStoreWaitOpLowering,
+               LocalStoreOpLowering,
                WarpgroupTurnOpLowering, WarpSpecializeOpLowering>(
       tc, patterns.getContext());
 }

@@ -628,7 +628,8 @@ LogicalResult Evaluator::evalMemory(Operation *op) {
 }
 
 /// A descriptor block moves the elements inside the tensor: each counts
-/// as loaded (stored) once; the rest read as zero and count as masked.
+/// as loaded (stored; with `reduce`, as an atomic) once; the rest read as
+/// zero and count as masked.
 /// A loaded float block's elements are active where inside (the dot's
 /// useful FLOPs).
 LogicalResult Evaluator::evalDescriptor(Operation *op) {
@@ -683,7 +684,10 @@ LogicalResult Evaluator::evalDescriptor(Operation *op) {
   BufferTally &t = tally_->buffers[size_t(buf)];
   uint64_t bytes = inside * b.elementBytes;
   uint64_t masked = uint64_t(elems) * b.elementBytes - bytes;
-  (isLoad ? t.loaded : t.stored) += bytes;
+  // A reducing store (the TMA's add) counts as atomics, as tile.atomic_rmw
+  // does: read and written at the L2.
+  bool reduces = !isLoad && cast<tile::DescriptorStoreOp>(op).getReduce();
+  (isLoad ? t.loaded : reduces ? t.atomics : t.stored) += bytes;
   (isLoad ? t.maskedLoads : t.maskedStores) += masked;
   if (isLoad) {
     auto load = cast<tile::DescriptorLoadOp>(op);

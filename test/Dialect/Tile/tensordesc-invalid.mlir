@@ -79,3 +79,35 @@ func.func @drop_inner(%d: !tile.tensordesc<tensor<64x1x64xbf16>>, %i: i32) {
   %t = tile.descriptor_load %d[%i, %i, %i] : !tile.tensordesc<tensor<64x1x64xbf16>> -> tensor<64x64xbf16>
   return
 }
+
+// -----
+
+func.func @reduce_fadd_int(%d: !tile.tensordesc<tensor<64x64xi32>>, %i: i32, %v: tensor<64x64xi32>) {
+  // expected-error @+1 {{'tile.descriptor_store' op reduce fadd needs f32, f16 or bf16 elements, got i32}}
+  tile.descriptor_store %d[%i, %i], %v reduce fadd : !tile.tensordesc<tensor<64x64xi32>>, tensor<64x64xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_add_i64(%d: !tile.tensordesc<tensor<64x64xi64>>, %i: i32, %v: tensor<64x64xi64>) {
+  // expected-error @+1 {{'tile.descriptor_store' op reduce add needs i32 elements, got i64}}
+  tile.descriptor_store %d[%i, %i], %v reduce add : !tile.tensordesc<tensor<64x64xi64>>, tensor<64x64xi64>
+  return
+}
+
+// -----
+
+func.func @reduce_max(%d: !tile.tensordesc<tensor<64x64xf32>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.descriptor_store' op a descriptor store reduces with fadd (f32, f16, bf16) or add (i32), not max (the TMA's min, max and bitwise reductions are not supported)}}
+  tile.descriptor_store %d[%i, %i], %v reduce max : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_word(%d: !tile.tensordesc<tensor<64x64xf32>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{expected a reduction (fadd or add) after 'reduce', got 'sum'}}
+  tile.descriptor_store %d[%i, %i], %v reduce sum : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32>
+  return
+}

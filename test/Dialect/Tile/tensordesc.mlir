@@ -16,6 +16,22 @@ func.func @copy(%a: !tile.tensordesc<tensor<128x64xbf16>>,
   return
 }
 
+// A store that adds: fadd into f32, f16, bf16, add into i32.
+// CHECK-LABEL: func.func @reduce
+// CHECK: tile.descriptor_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} reduce fadd : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+// CHECK: tile.descriptor_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} reduce fadd : !tile.tensordesc<tensor<64x32xbf16>>, tensor<64x32xbf16>
+// CHECK: tile.descriptor_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} reduce add : !tile.tensordesc<tensor<64x32xi32>>, tensor<64x32xi32>
+func.func @reduce(%f: !tile.tensordesc<tensor<64x32xf32>>, %b: !tile.tensordesc<tensor<64x32xbf16>>,
+                  %n: !tile.tensordesc<tensor<64x32xi32>>, %i: i32) attributes {tile.kernel} {
+  %vf = tile.descriptor_load %f[%i, %i] : !tile.tensordesc<tensor<64x32xf32>> -> tensor<64x32xf32>
+  %vb = tile.descriptor_load %b[%i, %i] : !tile.tensordesc<tensor<64x32xbf16>> -> tensor<64x32xbf16>
+  %vn = tile.descriptor_load %n[%i, %i] : !tile.tensordesc<tensor<64x32xi32>> -> tensor<64x32xi32>
+  tile.descriptor_store %f[%i, %i], %vf reduce fadd : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+  tile.descriptor_store %b[%i, %i], %vb reduce fadd : !tile.tensordesc<tensor<64x32xbf16>>, tensor<64x32xbf16>
+  tile.descriptor_store %n[%i, %i], %vn reduce add : !tile.tensordesc<tensor<64x32xi32>>, tensor<64x32xi32>
+  return
+}
+
 // Every rank from 1 to 5 and the narrow and wide element types.
 // CHECK-LABEL: func.func @ranks
 // CHECK-SAME: !tile.tensordesc<tensor<16xi8>>

@@ -62,6 +62,9 @@ struct Case {
   /// kernel zeroes, then attentionBwdDqConvertKernel
   /// (AttentionConfig::dqAtomic).
   bool dqAtomic = false;
+  /// With descriptors and dqAtomic: dQ added by TMA reduce-adds through a
+  /// descriptor of the accumulator (AttentionConfig::dqReduce).
+  bool dqReduce = false;
 };
 
 /// Runs `fn` of module `k` on `grid`; fails the test on an interpreter
@@ -111,7 +114,8 @@ void check(const Case &c) {
                      std::to_string(c.blockM) + "x" + std::to_string(c.blockN) +
                      (c.storeDs ? " store dS" : "") +
                      (c.descriptors ? " descriptors" : "") +
-                     (c.dqAtomic ? " dq-atomic" : "");
+                     (c.dqAtomic ? " dq-atomic" : "") +
+                     (c.dqReduce ? " dq-reduce" : "");
   SCOPED_TRACE(what);
   ops::AttentionConfig config{.dtype = c.dtype,
                               .headDim = int(c.dim),
@@ -123,6 +127,7 @@ void check(const Case &c) {
   Kernel pre = ops::attentionBwdPreprocessKernel("pre", config);
   ops::AttentionConfig bwd = config;
   bwd.descriptors = c.descriptors;
+  bwd.dqReduce = c.dqReduce;
   // With descriptors, the dK/dV programs take the larger block of keys
   // (as the builder's attention_tma_bwd_dkdv: 128 keys, 64 queries a step).
   ops::AttentionConfig dkdvConfig = bwd;
@@ -208,7 +213,11 @@ void check(const Case &c) {
                        Arg::buffer(delta.data(), delta.size()),
                        Arg::output(dk.data(), nkv, t),
                        Arg::output(dv.data(), nkv, t)});
-    addAcc(a);
+    if (c.dqReduce) // [batch * heads, seq, D]
+      a.push_back(Arg::tensorDesc(Arg::buffer(dqAcc.data(), dqAcc.size()),
+                                  {BH, S, D}));
+    else
+      addAcc(a);
     a.insert(a.end(), {seq, heads, group});
     strides(a, kb), strides(a, kb);
     a.push_back(Arg::scalar(scale));
@@ -325,6 +334,15 @@ TEST(AttentionBwdNumerics, DqAtomic) {
     check({DType::BF16, 64, 1, 4, 2, 100, causal, 64, 32, false, false, true});
     check({DType::BF16, 64, 1, 2, 1, 100, causal, 64, 32, false, true, true});
   }
+}
+
+// The same with one TMA reduce-add per step through a descriptor of the
+// accumulator; GQA, a ragged last block (the descriptor drops its rows
+// past seq).
+TEST(AttentionBwdNumerics, DqReduce) {
+  for (bool causal : {false, true})
+    check({DType::BF16, 64, 1, 4, 2, 100, causal, 64, 32, false, true, true,
+           true});
 }
 
 TEST(AttentionBwdNumerics, F16Dim128) {

@@ -210,6 +210,23 @@ TEST_F(Errors, DescriptorStoreKind) {
                      "into a descriptor of");
 }
 
+TEST_F(Errors, DescriptorAtomicAdd) {
+  // The TMA adds f32, f16, bf16 and i32 only.
+  Value d = k.tensorDesc("d", DType::I64, {8, 8});
+  EXPECT_BUILD_ERROR(k.descriptorAtomicAdd(d, {n, n}, 1),
+                     "tile.descriptor_store",
+                     "adds into a descriptor of i64, which the TMA cannot "
+                     "(reduce add needs i32 elements, got i64)");
+}
+
+TEST_F(Errors, DescriptorAtomicAddKind) {
+  Value f = k.tensorDesc("f", DType::F32, {8, 8});
+  Value i = k.zeros({8, 8}, DType::I32);
+  EXPECT_BUILD_ERROR(k.descriptorAtomicAdd(f, {n, n}, i),
+                     "tile.descriptor_store",
+                     "adds i32 into a descriptor of f32");
+}
+
 TEST_F(Errors, GridAxis) {
   EXPECT_BUILD_ERROR(k.programId(3), "tile.program_id",
                      "grid axis must be 0, 1 or 2, got 3");

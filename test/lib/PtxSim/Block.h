@@ -164,6 +164,9 @@ private:
     TensorMap map;
     int64_t coords[5] = {};
     uint64_t smem = 0, bytes = 0, mbar = 0;
+    /// A store that adds to global memory (cp.reduce.async.bulk.tensor
+    /// .add) instead of writing it.
+    bool add = false;
   };
   /// wgmma instructions whose wgmma.fence breach was noted (Launch), over
   /// the whole launch.

@@ -253,6 +253,10 @@ public:
         continue;
       }
       if (in.op == O_TMA_LOAD) { // the direction is decided below
+        if (in.cmp == "reduce" && t == "add") {
+          in.cmp = "reduce.add";
+          continue;
+        }
         if (t == "shared::cluster" || t == "shared::cta" || t == "global") {
           tmaSpaces.push_back(t == "global" ? S_GLOBAL : S_SHARED);
           continue;
@@ -380,6 +384,12 @@ public:
         fail(at(line, text) + ": a tensor store needs .bulk_group");
       if (!load && !store)
         fail(at(line, text) + ": unsupported direction of cp.async.bulk.tensor");
+      if (in.cmp == "reduce")
+        fail(at(line, text) + ": only the .add of cp.reduce.async.bulk.tensor "
+                              "is simulated");
+      if (!in.cmp.empty() && !store)
+        fail(at(line, text) + ": cp.reduce.async.bulk.tensor goes from "
+                              "shared::cta to global");
       if (store)
         in.op = O_TMA_STORE;
     } else if (in.op == O_CVT) {
@@ -448,6 +458,18 @@ public:
               : w == "inval"                          ? O_MBAR_INVAL
                                                       : O_NOP;
       return in.op == O_NOP ? ~size_t(0) : 2;
+    }
+    if (name == "cp" && word(1) == "reduce" && word(2) == "async" &&
+        word(3) == "bulk" && word(4) == "tensor") {
+      // cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP.tile.bulk_group:
+      // a store that combines (the parser checks the direction and OP).
+      const std::string d = word(5);
+      if (d.size() != 2 || d[1] != 'd' || d[0] < '1' || d[0] > '5')
+        return ~size_t(0);
+      in.op = O_TMA_LOAD;
+      in.dims = unsigned(d[0] - '0');
+      in.cmp = "reduce";
+      return 6;
     }
     if (name == "cp" && word(1) == "async" && word(2) == "bulk") {
       if (word(3) == "commit_group") {

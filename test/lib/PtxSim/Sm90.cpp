@@ -15,7 +15,9 @@
 // - cp.async.bulk.tensor .1d-.5d .tile loads with mbarrier::complete_tx
 //   (out-of-bounds elements zero, the map's swizzle applied to the shared
 //   address) and stores with bulk_group (out-of-bounds elements dropped,
-//   run at cp.async.bulk.wait_group); the tensor map is the stand-in
+//   run at cp.async.bulk.wait_group; cp.reduce.async.bulk.tensor's .add
+//   likewise, adding in the map's INT32, FLOAT16, FLOAT32 or BFLOAT16
+//   instead of writing); the tensor map is the stand-in
 //   driver's encoding (TensorMap.h), at a cvta.param'd parameter or in
 //   global memory.
 // - mbarrier init/arrive{.expect_tx}/expect_tx/try_wait{.parity}/
@@ -469,7 +471,13 @@ void Block::tmaStore(Thread &t, const Inst &in) {
   if (o.size() != 2u + in.cacheHint)
     fail(where(t) + ": a tensor store takes [map, {...}], [src]");
   TensorCopy c = tensorCopy(t, in, o[0], o[1]);
+  c.add = in.cmp == "reduce.add";
   unsigned e = tensorMapElementBytes(c.map.dataType);
+  if (c.add && !(c.map.dataType == 3 || c.map.dataType == 6 ||
+                 c.map.dataType == 7 || c.map.dataType == 9))
+    fail(where(t) + ": the simulated reduce.add takes tensor maps of INT32, "
+                    "FLOAT16, FLOAT32 or BFLOAT16 (data type " +
+         std::to_string(c.map.dataType) + ")");
   // Elements outside the tensor are dropped: what shared memory holds
   // there does not matter.
   forEachBoxElement(c, [&](uint64_t s, uint64_t, bool in) {
@@ -496,6 +504,31 @@ void Block::performStore(const TensorCopy &c) {
     if (!valid(g, e))
       fail(where(t, c.pc) + ": the TMA store writes " + std::to_string(e) +
            " bytes at 0x" + hex(g) + " outside device memory");
+    if (c.add) {
+      // Element by element, in the map's type (f16 and bf16 rounded to
+      // nearest even once per element, as an atomic add does).
+      void *dst = reinterpret_cast<void *>(g);
+      if (c.map.dataType == 3) {
+        uint32_t a, b;
+        std::memcpy(&a, dst, 4), std::memcpy(&b, &smem[s], 4);
+        a += b;
+        std::memcpy(dst, &a, 4);
+      } else if (c.map.dataType == 7) {
+        float a, b;
+        std::memcpy(&a, dst, 4), std::memcpy(&b, &smem[s], 4);
+        a += b;
+        std::memcpy(dst, &a, 4);
+      } else {
+        uint16_t a, b;
+        std::memcpy(&a, dst, 2), std::memcpy(&b, &smem[s], 2);
+        bool half = c.map.dataType == 6;
+        float sum = half ? f16ToF32(a) + f16ToF32(b)
+                         : bf16ToF32(a) + bf16ToF32(b);
+        a = half ? f32ToF16(sum) : f32ToBf16(sum);
+        std::memcpy(dst, &a, 2);
+      }
+      return;
+    }
     std::memcpy(reinterpret_cast<void *>(g), &smem[s], e);
   });
   ++events;

@@ -507,13 +507,67 @@ void DescriptorLoadOp::getEffects(
 }
 
 LogicalResult DescriptorStoreOp::verify() {
-  return verifyDescriptorAccess(*this, getDesc(), getOffsets(), "value",
-                                getValue().getType());
+  if (failed(verifyDescriptorAccess(*this, getDesc(), getOffsets(), "value",
+                                    getValue().getType())))
+    return failure();
+  if (std::optional<RMWKind> kind = getReduce())
+    if (std::optional<std::string> error = checkDescriptorReduce(
+            *kind, getDesc().getType().getElementType()))
+      return emitOpError(*error);
+  return success();
+}
+
+ParseResult mlir::tile::parseDescriptorReduce(OpAsmParser &parser,
+                                              RMWKindAttr &kind) {
+  if (failed(parser.parseOptionalKeyword("reduce")))
+    return success();
+  SMLoc at = parser.getCurrentLocation();
+  StringRef word;
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<RMWKind> k = symbolizeRMWKind(word);
+  if (!k)
+    return parser.emitError(at, "expected a reduction (fadd or add) after "
+                                "'reduce', got '")
+           << word << "'";
+  kind = RMWKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+
+void mlir::tile::printDescriptorReduce(OpAsmPrinter &p, Operation *,
+                                       RMWKindAttr kind) {
+  if (kind)
+    p << " reduce " << stringifyRMWKind(kind.getValue());
+}
+
+std::optional<std::string> mlir::tile::checkDescriptorReduce(RMWKind kind,
+                                                             Type element) {
+  std::string have;
+  llvm::raw_string_ostream os(have);
+  os << element;
+  if (kind == RMWKind::FAdd) {
+    if (element.isF32() || element.isF16() || element.isBF16())
+      return std::nullopt;
+    return "reduce fadd needs f32, f16 or bf16 elements, got " + have;
+  }
+  if (kind == RMWKind::Add) {
+    if (element.isInteger(32))
+      return std::nullopt;
+    return "reduce add needs i32 elements, got " + have;
+  }
+  return "a descriptor store reduces with fadd (f32, f16, bf16) or add "
+         "(i32), not " +
+         stringifyRMWKind(kind).str() +
+         " (the TMA's min, max and bitwise reductions are not supported)";
 }
 
 void DescriptorStoreOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
+  // A reduction reads what it combines with.
+  if (getReduce())
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(),
                        SideEffects::DefaultResource::get());
 }

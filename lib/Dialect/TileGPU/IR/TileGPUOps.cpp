@@ -222,7 +222,13 @@ LogicalResult TmaLoadOp::verify() {
 }
 
 LogicalResult TmaStoreOp::verify() {
-  return verifyTmaSlot(*this, getDesc(), getOffsets(), getBuffer());
+  if (failed(verifyTmaSlot(*this, getDesc(), getOffsets(), getBuffer())))
+    return failure();
+  if (std::optional<tile::RMWKind> kind = getReduce())
+    if (std::optional<std::string> error = tile::checkDescriptorReduce(
+            *kind, getDesc().getType().getElementType()))
+      return emitOpError(*error);
+  return success();
 }
 
 SharedMemType TransViewOp::getTransposedType(SharedMemType src) {

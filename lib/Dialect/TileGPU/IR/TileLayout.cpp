@@ -599,11 +599,13 @@ mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 TmaBox mlir::tilegpu::getTmaBox(ArrayRef<int64_t> block, unsigned elemBits) {
   TmaBox result;
   result.box.assign(block.begin(), block.end());
-  // Only 16-bit blocks that are 2-D after their leading unit dims get the
-  // swizzled arrangement (the one wgmma and local_load read); the rest
-  // travel as one plain box. (getNvmmaSharedLayout's rule.)
+  // Only 16- and 32-bit blocks that are 2-D after their leading unit dims
+  // get the swizzled arrangement (the one wgmma, local_load and local_store
+  // address: 16-byte chunks whatever the element); the rest travel as one
+  // plain box. (getNvmmaSharedLayout's rule, which wgmma's staging keeps to
+  // 16 bits.)
   size_t rank = block.size();
-  if (rank < 2 || elemBits != 16 || block[rank - 2] % 8 ||
+  if (rank < 2 || (elemBits != 16 && elemBits != 32) || block[rank - 2] % 8 ||
       !llvm::all_of(block.drop_back(2), [](int64_t d) { return d == 1; }))
     return result;
   int64_t rowBytes = block[rank - 1] * elemBits / 8;

@@ -70,6 +70,16 @@ void expandShorthands(Operation *root);
 /// Rewrites one `tile.each` into a splat of its scalar and the arith op.
 LogicalResult expandEach(RewriterBase &rewriter, EachOp op);
 
+/// The assembly of a descriptor store's optional reduction (`reduce fadd`;
+/// tile.descriptor_store, tilegpu.tma_store: `custom<DescriptorReduce>`).
+ParseResult parseDescriptorReduce(OpAsmParser &parser, RMWKindAttr &kind);
+void printDescriptorReduce(OpAsmPrinter &p, Operation *op, RMWKindAttr kind);
+
+/// Whether a descriptor of `element`s may be reduced into with `kind` (the
+/// TMA's additions: fadd for f32, f16, bf16; add for i32); else the error's
+/// text, e.g. "reduce fadd needs f32, f16 or bf16 elements, got i32".
+std::optional<std::string> checkDescriptorReduce(RMWKind kind, Type element);
+
 /// The warps per program of a kernel: its `tile.num_warps`, else `dflt`.
 int getNumWarps(Operation *func, int dflt = 4);
 

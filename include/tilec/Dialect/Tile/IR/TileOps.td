@@ -438,21 +438,25 @@ def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
 
 def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "store one block of a tensor descriptor";
+  let summary = "store one block of a tensor descriptor, or reduce into it";
   let description = [{
     Writes `value` (of the descriptor's block shape) to the block whose
     first element is at `offsets` (elements, outermost first); elements
-    outside the tensor are dropped.
+    outside the tensor are dropped. With `reduce KIND` each element is
+    combined with the one in memory instead, atomically per element (the
+    TMA's reduction, Triton's `desc.atomic_add`): `fadd` for f32, f16 and
+    bf16, `add` for i32. Nothing is returned.
 
     ```mlir
     tile.descriptor_store %d[%m, %n], %c : !tile.tensordesc<tensor<128x128xbf16>>, tensor<128x128xbf16>
+    tile.descriptor_store %d[%m, %n], %g reduce fadd : !tile.tensordesc<tensor<64x128xf32>>, tensor<64x128xf32>
     ```
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
-                   Tile_Tensor:$value);
+                   Tile_Tensor:$value, OptionalAttr<Tile_RMWKindAttr>:$reduce);
   let assemblyFormat = [{
-    $desc `[` $offsets `]` `,` $value attr-dict `:` qualified(type($desc))
-    `,` type($value)
+    $desc `[` $offsets `]` `,` $value custom<DescriptorReduce>($reduce)
+    attr-dict `:` qualified(type($desc)) `,` type($value)
   }];
   let hasVerifier = 1;
 }

@@ -10,6 +10,7 @@
 
 include "tilec/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "tilec/Dialect/TileGPU/IR/TileGPUAttrs.td"
+include "tilec/Dialect/Tile/IR/TileEnums.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -327,20 +328,47 @@ def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [
     (`cp.async.bulk.tensor` from shared::cta, one copy per box), commits
     and waits until the copies have read the slot (`wait_group.read 0`).
     Elements outside the tensor are dropped. The slot may be written again
-    after the next barrier.
+    after the next barrier. With `reduce KIND` the copy combines the slot
+    with global memory (`cp.reduce.async.bulk.tensor`, `.add`; the tensor
+    map's element type says which addition). With `async` thread 0 does not
+    wait: a `tilegpu.tma_store_wait` must come before the slot is written
+    again and before the program ends.
 
     ```mlir
     tilegpu.tma_store %d[%m, %n] from %buf[%c0]
         : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<1x128x64xbf16, #nvmma>
+    tilegpu.tma_store %d[%m, %n] from %buf[%c0] reduce fadd
+        : !tile.tensordesc<tensor<64x32xf32>> from !tilegpu.smem<1x64x32xf32, #nvmma>
     ```
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
-                   TileGPU_SharedMem:$buffer, I32:$slot);
+                   TileGPU_SharedMem:$buffer, I32:$slot,
+                   OptionalAttr<Tile_RMWKindAttr>:$reduce, UnitAttr:$async);
   let assemblyFormat = [{
-    $desc `[` $offsets `]` `from` $buffer `[` $slot `]` attr-dict `:`
+    $desc `[` $offsets `]` `from` $buffer `[` $slot `]`
+    custom<DescriptorReduce>($reduce) (`async` $async^)? attr-dict `:`
     qualified(type($desc)) `from` type($buffer)
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_TmaStoreWaitOp : TileGPU_Op<"tma_store_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until the TMA stores have read their slots";
+  let description = [{
+    Thread 0 waits until every TMA store it issued has read its slot
+    (`cp.async.bulk.wait_group.read 0`), the wait an `async`
+    `tilegpu.tma_store` from `buffer` leaves for later; a barrier after it
+    lets the others write the slots again. It names the buffer so that the
+    buffer lives until the wait (the allocator places nothing else there
+    while the TMA may still read it).
+
+    ```mlir
+    tilegpu.tma_store_wait %buf : !tilegpu.smem<1x64x32xf32, #nvmma>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedMem:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
 }
 
 def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [
