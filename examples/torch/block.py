@@ -269,7 +269,56 @@ def transformer(a, eps, label):
     t, tc = stats["tilec"][0], stats["torch.compile"][0]
     print(f"target {'met' if t <= tc else 'missed'}: transformer block, tilec"
           f"{label} {t:.3f} ms vs torch.compile {tc:.3f} ms ({t / tc:.2f}x)")
+    transformer_parts(x, r, prm, eps, label)
     return ok
+
+
+def transformer_parts(x, r, p, eps, label):
+    """Where the transformer block's time goes: each tilec kernel alone
+    beside the PyTorch op it replaces (cuBLAS for the products, SDPA),
+    on buffers made once; best of 5 runs of 50 calls."""
+    ops, dev = torch.ops.tilec, x.device
+    b, s, hd = p["batch"], p["seq"], p["heads"]
+    t, c = x.shape
+    d = c // hd
+    f = p["wg"].shape[1]
+    h1 = torch.empty_like(x)
+    y1 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
+    ops.rmsnorm_bf16(x, r, p["w_attn"], h1, y1, c, eps, [t])
+    qkv = torch.empty(t, 3 * c, device=dev, dtype=torch.bfloat16)
+    ops.matmul_tma(y1, p["wqkv"], qkv, t, 3 * c, c, 3 * c,
+                   [(t + 127) // 128, (3 * c + 191) // 192])
+    q, k, v = (qkv.view(b, s, 3, hd, d)[:, :, i].transpose(1, 2)
+               for i in range(3))
+    o = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
+    lse = torch.empty(b, hd, s, device=dev, dtype=torch.float32)
+    ov = o.view(b, s, hd, d).transpose(1, 2)
+    m = ops.matmul_tma_swiglu(y1, p["wg"], p["wu"])
+    rows = [
+        ("rmsnorm_bf16", lambda: ops.rmsnorm_bf16(x, r, p["w_attn"], h1, y1,
+                                                  c, eps, [t]),
+         lambda: rms_bf16(x, r, p["w_attn"], eps), 0),
+        ("qkv matmul_tma", lambda: ops.matmul_tma(
+            y1, p["wqkv"], qkv, t, 3 * c, c, 3 * c,
+            [(t + 127) // 128, (3 * c + 191) // 192]),
+         lambda: y1 @ p["wqkv"], 2 * t * c * 3 * c),
+        ("attention (causal)", lambda: ops.attention_tma_d128_n128.out(
+            q, k, v, ov, lse, d ** -0.5, True),
+         lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+         2 * b * hd * s * s * d),
+        ("out proj matmul_tma_f16out", lambda: ops.matmul_tma_f16out(
+            o, p["wo"]), lambda: o @ p["wo"], 2 * t * c * c),
+        ("gate/up matmul_tma_swiglu", lambda: ops.matmul_tma_swiglu(
+            y1, p["wg"], p["wu"]),
+         lambda: F.silu(y1 @ p["wg"]) * (y1 @ p["wu"]), 4 * t * c * f),
+        ("down matmul_tma_f16out", lambda: ops.matmul_tma_f16out(
+            m, p["wd"]), lambda: m @ p["wd"], 2 * t * f * c),
+    ]
+    for name, ours, theirs, flops in rows:
+        mine, peer = ms_per_call(ours, ()), ms_per_call(theirs, ())
+        rate = f", {flops / mine / 1e9:.0f} TFLOP/s" if flops else ""
+        print(f"transformer parts{label}: {name} {mine:.4f} ms{rate}; "
+              f"PyTorch eager {peer:.4f} ms ({mine / peer:.2f}x)")
 
 
 if __name__ == "__main__":

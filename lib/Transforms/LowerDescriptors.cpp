@@ -1424,7 +1424,23 @@ struct TileLowerDescriptors
       if (outer)
         TmaStoreWaitOp::create(b, l, buf);
       gpu::BarrierOp::create(b, l);
-      LocalStoreOp::create(b, l, store.getValue(), buf, c0);
+      // A transposed tile (tile.trans of a 2-D tile, used by this store
+      // alone) is written untransposed into the slot's transposed view:
+      // no exchange through the scratch first.
+      Value value = store.getValue(), into = buf;
+      auto trans = value.getDefiningOp<TransOp>();
+      if (trans && trans->hasOneUse() &&
+          cast<RankedTensorType>(value.getType()).getRank() == 2 &&
+          trans.getOrder()[0] == 1) {
+        into = TransViewOp::create(
+            b, l,
+            TransViewOp::getTransposedType(cast<SharedMemType>(buf.getType())),
+            buf);
+        value = trans.getSrc();
+      } else {
+        trans = {};
+      }
+      LocalStoreOp::create(b, l, value, into, c0);
       auto tma = TmaStoreOp::create(b, l, store.getDesc(), store.getOffsets(),
                                     buf, c0, store.getReduceAttr());
       if (outer) {
@@ -1434,6 +1450,8 @@ struct TileLowerDescriptors
         TmaStoreWaitOp::create(after, l, buf);
       }
       store.erase();
+      if (trans)
+        trans.erase();
     }
     anchor->erase();
     return success();

@@ -121,3 +121,22 @@ func.func @add_in_loop(%y: !tile.tensordesc<tensor<64x32xf32>>, %n: i32)
   }
   return
 }
+
+// -----
+
+// A transposed tile is stored untransposed into the slot's transposed
+// view: no tile.trans (and no exchange through the scratch) remains.
+// CHECK-LABEL: func.func @store_transposed
+// CHECK: %[[SLOT:[0-9]+]] = tilegpu.local_alloc : !tilegpu.smem<1x64x32xf32
+// CHECK-NOT: tile.trans
+// CHECK: %[[VIEW:[0-9]+]] = tilegpu.trans_view %[[SLOT]] : !tilegpu.smem<1x64x32xf32, {{.*}}> -> !tilegpu.smem<1x32x64xf32
+// CHECK-NEXT: tilegpu.local_store %{{.*}} into %[[VIEW]][%{{.*}}] : tensor<32x64xf32
+// CHECK-NEXT: tilegpu.tma_store %{{.*}} from %[[SLOT]][%{{.*}}] reduce fadd :
+func.func @store_transposed(%x: !tile.tensordesc<tensor<32x64xf32>>,
+                            %y: !tile.tensordesc<tensor<64x32xf32>>, %i: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %t = tile.descriptor_load %x[%i, %i] : !tile.tensordesc<tensor<32x64xf32>> -> tensor<32x64xf32>
+  %u = tile.trans %t, [1, 0] : tensor<32x64xf32> -> tensor<64x32xf32>
+  tile.descriptor_store %y[%i, %i], %u reduce fadd : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+  return
+}
