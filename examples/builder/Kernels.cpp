@@ -17,6 +17,8 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
       {"matmul_tma_fp16", [] { return buildMatmulTmaFp16(); }},
       {"matmul_tma_f16out", [] { return buildMatmulTmaF16Out(); }},
+      {"matmul_tma_persistent_bf16out",
+       [] { return buildMatmulTmaPersistent(); }},
       {"matmul_tf32", [] { return buildMatmulTf32(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},

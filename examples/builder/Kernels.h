@@ -70,6 +70,11 @@ Kernel buildMatmulTmaFp16();
 /// buildMatmulTmaFp16's; grid: the kernel's rule, (cdiv(M, 128),
 /// cdiv(N, 256)).
 Kernel buildMatmulTmaF16Out();
+/// c = a @ b, bf16, A and B through descriptors, 128x256 tiles,
+/// warp-specialized persistent programs (examples/torch/block.py's QKV
+/// projection: 384 tiles for 132 SMs). Params as buildMatmulTmaFp16's;
+/// grid: the SM count (no rule).
+Kernel buildMatmulTmaPersistent();
 
 /// c = a @ b in f32 on the tensor cores at tf32 precision (mma.sync
 /// m16n8k8): ops::matmulKernel with f32 operands, 128x128 tiles, K step 32.

@@ -31,15 +31,24 @@ Kernel examples::buildMatmul(const std::string &target, bool persistent) {
   return plainMatmul("matmul", {.target = target, .persistent = persistent});
 }
 
-/// 128x256 tiles, K step 64, A and B through tensor descriptors.
-static Kernel descriptorMatmul(const char *name, DType ab, DType c) {
+/// 128x256 tiles, K step 64, A and B through tensor descriptors; with
+/// `persistent`, one program per SM looping over the tiles (the grid is
+/// the caller's: the SM count).
+static Kernel descriptorMatmul(const char *name, DType ab, DType c,
+                               bool persistent = false) {
   return plainMatmul(name, {.aType = ab,
                             .bType = ab,
                             .cType = c,
                             .blockM = 128,
                             .blockN = 256,
                             .blockK = 64,
+                            .persistent = persistent,
                             .descriptors = true});
+}
+
+Kernel examples::buildMatmulTmaPersistent() {
+  return descriptorMatmul("matmul_tma_persistent_bf16out", DType::BF16,
+                          DType::BF16, /*persistent=*/true);
 }
 
 Kernel examples::buildMatmulTmaFp16() {

@@ -11,9 +11,11 @@ the build in those lines), interleaved:
    TMA descriptors, the bias and GELU on the f32 accumulator, its grid the
    kernel's rule for the BLOCK_N it was compiled with).
 2. "transformer block" (a LLaMA-style pre-norm block, `--seq`, `--heads`;
-   head dim 128, causal): residual + RMSNorm, the QKV projection
-   (matmul_tma), causal flash attention on strided views of the QKV rows
-   (the builder's attention_tma_d128_n128: q, k, v as 4-D tensor
+   head dim 128, causal): residual + RMSNorm, the QKV projection (the
+   builder's persistent matmul_tma_persistent_bf16out when the extension
+   has it, else matmul_tma), causal flash attention on strided views of
+   the QKV rows (the builder's attention_tma_d128_n128_overlap_pingpong
+   when present, else attention_tma_d128_n128: q, k, v as 4-D tensor
    descriptors, o written straight into [tokens, heads * 128]), the output
    projection into the f16 residual stream (the builder's
    matmul_tma_f16out), residual + RMSNorm again, the SwiGLU MLP's gate and
@@ -89,10 +91,7 @@ def transformer_tilec(x, r, p, eps):
     h1 = torch.empty_like(x)
     y1 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
     ops.rmsnorm_bf16(x, r, p["w_attn"], h1, y1, c, eps, [t])
-    qkv = torch.empty(t, 3 * c, device=dev, dtype=torch.bfloat16)
-    # matmul_tma.tile's default tile: 128 x 192.
-    ops.matmul_tma(y1, p["wqkv"], qkv, t, 3 * c, c, 3 * c,
-                   [(t + 127) // 128, (3 * c + 191) // 192])
+    qkv = qkv_projection(ops, y1, p)
     # q, k, v: [batch, heads, seq, 128] views of the QKV rows (strides
     # s * 3c, 128, 3c, 1), read by the TMA as they lie.
     q, k, v = (qkv.view(b, s, 3, hd, d)[:, :, i].transpose(1, 2)
@@ -101,8 +100,8 @@ def transformer_tilec(x, r, p, eps):
     # (a [batch, heads, seq, 128] view of them); lse beside it.
     o = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
     lse = torch.empty(b, hd, s, device=dev, dtype=torch.float32)
-    ops.attention_tma_d128_n128.out(q, k, v, o.view(b, s, hd, d).transpose(1, 2),
-                                    lse, d ** -0.5, True)
+    attention_op(ops).out(q, k, v, o.view(b, s, hd, d).transpose(1, 2), lse,
+                          d ** -0.5, True)
     a = ops.matmul_tma_f16out(o, p["wo"])
     h2 = torch.empty_like(x)
     y2 = torch.empty(t, c, device=dev, dtype=torch.bfloat16)
@@ -110,6 +109,28 @@ def transformer_tilec(x, r, p, eps):
     m = ops.matmul_tma_swiglu(y2, p["wg"], p["wu"])
     out = ops.matmul_tma_f16out(m, p["wd"])
     return h2, out
+
+
+def qkv_projection(ops, y1, p):
+    """y1 @ wqkv: the builder's persistent GEMM (128 x 256 tiles, one
+    program per SM: 384 tiles at 4096 tokens) when the extension has it,
+    else matmul_tma.tile's 128 x 192 tiles, one program each."""
+    t, c = y1.shape
+    if hasattr(torch.ops.tilec, "matmul_tma_persistent_bf16out"):
+        return ops.matmul_tma_persistent_bf16out(y1, p["wqkv"], [p["sms"]])
+    qkv = torch.empty(t, 3 * c, device=y1.device, dtype=torch.bfloat16)
+    ops.matmul_tma(y1, p["wqkv"], qkv, t, 3 * c, c, 3 * c,
+                   [(t + 127) // 128, (3 * c + 191) // 192])
+    return qkv
+
+
+def attention_op(ops):
+    """The ping-pong forward (the softmax beside P V, the two consumer
+    warpgroups taking turns) when the extension has it, else the plain
+    128-key one."""
+    if hasattr(torch.ops.tilec, "attention_tma_d128_n128_overlap_pingpong"):
+        return ops.attention_tma_d128_n128_overlap_pingpong
+    return ops.attention_tma_d128_n128
 
 
 TRANSFORMER_OPS = {"rmsnorm_bf16", "matmul_tma", "attention_tma_d128_n128",
@@ -120,6 +141,7 @@ def transformer_params(batch, seq, heads, ffn, dev):
     c = heads * 128
     wt = lambda i, o: (torch.randn(i, o, device=dev) / i ** 0.5).to(torch.bfloat16)
     return {"batch": batch, "seq": seq, "heads": heads,
+            "sms": torch.cuda.get_device_properties(dev).multi_processor_count,
             "w_attn": torch.randn(c, device=dev, dtype=torch.float16),
             "w_mlp": torch.randn(c, device=dev, dtype=torch.float16),
             "wqkv": wt(c, 3 * c), "wo": wt(c, c), "wg": wt(c, ffn),
@@ -302,7 +324,13 @@ def transformer_parts(x, r, p, eps, label):
             y1, p["wqkv"], qkv, t, 3 * c, c, 3 * c,
             [(t + 127) // 128, (3 * c + 191) // 192]),
          lambda: y1 @ p["wqkv"], 2 * t * c * 3 * c),
+        ("qkv (the block's)", lambda: qkv_projection(ops, y1, p),
+         lambda: y1 @ p["wqkv"], 2 * t * c * 3 * c),
         ("attention (causal)", lambda: ops.attention_tma_d128_n128.out(
+            q, k, v, ov, lse, d ** -0.5, True),
+         lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+         2 * b * hd * s * s * d),
+        ("attention (the block's)", lambda: attention_op(ops).out(
             q, k, v, ov, lse, d ** -0.5, True),
          lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
          2 * b * hd * s * s * d),

@@ -2,7 +2,9 @@
 # Session 9, here: the PyTorch extension's sources for scripts/gpu-torch.sh
 # (docs/pytorch.md's list) plus the transformer block's kernels
 # (examples/torch/block.py): matmul_tma, matmul_tma_swiglu and the builder's
-# matmul_tma_f16out and attention_tma_d128_n128, into .dev/s9t/torch. Then,
+# matmul_tma_f16out, attention_tma_d128_n128, matmul_tma_persistent_bf16out
+# and attention_tma_d128_n128_overlap_pingpong (the two the block takes
+# when present), into .dev/s9t/torch. Then,
 # there: `MAX_JOBS=16 scripts/gpu-torch.sh .dev/s9t/torch` with carry
 # [".dev/s9t", ".gpu-deps"].
 set -euo pipefail
@@ -14,7 +16,8 @@ done
 for k in matmul_tma_bias_gelu matmul_tma matmul_tma_swiglu; do
   $B/tilec examples/$k.tile --arch=sm_90a --emit=torch -o $D/${k}_torch.cpp
 done
-for k in matmul_tma_f16out attention_tma_d128_n128; do
+for k in matmul_tma_f16out attention_tma_d128_n128 matmul_tma_persistent_bf16out \
+  attention_tma_d128_n128_overlap_pingpong; do
   $B/tilec-examples $k > $D/$k.tile
   $B/tilec $D/$k.tile --arch=sm_90a --emit=torch -o $D/${k}_torch.cpp
   rm $D/$k.tile

@@ -536,6 +536,15 @@ void testMatmulTmaF16Out(const Context &ctx, const Kernel &k, Rng &rng,
                                  /*persistent=*/false, /*builderTma=*/true);
 }
 
+/// The builder's persistent descriptor GEMM (warp-specialized programs
+/// looping over the tiles).
+void testMatmulTmaPersistentBf16Out(const Context &ctx, const Kernel &k,
+                                    Rng &rng, bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                           "matmul_tma_persistent_bf16out ", /*tma=*/false,
+                           /*persistent=*/true, /*builderTma=*/true);
+}
+
 /// examples/matmul_tma_swiglu.tile: C = silu(A Wg) * (A Wu), bf16, A, Wg
 /// and Wu as tensor descriptors over padded rows; the grid from the
 /// kernel's rule (no grid given), the reference in double from the bf16
@@ -1000,6 +1009,8 @@ const Example kExamples[] = {
     {"matmul_tma_swiglu", testMatmulTmaSwiglu, /*optional=*/true},
     {"matmul_tma_f16out", testMatmulTmaF16Out, /*optional=*/true},
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
+    {"matmul_tma_persistent_bf16out", testMatmulTmaPersistentBf16Out,
+     /*optional=*/true},
     // The builder's (tilec-examples matmul_tma_fp16).
     {"matmul_tma_fp16", testMatmulTmaFp16, /*optional=*/true},
     // The builder's attention through descriptors, 64 and 128 keys a step,
