@@ -608,61 +608,46 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
           dqConv = kernelOf(ctx, dir, "attention_bwd_dq_convert_d128", keep);
           dqAcc = outputBuffer<float>(ctx, n);
         }
-        require(gq.memory().fill8(0xff), "poison");
-        require(gk.memory().fill8(0xff), "poison");
-        ms = b.time(
-            [&](size_t) {
-              Status st4 = preAcc->launch(nullptr,
-                                          Grid(ceilDiv(S, 64), B * H), o,
-                                          dout, delta, dqAcc, s, h, sb, sh,
-                                          ss, sb, sh, ss);
-              if (st4.ok())
-                st4 = dkdvq->launch(nullptr, Grid(ceilDiv(S, 128), B * H),
-                                    qd, kd, vd, dod, lse, delta, gk, gv,
-                                    dqAcc, s, h, g, sb, sh, ss, sb, sh, ss,
-                                    scale, causal);
-              if (st4.ok())
-                st4 = dqConv->launch(nullptr, Grid(ceilDiv(S, 64), B * H),
-                                     dqAcc, gq, s, h, sb, sh, ss, scale);
-              return st4;
-            },
-            1);
-        requireWritten(gq, "attention_bwd_dq_convert_d128");
-        requireWritten(gk, "attention_tma_bwd_dkdvq_d128");
-        b.row(work, ms, 0, flops,
-              "3 kernels: delta + dQ zeroed, dK+dV+dQ (f32 atomics), dq; "
-              "TMA, warp-specialized");
+        // The three kernels with dK/dV kernel `kernel` adding dQ into the
+        // accumulator through `acc` (the pointer, or a descriptor of it).
+        auto timeAtomic = [&](Kernel &kernel, const auto &acc,
+                              const char *name, const char *note) {
+          require(gq.memory().fill8(0xff), "poison");
+          require(gk.memory().fill8(0xff), "poison");
+          double t = b.time(
+              [&](size_t) {
+                Status st4 = preAcc->launch(nullptr,
+                                            Grid(ceilDiv(S, 64), B * H), o,
+                                            dout, delta, dqAcc, s, h, sb, sh,
+                                            ss, sb, sh, ss);
+                if (st4.ok())
+                  st4 = kernel.launch(nullptr, Grid(ceilDiv(S, 128), B * H),
+                                      qd, kd, vd, dod, lse, delta, gk, gv,
+                                      acc, s, h, g, sb, sh, ss, sb, sh, ss,
+                                      scale, causal);
+                if (st4.ok())
+                  st4 = dqConv->launch(nullptr, Grid(ceilDiv(S, 64), B * H),
+                                       dqAcc, gq, s, h, sb, sh, ss, scale);
+                return st4;
+              },
+              1);
+          requireWritten(gq, "attention_bwd_dq_convert_d128");
+          requireWritten(gk, name);
+          b.row(work, t, 0, flops, note);
+        };
+        timeAtomic(*dkdvq, dqAcc, "attention_tma_bwd_dkdvq_d128",
+                   "3 kernels: delta + dQ zeroed, dK+dV+dQ (f32 atomics), dq; "
+                   "TMA, warp-specialized");
         // dQ by TMA reduce-adds (attention_tma_bwd_dkdvqr_d128: dq_acc a
         // [B * H, S, D] descriptor), when DIR has it.
         if (stat((dir + "/attention_tma_bwd_dkdvqr_d128.json").c_str(),
                  &st) == 0) {
           if (!dkdvqr)
             dkdvqr = kernelOf(ctx, dir, "attention_tma_bwd_dkdvqr_d128", keep);
-          auto accd = tensorDesc(dqAcc, {B * H, S, D});
-          require(gq.memory().fill8(0xff), "poison");
-          require(gk.memory().fill8(0xff), "poison");
-          ms = b.time(
-              [&](size_t) {
-                Status st5 = preAcc->launch(nullptr,
-                                            Grid(ceilDiv(S, 64), B * H), o,
-                                            dout, delta, dqAcc, s, h, sb, sh,
-                                            ss, sb, sh, ss);
-                if (st5.ok())
-                  st5 = dkdvqr->launch(nullptr, Grid(ceilDiv(S, 128), B * H),
-                                       qd, kd, vd, dod, lse, delta, gk, gv,
-                                       accd, s, h, g, sb, sh, ss, sb, sh, ss,
-                                       scale, causal);
-                if (st5.ok())
-                  st5 = dqConv->launch(nullptr, Grid(ceilDiv(S, 64), B * H),
-                                       dqAcc, gq, s, h, sb, sh, ss, scale);
-                return st5;
-              },
-              1);
-          requireWritten(gq, "attention_bwd_dq_convert_d128");
-          requireWritten(gk, "attention_tma_bwd_dkdvqr_d128");
-          b.row(work, ms, 0, flops,
-                "3 kernels: delta + dQ zeroed, dK+dV+dQ (TMA reduce-add), "
-                "dq; TMA, warp-specialized");
+          timeAtomic(*dkdvqr, tensorDesc(dqAcc, {B * H, S, D}),
+                     "attention_tma_bwd_dkdvqr_d128",
+                     "3 kernels: delta + dQ zeroed, dK+dV+dQ (TMA reduce-add), "
+                     "dq; TMA, warp-specialized");
         }
       }
     }

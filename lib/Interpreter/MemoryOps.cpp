@@ -258,6 +258,23 @@ double combineFloat(tile::RMWKind kind, double old, double val,
   }
 }
 
+/// `*addr = kind(*addr, element i of val)` in `dtype`; the old value into
+/// element i of `old` when given.
+void rmwAt(uint8_t *addr, DType dtype, tile::RMWKind kind, const Tile &val,
+           int64_t i, unsigned width, FloatFormat format, Tile *old) {
+  if (val.isFloat()) {
+    double before = loadFloat(addr, dtype);
+    storeFloat(addr, dtype, combineFloat(kind, before, val.floats[i], format));
+    if (old)
+      old->floats[i] = before;
+    return;
+  }
+  int64_t before = loadInt(addr, dtype);
+  storeInt(addr, dtype, combineInt(kind, before, val.ints[i], width));
+  if (old)
+    old->ints[i] = before;
+}
+
 LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
   auto rmw = cast<tile::AtomicRMWOp>(op);
   std::optional<Access> made =
@@ -277,17 +294,8 @@ LogicalResult executeAtomicRMW(Executor &ex, Operation *op) {
     if (failed(access.check(i)))
       return failure();
     int64_t ptr = access.ptrs.ints[i];
-    uint8_t *addr = ex.memory.address(ptr);
-    if (out->isFloat()) {
-      double old = loadFloat(addr, dtype);
-      storeFloat(addr, dtype,
-                 combineFloat(rmw.getKind(), old, val.floats[i], format));
-      out->floats[i] = old;
-    } else {
-      int64_t old = loadInt(addr, dtype);
-      storeInt(addr, dtype, combineInt(rmw.getKind(), old, val.ints[i], w));
-      out->ints[i] = old;
-    }
+    rmwAt(ex.memory.address(ptr), dtype, rmw.getKind(), val, i, w, format,
+          out.get());
     ex.memory.markWritten(ptr, access.size);
     ++ex.stats.atomics;
   }
@@ -434,15 +442,8 @@ LogicalResult executeDescriptorStore(Executor &ex, Operation *op) {
       if (failed(access.check(i)))
         return failure();
       int64_t ptr = access.ptrs.ints[i];
-      uint8_t *addr = ex.memory.address(ptr);
-      if (value.isFloat())
-        storeFloat(addr, access.dtype,
-                   combineFloat(*kind, loadFloat(addr, access.dtype),
-                                value.floats[i], format));
-      else
-        storeInt(addr, access.dtype,
-                 combineInt(*kind, loadInt(addr, access.dtype),
-                            value.ints[i], w));
+      rmwAt(ex.memory.address(ptr), access.dtype, *kind, value, i, w, format,
+            nullptr);
       ex.memory.markWritten(ptr, access.size);
       ++ex.stats.atomics;
     }
