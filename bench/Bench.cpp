@@ -446,9 +446,9 @@ void benchAttention(Bencher &b, Rng &rng, const std::string &dir,
   for (bool causal : {false, true}) {
     double ms = b.time(
         [&](size_t) {
-          return k.launch(nullptr, grid, q, kk, v, o, lse, int32_t(B), int32_t(S),
-                          int32_t(H), int32_t(1), sb, sh, ss, sb, sh, ss, sb,
-                          sh, ss, sb, sh, ss, scale, causal);
+          return k.launch(nullptr, grid, q, kk, v, o, lse, int32_t(B),
+                          int32_t(S), int32_t(H), int32_t(1), sb, sh, ss, sb,
+                          sh, ss, sb, sh, ss, sb, sh, ss, scale, causal);
         },
         1);
     requireWritten(o, "attention_d128");
@@ -515,7 +515,8 @@ void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
 /// descriptor kernels, and with attention_tma_bwd_dkdvq_d128 (and
 /// attention_bwd_{pre_dqacc,dq_convert}_d128) the dQ-by-atomics backward:
 /// delta and the zeroed f32 accumulator, dK/dV adding dQ into it, dq from
-/// it.
+/// it; with attention_tma_bwd_dkdvqr_d128 too, the same by TMA
+/// reduce-adds.
 void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
                        std::vector<Module> &keep) {
   const Context &ctx = b.ctx();

@@ -438,7 +438,8 @@ struct Binding {
              " from it: tile.from \\\"" + src.text + "\\\"), got \", " +
              "std::to_string(" + n + ".dim()));\n";
         return n +
-               (t.kind == grid::Source::Kind::Size ? ".sym_size(" : ".sym_stride(") +
+               (t.kind == grid::Source::Kind::Size ? ".sym_size("
+                                                    : ".sym_stride(") +
                std::to_string(t.dim) + ")";
       };
       std::string value = term(src.numerator());

@@ -53,7 +53,8 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
     vp = k.pointer("v", dt, pd);
   }
   Value o = k.pointer("o", dt, pd), lse = k.pointer("lse", DType::F32, pd);
-  Value batch = k.scalar("batch", DType::I32), seq = k.scalar("seq", DType::I32),
+  Value batch = k.scalar("batch", DType::I32),
+        seq = k.scalar("seq", DType::I32),
         heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
