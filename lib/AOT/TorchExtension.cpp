@@ -47,6 +47,7 @@
 #include "tilec/AOT/CppKernels.h"
 #include "tilec/Runtime/Metadata.h"
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -416,32 +417,54 @@ struct Binding {
     return dims;
   }
   /// The C++ code computing each derived scalar `i` that `which(i)` picks
-  /// from the tensor it names, after checking that the tensor has that
-  /// dimension: `const c10::SymInt M = a.sym_size(0);`.
+  /// from the tensors it names (`const c10::SymInt M = a.sym_size(0);`),
+  /// after one check per tensor that it has the dimensions they read.
   template <typename Which> std::string derivation(Which which) const {
+    // First one check per tensor, that it has the most dimensions any of
+    // these scalars reads (named in the message), then the scalars.
+    struct Need {
+      int dims = 0;
+      size_t scalar = 0;
+    };
+    std::map<int, Need> needs; // by tensor parameter, in parameter order
+    auto note = [&](const grid::Source::Term &t, size_t scalar) {
+      if (t.kind == grid::Source::Kind::Numel)
+        return;
+      int dims = t.dim >= 0 ? t.dim + 1 : -t.dim;
+      Need &n = needs[t.param];
+      if (dims > n.dims)
+        n = {dims, scalar};
+    };
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (derived(i) && which(i)) {
+        note(k.params[i].from->numerator(), i);
+        if (k.params[i].from->divisor)
+          note(*k.params[i].from->divisor, i);
+      }
     std::string s;
+    for (const auto &[param, need] : needs) {
+      const std::string &n = names[size_t(param)];
+      std::string d = std::to_string(need.dims);
+      s += "  TORCH_CHECK(" + n + ".dim() >= " + d + ", \"" + op() + ": " + n +
+           " must have at least " + d + " dimension" +
+           (need.dims == 1 ? "" : "s") + " (the kernel takes " +
+           names[need.scalar] + " from it: tile.from \\\"" +
+           k.params[need.scalar].from->text + "\\\"), got \", " +
+           "std::to_string(" + n + ".dim()));\n";
+    }
+    auto term = [&](const grid::Source::Term &t) {
+      const std::string &n = names[size_t(t.param)];
+      if (t.kind == grid::Source::Kind::Numel)
+        return n + ".sym_numel()";
+      return n +
+             (t.kind == grid::Source::Kind::Size ? ".sym_size("
+                                                  : ".sym_stride(") +
+             std::to_string(t.dim) + ")";
+    };
     for (size_t i = 0; i < k.params.size(); ++i) {
       if (!derived(i) || !which(i))
         continue;
       const grid::Source &src = *k.params[i].from;
-      // The code of one term, after the check that its tensor has the
-      // dimension: "a.sym_size(0)".
-      auto term = [&](const grid::Source::Term &t) {
-        const std::string &n = names[size_t(t.param)];
-        if (t.kind == grid::Source::Kind::Numel)
-          return n + ".sym_numel()";
-        std::string need = t.dim >= 0 ? std::to_string(t.dim + 1)
-                                      : std::to_string(-t.dim);
-        s += "  TORCH_CHECK(" + n + ".dim() >= " + need + ", \"" + op() +
-             ": " + n + " must have at least " + need + " dimension" +
-             (need == "1" ? "" : "s") + " (the kernel takes " + names[i] +
-             " from it: tile.from \\\"" + src.text + "\\\"), got \", " +
-             "std::to_string(" + n + ".dim()));\n";
-        return n +
-               (t.kind == grid::Source::Kind::Size ? ".sym_size("
-                                                    : ".sym_stride(") +
-               std::to_string(t.dim) + ")";
-      };
       std::string value = term(src.numerator());
       if (src.divisor) {
         // The quotient of two SymInts, checked exact first (a guard when
