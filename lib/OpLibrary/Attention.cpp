@@ -97,7 +97,6 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
 
   // Program (query block, batch * head); query head h reads K/V head
   // h / group.
-  (void)batch; // the grid's and the shapes'
   Value mblk = k.programId(0), bh = k.programId(1);
   Value b = bh / heads, h = bh % heads, hk = h / group;
   Value obase = o + (b * sob + h * soh);

@@ -135,10 +135,6 @@ struct Source {
   std::string text;
 
   Term numerator() const { return {kind, param, dim}; }
-  /// The parameters it reads: the numerator's, then the divisor's.
-  bool reads(int p) const {
-    return param == p || (divisor && divisor->param == p);
-  }
   bool operator==(const Source &o) const {
     return numerator() == o.numerator() && divisor == o.divisor;
   }

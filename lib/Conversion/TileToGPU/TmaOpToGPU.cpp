@@ -55,6 +55,13 @@ void insideThreadZero(OpBuilder &b, Location loc) {
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
 }
 
+/// Waits until this thread's bulk stores have read their shared memory
+/// (cp.async.bulk.wait_group.read 0).
+void waitForSlotReads(OpBuilder &b, Location loc) {
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                       b.getUnitAttr());
+}
+
 /// One box copy per atom: box c starts at column offsets.back() + c * width
 /// and lands c * rows * swizzle bytes into the slot.
 struct BoxCopy {
@@ -406,9 +413,7 @@ struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
       }
       NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
       if (!op.getAsync())
-        NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
-                                             rewriter.getI32IntegerAttr(0),
-                                             rewriter.getUnitAttr());
+        waitForSlotReads(rewriter, loc);
     }
     rewriter.eraseOp(op);
     return success();
@@ -425,9 +430,7 @@ struct TmaStoreWaitOpLowering : public OpConversionPattern<TmaStoreWaitOp> {
     {
       OpBuilder::InsertionGuard guard(rewriter);
       insideThreadZero(rewriter, loc);
-      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
-                                           rewriter.getI32IntegerAttr(0),
-                                           rewriter.getUnitAttr());
+      waitForSlotReads(rewriter, loc);
     }
     rewriter.eraseOp(op);
     return success();

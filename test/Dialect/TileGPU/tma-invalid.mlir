@@ -65,6 +65,16 @@ func.func @store_offsets(%d: !tile.tensordesc<tensor<128x64xbf16>>, %i: i32) {
 // -----
 
 #nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @store_reduce_kind(%d: !tile.tensordesc<tensor<128x64xbf16>>, %i: i32) {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x128x64xbf16, #nvmma>
+  // expected-error @+1 {{'tilegpu.tma_store' op reduce add needs i32 elements, got bf16}}
+  tilegpu.tma_store %d[%i, %i] from %buf[%i] reduce add : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<1x128x64xbf16, #nvmma>
+  return
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 func.func @local_store(%v: tensor<128x32xbf16>, %i: i32) {
   %buf = tilegpu.local_alloc : !tilegpu.smem<1x128x64xbf16, #nvmma>
   // expected-error @+1 {{'tilegpu.local_store' op value 'tensor<128x32xbf16>' is not a slot of}}

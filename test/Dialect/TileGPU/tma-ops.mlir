@@ -27,6 +27,11 @@ func.func @tma(%d: !tile.tensordesc<tensor<128x64xbf16>>, %m: i32, %k: i32,
   tilegpu.local_store %v into %buf[%s] : tensor<128x64xbf16> into !tilegpu.smem<3x128x64xbf16, #nvmma>
   // CHECK: tilegpu.tma_store %{{.*}}[%{{.*}}, %{{.*}}] from %[[BUF]][%{{.*}}] : !tile.tensordesc<tensor<128x64xbf16>> from
   tilegpu.tma_store %d[%m, %k] from %buf[%s] : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<3x128x64xbf16, #nvmma>
+  // A reduce-add whose wait for the slot's read comes later.
+  // CHECK: tilegpu.tma_store %{{.*}}[%{{.*}}, %{{.*}}] from %[[BUF]][%{{.*}}] reduce fadd async : !tile.tensordesc<tensor<128x64xbf16>> from
+  tilegpu.tma_store %d[%m, %k] from %buf[%s] reduce fadd async : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<3x128x64xbf16, #nvmma>
+  // CHECK: tilegpu.tma_store_wait %[[BUF]] : !tilegpu.smem<3x128x64xbf16
+  tilegpu.tma_store_wait %buf : !tilegpu.smem<3x128x64xbf16, #nvmma>
   %t = tilegpu.local_load %buf[%s] : !tilegpu.smem<3x128x64xbf16, #nvmma> -> tensor<128x64xbf16>
   return %t : tensor<128x64xbf16>
 }

@@ -1161,6 +1161,11 @@ TEST_F(Generators, AttentionBackwardConfig) {
                      "attentionBwdDkDvKernel",
                      "storeDs writes dS for a dQ kernel and dqAtomic adds dQ "
                      "itself: choose one");
+  EXPECT_BUILD_ERROR(ops::attentionBwdDkDvKernel(
+                         "a", {.dqAtomic = true, .dqReduce = true}),
+                     "attentionBwdDkDvKernel",
+                     "dqReduce adds dQ through a tensor descriptor: it needs "
+                     "dqAtomic and descriptors");
 }
 
 TEST_F(Generators, SdpaShapes) {
