@@ -138,6 +138,39 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tilegpu;
 
+/// For a store of a tile of `type` whose dim `dim` is the slot's last (the
+/// one the TMA's `copies` boxes split in equal runs): per box, the
+/// warpgroup (four consecutive warps) that holds every element of its
+/// run, when each run is held by one warpgroup alone, the program has two
+/// warpgroups or more and the layout holds no padding; else nothing.
+static std::optional<SmallVector<int32_t>>
+boxWarpgroups(RankedTensorType type, unsigned dim, int64_t copies) {
+  FailureOr<DistributedLayout> l = DistributedLayout::get(type);
+  if (copies < 2 || failed(l) || l->getNumWarps() < 8 ||
+      l->getNumWarps() % 4 || type.getDimSize(dim) % copies)
+    return std::nullopt;
+  for (unsigned d = 0; d < l->getRank(); ++d)
+    if (l->isPadded(d))
+      return std::nullopt;
+  int64_t run = type.getDimSize(dim) / copies;
+  unsigned d = l->getBlockedDim(dim);
+  SmallVector<int32_t> owners(copies, -1);
+  for (int64_t warp = 0; warp < l->getNumWarps(); ++warp)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t i = 0; i < l->getNumElems(); ++i) {
+        int64_t idx = l->getIndex(
+            d, l->getSubIndices(i)[d], (lane / l->getLaneStride(d)) % l->getTpw(d),
+            (warp / l->getWarpStride(d)) % l->getWpc(d));
+        int32_t &o = owners[idx / run];
+        if (o >= 0 && o != warp / 4)
+          return std::nullopt;
+        o = int32_t(warp / 4);
+      }
+  if (llvm::is_contained(owners, -1))
+    return std::nullopt;
+  return owners;
+}
+
 namespace {
 
 Value constant(OpBuilder &b, Location loc, Type type, int64_t v) {
@@ -783,8 +816,8 @@ readRing(StagedLoop &sl, const Ring &ring, InPlaceSlots &inPlace,
         n = arith::IndexCastOp::create(db, l, i32, n);
       Value turn = arith::AndIOp::create(db, l, n, constant(db, l, i32, 1));
       LocalStoreOp::create(db, l, d.stagedB, bBufs[g], turn);
+      // The fence, then the barrier that tilegpu.async_wait ends with.
       AsyncWaitOp::create(db, l, 0).setFenceAsync(true);
-      gpu::BarrierOp::create(db, l);
       bSlot = turn;
       bConvert = d.dot.getB().getDefiningOp();
     }
@@ -1406,8 +1439,28 @@ struct TileLowerDescriptors
         continue;
       }
       auto store = cast<DescriptorStoreOp>(op);
-      Value buf = allocSlots(entry, l, store.getDesc().getType(), 1);
+      TensorDescType descType = store.getDesc().getType();
+      Value buf = allocSlots(entry, l, descType, 1);
       Value c0 = constant(b, l, i32, 0);
+      // A transposed tile (tile.trans of a 2-D tile, used by this store
+      // alone) is written untransposed into the slot's transposed view:
+      // no exchange through the scratch first.
+      Value value = store.getValue();
+      auto trans = value.getDefiningOp<TransOp>();
+      if (trans && trans->hasOneUse() &&
+          cast<RankedTensorType>(value.getType()).getRank() == 2 &&
+          trans.getOrder()[0] == 1)
+        value = trans.getSrc();
+      else
+        trans = {};
+      // Where each of the slot's boxes is written by one warpgroup alone
+      // (the rows of a wgmma accumulator, stored transposed), each
+      // warpgroup syncs only its own threads and issues its own boxes.
+      auto valueType = cast<RankedTensorType>(value.getType());
+      TmaBox box = getTmaBox(descType.getBlockType().getShape(),
+                             descType.getElementType().getIntOrFloatBitWidth());
+      std::optional<SmallVector<int32_t>> owners = boxWarpgroups(
+          valueType, trans ? 0 : valueType.getRank() - 1, box.copies);
       // A reduction in a loop leaves the wait for its slot's read to the
       // next iteration's store (and to after the outermost loop), so that
       // the TMA reads the slot while the step goes on; the first thread
@@ -1421,33 +1474,35 @@ struct TileLowerDescriptors
           if (isa<scf::ForOp, scf::WhileOp>(p))
             outer = p;
         }
-      if (outer)
-        TmaStoreWaitOp::create(b, l, buf);
-      gpu::BarrierOp::create(b, l);
-      // A transposed tile (tile.trans of a 2-D tile, used by this store
-      // alone) is written untransposed into the slot's transposed view:
-      // no exchange through the scratch first.
-      Value value = store.getValue(), into = buf;
-      auto trans = value.getDefiningOp<TransOp>();
-      if (trans && trans->hasOneUse() &&
-          cast<RankedTensorType>(value.getType()).getRank() == 2 &&
-          trans.getOrder()[0] == 1) {
+      if (outer && owners) {
+        // Each warpgroup's first thread waits for its own boxes' reads,
+        // then the warpgroup's barrier; one barrier of all before the
+        // loop orders the slot's first writes after earlier users of its
+        // bytes.
+        OpBuilder before(outer);
+        gpu::BarrierOp::create(before, l);
+        TmaStoreWaitOp::create(b, l, buf, /*warpgroups=*/true);
+      } else {
+        if (outer)
+          TmaStoreWaitOp::create(b, l, buf);
+        gpu::BarrierOp::create(b, l);
+      }
+      Value into = buf;
+      if (trans)
         into = TransViewOp::create(
             b, l,
             TransViewOp::getTransposedType(cast<SharedMemType>(buf.getType())),
             buf);
-        value = trans.getSrc();
-      } else {
-        trans = {};
-      }
       LocalStoreOp::create(b, l, value, into, c0);
-      auto tma = TmaStoreOp::create(b, l, store.getDesc(), store.getOffsets(),
-                                    buf, c0, store.getReduceAttr());
+      auto tma = TmaStoreOp::create(
+          b, l, store.getDesc(), store.getOffsets(), buf, c0,
+          store.getReduceAttr(), /*async=*/UnitAttr(),
+          owners ? b.getDenseI32ArrayAttr(*owners) : DenseI32ArrayAttr());
       if (outer) {
         tma.setAsync(true);
         OpBuilder after(outer->getContext());
         after.setInsertionPointAfter(outer);
-        TmaStoreWaitOp::create(after, l, buf);
+        TmaStoreWaitOp::create(after, l, buf, /*warpgroups=*/bool(owners));
       }
       store.erase();
       if (trans)

@@ -25,7 +25,6 @@
 // CHECK-NEXT: %[[T:.*]] = arith.andi %[[N]], %c1_i32 : i32
 // CHECK-NEXT: tilegpu.local_store %{{.*}} into %[[STAGE]][%[[T]]] : tensor<128x64xbf16, #{{.*}}> into !tilegpu.smem<2x128x64xbf16, #[[$NV2]]>
 // CHECK-NEXT: tilegpu.async_wait {fence_async, pending = 0 : i32}
-// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: %[[DQT:.*]] = tilegpu.warpgroup_dot %[[KT]][%c0_i32], %[[STAGE]][%[[T]]], %{{.*}} : !tilegpu.smem<1x128x128xbf16, #[[$NVT]]>, !tilegpu.smem<2x128x64xbf16, #[[$NV2]]> -> tensor<128x64xf32
 // CHECK: tile.atomic_rmw fadd %{{.*}}, %{{.*}} sem = relaxed
 // No register copy of K or of dS^T's dot operand is left.
@@ -39,7 +38,6 @@
 // OWN: arith.andi
 // OWN-NEXT: tilegpu.local_store
 // OWN-NEXT: tilegpu.async_wait {fence_async, pending = 0 : i32}
-// OWN-NEXT: gpu.barrier
 // OWN-NEXT: tilegpu.warpgroup_dot
 // OWN-NEXT: gpu.barrier
 // OWN: tilegpu.mbarrier_expect

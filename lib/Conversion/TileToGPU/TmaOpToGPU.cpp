@@ -5,7 +5,9 @@
 // barrier), tilegpu.mbarrier_expect (mbarrier.[arrive.]expect_tx by thread
 // 0), tilegpu.mbarrier_wait (try_wait.parity, or arrive + try_wait on the
 // state), tilegpu.tma_load / tilegpu.tma_store (cp.async.bulk.tensor by
-// thread 0, one copy per box of tilegpu::getTmaBox) and
+// thread 0, one copy per box of tilegpu::getTmaBox; a store with
+// `warpgroups` by each warpgroup's first thread behind the warpgroup's
+// named barrier 5 + g) and
 // tilegpu.local_store (each thread's runs at their swizzled place),
 // tilegpu.mbarrier_arrive (lane 0 of each warp), tilegpu.warpgroup_turn
 // (the named barriers 2 and 3: bar.sync, and bar.arrive as inline PTX) and
@@ -373,9 +375,33 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
   }
 };
 
+/// This thread's warpgroup, g = threadIdx.x / 128, and the warpgroup's own
+/// named barrier: 5 + g, its 128 threads.
+Value warpgroupOf(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return arith::ShRUIOp::create(b, loc, tid, i32Val(b, loc, 7));
+}
+void warpgroupBarrier(OpBuilder &b, Location loc, Value group) {
+  Value id = arith::AddIOp::create(b, loc, group, i32Val(b, loc, 5));
+  NVVM::BarrierOp::create(b, loc, Type(), id, i32Val(b, loc, 128),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
+/// Opens `if (threadIdx.x == first)` at the builder (restored when the
+/// guard goes out of scope).
+void insideThread(OpBuilder &b, Location loc, int64_t first) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                   i32Val(b, loc, first));
+  auto ifOp = scf::IfOp::create(b, loc, is, /*withElse=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+}
+
 /// tilegpu.tma_store -> fence.proxy.async and a barrier, then thread 0's
 /// cp.async.bulk.tensor (cp.reduce.async.bulk.tensor with `reduce`) per
-/// box, commit_group and (unless `async`) wait_group.read 0.
+/// box, commit_group and (unless `async`) wait_group.read 0. With
+/// `warpgroups` the barrier is each warpgroup's own and the first thread
+/// of each warpgroup copies its boxes.
 struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -388,14 +414,31 @@ struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(getContext(),
                                    NVVM::SharedSpace::shared_cta));
-    barrier(rewriter, loc);
-    {
+    std::optional<ArrayRef<int32_t>> owners = op.getWarpgroups();
+    if (owners)
+      warpgroupBarrier(rewriter, loc, warpgroupOf(rewriter, loc));
+    else
+      barrier(rewriter, loc);
+    SmallVector<int32_t> issuers = {0};
+    if (owners) {
+      issuers.assign(owners->begin(), owners->end());
+      llvm::sort(issuers);
+      issuers.erase(llvm::unique(issuers), issuers.end());
+    }
+    for (int32_t g : issuers) {
       OpBuilder::InsertionGuard guard(rewriter);
-      insideThreadZero(rewriter, loc);
+      if (owners)
+        insideThread(rewriter, loc, 128 * int64_t(g));
+      else
+        insideThreadZero(rewriter, loc);
       Value base = slotAddress(rewriter, loc, adaptor.getBuffer(),
                                adaptor.getSlot(), slotBytesOf(bufType));
-      for (BoxCopy &c : boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
-                                  adaptor.getOffsets(), base)) {
+      SmallVector<BoxCopy> copies =
+          boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
+                    adaptor.getOffsets(), base);
+      for (auto [i, c] : llvm::enumerate(copies)) {
+        if (owners && (*owners)[i] != g)
+          continue;
         if (op.getReduce()) {
           // fadd and add (the verifier's) are both the TMA's .add: the
           // map's element type picks the arithmetic.
@@ -420,13 +463,33 @@ struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
   }
 };
 
-/// tilegpu.tma_store_wait -> thread 0's cp.async.bulk.wait_group.read 0.
+/// tilegpu.tma_store_wait -> thread 0's cp.async.bulk.wait_group.read 0;
+/// with `warpgroups`, that of the first thread of each warpgroup, then the
+/// warpgroup's barrier.
 struct TmaStoreWaitOpLowering : public OpConversionPattern<TmaStoreWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(TmaStoreWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op.getWarpgroups()) {
+      Value tid =
+          NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+      Value lead = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(rewriter, loc, tid,
+                                i32Val(rewriter, loc, 127)),
+          i32Val(rewriter, loc, 0));
+      auto ifOp = scf::IfOp::create(rewriter, loc, lead, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        waitForSlotReads(rewriter, loc);
+      }
+      warpgroupBarrier(rewriter, loc, warpgroupOf(rewriter, loc));
+      rewriter.eraseOp(op);
+      return success();
+    }
     {
       OpBuilder::InsertionGuard guard(rewriter);
       insideThreadZero(rewriter, loc);

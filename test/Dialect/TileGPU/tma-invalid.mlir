@@ -163,3 +163,24 @@ func.func @turn_warps() attributes {tile.num_warps = 12 : i32} {
   } {consumer_registers = 160 : i32, producer_registers = 40 : i32}
   return
 }
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @store_warpgroups_count(%d: !tile.tensordesc<tensor<64x128xf32>>, %i: i32) {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x64x128xf32, #nvmma>
+  // expected-error @+1 {{'tilegpu.tma_store' op names 2 warpgroups for the 4 TMA boxes of 'tensor<64x128xf32>'}}
+  tilegpu.tma_store %d[%i, %i] from %buf[%i] warpgroups [0, 1] : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
+  return
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @store_warpgroups_range(%d: !tile.tensordesc<tensor<64x128xf32>>, %i: i32)
+    attributes {tile.num_warps = 8 : i32} {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x64x128xf32, #nvmma>
+  // expected-error @+1 {{'tilegpu.tma_store' op warpgroup 2 is not one of the program's 2 (four warps each)}}
+  tilegpu.tma_store %d[%i, %i] from %buf[%i] warpgroups [0, 1, 2, 1] : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
+  return
+}

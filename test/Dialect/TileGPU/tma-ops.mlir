@@ -71,3 +71,19 @@ func.func @turns() attributes {tile.num_warps = 8 : i32} {
   } {consumer_registers = 232 : i32, producer_registers = 40 : i32}
   return
 }
+
+// Stores whose boxes each warpgroup issues for itself, and the waits of
+// each warpgroup's first thread.
+// CHECK-LABEL: func.func @per_warpgroup
+func.func @per_warpgroup(%d: !tile.tensordesc<tensor<64x128xf32>>, %i: i32)
+    attributes {tile.num_warps = 8 : i32} {
+  // CHECK: %[[B:.*]] = tilegpu.local_alloc : !tilegpu.smem<1x64x128xf32
+  %buf = tilegpu.local_alloc : !tilegpu.smem<1x64x128xf32, #nvmma>
+  // CHECK: tilegpu.tma_store_wait %[[B]] warpgroups : !tilegpu.smem<1x64x128xf32
+  tilegpu.tma_store_wait %buf warpgroups : !tilegpu.smem<1x64x128xf32, #nvmma>
+  // CHECK: tilegpu.tma_store %{{.*}}[%{{.*}}, %{{.*}}] from %[[B]][%{{.*}}] reduce fadd async warpgroups [0, 0, 1, 1] : !tile.tensordesc<tensor<64x128xf32>> from
+  tilegpu.tma_store %d[%i, %i] from %buf[%i] reduce fadd async warpgroups [0, 0, 1, 1] : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
+  // CHECK: tilegpu.tma_store %{{.*}}[%{{.*}}, %{{.*}}] from %[[B]][%{{.*}}] warpgroups [1, 0, 1, 0] : !tile.tensordesc<tensor<64x128xf32>> from
+  tilegpu.tma_store %d[%i, %i] from %buf[%i] warpgroups [1, 0, 1, 0] : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
+  return
+}

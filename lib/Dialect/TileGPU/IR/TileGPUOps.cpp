@@ -228,6 +228,28 @@ LogicalResult TmaStoreOp::verify() {
     if (std::optional<std::string> error = tile::checkDescriptorReduce(
             *kind, getDesc().getType().getElementType()))
       return emitOpError(*error);
+  if (std::optional<ArrayRef<int32_t>> groups = getWarpgroups()) {
+    tile::TensorDescType d = getDesc().getType();
+    TmaBox box = getTmaBox(d.getBlockType().getShape(),
+                           d.getElementType().getIntOrFloatBitWidth());
+    if (int64_t(groups->size()) != box.copies)
+      return emitOpError("names ")
+             << groups->size() << " warpgroups for the "
+             << box.copies << " TMA boxes of " << d.getBlockType();
+    // Named barriers 5 .. 15 (the warpgroup's own): warpgroups 0 .. 10,
+    // within the program's warps where the kernel says how many.
+    int64_t most = 11;
+    for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp())
+      if (p->hasAttr("tile.num_warps")) {
+        most = std::min<int64_t>(most, tile::getNumWarps(p) / 4);
+        break;
+      }
+    for (int32_t g : *groups)
+      if (g < 0 || g >= most)
+        return emitOpError("warpgroup ")
+               << g << " is not one of the program's " << most
+               << " (four warps each)";
+  }
   return success();
 }
 

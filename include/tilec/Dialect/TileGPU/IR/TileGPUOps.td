@@ -334,19 +334,30 @@ def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [
     wait: a `tilegpu.tma_store_wait` must come before the slot is written
     again and before the program ends.
 
+    With `warpgroups [g0, g1, ...]` (one per box of tilegpu::getTmaBox:
+    the warpgroup, threads 128 g .. 128 g + 127, that wrote that box of the
+    slot alone) each warpgroup fences, waits on a barrier of its own 128
+    threads (named barrier 5 + g) and its first thread copies, commits and
+    waits for its own boxes: no warpgroup waits for another's writes.
+
     ```mlir
     tilegpu.tma_store %d[%m, %n] from %buf[%c0]
         : !tile.tensordesc<tensor<128x64xbf16>> from !tilegpu.smem<1x128x64xbf16, #nvmma>
     tilegpu.tma_store %d[%m, %n] from %buf[%c0] reduce fadd
         : !tile.tensordesc<tensor<64x32xf32>> from !tilegpu.smem<1x64x32xf32, #nvmma>
+    tilegpu.tma_store %d[%m, %n] from %buf[%c0] reduce fadd async
+        warpgroups [0, 0, 1, 1]
+        : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
     ```
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
                    TileGPU_SharedMem:$buffer, I32:$slot,
-                   OptionalAttr<Tile_RMWKindAttr>:$reduce, UnitAttr:$async);
+                   OptionalAttr<Tile_RMWKindAttr>:$reduce, UnitAttr:$async,
+                   OptionalAttr<DenseI32ArrayAttr>:$warpgroups);
   let assemblyFormat = [{
     $desc `[` $offsets `]` `from` $buffer `[` $slot `]`
-    custom<DescriptorReduce>($reduce) (`async` $async^)? attr-dict `:`
+    custom<DescriptorReduce>($reduce) (`async` $async^)?
+    (`warpgroups` $warpgroups^)? attr-dict `:`
     qualified(type($desc)) `from` type($buffer)
   }];
   let hasVerifier = 1;
@@ -361,14 +372,19 @@ def TileGPU_TmaStoreWaitOp : TileGPU_Op<"tma_store_wait", [
     `tilegpu.tma_store` from `buffer` leaves for later; a barrier after it
     lets the others write the slots again. It names the buffer so that the
     buffer lives until the wait (the allocator places nothing else there
-    while the TMA may still read it).
+    while the TMA may still read it). With `warpgroups` (after stores with
+    `warpgroups`) the first thread of each warpgroup waits for its own
+    stores, then the warpgroup's 128 threads wait on their named barrier
+    5 + g: the barrier is part of the op.
 
     ```mlir
     tilegpu.tma_store_wait %buf : !tilegpu.smem<1x64x32xf32, #nvmma>
+    tilegpu.tma_store_wait %buf warpgroups : !tilegpu.smem<1x64x128xf32, #nvmma>
     ```
   }];
-  let arguments = (ins TileGPU_SharedMem:$buffer);
-  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let arguments = (ins TileGPU_SharedMem:$buffer, UnitAttr:$warpgroups);
+  let assemblyFormat =
+      "$buffer (`warpgroups` $warpgroups^)? attr-dict `:` type($buffer)";
 }
 
 def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [
