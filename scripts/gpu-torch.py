@@ -11,6 +11,10 @@ then checks, printing one PASS/FAIL line each:
   - examples/torch/block.py's block (residual + RMSNorm with bf16 rows ->
     GEMM + bias + GELU through descriptors) gives the same results eagerly,
     replayed from a CUDA graph and under torch.compile(fullgraph=True);
+  - examples/torch/attention.py's flash attention with autograd (the
+    forward operator, the three backward kernels) against an f32
+    reference's output and gradients, eagerly and under
+    torch.compile(fullgraph=True);
   - the kernels above the backends: with grad mode on, a tensor that
     requires grad is refused (no backward), under no_grad and inference
     mode it is not; the version counter of the written tensor, and only
@@ -436,6 +440,76 @@ def check_block(ops, have):
                f"{type(e).__name__}: {str(e)[:2000]}")
 
 
+def check_attention_backward(ops, have):
+    """examples/torch/attention.py: flash attention through tilec with
+    autograd (the forward operator, then the three backward kernels)
+    against the f32 reference's gradients, on ragged seq, grouped-query
+    heads, causal and not; then the same under torch.compile(fullgraph=
+    True), forward and backward."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "examples", "torch"))
+    import attention as example
+    needs = {"attention_tma_d128_n128"} | example.BACKWARD_OPS
+    if not needs <= set(have):
+        report("attention backward", False,
+               f"needs {', '.join(sorted(needs - set(have)))}")
+        return
+    dev = "cuda"
+
+    def inputs(bsz, h, hkv, s):
+        q = torch.randn(bsz, h, s, 128, device=dev, dtype=torch.bfloat16)
+        k = torch.randn(bsz, hkv, s, 128, device=dev, dtype=torch.bfloat16)
+        v = torch.randn(bsz, hkv, s, 128, device=dev, dtype=torch.bfloat16)
+        do = torch.randn(bsz, h, s, 128, device=dev, dtype=torch.bfloat16)
+        return q, k, v, do
+
+    def reference(q, k, v, do, causal):
+        q, k, v = (t.float().requires_grad_() for t in (q, k, v))
+        g = q.shape[1] // k.shape[1]
+        kr, vr = k.repeat_interleave(g, 1), v.repeat_interleave(g, 1)
+        scores = (q @ kr.transpose(-1, -2)) * 128 ** -0.5
+        if causal:
+            s = q.shape[2]
+            mask = torch.ones(s, s, device=dev, dtype=torch.bool).tril()
+            scores = scores.masked_fill(~mask, float("-inf"))
+        o = torch.softmax(scores, -1) @ vr
+        o.backward(do.float())
+        return o.detach(), q.grad, k.grad, v.grad
+
+    def run(fn, q, k, v, do, causal):
+        q, k, v = (t.detach().clone().requires_grad_() for t in (q, k, v))
+        o = fn(q, k, v, causal)
+        o.backward(do)
+        return o.detach(), q.grad, k.grad, v.grad
+
+    def eager(q, k, v, causal):
+        return example.attention(q, k, v, causal=causal)
+
+    for bsz, h, hkv, s, causal in ((2, 4, 2, 1000, True), (1, 3, 3, 129, False),
+                                   (1, 2, 1, 1, True), (1, 2, 2, 4097, False)):
+        what = f"attention backward B{bsz} H{h} Hkv{hkv} S{s} causal={causal}"
+        q, k, v, do = inputs(bsz, h, hkv, s)
+        got = run(eager, q, k, v, do, causal)
+        want = reference(q, k, v, do, causal)
+        for name, g, w in zip(("o", "dq", "dk", "dv"), got, want):
+            close(f"{what}: {name}", g, w, 1e-2)
+            if name != "o":
+                report(f"{what}: {name} has its input's shape and dtype",
+                       g.shape == w.shape and g.dtype == torch.bfloat16,
+                       f"{tuple(g.shape)} {g.dtype}")
+    q, k, v, do = inputs(2, 4, 2, 1000)
+    eager_out = run(eager, q, k, v, do, True)
+    try:
+        compiled = torch.compile(eager, fullgraph=True)
+        compiled_out = run(compiled, q, k, v, do, True)
+        for name, g, w in zip(("o", "dq", "dk", "dv"), compiled_out, eager_out):
+            close(f"attention under torch.compile(fullgraph=True): {name} "
+                  "as eager", g, w, 1e-3)
+    except Exception as e:
+        report("attention backward under torch.compile(fullgraph=True)", False,
+               f"{type(e).__name__}: {str(e)[:2000]}")
+
+
 def check_autograd(ops, have, dev="cuda"):
     """The generated Autograd and ADInplaceOrView kernels: the operators have
     no backward, so with grad mode on a tensor that requires grad is refused
@@ -689,8 +763,8 @@ def main():
         print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, seed "
               f"{torch.initial_seed()}")
         steps = (check_operators, check_refusals, check_descriptor_refusals,
-                 check_block, check_autograd, check_dynamic, check_overhead,
-                 check_short_view)
+                 check_block, check_attention_backward, check_autograd,
+                 check_dynamic, check_overhead, check_short_view)
     have = build(args)
     ops = torch.ops.tilec
     for step in steps:

@@ -79,6 +79,11 @@ Kernel attentionBwdPreprocessKernel(std::string name,
         delta = k.pointer("delta", DType::F32, pd);
   Value dqAcc =
       config.dqAtomic ? k.pointer("dq_acc", DType::F32, pd) : Value();
+  // What each backward kernel writes is marked (tile.output): PyTorch's
+  // operators declare those tensors mutated and the others read only.
+  k.markOutput(delta);
+  if (config.dqAtomic)
+    k.markOutput(dqAcc);
   Value seq = k.scalar("seq", DType::I32),
         heads = k.scalar("heads", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
@@ -111,6 +116,7 @@ Kernel attentionBwdDqConvertKernel(std::string name,
            {.numWarps = config.numWarps, .numStages = config.numStages});
   Value dqAcc = k.pointer("dq_acc", DType::F32, pd),
         dq = k.pointer("dq", dt, pd);
+  k.markOutput(dq);
   Value seq = k.scalar("seq", DType::I32),
         heads = k.scalar("heads", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
@@ -159,6 +165,12 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
                     ? k.tensorDesc("dq_acc", DType::F32, {1, BM, D})
                     : k.pointer("dq_acc", DType::F32, pd);
   Value ds = config.storeDs ? k.pointer("ds", dt, pd) : Value();
+  k.markOutput(dk);
+  k.markOutput(dv);
+  if (config.dqAtomic && !config.dqReduce)
+    k.markOutput(dqAcc);
+  if (config.storeDs)
+    k.markOutput(ds);
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
@@ -289,6 +301,7 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
   Value lse = k.pointer("lse", DType::F32, pd),
         delta = k.pointer("delta", DType::F32, pd),
         dq = k.pointer("dq", dt, pd);
+  k.markOutput(dq);
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
@@ -381,6 +394,7 @@ Kernel attentionBwdDqFromDsKernel(std::string name,
            {.numWarps = config.numWarps, .numStages = config.numStages});
   Value kp = k.pointer("k", dt, pd), ds = k.pointer("ds", dt, pd),
         dq = k.pointer("dq", dt, pd);
+  k.markOutput(dq);
   Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };

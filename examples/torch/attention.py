@@ -1,0 +1,80 @@
+"""Flash attention with a backward pass, from tilec's kernels.
+
+`attention(q, k, v, causal=False, scale=None)` is
+`torch.nn.functional.scaled_dot_product_attention(q, k, v,
+is_causal=causal, scale=scale, enable_gqa=True)` for bf16 q of
+[batch, heads, seq, 128] and k, v of [batch, heads / group, seq, 128] (the
+last dim contiguous, the other strides multiples of 8 elements: the TMA's
+16 bytes), differentiable: a `torch.autograd.Function` whose forward is the
+builder's ping-pong kernel (`torch.ops.tilec.attention_tma_d128_n128_
+overlap_pingpong`, or `attention_tma_d128_n128`; o and lse allocated) and
+whose backward runs FlashAttention-2's three kernels (docs/attention.md,
+"The backward"):
+
+    delta = rowsum(dO * O)           attention_bwd_pre_d128
+    dK, dV                           attention_tma_bwd_dkdv_d128
+    dQ                               attention_tma_bwd_dq_d128
+
+recomputing P block by block from the saved lse (no seq x seq tensor). The
+backward kernels take their integers and grids from here (they declare no
+tile.from or grid rule); their schemas mark what they write (dk, dv, dq,
+delta), so torch.compile sees the rest as read only.
+
+The operators come from an extension built with these kernels
+(scripts/s9/prep-torch.sh lists them); scripts/gpu-torch.py checks the
+gradients against PyTorch's, eagerly and under torch.compile.
+"""
+import torch
+
+BACKWARD_OPS = {"attention_bwd_pre_d128", "attention_tma_bwd_dkdv_d128",
+                "attention_tma_bwd_dq_d128"}
+
+
+def _cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def _forward_op():
+    ops = torch.ops.tilec
+    if hasattr(ops, "attention_tma_d128_n128_overlap_pingpong"):
+        return ops.attention_tma_d128_n128_overlap_pingpong
+    return ops.attention_tma_d128_n128
+
+
+class _Attention(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, scale, causal):
+        o, lse = _forward_op()(q, k, v, scale, causal)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.scale, ctx.causal = scale, causal
+        return o
+
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, o, lse = ctx.saved_tensors
+        ops = torch.ops.tilec
+        b, h, s, d = q.shape
+        hk = k.shape[1]
+        # dO is read through a descriptor beside q: its last dim contiguous
+        # (autograd may hand in an expanded or strided gradient).
+        do = do.contiguous()
+        delta = torch.empty(b, h, s, device=q.device, dtype=torch.float32)
+        ops.attention_bwd_pre_d128(o, do, delta, s, h, *o.stride()[:3],
+                                   *do.stride()[:3], [_cdiv(s, 64), b * h])
+        dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+        ops.attention_tma_bwd_dkdv_d128(
+            q, k, v, do, lse, delta, dk, dv, s, h, h // hk, *dk.stride()[:3],
+            *dv.stride()[:3], ctx.scale, ctx.causal, [_cdiv(s, 128), b * hk])
+        ops.attention_tma_bwd_dq_d128(
+            q, k, v, do, lse, delta, dq, s, h, h // hk, *dq.stride()[:3],
+            ctx.scale, ctx.causal, [_cdiv(s, 128), b * h])
+        return dq, dk, dv, None, None
+
+
+def attention(q, k, v, causal=False, scale=None):
+    """SDPA (enable_gqa) through tilec, with autograd; see the module."""
+    if q.shape[1] % k.shape[1] != 0:
+        raise ValueError(f"attention: {q.shape[1]} query heads are no "
+                         f"multiple of {k.shape[1]} key/value heads")
+    scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
+    return _Attention.apply(q, k, v, scale, bool(causal))
