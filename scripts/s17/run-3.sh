@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Session 17, one GPU call instead of run-1.sh and run-2.sh (the device
-# refused five starts; less device time was left): after
+# Session 17, GPU call 1 in place of run-1.sh (the device refused five
+# starts; less device time was left): after
 # scripts/s17/prep-1.sh and K2 (the backward checks' kernels with only
 # the dQ-by-TMA-reduce variant beside the pointer ones, for the
 # sanitizers); carry [".dev/s17", ".gpu-deps"]. (1) the per-warpgroup
 # reduce-add kernel (addto_wg) against the interpreter, under racecheck
 # and synccheck; (2) the backward's checks (every variant), the
-# sanitizers on K2; (3) the backward bench beside SDPA's; (4) the PyTorch
-# extension's checks and the blocks (the transformer block with the
-# persistent QKV GEMM and the ping-pong attention, its parts).
+# sanitizers on K2; (3) the backward bench beside SDPA's. Then
+# scripts/s17/run-2.sh at once (the machine still warm): PyTorch and the
+# tuning sweep.
 S=.dev/s17; . scripts/s14/call.sh
 R=$S/R
 echo "== (1) addto_wg $(el)"
@@ -32,9 +32,5 @@ echo "== (3) backward bench $(el)"
 timeout 90 $B/bin/tilec-bench --kernels $S/K attention_bwd > $O/x/bwd-1.json 2>> $O/x/bench.err
 fmt $O/x/bwd-1.json
 timeout 60 python3 $S/peers.py attention_bwd > $O/x/peers-bwd.txt 2>&1; grep -E 'ms' $O/x/peers-bwd.txt | head -4
-echo "== (4) PyTorch $(el)"
-MAX_JOBS=16 timeout 230 bash scripts/gpu-torch.sh $S/torch > $O/x/torch.log 2>&1
-echo "torch rc=$? pass=$(grep -c '^PASS' $O/x/torch.log) fail=$(grep -c 'FAIL' $O/x/torch.log)"
-grep -v '^PASS' $O/x/torch.log | tail -45
 tar -C $O -czf $O/results.tgz x && rm -rf $O/x
 echo "total $(el)"
