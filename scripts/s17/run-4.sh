@@ -31,7 +31,7 @@ timeout 70 $B/bin/tilec-bench --kernels $S/K attention_bwd > $O/x/bwd-1.json 2>>
 fmt $O/x/bwd-1.json
 timeout 45 python3 $S/peers.py attention_bwd > $O/x/peers-bwd.txt 2>&1; grep -E 'ms' $O/x/peers-bwd.txt | head -4
 echo "== (4) PyTorch $(el)"
-MAX_JOBS=16 timeout 200 bash scripts/gpu-torch.sh $S/torch > $O/x/torch.log 2>&1
+MAX_JOBS=16 timeout 230 bash scripts/gpu-torch.sh $S/torch > $O/x/torch.log 2>&1
 echo "torch rc=$? pass=$(grep -c '^PASS' $O/x/torch.log) fail=$(grep -c 'FAIL' $O/x/torch.log)"
 grep -v '^PASS' $O/x/torch.log | tail -40
 grep -E '^PASS (attention backward|attention under)' $O/x/torch.log | head -4
