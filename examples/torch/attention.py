@@ -35,16 +35,26 @@ def _cdiv(a, b):
 
 
 def _forward_op():
-    ops = torch.ops.tilec
-    if hasattr(ops, "attention_tma_d128_n128_overlap_pingpong"):
-        return ops.attention_tma_d128_n128_overlap_pingpong
-    return ops.attention_tma_d128_n128
+    """The ping-pong forward when the extension has it, else the plain
+    one; None when neither is loaded."""
+    for name in ("attention_tma_d128_n128_overlap_pingpong",
+                 "attention_tma_d128_n128"):
+        try:
+            return getattr(torch.ops.tilec, name)
+        except (AttributeError, RuntimeError):
+            continue
+    return None
+
+
+# Chosen once, at import (the extension loaded first), so that what
+# torch.compile traces is a plain operator call.
+FORWARD = _forward_op()
 
 
 class _Attention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, scale, causal):
-        o, lse = _forward_op()(q, k, v, scale, causal)
+        o, lse = FORWARD(q, k, v, scale, causal)
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.scale, ctx.causal = scale, causal
         return o
@@ -73,6 +83,10 @@ class _Attention(torch.autograd.Function):
 
 def attention(q, k, v, causal=False, scale=None):
     """SDPA (enable_gqa) through tilec, with autograd; see the module."""
+    if FORWARD is None:
+        raise RuntimeError("attention: no tilec attention forward operator "
+                           "is loaded (load the extension before importing "
+                           "this module)")
     if q.shape[1] % k.shape[1] != 0:
         raise ValueError(f"attention: {q.shape[1]} query heads are no "
                          f"multiple of {k.shape[1]} key/value heads")
