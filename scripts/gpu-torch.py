@@ -33,6 +33,7 @@ torch.compile (backend aot_eager) on meta tensors, static and dynamic.
 
 import argparse
 import glob
+import importlib
 import os
 import sys
 import time
@@ -87,6 +88,19 @@ def build(args):
         sys.exit(1)
     report("build", True, f"{len(sources)} sources in {time.time() - start:.1f} s")
     return [os.path.basename(s)[:-len("_torch.cpp")] for s in sources]
+
+
+def attention_f32(q, k, v, causal):
+    """SDPA with grouped-query heads (k and v repeated over each group) in
+    the tensors' precision at head_dim 128: (output, scaled scores)."""
+    g = q.shape[1] // k.shape[1]
+    kr, vr = k.repeat_interleave(g, 1), v.repeat_interleave(g, 1)
+    scores = (q @ kr.transpose(-1, -2)) * 128 ** -0.5
+    if causal:
+        s = q.shape[2]
+        mask = torch.ones(s, s, device=q.device, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, -1) @ vr, scores
 
 
 def check_operators(ops, have):
@@ -207,15 +221,10 @@ def check_operators(ops, have):
             q = torch.randn(bsz, h, s, 128, device=dev, dtype=torch.bfloat16)
             k = torch.randn(bsz, hkv, s, 128, device=dev, dtype=torch.bfloat16)
             v = torch.randn(bsz, hkv, s, 128, device=dev, dtype=torch.bfloat16)
-            kr = k.float().repeat_interleave(h // hkv, 1)
-            vr = v.float().repeat_interleave(h // hkv, 1)
             for causal in (False, True):
                 what = f"attention B{bsz} H{h} Hkv{hkv} S{s} causal={causal}"
-                scores = (q.float() @ kr.transpose(-1, -2)) * 128 ** -0.5
-                if causal:
-                    mask = torch.ones(s, s, device=dev, dtype=torch.bool).tril()
-                    scores = scores.masked_fill(~mask, float("-inf"))
-                want = torch.softmax(scores, -1) @ vr
+                want, scores = attention_f32(q.float(), k.float(), v.float(),
+                                             causal)
                 o, lse = op(q, k, v, 128 ** -0.5, causal)
                 close(f"{what} (o allocated)", o, want, 1e-2)
                 close(f"{what} lse", lse, torch.logsumexp(scores, -1), 1e-4)
@@ -373,13 +382,15 @@ def check_short_view(ops, have):
                      'c must have shape [200, 256] (tile.shape ["M", "N"]), got [199, 256]')
 
 
-def example_block():
-    """examples/torch/block.py: the block the example times, so that its
-    eager, CUDA-graph and torch.compile runs are checked here."""
+def example_module(name):
+    """examples/torch/<name>.py, imported after the extension is loaded:
+    block.py (the block the example times, so that its eager, CUDA-graph
+    and torch.compile runs are checked here) and attention.py."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(root, "examples", "torch"))
-    import block as example
-    return example
+    path = os.path.join(root, "examples", "torch")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return importlib.import_module(name)
 
 
 def block_torch(x, r, w, w1, b1, eps):
@@ -396,7 +407,7 @@ def check_block(ops, have):
     if not {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
         report("block", False, "needs rmsnorm_bf16 and matmul_tma_bias_gelu")
         return
-    block = example_block().block_tilec
+    block = example_module("block").block_tilec
     dev = "cuda"
     # Ragged against the GEMM's 128 x 256 tile and its K step of 64.
     rows, cols, n, eps = 77, 528, 384, 1e-6
@@ -446,9 +457,7 @@ def check_attention_backward(ops, have):
     against the f32 reference's gradients, on ragged seq, grouped-query
     heads, causal and not; then the same under torch.compile(fullgraph=
     True), forward and backward."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(root, "examples", "torch"))
-    import attention as example
+    example = example_module("attention")
     needs = {"attention_tma_d128_n128"} | example.BACKWARD_OPS
     if not needs <= set(have):
         report("attention backward", False,
@@ -465,14 +474,7 @@ def check_attention_backward(ops, have):
 
     def reference(q, k, v, do, causal):
         q, k, v = (t.float().requires_grad_() for t in (q, k, v))
-        g = q.shape[1] // k.shape[1]
-        kr, vr = k.repeat_interleave(g, 1), v.repeat_interleave(g, 1)
-        scores = (q @ kr.transpose(-1, -2)) * 128 ** -0.5
-        if causal:
-            s = q.shape[2]
-            mask = torch.ones(s, s, device=dev, dtype=torch.bool).tril()
-            scores = scores.masked_fill(~mask, float("-inf"))
-        o = torch.softmax(scores, -1) @ vr
+        o, _ = attention_f32(q, k, v, causal)
         o.backward(do.float())
         return o.detach(), q.grad, k.grad, v.grad
 
@@ -634,7 +636,7 @@ def check_meta_compile(ops, have):
     if {"rmsnorm_bf16", "matmul_tma_bias_gelu"} <= set(have):
         # The block with dynamic shapes: the GEMM's descriptors see symbolic
         # sizes, which its Meta implementation specializes.
-        block = example_block().block_tilec
+        block = example_module("block").block_tilec
         try:
             compiled = torch.compile(block, fullgraph=True, dynamic=True,
                                      backend="aot_eager")

@@ -82,13 +82,12 @@ class _Attention(torch.autograd.Function):
 
 
 def attention(q, k, v, causal=False, scale=None):
-    """SDPA (enable_gqa) through tilec, with autograd; see the module."""
+    """SDPA (enable_gqa) through tilec, with autograd; see the module. The
+    forward operator refuses heads that do not divide (tile.from's whole
+    quotient) before any backward exists."""
     if FORWARD is None:
         raise RuntimeError("attention: no tilec attention forward operator "
                            "is loaded (load the extension before importing "
                            "this module)")
-    if q.shape[1] % k.shape[1] != 0:
-        raise ValueError(f"attention: {q.shape[1]} query heads are no "
-                         f"multiple of {k.shape[1]} key/value heads")
     scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
     return _Attention.apply(q, k, v, scale, bool(causal))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 17, here: what scripts/s17/run-1.sh and run-2.sh run on the GPU,
-# into .dev/s17 (carry [".dev/s17", ".gpu-deps"]).
+# Session 17, here: what scripts/s17/run.sh runs on the GPU, into
+# .dev/s17 (carry [".dev/s17", ".gpu-deps"]).
 #   K      the head_dim 128 backward's kernels as the GPU test and the
 #          bench load them (scripts/s16/prep-2.sh's list), with this
 #          session's dQ-by-TMA-reduce kernel (each consumer warpgroup
@@ -11,6 +11,7 @@
 #   P      the builder's persistent 128x256 GEMM (matmul_tma_persistent_
 #          bf16out) for tilec-gpu-tests.
 #   torch  the PyTorch extension's sources (scripts/s9/prep-torch.sh).
+#   tune   the GEMM tuning candidates (tilec-tune compile) and peers.py.
 set -euo pipefail
 S=.dev/s17; B=build/bin; PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 rm -rf $S && mkdir -p $S/K $S/ptx $S/R $S/P
@@ -25,6 +26,14 @@ for k in $kernels; do
   cp $S/ptx/$k.json $S/K/
 done
 rm -rf $S/ptx
+# K2: the backward checks' kernels with only the dQ-by-TMA-reduce variant
+# beside the pointer ones (the sanitizers' shorter run).
+mkdir -p $S/K2
+for k in attention_d128 attention_bwd_pre_d128 attention_bwd_dq_d128 \
+  attention_bwd_dkdv_d128 attention_bwd_pre_dqacc_d128 \
+  attention_bwd_dq_convert_d128 attention_tma_bwd_dkdvqr_d128; do
+  cp $S/K/$k.* $S/K2/
+done
 $B/tilec-examples --arch sm_90a -o $S/P matmul_tma_persistent_bf16out > /dev/null
 T=test/Interpreter/tensordesc-reduce.tile
 $B/tilec $T --arch=sm_90a -o $S/R/k.ptx
@@ -38,4 +47,6 @@ $B/tilec-run $T --kernel=addto_wg --grid=1,1,2 --arg rand=7,shape=100x88,save=$S
 bash scripts/s9/prep-torch.sh > /dev/null
 mv .dev/s9t/torch $S/torch && rm -rf .dev/s9t
 cp /work/shared/bench/peers.py $S/
+$B/tilec-tune compile --builder matmul --arch sm_90a -o $S/tune > /dev/null
+cp /work/shared/bench/peers.py $S/tune/
 du -sh $S
