@@ -8,6 +8,7 @@
 // matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_ragged matmul_wave matmul_tma
 // matmul_tma_wave matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
+// matmul_tma_cluster matmul_tma_cluster_ragged
 // matmul_tma_fp16 attention attention_tma attention_bwd launch softmax5000
 // layernorm3072 (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
@@ -23,7 +24,10 @@
 // tile.params value, may be 192 in a copy of the file), matmul_tma_bias_gelu,
 // examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
 // matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
-// program per SM, matmul_tma_fp16, the builder's f16 descriptor matmul
+// program per SM, matmul_tma_cluster and matmul_tma_cluster_ragged,
+// examples/matmul_tma_cluster.tile on the same shapes (programs in
+// clusters of two: the SM count rounded down to whole clusters),
+// matmul_tma_fp16, the builder's f16 descriptor matmul
 // (the descriptor matmuls' grids follow the descriptors' blocks), attention, the builder's attention_d128, attention_tma, the
 // builder's attention_tma_d128 (and attention_tma_d128_n128 when DIR has
 // it: q, k, v through tensor descriptors), attention_bwd, the
@@ -691,11 +695,13 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
 void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
                     std::vector<Module> &keep, int64_t m, int64_t n,
                     int64_t kk, bool biasGelu = false,
-                    bool persistent = false) {
+                    bool persistent = false, bool cluster = false) {
   const Context &ctx = b.ctx();
   const char *name = biasGelu     ? "matmul_tma_bias_gelu"
+                     : cluster    ? "matmul_tma_cluster"
                      : persistent ? "matmul_tma_persistent"
                                   : "matmul_tma";
+  persistent |= cluster;
   Kernel k = kernelOf(ctx, dir, name, keep);
   auto a = randomBuffer<BFloat16>(ctx, rng, m * kk);
   auto bm = randomBuffer<BFloat16>(ctx, rng, kk * n);
@@ -705,9 +711,13 @@ void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
   const auto &params = k.metadata().params;
   Grid grid(ceilDiv(m, params[0].desc.tile[0]),
             ceilDiv(n, params[1].desc.tile[1]));
-  if (persistent) // one program per SM, at most one per tile
-    grid = Grid(std::min<int64_t>(int64_t(grid.x) * grid.y,
-                                  smCount(ctx, name)));
+  if (persistent) { // one program per SM, at most one per tile
+    // In clusters: a whole number of them, the pairs of tile rows rounded
+    // up to whole clusters.
+    int64_t ctas = k.metadata().numCtas;
+    int64_t tiles = ceilDiv(int64_t(grid.x), ctas) * ctas * grid.y;
+    grid = Grid(std::min<int64_t>(tiles, smCount(ctx, name) / ctas * ctas));
+  }
   double ms = b.time(
       [&](size_t) {
         if (biasGelu)
@@ -726,7 +736,9 @@ void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
                                 "x" + std::to_string(kk);
   std::string work = biasGelu ? "gelu(A@B+b) bf16 " + shape
                               : "matmul bf16 " + shape;
-  b.row(work + (persistent ? " (descriptors, persistent)" : " (descriptors)"),
+  b.row(work + (cluster      ? " (descriptors, persistent, clusters of 2)"
+                : persistent ? " (descriptors, persistent)"
+                             : " (descriptors)"),
         ms, 0, 2.0 * m * n * kk, name);
 }
 
@@ -834,7 +846,8 @@ int main(int argc, char **argv) {
       "matmul_ragged", "matmul_wave", "matmul_tma", "matmul_tma_ragged",
       "matmul_tma_wave",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
-      "matmul_tma_persistent_ragged", "matmul_tma_fp16", "attention",
+      "matmul_tma_persistent_ragged", "matmul_tma_cluster",
+      "matmul_tma_cluster_ragged", "matmul_tma_fp16", "attention",
       "attention_tma", "attention_bwd",
       "launch", "softmax5000", "layernorm3072"};
   std::string tile;
@@ -848,7 +861,8 @@ int main(int argc, char **argv) {
       "matmul matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_ragged matmul_wave "
       "matmul_tma matmul_tma_wave "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
-      "matmul_tma_persistent_ragged matmul_tma_fp16 attention attention_tma "
+      "matmul_tma_persistent_ragged matmul_tma_cluster "
+      "matmul_tma_cluster_ragged matmul_tma_fp16 attention attention_tma "
       "attention_bwd launch "
       "softmax5000 layernorm3072 (default: add coscos bias_gelu softmax "
       "layernorm rmsnorm matmul launch).");
@@ -940,6 +954,10 @@ int main(int argc, char **argv) {
       benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, false, true);
     else if (w == "matmul_tma_persistent_ragged")
       benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096, false, true);
+    else if (w == "matmul_tma_cluster")
+      benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, false, true, true);
+    else if (w == "matmul_tma_cluster_ragged")
+      benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096, false, true, true);
     else if (w == "matmul_tma_fp16")
       benchMatmulTmaFp16(b, rng, dir, keep);
     else if (w == "matmul_tma_bias_gelu")

@@ -2,7 +2,7 @@
 
     OUT=dir PEERS=path/to/peers.py python3 bench/peers_gemm.py [WORK...]
 
-WORK: matmul_ragged, matmul_wave, matmul_tf32 (default: all). Imports peers.py (its do_bench timing,
+WORK: matmul_ragged, matmul_wave, matmul_tf32, matmul_cube (default: all). Imports peers.py (its do_bench timing,
 row format and autotuned Triton tutorial kernel) from $PEERS, times the
 rows here and appends them to $OUT/peers.json (peers.py writes that file
 first; scripts/gpu-bench.sh runs this after it), so bench/compare.py sees
@@ -11,6 +11,8 @@ them beside tilec-bench's rows.
   (cuBLAS) and Triton, "matmul bf16 4000x4096x4096" as tilec-bench's row.
   matmul_wave: bf16 1408x2304x8192 (issue 16's shape where 128x192 tiles
   fill one wave of 132 SMs), the same two peers.
+  matmul_cube: bf16 8192^3, the same two peers alone (peers.py's matmul
+  also times gelu(A@B+b) in eager and torch.compile), "matmul bf16 8192^3".
   matmul_tf32: f32 8192^3 with TF32 tensor cores allowed (torch's
   allow_tf32, cuBLAS) and the Triton tutorial kernel on f32 (tl.dot's
   default input_precision is tf32), "matmul tf32 8192^3".
@@ -45,7 +47,8 @@ def matmul_tf32():
 
 WORK = {"matmul_ragged": lambda: matmul_rows(4000, 4096, 4096),
         "matmul_wave": lambda: matmul_rows(1408, 2304, 8192),
-        "matmul_tf32": matmul_tf32}
+        "matmul_tf32": matmul_tf32,
+        "matmul_cube": lambda: matmul_rows(8192, 8192, 8192, w="matmul bf16 8192^3")}
 
 if __name__ == "__main__":
     only = sys.argv[1:] or list(WORK)

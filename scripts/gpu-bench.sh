@@ -7,6 +7,7 @@
 # Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
 # matmul_bias_gelu matmul_fp16 matmul_ragged matmul_tma matmul_tma_ragged
 # matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
+# matmul_tma_cluster matmul_tma_cluster_ragged
 # matmul_tma_fp16 attention attention_bwd launch
 # (default: all but matmul_bias_gelu, matmul_fp16, matmul_ragged, matmul_tma
 # and attention). matmul_bias_gelu (examples/matmul_bias_gelu.tile) is timed
@@ -81,9 +82,9 @@ gemm_work=()
 for w in "${work[@]}"; do
   case $w in
   rmsnorm) ;;
-  matmul_bias_gelu | matmul_tma | matmul_tma_bias_gelu | matmul_tma_persistent | matmul) [[ " ${peer_work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
+  matmul_bias_gelu | matmul_tma | matmul_tma_bias_gelu | matmul_tma_persistent | matmul_tma_cluster | matmul) [[ " ${peer_work[*]} " == *" matmul "* ]] || peer_work+=(matmul) ;;
   matmul_fp16 | matmul_tma_fp16) [[ " ${peer_work[*]} " == *" matmul_fp16 "* ]] || peer_work+=(matmul_fp16) ;;
-  matmul_ragged | matmul_tma_ragged | matmul_tma_persistent_ragged) [[ " ${gemm_work[*]} " == *" matmul_ragged "* ]] || gemm_work+=(matmul_ragged) ;;
+  matmul_ragged | matmul_tma_ragged | matmul_tma_persistent_ragged | matmul_tma_cluster_ragged) [[ " ${gemm_work[*]} " == *" matmul_ragged "* ]] || gemm_work+=(matmul_ragged) ;;
   *) peer_work+=("$w") ;;
   esac
 done

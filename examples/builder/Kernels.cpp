@@ -19,6 +19,7 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"matmul_tma_f16out", [] { return buildMatmulTmaF16Out(); }},
       {"matmul_tma_persistent_bf16out",
        [] { return buildMatmulTmaPersistent(); }},
+      {"matmul_tma_cluster_bf16out", [] { return buildMatmulTmaCluster(); }},
       {"matmul_tf32", [] { return buildMatmulTf32(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},

@@ -75,6 +75,7 @@ Kernel buildMatmulTmaF16Out();
 /// projection: 384 tiles for 132 SMs). Params as buildMatmulTmaFp16's;
 /// grid: the SM count (no rule).
 Kernel buildMatmulTmaPersistent();
+Kernel buildMatmulTmaCluster();
 
 /// c = a @ b in f32 on the tensor cores at tf32 precision (mma.sync
 /// m16n8k8): ops::matmulKernel with f32 operands, 128x128 tiles, K step 32.

@@ -35,7 +35,7 @@ Kernel examples::buildMatmul(const std::string &target, bool persistent) {
 /// `persistent`, one program per SM looping over the tiles (the grid is
 /// the caller's: the SM count).
 static Kernel descriptorMatmul(const char *name, DType ab, DType c,
-                               bool persistent = false) {
+                               bool persistent = false, int numCtas = 1) {
   return plainMatmul(name, {.aType = ab,
                             .bType = ab,
                             .cType = c,
@@ -43,12 +43,20 @@ static Kernel descriptorMatmul(const char *name, DType ab, DType c,
                             .blockN = 256,
                             .blockK = 64,
                             .persistent = persistent,
-                            .descriptors = true});
+                            .descriptors = true,
+                            .numCtas = numCtas});
 }
 
 Kernel examples::buildMatmulTmaPersistent() {
   return descriptorMatmul("matmul_tma_persistent_bf16out", DType::BF16,
                           DType::BF16, /*persistent=*/true);
+}
+
+/// The persistent GEMM in clusters of two programs sharing B's blocks (TMA
+/// multicast on sm_90a); launch an even number of programs.
+Kernel examples::buildMatmulTmaCluster() {
+  return descriptorMatmul("matmul_tma_cluster_bf16out", DType::BF16,
+                          DType::BF16, /*persistent=*/true, /*numCtas=*/2);
 }
 
 Kernel examples::buildMatmulTmaFp16() {

@@ -275,6 +275,11 @@ struct KernelOptions {
   /// take turns issuing their loops' products (8 warps, sm_90a;
   /// docs/pipeline.md, "Tensor descriptors").
   bool pingpong = false;
+  /// `tile.num_ctas`: programs per thread-block cluster along the grid's x
+  /// axis (1, 2 or 4; sm_90): the launch's x must be a multiple of it, and
+  /// a warp-specialized TMA ring's blocks that every program of a cluster
+  /// loads alike are multicast (docs/pipeline.md, "Clusters").
+  int numCtas = 1;
 };
 
 /// PTX cache operators and eviction hints of loads and stores.

@@ -305,6 +305,14 @@ struct MatmulConfig {
   /// splitKReduceKernel sums the slices into the output). No epilogue
   /// arguments and no `persistent` (the epilogue belongs after the sum).
   bool splitK = false;
+  /// Programs per cluster (1, 2 or 4; KernelOptions::numCtas), with
+  /// `descriptors`: the programs of a cluster take `numCtas` vertically
+  /// adjacent tiles of one column (tile rows numCtas * q + rank), so that
+  /// B's block is the same in all of them at every K step and on sm_90a
+  /// each copies 1 / numCtas of it into all (TMA multicast). The grid's x
+  /// is rounded up to whole clusters (a row past M stores nothing); a
+  /// persistent grid must be a multiple of numCtas.
+  int numCtas = 1;
 };
 
 /// The second kernel of a split-K plan: out[r, c] = sum over s < splits of

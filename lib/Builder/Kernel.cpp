@@ -311,6 +311,13 @@ Kernel::Kernel(std::string name, KernelOptions options, SourceLoc loc)
   if (options.numStages)
     impl_->func->setAttr(tile::TileDialect::getNumStagesAttrName(),
                          impl_->builder.getI32IntegerAttr(options.numStages));
+  if (options.numCtas != 1 && options.numCtas != 2 && options.numCtas != 4)
+    impl_->fail(site(loc, "Kernel"), "numCtas must be 1, 2 or 4 (programs "
+                                     "per cluster), got " +
+                                         std::to_string(options.numCtas));
+  if (options.numCtas != 1)
+    impl_->func->setAttr(tile::TileDialect::getNumCtasAttrName(),
+                         impl_->builder.getI32IntegerAttr(options.numCtas));
 }
 
 const std::string &Kernel::name() const { return impl_->name; }

@@ -303,6 +303,13 @@ static LogicalResult checkGrid(func::FuncOp kernel, const Grid &grid) {
            << "invalid grid (" << grid.x << ", " << grid.y << ", " << grid.z
            << "): each dimension must be at least 1, x at most 2^31 - 1, y "
               "and z at most 65535";
+  // As on the GPU: the programs run in whole clusters along x.
+  if (int ctas = mlir::tile::getNumCtas(kernel); grid.x % ctas)
+    return kernel.emitError()
+           << "invalid grid (" << grid.x << ", " << grid.y << ", " << grid.z
+           << "): x must be a multiple of " << ctas
+           << ": the kernel's programs run in clusters of " << ctas
+           << " along x (tile.num_ctas)";
   return success();
 }
 

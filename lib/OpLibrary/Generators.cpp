@@ -53,8 +53,12 @@ struct Block::Impl {
 
 /// The state of a generator's block, with a new kernel.
 static std::shared_ptr<Block::Impl> newBlock(std::string name, int numWarps,
-                                             std::string generator) {
-  return std::make_shared<Block::Impl>(Kernel(std::move(name), {numWarps}),
+                                             std::string generator,
+                                             int numCtas = 1) {
+  KernelOptions options;
+  options.numWarps = numWarps;
+  options.numCtas = numCtas;
+  return std::make_shared<Block::Impl>(Kernel(std::move(name), options),
                                        std::move(generator));
 }
 
@@ -398,7 +402,17 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
                                  "persistent programs: the epilogue belongs "
                                  "after the slices are summed");
   }
-  auto impl = newBlock(std::move(name), config.numWarps, "matmulKernel");
+  const int ctas = config.numCtas;
+  if (ctas != 1 && ctas != 2 && ctas != 4)
+    buildError("matmulKernel",
+               "numCtas must be 1, 2 or 4, got " + std::to_string(ctas));
+  if (ctas > 1 && (!config.descriptors || config.splitK))
+    buildError("matmulKernel", "numCtas " + std::to_string(ctas) +
+                                   " shares B's blocks through tensor "
+                                   "descriptors: it needs descriptors and no "
+                                   "splitK");
+  auto impl =
+      newBlock(std::move(name), config.numWarps, "matmulKernel", ctas);
   Block::Impl &b = *impl;
   Kernel &k = b.kernel;
   const int pd = config.ptrDivisibility, sd = config.strideDivisibility;
@@ -440,8 +454,12 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   // The grid's rule, so that the runtime and the PyTorch operators launch
   // without one; persistent programs (the SM count) and split-K (the
   // caller's split count) have none.
+  // In clusters the tile rows are rounded up to whole clusters.
   if (!config.persistent && !config.splitK)
-    k.setGrid({"cdiv(M, " + std::to_string(bm) + ")",
+    k.setGrid({ctas > 1 ? std::to_string(ctas) + " * cdiv(cdiv(M, " +
+                              std::to_string(bm) + "), " +
+                              std::to_string(ctas) + ")"
+                        : "cdiv(M, " + std::to_string(bm) + ")",
                "cdiv(N, " + std::to_string(bn) + ")"});
 
   // Split-K: program z of grid axis 2 takes K steps [z * per, (z + 1) *
@@ -463,6 +481,8 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
     Value rkA = rk.expandDims(0), rkB = rk.expandDims(1);
     Value rowMask = rm2 < M, colMask = rn2 < N;
     Value rowCount = minimum(M - pidM * bm, bm);
+    if (ctas > 1) // a cluster's row past M: none
+      rowCount = maximum(rowCount, 0);
     Value colCount = minimum(N - pidN * bn, bn);
     b.rows = rm2;
     b.cols = rn2;
@@ -552,7 +572,38 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
     Value inGroup = t % width;
     tile(firstM + inGroup % size, inGroup / size);
   };
-  if (config.persistent) {
+  if (ctas > 1) {
+    // Clusters of `ctas` programs along x take `ctas` vertically adjacent
+    // tiles of one column: cluster tile u (a group of ctas tile rows by a
+    // column, in the grouped order of groupM / ctas such groups) gives
+    // rank r the tile (ctas * q + r, n). B's offsets and every loop's
+    // bounds then depend on the cluster alone, as tile-lower-descriptors
+    // needs to multicast B (ClusterUniformity).
+    Value rank = k.programId(0) % ctas, cluster = k.programId(0) / ctas;
+    Value npm = (M + (bm - 1)) / bm, npn = (N + (bn - 1)) / bn;
+    Value npq = (npm + (ctas - 1)) / ctas;
+    int groupQ = std::max(1, config.groupM / ctas);
+    auto clusterTile = [&](Value u) {
+      Value q, n;
+      if (groupQ == 1) {
+        q = u % npq;
+        n = u / npq;
+      } else {
+        Value width = npn * groupQ;
+        Value first = (u / width) * groupQ;
+        Value size = minimum(npq - first, groupQ);
+        Value inGroup = u % width;
+        q = first + inGroup % size;
+        n = inGroup / size;
+      }
+      tile(q * ctas + rank, n);
+    };
+    if (config.persistent)
+      k.forLoop(cluster, npq * npn, k.numPrograms(0) / ctas,
+                [&](Value u) { clusterTile(u); });
+    else
+      clusterTile(cluster + k.programId(1) * (k.numPrograms(0) / ctas));
+  } else if (config.persistent) {
     // Programs 0 .. P-1 (P = the grid, the SM count) take tiles p, p + P,
     // p + 2P, ...: each program stays resident and walks the grouped
     // order, so the programs running at once still share L2 tiles.

@@ -99,6 +99,7 @@ collectKernels(ModuleOp module, const tilec::PipelineOptions &options) {
     k.name = func.getName().str();
     k.numWarps = tile::getNumWarps(func, options.numWarps);
     k.threadsPerProgram = 32 * k.numWarps;
+    k.numCtas = tile::getNumCtas(func);
     SmallVector<std::string> names = tilec::parameterNames(func);
     FailureOr<tilec::LaunchRules> rules = tilec::readLaunchRules(func, names);
     if (failed(rules))

@@ -279,7 +279,8 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
 
 Status checkGrid(const KernelMetadata &kernel, const Grid &grid) {
   if (grid.x >= 1 && grid.y >= 1 && grid.z >= 1 && grid.x <= INT32_MAX &&
-      grid.y <= 65535 && grid.z <= 65535) [[likely]]
+      grid.y <= 65535 && grid.z <= 65535 &&
+      grid.x % kernel.numCtas == 0) [[likely]]
     return Status();
   std::string shape = "(" + std::to_string(grid.x) + ", " +
                       std::to_string(grid.y) + ", " + std::to_string(grid.z) +
@@ -290,8 +291,14 @@ Status checkGrid(const KernelMetadata &kernel, const Grid &grid) {
                          " is empty: x, y and z must each be at least 1");
   if (grid.x > INT32_MAX)
     return Status::error(prefix + ": x exceeds the CUDA limit 2147483647");
-  return Status::error(prefix + ": " + (grid.y > 65535 ? "y" : "z") +
-                       " exceeds the CUDA limit 65535");
+  if (grid.y > 65535 || grid.z > 65535)
+    return Status::error(prefix + ": " + (grid.y > 65535 ? "y" : "z") +
+                         " exceeds the CUDA limit 65535");
+  return Status::error(prefix + ": x must be a multiple of " +
+                       std::to_string(kernel.numCtas) +
+                       ": the kernel's programs run in clusters of " +
+                       std::to_string(kernel.numCtas) +
+                       " along x (num_ctas)");
 }
 
 Expected<int64_t> evaluateParamRule(const KernelMetadata &kernel, size_t index,

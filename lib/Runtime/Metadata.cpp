@@ -407,6 +407,14 @@ Expected<KernelMetadata> parseKernel(const Value &v, const std::string &where) {
   if (!shared.ok())
     return shared.status();
   k.sharedBytes = *shared;
+  if (f.find("num_ctas")) {
+    auto ctas = f.integer("num_ctas", 1, 4, "1, 2 or 4");
+    if (!ctas.ok())
+      return ctas.status();
+    if (*ctas == 3)
+      return f.error("\"num_ctas\" must be 1, 2 or 4, got 3");
+    k.numCtas = static_cast<int>(*ctas);
+  }
 
   if (const Value *r = f.find("resources")) {
     auto resources = parseResources(*r, here);

@@ -81,6 +81,8 @@ std::string writeMetadata(const ModuleMetadata &m) {
     kj["num_warps"] = k.numWarps;
     kj["threads_per_program"] = k.threadsPerProgram;
     kj["shared_bytes"] = k.sharedBytes;
+    if (k.numCtas != 1)
+      kj["num_ctas"] = k.numCtas;
     if (k.resources) {
       const KernelResources &r = *k.resources;
       json::Value rj = json::Value::object();

@@ -112,6 +112,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/ClusterUniformity.h"
 #include "tilec/Analysis/SharedMemory.h"
 #include "tilec/Target/Target.h"
 #include "tilec/Transforms/Passes.h"
@@ -575,6 +576,27 @@ struct Ring {
   SmallVector<Value> full;  ///< per group (null when empty), or one
   SmallVector<Value> empty; ///< per group (null when empty), warp-specialized
   int64_t slots = 0;
+  /// Per load: multicast to the cluster's `ctas` programs (warp-specialized
+  /// rings of a kernel with tile.num_ctas > 1; none elsewhere).
+  SmallVector<bool> multicast;
+  int ctas = 1;
+
+  /// Whether group g's slots are filled in every program of the cluster:
+  /// its consumers release them in all (tilegpu.mbarrier_arrive cluster).
+  bool clusterWide(const StagedLoop &sl, size_t g) const {
+    for (auto [i, l] : llvm::enumerate(sl.loads))
+      if (l.group == int(g) && i < multicast.size() && multicast[i])
+        return true;
+    return false;
+  }
+  /// Releases group g's `slot` (lane 0 of each warp; in the whole cluster
+  /// where multicast copies fill it).
+  void release(OpBuilder &b, Location loc, const StagedLoop &sl, size_t g,
+               Value slot) const {
+    MBarrierArriveOp::create(
+        b, loc, empty[g], slot,
+        clusterWide(sl, g) ? b.getI32IntegerAttr(ctas) : IntegerAttr());
+  }
 
   Value fullOf(size_t group) const {
     return full[std::min(group, full.size() - 1)];
@@ -582,9 +604,12 @@ struct Ring {
 };
 
 Ring allocRing(OpBuilder &b, Location loc, const StagedLoop &sl,
-               bool perGroup, int emptyCount) {
+               bool perGroup, int emptyCount,
+               ArrayRef<bool> multicast = {}, int ctas = 1) {
   Ring ring;
   ring.slots = sl.slots;
+  ring.multicast.assign(multicast.begin(), multicast.end());
+  ring.ctas = ctas;
   for (const StagedLoad &l : sl.loads)
     ring.bufs.push_back(allocSlots(b, loc, l.load.getDesc().getType(),
                                    sl.slots));
@@ -593,11 +618,14 @@ Ring allocRing(OpBuilder &b, Location loc, const StagedLoop &sl,
     ring.full.push_back(!perGroup || sl.hasGroup(g)
                             ? allocBarriers(b, loc, sl.slots, 1)
                             : Value());
+  // A cluster-wide group's consumers arrive from every program.
   if (emptyCount)
     for (size_t g = 0; g < sl.dots.size(); ++g)
-      ring.empty.push_back(sl.hasGroup(g)
-                               ? allocBarriers(b, loc, sl.slots, emptyCount)
-                               : Value());
+      ring.empty.push_back(
+          sl.hasGroup(g)
+              ? allocBarriers(b, loc, sl.slots,
+                              emptyCount * (ring.clusterWide(sl, g) ? ctas : 1))
+              : Value());
   return ring;
 }
 
@@ -616,8 +644,11 @@ void emitGroup(OpBuilder &b, Location loc, const StagedLoop &sl,
     SmallVector<Value> offsets;
     for (Value o : l.load.getOffsets())
       offsets.push_back(map.lookupOrDefault(o));
+    bool multicast = i < ring.multicast.size() && ring.multicast[i];
     TmaLoadOp::create(b, loc, l.load.getDesc(), offsets, ring.bufs[i], slot,
-                      full, slot);
+                      full, slot,
+                      multicast ? b.getI32IntegerAttr(ring.ctas)
+                                : IntegerAttr());
   }
 }
 
@@ -930,7 +961,7 @@ Value InPlaceSlots::get(DescriptorLoadOp load) {
   MBarrierExpectOp::create(b, l, bar, c0,
                            b.getI32IntegerAttr(blockBytes(desc)), UnitAttr());
   TmaLoadOp::create(b, l, load.getDesc(), load.getOffsets(), buf, c0, bar,
-                    c0);
+                    c0, IntegerAttr());
   MBarrierWaitOp::create(b, l, bar, c0, Value());
   slots[load] = buf;
   return buf;
@@ -1067,6 +1098,49 @@ std::optional<Chain> chainOf(func::FuncOp func, StagedLoop &sl) {
   return chain;
 }
 
+/// Per load of the chains' ring (each chain's loads in the ring's order):
+/// whether the cluster's programs (tile.num_ctas > 1) multicast it. A load
+/// is multicast when every program of a cluster loads the same block
+/// (offsets uniform across the cluster, ClusterUniformity) in every chain,
+/// every loop of the chains runs alike in all of them (uniform bounds: the
+/// producers fill, and the consumers release, the same slots in the same
+/// order), and its block has a box for each program (each program copies
+/// some of every multicast group, so none runs a phase ahead of the
+/// others' releases).
+SmallVector<bool> planMulticast(func::FuncOp func, ArrayRef<Chain> chains) {
+  int ctas = getNumCtas(func);
+  size_t loads = chains.front().sl->loads.size();
+  SmallVector<bool> multicast(loads, false);
+  if (ctas == 1)
+    return multicast;
+  ClusterUniformity cluster(ctas);
+  for (const Chain &chain : chains)
+    for (scf::ForOp l : chain.loops)
+      if (!cluster.isUniform(l.getLowerBound()) ||
+          !cluster.isUniform(l.getUpperBound()) ||
+          !cluster.isUniform(l.getStep()))
+        return multicast;
+  for (size_t i = 0; i < loads; ++i) {
+    bool shared = true;
+    for (const Chain &chain : chains) {
+      if (i >= chain.sl->loads.size()) {
+        shared = false;
+        break;
+      }
+      DescriptorLoadOp load = chain.sl->loads[i].load;
+      TensorDescType desc = load.getDesc().getType();
+      TmaBox box = getTmaBox(desc.getBlockType().getShape(),
+                             desc.getElementType().getIntOrFloatBitWidth());
+      shared &= box.copies >= ctas &&
+                llvm::all_of(load.getOffsets(), [&](Value o) {
+                  return cluster.isUniform(o);
+                });
+    }
+    multicast[i] = shared;
+  }
+  return multicast;
+}
+
 /// Warp-specializes a kernel whose body's top level holds the `chains`'
 /// loops (each alone, or in a nest of scf.for loops: persistent programs),
 /// in program order, sharing one ring: the second schedule at the top of
@@ -1101,9 +1175,16 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
   }
   OpBuilder b(start);
   Type i32 = b.getI32Type();
-  Ring ring = allocRing(b, loc, first, /*perGroup=*/true, warps);
+  SmallVector<bool> multicast = planMulticast(func, chains);
+  bool clustered = llvm::is_contained(multicast, true);
+  Ring ring = allocRing(b, loc, first, /*perGroup=*/true, warps, multicast,
+                        getNumCtas(func));
   Operation *firstRingOp = ring.bufs[0].getDefiningOp();
   auto [producerRegs, consumerRegs] = *budgets;
+  // With multicast copies, no program's copy or release reaches another's
+  // mbarriers before their initialization.
+  if (clustered)
+    ClusterBarrierOp::create(b, loc);
   auto ws = WarpSpecializeOp::create(b, loc, producerRegs, consumerRegs);
   Block *producer = b.createBlock(&ws.getProducer());
   Block *consumer = b.createBlock(&ws.getConsumer());
@@ -1212,7 +1293,7 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
         [&](OpBuilder &db, scf::ForOp newLoop, Value slot, size_t g) {
           if (!sl.pending) {
             for (size_t h : sl.releasedAfter(g))
-              MBarrierArriveOp::create(db, loc, ring.empty[h], slot);
+              ring.release(db, loc, sl, h, slot);
             return;
           }
           Value notFirst = arith::CmpIOp::create(
@@ -1221,8 +1302,8 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
           auto ifOp = scf::IfOp::create(db, loc, notFirst, false);
           OpBuilder::InsertionGuard guard(db);
           db.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          MBarrierArriveOp::create(db, loc, ring.empty[g],
-                                   previousSlot(db, loc, slot, ring.slots));
+          ring.release(db, loc, sl, g,
+                       previousSlot(db, loc, slot, ring.slots));
         },
         loopInit, &lastWait);
     if (lastWait && (!outers.empty() || &chain != &chains.back())) {
@@ -1236,10 +1317,9 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
                                         inner.getUpperBound());
       auto ifOp = scf::IfOp::create(ab, loc, ran, false);
       ab.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      MBarrierArriveOp::create(
-          ab, loc, ring.empty[0],
-          previousSlot(ab, loc, inner.getResults().take_back(2)[0],
-                       ring.slots));
+      ring.release(ab, loc, sl, 0,
+                   previousSlot(ab, loc, inner.getResults().take_back(2)[0],
+                                ring.slots));
     }
     // Each outer loop yields what the loop inside it left.
     ValueRange result = inner.getResults().take_back(2);
@@ -1262,6 +1342,13 @@ bool warpSpecialize(func::FuncOp func, MutableArrayRef<Chain> chains,
     WarpgroupTurnOp::create(tb, loc, "start");
     tb.setInsertionPointAfter(lastTop);
     WarpgroupTurnOp::create(tb, loc, "finish");
+  }
+  // ... and none exits while another may still copy into its slots or
+  // arrive on its mbarriers.
+  if (clustered) {
+    OpBuilder after(ws->getContext());
+    after.setInsertionPointAfter(ws);
+    ClusterBarrierOp::create(after, loc);
   }
   func->setAttr(WarpSpecializeOp::getProducerWarpsAttrName(),
                 IntegerAttr::get(IntegerType::get(ctx, 32),

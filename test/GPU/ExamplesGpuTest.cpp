@@ -7,8 +7,8 @@
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (matmul_bias_gelu, matmul_fp16, matmul_tma,
-// matmul_tma_bias_gelu and matmul_tma_persistent, the last three sm_90 and
-// later, when DIR has them;
+// matmul_tma_bias_gelu, matmul_tma_persistent and matmul_tma_cluster, the
+// last four sm_90 and later, when DIR has them;
 // the first may also be the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, same parameters; and the
 // builder's attention_d128) and runs it on fresh random inputs at several
@@ -23,8 +23,8 @@
 // past the end. --matmul-tile and --matmul-dtype test variants of the
 // matmul kernel (same parameters) with other tiles or f16 data;
 // --matmul-persistent launches the matmuls on 5 programs (persistent
-// kernels loop over the tiles); --matmul-shape adds a shape to the
-// matmuls' list (e.g. one long enough in K to go around a TMA ring more
+// kernels loop over the tiles; 6 for kernels in clusters of 2);
+// --matmul-shape adds a shape to the matmuls' list (e.g. one long enough in K to go around a TMA ring more
 // than once at --small); --attention-block-m launches the attention
 // forward with M queries per program (a variant built with another blockM;
 // default 128); --attention-head-dim runs examples/attention.tile's kernel
@@ -454,8 +454,9 @@ void testMatmulWith(const Context &ctx, const Kernel &k, Rng &rng, bool small,
     }
     // Persistent programs: 5, fewer than the tiles of the larger shapes and
     // more than those of the smallest (idle programs).
+    // In clusters (num_ctas): whole clusters, 6 programs for 2.
     if (gMatmulPersistent || persistent)
-      grid = Grid(5);
+      grid = Grid(ceilDiv(5, k.metadata().numCtas) * k.metadata().numCtas);
     std::string what = name + std::to_string(m) + "x" + std::to_string(n) +
                        "x" + std::to_string(kk) + " " + gridText(grid);
     if (!run(what, ctx, [&] {
@@ -528,6 +529,15 @@ void testMatmulTmaPersistent(const Context &ctx, const Kernel &k, Rng &rng,
                            /*persistent=*/true);
 }
 
+/// examples/matmul_tma_cluster.tile: persistent programs in clusters of
+/// two sharing B's blocks by TMA multicast.
+void testMatmulTmaCluster(const Context &ctx, const Kernel &k, Rng &rng,
+                          bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                           "matmul_tma_cluster ", /*tma=*/true,
+                           /*persistent=*/true);
+}
+
 void testMatmulTmaBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                            bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true,
@@ -549,6 +559,14 @@ void testMatmulTmaPersistentBf16Out(const Context &ctx, const Kernel &k,
                                     Rng &rng, bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
                            "matmul_tma_persistent_bf16out ", /*tma=*/false,
+                           /*persistent=*/true, /*builderTma=*/true);
+}
+
+/// The same in clusters of two programs sharing B's blocks.
+void testMatmulTmaClusterBf16Out(const Context &ctx, const Kernel &k, Rng &rng,
+                                 bool small) {
+  testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/false,
+                           "matmul_tma_cluster_bf16out ", /*tma=*/false,
                            /*persistent=*/true, /*builderTma=*/true);
 }
 
@@ -1016,6 +1034,9 @@ const Example kExamples[] = {
     {"matmul_tma_swiglu", testMatmulTmaSwiglu, /*optional=*/true},
     {"matmul_tma_f16out", testMatmulTmaF16Out, /*optional=*/true},
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
+    {"matmul_tma_cluster", testMatmulTmaCluster, /*optional=*/true},
+    {"matmul_tma_cluster_bf16out", testMatmulTmaClusterBf16Out,
+     /*optional=*/true},
     {"matmul_tma_persistent_bf16out", testMatmulTmaPersistentBf16Out,
      /*optional=*/true},
     // The builder's (tilec-examples matmul_tma_fp16).

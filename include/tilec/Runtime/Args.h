@@ -207,8 +207,8 @@ Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
                 size_t count, uint64_t *slots, void **pointers,
                 const TensorMapSlots *maps = nullptr);
 
-/// Checks a launch's grid: every dimension at least 1, x below 2^31, y and z
-/// at most 65535.
+/// Checks a launch's grid: every dimension at least 1, x below 2^31 and a
+/// multiple of the kernel's num_ctas, y and z at most 65535.
 Status checkGrid(const KernelMetadata &kernel, const Grid &grid);
 
 /// The grid `kernel`'s rule (metadata "grid", docs/metadata.md) gives for

@@ -115,6 +115,10 @@ struct KernelMetadata {
   int numWarps = 0;
   int threadsPerProgram = 0;
   int64_t sharedBytes = 0;
+  /// Programs per thread-block cluster along the grid's x axis
+  /// (`"num_ctas"`, the kernel's `tile.num_ctas`; 1, 2 or 4): the launch's
+  /// x must be a multiple of it.
+  int numCtas = 1;
   std::vector<ParamInfo> params;
   /// How the launch grid follows from the integer scalars (`"grid"`, the
   /// `tile.grid` attribute); empty when the kernel declares none (the

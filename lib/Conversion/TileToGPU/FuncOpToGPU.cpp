@@ -58,6 +58,10 @@ struct KernelFuncLowering : public OpConversionPattern<func::FuncOp> {
       threads += 32 * int(extra.getInt());
     gpuFunc.setKnownBlockSizeAttr(
         rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
+    // Clusters of num_ctas programs along x (PTX `.reqnctapercluster`).
+    if (int ctas = getNumCtas(func); ctas > 1)
+      gpuFunc.setKnownClusterSizeAttr(
+          rewriter.getDenseI32ArrayAttr({ctas, 1, 1}));
     // A tensor descriptor's CUtensorMap is passed by value, 64-byte aligned,
     // and read in place through its address (the TMA wants the parameter's
     // own generic address, not a copy): `.param .align 64 .b8 name[128]`.

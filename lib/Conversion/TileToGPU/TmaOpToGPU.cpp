@@ -213,9 +213,40 @@ struct MBarrierArriveOpLowering
     rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     Value addr = slotAddress(rewriter, loc, adaptor.getBarriers(),
                              adaptor.getSlot(), 8);
+    if (std::optional<int32_t> n = op.getCluster()) {
+      // The same mbarrier in each program of the cluster (its own among
+      // them), released at cluster scope.
+      auto clusterPtr = LLVM::LLVMPointerType::get(getContext(), 7);
+      for (int32_t r = 0; r < *n; ++r) {
+        Value remote = NVVM::MapaOp::create(rewriter, loc, clusterPtr, addr,
+                                            i32Val(rewriter, loc, r));
+        NVVM::MBarrierArriveOp::create(
+            rewriter, loc, Type(), remote, Value(),
+            NVVM::MemScopeKindAttr::get(getContext(),
+                                        NVVM::MemScopeKind::CLUSTER));
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     NVVM::MBarrierArriveOp::create(
         rewriter, loc, Type(), addr, Value(),
         NVVM::MemScopeKindAttr::get(getContext(), NVVM::MemScopeKind::CTA));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tilegpu.cluster_barrier -> barrier.cluster.arrive (release) and
+/// barrier.cluster.wait (acquire) by every thread; not `.aligned`: it may
+/// follow the warp-specialized sides' divergent code.
+struct ClusterBarrierOpLowering
+    : public OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), UnitAttr());
+    NVVM::ClusterWaitOp::create(rewriter, op.getLoc(), UnitAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -360,15 +391,32 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
       // The copy names its destination in the cluster's shared window
       // (shared::cluster), where this CTA's own shared memory lies too.
       auto clusterPtr = LLVM::LLVMPointerType::get(getContext(), 7);
-      for (BoxCopy &c :
-           boxCopies(rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
-                     adaptor.getOffsets(), base))
+      // Multicast: box c by the program of cluster rank c % n, into all n.
+      int n = op.getMulticast().value_or(1);
+      Value rank, mask;
+      if (n > 1) {
+        rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+        mask = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(),
+                                        rewriter.getI16IntegerAttr((1 << n) - 1));
+      }
+      for (auto [i, c] : llvm::enumerate(boxCopies(
+               rewriter, loc, cast<TensorDescType>(op.getDesc().getType()),
+               adaptor.getOffsets(), base))) {
+        OpBuilder::InsertionGuard boxGuard(rewriter);
+        if (n > 1) {
+          Value mine = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq, rank,
+              i32Val(rewriter, loc, int64_t(i) % n));
+          auto ifOp = scf::IfOp::create(rewriter, loc, mine, false);
+          rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        }
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
             rewriter, loc,
             LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr, c.shared),
-            adaptor.getDesc(), c.coords, bar,
-            ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+            adaptor.getDesc(), c.coords, bar, ValueRange{}, mask, Value(),
+            NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+      }
     }
     rewriter.eraseOp(op);
     return success();
@@ -531,6 +579,7 @@ void mlir::tile::gpu_lowering::populateTmaPatterns(TileTypeConverter &tc,
                                                    const LoweringContext &) {
   patterns.add<MBarrierInitOpLowering, MBarrierExpectOpLowering,
                MBarrierWaitOpLowering, MBarrierArriveOpLowering,
+               ClusterBarrierOpLowering,
                TmaLoadOpLowering, TmaStoreOpLowering, TmaStoreWaitOpLowering,
                LocalStoreOpLowering,
                WarpgroupTurnOpLowering, WarpSpecializeOpLowering>(

@@ -741,3 +741,24 @@ func.func @pingpong_not_unit() attributes {tile.kernel, tile.pingpong = true} {
 func.func @pingpong_not_kernel() attributes {tile.pingpong} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.num_ctas' must be 1, 2 or 4 (programs per cluster along the grid's x axis), got 3}}
+func.func @ctas() attributes {tile.kernel, tile.num_ctas = 3 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_ctas' may only mark a tile.kernel}}
+func.func @ctas_not_kernel() attributes {tile.num_ctas = 2 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_ctas' must be an i32 attribute}}
+func.func @ctas_type() attributes {tile.kernel, tile.num_ctas = 2 : i64} {
+  return
+}

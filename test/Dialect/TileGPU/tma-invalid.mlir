@@ -184,3 +184,46 @@ func.func @store_warpgroups_range(%d: !tile.tensordesc<tensor<64x128xf32>>, %i: 
   tilegpu.tma_store %d[%i, %i] from %buf[%i] warpgroups [0, 1, 2, 1] : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
   return
 }
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @multicast_count(%d: !tile.tensordesc<tensor<64x128xbf16>>, %i: i32)
+    attributes {tile.kernel, tile.num_ctas = 2 : i32} {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<2x64x128xbf16, #nvmma>
+  %bar = tilegpu.local_alloc : !tilegpu.smem<2x1x1xi64, #plain>
+  // expected-error @+1 {{'tilegpu.tma_load' op multicast 4 differs from the kernel's tile.num_ctas 2}}
+  tilegpu.tma_load %d[%i, %i] into %buf[%i], %bar[%i] {multicast = 4 : i32} : !tile.tensordesc<tensor<64x128xbf16>> into !tilegpu.smem<2x64x128xbf16, #nvmma>, !tilegpu.smem<2x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @multicast_value(%d: !tile.tensordesc<tensor<64x128xbf16>>, %i: i32) {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<2x64x128xbf16, #nvmma>
+  %bar = tilegpu.local_alloc : !tilegpu.smem<2x1x1xi64, #plain>
+  // expected-error @+1 {{'tilegpu.tma_load' op multicast must be 2 or 4, got 3}}
+  tilegpu.tma_load %d[%i, %i] into %buf[%i], %bar[%i] {multicast = 3 : i32} : !tile.tensordesc<tensor<64x128xbf16>> into !tilegpu.smem<2x64x128xbf16, #nvmma>, !tilegpu.smem<2x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @arrive_cluster(%i: i32) attributes {tile.kernel} {
+  %bar = tilegpu.local_alloc : !tilegpu.smem<2x1x1xi64, #plain>
+  // expected-error @+1 {{'tilegpu.mbarrier_arrive' op cluster 2 differs from the kernel's tile.num_ctas 1}}
+  tilegpu.mbarrier_arrive %bar[%i] {cluster = 2 : i32} : !tilegpu.smem<2x1x1xi64, #plain>
+  return
+}
+
+// -----
+
+func.func @cluster_barrier_alone() attributes {tile.kernel} {
+  // expected-error @+1 {{'tilegpu.cluster_barrier' op needs a kernel whose programs run in clusters (tile.num_ctas 2 or 4)}}
+  tilegpu.cluster_barrier
+  return
+}

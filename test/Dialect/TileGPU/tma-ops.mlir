@@ -87,3 +87,19 @@ func.func @per_warpgroup(%d: !tile.tensordesc<tensor<64x128xf32>>, %i: i32)
   tilegpu.tma_store %d[%i, %i] from %buf[%i] warpgroups [1, 0, 1, 0] : !tile.tensordesc<tensor<64x128xf32>> from !tilegpu.smem<1x64x128xf32, #nvmma>
   return
 }
+
+// A kernel whose programs run in clusters of two: a multicast copy, the
+// release of a slot in every program of the cluster, the cluster barrier.
+// CHECK-LABEL: func.func @cluster
+func.func @cluster(%d: !tile.tensordesc<tensor<64x256xbf16>>, %i: i32)
+    attributes {tile.kernel, tile.num_ctas = 2 : i32} {
+  %buf = tilegpu.local_alloc : !tilegpu.smem<2x64x256xbf16, #nvmma>
+  %bars = tilegpu.local_alloc : !tilegpu.smem<2x1x1xi64, #plain>
+  // CHECK: tilegpu.cluster_barrier
+  tilegpu.cluster_barrier
+  // CHECK: tilegpu.tma_load %{{.*}}[%{{.*}}, %{{.*}}] into %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {multicast = 2 : i32} :
+  tilegpu.tma_load %d[%i, %i] into %buf[%i], %bars[%i] {multicast = 2 : i32} : !tile.tensordesc<tensor<64x256xbf16>> into !tilegpu.smem<2x64x256xbf16, #nvmma>, !tilegpu.smem<2x1x1xi64, #plain>
+  // CHECK: tilegpu.mbarrier_arrive %{{.*}}[%{{.*}}] {cluster = 2 : i32} :
+  tilegpu.mbarrier_arrive %bars[%i] {cluster = 2 : i32} : !tilegpu.smem<2x1x1xi64, #plain>
+  return
+}

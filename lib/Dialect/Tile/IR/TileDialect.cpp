@@ -138,6 +138,13 @@ int mlir::tile::getNumWarps(Operation *func, int dflt) {
   return dflt;
 }
 
+int mlir::tile::getNumCtas(Operation *func) {
+  if (auto attr =
+          func->getAttrOfType<IntegerAttr>(TileDialect::getNumCtasAttrName()))
+    return attr.getInt();
+  return 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel attributes
 //===----------------------------------------------------------------------===//
@@ -274,6 +281,19 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (value.getInt() < 1 || value.getInt() > 8)
       return op->emitError("'tile.num_stages' must be in [1, 8], got ")
              << value.getInt();
+    return success();
+  }
+  if (name == getNumCtasAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(32))
+      return op->emitError("'tile.num_ctas' must be an i32 attribute");
+    if (!isa<func::FuncOp>(op) || !op->hasAttr(getKernelAttrName()))
+      return op->emitError("'tile.num_ctas' may only mark a tile.kernel");
+    int64_t n = value.getInt();
+    if (n != 1 && n != 2 && n != 4)
+      return op->emitError("'tile.num_ctas' must be 1, 2 or 4 (programs "
+                           "per cluster along the grid's x axis), got ")
+             << n;
     return success();
   }
   if (name == getWarpSpecializeAttrName()) {

@@ -215,10 +215,43 @@ static LogicalResult verifyTmaSlot(Operation *op, Value desc,
   return success();
 }
 
+/// A cluster-wide op's `n` (tilegpu.tma_load's multicast,
+/// tilegpu.mbarrier_arrive's cluster; nullopt: a cluster barrier) against
+/// its kernel's tile.num_ctas, where the op is still inside the tile
+/// kernel.
+static LogicalResult verifyClusterCount(Operation *op, StringRef what,
+                                        std::optional<int32_t> n) {
+  Operation *kernel = nullptr;
+  for (Operation *p = op->getParentOp(); p && !kernel; p = p->getParentOp())
+    if (tile::isKernel(p))
+      kernel = p;
+  int ctas = kernel ? tile::getNumCtas(kernel) : 0;
+  if (!n) {
+    if (ctas == 1)
+      return op->emitOpError("needs a kernel whose programs run in "
+                             "clusters (tile.num_ctas 2 or 4)");
+    return success();
+  }
+  if (*n != 2 && *n != 4)
+    return op->emitOpError(what) << " must be 2 or 4, got " << *n;
+  if (ctas && ctas != *n)
+    return op->emitOpError(what)
+           << " " << *n << " differs from the kernel's tile.num_ctas "
+           << ctas;
+  return success();
+}
+
 LogicalResult TmaLoadOp::verify() {
   if (failed(verifyBarriers(*this, getBarriers())))
     return failure();
+  if (std::optional<int32_t> n = getMulticast())
+    if (failed(verifyClusterCount(*this, "multicast", n)))
+      return failure();
   return verifyTmaSlot(*this, getDesc(), getOffsets(), getBuffer());
+}
+
+LogicalResult ClusterBarrierOp::verify() {
+  return verifyClusterCount(*this, "", std::nullopt);
 }
 
 LogicalResult TmaStoreOp::verify() {
@@ -295,6 +328,9 @@ LogicalResult LocalStoreOp::verify() {
 }
 
 LogicalResult MBarrierArriveOp::verify() {
+  if (std::optional<int32_t> n = getCluster())
+    if (failed(verifyClusterCount(*this, "cluster", n)))
+      return failure();
   return verifyBarriers(*this, getBarriers());
 }
 

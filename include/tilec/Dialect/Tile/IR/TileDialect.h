@@ -83,6 +83,9 @@ std::optional<std::string> checkDescriptorReduce(RMWKind kind, Type element);
 /// The warps per program of a kernel: its `tile.num_warps`, else `dflt`.
 int getNumWarps(Operation *func, int dflt = 4);
 
+/// The programs per cluster of a kernel: its `tile.num_ctas`, else 1.
+int getNumCtas(Operation *func);
+
 } // namespace mlir::tile
 
 #endif // TILEC_DIALECT_TILE_IR_TILEDIALECT_H

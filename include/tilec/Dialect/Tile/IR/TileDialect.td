@@ -48,6 +48,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
       return ::llvm::StringLiteral("tile.num_stages");
     }
+    /// Programs per thread-block cluster of a kernel (an i32: 1, 2 or 4):
+    /// its programs run in clusters of that many consecutive programs
+    /// along the grid's x axis (sm_90), whose warp-specialized rings share
+    /// the descriptor blocks they all load (TMA multicast).
+    static constexpr ::llvm::StringLiteral getNumCtasAttrName() {
+      return ::llvm::StringLiteral("tile.num_ctas");
+    }
     /// Whether a kernel's TMA-fed dot loop may be warp-specialized (a bool;
     /// default true on sm_90a): a producer warpgroup issues the copies.
     static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {

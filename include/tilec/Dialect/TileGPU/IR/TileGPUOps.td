@@ -302,14 +302,24 @@ def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [
     transaction count must have been raised by the block's bytes
     (`tilegpu.mbarrier_expect`). Elements outside the tensor become zero.
 
+    With `multicast = n` (the kernel's `tile.num_ctas`, 2 or 4) every
+    program of the cluster loads the same block into the same slot: box
+    `c` is copied by the program of cluster rank `c % n` alone, into the
+    slot of all n programs (`.multicast::cluster`, ctaMask 2^n - 1), each
+    destination's mbarrier at `barrier_slot` receiving the bytes it got;
+    each program still expects the whole block's bytes.
+
     ```mlir
     tilegpu.tma_load %d[%m, %k] into %buf[%s], %bars[%s]
         : !tile.tensordesc<tensor<128x64xbf16>> into !tilegpu.smem<3x128x64xbf16, #nvmma>, !tilegpu.smem<3x1x1xi64, #plain>
+    tilegpu.tma_load %d[%k, %n] into %buf[%s], %bars[%s] {multicast = 2 : i32}
+        : !tile.tensordesc<tensor<64x256xbf16>> into !tilegpu.smem<3x64x256xbf16, #nvmma>, !tilegpu.smem<3x1x1xi64, #plain>
     ```
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
                    TileGPU_SharedMem:$buffer, I32:$slot,
-                   TileGPU_SharedMem:$barriers, I32:$barrier_slot);
+                   TileGPU_SharedMem:$barriers, I32:$barrier_slot,
+                   OptionalAttr<I32Attr>:$multicast);
   let assemblyFormat = [{
     $desc `[` $offsets `]` `into` $buffer `[` $slot `]` `,` $barriers `[`
     $barrier_slot `]` attr-dict `:` qualified(type($desc)) `into`
@@ -418,12 +428,41 @@ def TileGPU_MBarrierArriveOp : TileGPU_Op<"mbarrier_arrive", [
     be converged (after a warp-synchronous op such as a warpgroup_dot's
     wait, every lane's reads are done when lane 0 arrives).
 
+    With `cluster = n` (the kernel's `tile.num_ctas`) lane 0 arrives on
+    the mbarrier at the same place in each of the cluster's n programs
+    (`mapa`, then `mbarrier.arrive.release.cluster.shared::cluster`): the
+    slot that multicast copies fill in all of them is released in all of
+    them; such an mbarrier counts n arrivals per warp.
+
     ```mlir
     tilegpu.mbarrier_arrive %empty[%s] : !tilegpu.smem<4x1x1xi64, #plain>
+    tilegpu.mbarrier_arrive %empty[%s] {cluster = 2 : i32} : !tilegpu.smem<4x1x1xi64, #plain>
     ```
   }];
-  let arguments = (ins TileGPU_SharedMem:$barriers, I32:$slot);
+  let arguments = (ins TileGPU_SharedMem:$barriers, I32:$slot,
+                   OptionalAttr<I32Attr>:$cluster);
   let assemblyFormat = "$barriers `[` $slot `]` attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_ClusterBarrierOp : TileGPU_Op<"cluster_barrier", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a barrier of every thread of the cluster's programs";
+  let description = [{
+    Every thread of every program of the kernel's cluster (`tile.num_ctas`
+    programs) arrives (release) and waits (acquire) until all have
+    arrived (`barrier.cluster.arrive` / `barrier.cluster.wait`). After
+    mbarrier initialization it keeps the other programs' multicast copies
+    and remote arrivals from reaching an mbarrier not initialized yet; at
+    the end of the kernel it keeps a program from exiting while another
+    may still copy into its shared memory or arrive on its mbarriers.
+    Every thread must reach it.
+
+    ```mlir
+    tilegpu.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 18, here: the kernels scripts/s18/run.sh runs on the GPU, into
+# .dev/s18 (carry [".dev/s18", ".gpu-deps"]).
+#   C      examples/matmul_tma_cluster.tile (clusters of two sharing B's
+#          blocks by TMA multicast) and examples/matmul_tma_persistent.tile
+#          (the same schedule without clusters), BLOCK_N 256, cubins by
+#          ptxas -O3 -v, and peers.py.
+set -euo pipefail
+S=.dev/s18; B=build/bin; PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
+rm -rf $S && mkdir -p $S/C
+for k in matmul_tma_cluster matmul_tma_persistent; do
+  $B/tilec examples/$k.tile --arch=sm_90a --param BLOCK_N=256 -o $S/C/$k.ptx
+  $PTXAS -arch=sm_90a -O3 -v $S/C/$k.ptx -o $S/C/$k.cubin 2>&1 |
+    grep -E "Used|spill" | tr '\n' ' ' | sed "s|^|$k: |"; echo
+  rm $S/C/$k.ptx
+done
+cp /work/shared/bench/peers.py $S/
+du -sh $S
