@@ -1234,10 +1234,10 @@ TEST(Sm90Tma, UnmodelledFormsAreErrors) {
   EXPECT_ERROR(run("  cp.async.bulk.tensor.2d.shared::cluster.shared::cta."
                    "tile.bulk_group [%rd1, {%r3, %r4}], [%r2];"),
                "unsupported direction of cp.async.bulk.tensor");
-  EXPECT_ERROR(run("  cp.async.bulk.tensor.2d.shared::cluster.global.tile."
-                   "mbarrier::complete_tx::bytes.multicast::cluster [%r2], "
-                   "[%rd1, {%r3, %r4}], [%r5], %rs1;"),
-               "unsupported modifier .multicast::cluster");
+  EXPECT_ERROR(run("  cp.async.bulk.tensor.2d.global.shared::cta.tile."
+                   "bulk_group.multicast::cluster [%rd1, {%r3, %r4}], [%r2], "
+                   "%rs1;"),
+               ".multicast::cluster is a tensor load's");
   EXPECT_ERROR(run("  cp.async.bulk.shared::cluster.global.mbarrier::"
                    "complete_tx::bytes [%r2], [%rd1], 16, [%r5];"),
                "unsupported instruction cp.async.bulk.shared::cluster");

@@ -18,8 +18,10 @@
 // (a sticky error); `hello` prints "pid (X, 0, 0) hello" for each program
 // X, as tile.print does; `desc_copy` copies the tensor its map describes (see there). The
 // driver's rules that the runtime must respect are enforced as the real driver
-// does: a launch needs the context current, and more than 48 KiB of dynamic
-// shared memory needs the function's attribute raised first.
+// does: a launch needs the context current, more than 48 KiB of dynamic
+// shared memory needs the function's attribute raised first, and the grid
+// of a kernel with a `.reqnctapercluster` must be a whole number of its
+// clusters (else CUDA_ERROR_INVALID_CLUSTER_SIZE).
 // cuTensorMapEncodeTiled validates as the real one does and writes a
 // recognizable map that launches check and the simulator reads (the
 // "tensor maps" block below). With TILEC_FAKE_CUDA_WGMMA_FENCE_NOTES set,
@@ -60,6 +62,7 @@ struct FakeFunction {
   CUcontext context = nullptr; // its module's
   std::vector<unsigned> paramBytes;
   int maxDynamicShared = 48 * 1024;
+  unsigned cluster[3] = {0, 0, 0}; // its .reqnctapercluster; 0: none
 };
 
 struct FakeModule {
@@ -146,6 +149,8 @@ const char *errorName(CUresult r) {
     return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
   case CUDA_ERROR_LAUNCH_FAILED:
     return "CUDA_ERROR_LAUNCH_FAILED";
+  case CUDA_ERROR_INVALID_CLUSTER_SIZE:
+    return "CUDA_ERROR_INVALID_CLUSTER_SIZE";
   default:
     return nullptr;
   }
@@ -180,6 +185,30 @@ bool parseEntry(const std::string &text, const std::string &name,
     sizes.push_back(bytes);
   }
   return true;
+}
+
+/// The `.reqnctapercluster X{, Y{, Z}}` of `.entry name(` in PTX text (the
+/// directives between its parameters and its body); all 0 without one.
+void parseCluster(const std::string &text, const std::string &name,
+                  unsigned dims[3]) {
+  size_t at = text.find(".entry " + name + "(");
+  size_t end = at == std::string::npos ? at : text.find(')', at);
+  size_t body = end == std::string::npos ? end : text.find('{', end);
+  if (body == std::string::npos)
+    return;
+  std::string directives = text.substr(end, body - end);
+  size_t req = directives.find(".reqnctapercluster");
+  if (req == std::string::npos)
+    return;
+  const char *p = directives.c_str() + req + std::strlen(".reqnctapercluster");
+  for (int i = 0; i < 3; ++i) {
+    char *next = nullptr;
+    unsigned long v = std::strtoul(p, &next, 10);
+    dims[i] = next == p ? 1 : unsigned(v);
+    p = next;
+    while (*p == ' ' || *p == '\t' || *p == ',')
+      ++p;
+  }
 }
 
 void runDescCopy(const FakeLaunch &l); // the "tensor maps" block below
@@ -667,6 +696,7 @@ CUresult fModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
       mod->functions.erase(name);
       return CUDA_ERROR_NOT_FOUND;
     }
+    parseCluster(mod->text, name, fn->cluster);
     slot = std::move(fn);
   }
   *f = reinterpret_cast<CUfunction>(slot.get());
@@ -687,6 +717,11 @@ CUresult fFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
     *v = fn->maxDynamicShared;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    *v = int(fn->cluster[a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH]);
     return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_INVALID_VALUE;
@@ -751,6 +786,17 @@ CUresult fLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     return CUDA_ERROR_INVALID_HANDLE;
   if (extra || int(shared) > fn->maxDynamicShared || bx * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
+  auto partial = [](unsigned g, unsigned c) { return c == 0 || g % c; };
+  if (fn->cluster[0] &&
+      (partial(gx, fn->cluster[0]) || partial(gy, fn->cluster[1]) ||
+       partial(gz, fn->cluster[2]))) {
+    std::fprintf(stderr,
+                 "fake cuda: kernel %s: grid (%u,%u,%u) is not a multiple of "
+                 "its cluster shape (%u,%u,%u)\n",
+                 fn->name.c_str(), gx, gy, gz, fn->cluster[0], fn->cluster[1],
+                 fn->cluster[2]);
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
   FakeLaunch l{fn->name, {gx, gy, gz}, {bx, by, bz}, shared, {}, fn->ptx};
   for (size_t i = 0; i < fn->paramBytes.size(); ++i) {
     auto *p = static_cast<unsigned char *>(params[i]);

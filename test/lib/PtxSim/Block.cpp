@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Block.h"
+#include "Cluster.h"
 
 #include <algorithm>
 #include <cfenv>
@@ -44,8 +45,11 @@ private:
 } // namespace
 
 Block::Block(const Program &p, const Launch &l, const GlobalCheck &valid,
-      unsigned bx, unsigned by, unsigned bz, std::set<int> &noted)
-    : p(p), l(l), valid(valid), ctaid{bx, by, bz}, noted(noted) {
+             unsigned bx, unsigned by, unsigned bz, std::set<int> &noted,
+             Cluster &cluster, unsigned rank)
+    : p(p), l(l), valid(valid), ctaid{bx, by, bz}, cluster(cluster),
+      rank(rank), genericWrites(cluster.genericWrites),
+      events(cluster.events), noted(noted) {
   dynBase = (p.staticShared + p.dynamicAlign - 1) / p.dynamicAlign *
             p.dynamicAlign;
   smemSize = dynBase + l.dynamicShared;
@@ -64,6 +68,7 @@ Block::Block(const Program &p, const Launch &l, const GlobalCheck &valid,
   for (unsigned t = 0; t < n; ++t) {
     Thread &th = threads[t];
     th.tid = t;
+    th.rank = rank;
     th.x = t % l.block[0];
     th.y = (t / l.block[0]) % l.block[1];
     th.z = t / (l.block[0] * l.block[1]);
@@ -76,59 +81,40 @@ Block::Block(const Program &p, const Launch &l, const GlobalCheck &valid,
   warpgroups.resize((n + 127) / 128);
 }
 
-void Block::run() {
-  size_t n = threads.size();
-  uint64_t probed = ~uint64_t(0);
-  while (true) {
-    bool progress = false;
-    for (Thread &t : threads)
-      if (t.st == State::Run) {
-        step(t);
-        progress = true;
-      }
-    progress |= warpCollectives();
-    progress |= warpgroupCollectives();
-    progress |= barriers();
-    for (Thread &t : threads)
-      if (t.st == State::Sleep && mbarChanged(t)) {
-        t.st = State::Run;
-        progress = true;
-      }
-    if (progress)
-      continue;
-    size_t exited = 0;
-    for (Thread &t : threads)
-      exited += t.st == State::Exit;
-    if (exited == n) {
-      // Every bar.arrive is consumed by an instance of its barrier: one
-      // left over means the two sides' counts of syncs and arrives differ.
-      for (auto &[id, a] : barArrivals)
-        if (a.first)
-          fail(blockName() + ": barrier " + std::to_string(id) + " has " +
-               std::to_string(a.first) + " bar.arrive arrivals of " +
-               std::to_string(a.second) +
-               " that no instance of it consumed when the block exits");
-      break;
+bool Block::round() {
+  bool progress = false;
+  for (Thread &t : threads)
+    if (t.st == State::Run) {
+      step(t);
+      progress = true;
     }
-    if (!loads.empty()) {
-      deliverLoad();
-      continue;
+  progress |= warpCollectives();
+  progress |= warpgroupCollectives();
+  progress |= barriers();
+  for (Thread &t : threads)
+    if (t.st == State::Sleep && mbarChanged(t)) {
+      t.st = State::Run;
+      progress = true;
     }
-    // A thread whose try_wait returned false may do other work before it
-    // tries again: let the sleepers run once more; if nothing changed
-    // since they last did, the block is stuck.
-    bool sleeping = false;
-    for (Thread &t : threads)
-      sleeping |= t.st == State::Sleep;
-    if (sleeping && events != probed) {
-      probed = events;
-      for (Thread &t : threads)
-        if (t.st == State::Sleep)
-          t.st = State::Run;
-      continue;
-    }
-    deadlock();
-  }
+  return progress;
+}
+
+void Block::exitThread(Thread &t) {
+  t.st = State::Exit;
+  ++exitedThreads;
+  ++events;
+}
+
+void Block::finish() {
+  finished = true;
+  // Every bar.arrive is consumed by an instance of its barrier: one left
+  // over means the two sides' counts of syncs and arrives differ.
+  for (auto &[id, a] : barArrivals)
+    if (a.first)
+      fail(blockName() + ": barrier " + std::to_string(id) + " has " +
+           std::to_string(a.first) + " bar.arrive arrivals of " +
+           std::to_string(a.second) +
+           " that no instance of it consumed when the block exits");
   for (Thread &t : threads) {
     bool pending = !t.open.empty();
     for (const auto &g : t.groups)
@@ -154,23 +140,37 @@ void Block::run() {
            std::to_string(p.insts[op.pc].line) +
            " is still in flight at exit: no wgmma.wait_group retired it");
     }
-  if (!loads.empty())
+  if (!loads.empty()) {
+    const TensorCopy &c = loads.front();
     fail(blockName() + ": the TMA load of line " +
-         std::to_string(p.insts[loads.front().pc].line) + " (thread " +
-         std::to_string(loads.front().thread) +
+         std::to_string(p.insts[c.pc].line) + " (" +
+         (c.source == rank ? "" : peer(c.source).blockName() + " ") +
+         "thread " + std::to_string(c.thread) +
          ") is still in flight when every thread exited");
+  }
+  if (!remoteOps.empty()) {
+    const RemoteOp &op = remoteOps.front();
+    fail(blockName() + " exits while " + where(byId(op.source), op.pc) +
+         " may still access its shared memory: no barrier.cluster or "
+         "mbarrier wait of this CTA orders that before its exit (a "
+         "barrier.cluster before exit is missing)");
+  }
 }
 
 std::string Block::blockName() const {
-  return "block (" + std::to_string(ctaid[0]) + "," +
-         std::to_string(ctaid[1]) + "," + std::to_string(ctaid[2]) + ")";
+  std::string s = "block (" + std::to_string(ctaid[0]) + "," +
+                  std::to_string(ctaid[1]) + "," + std::to_string(ctaid[2]) +
+                  ")";
+  if (cluster.blocks.size() > 1)
+    s += " (cluster rank " + std::to_string(rank) + ")";
+  return s;
 }
 
 std::string Block::where(const Thread &t, int pc) const {
   std::ostringstream os;
   if (pc < 0)
     pc = std::min<int>(t.pc, int(p.insts.size()) - 1);
-  os << blockName() << " thread " << t.tid;
+  os << home(t).blockName() << " thread " << t.tid;
   if (pc >= 0)
     os << " line " << p.insts[pc].line << " '" << brief(p.insts[pc].text)
        << "'";
@@ -256,19 +256,18 @@ bool Block::barriers() {
   return progress;
 }
 
-void Block::deadlock() const {
+void Block::waits(std::string &counts, std::string &details) const {
   size_t bar = 0, coll = 0, asleep = 0, exited = 0;
   for (const Thread &t : threads) {
-    bar += t.st == State::Bar;
+    bar += t.st == State::Bar || t.st == State::ClusterBar;
     coll += t.st == State::Coll || t.st == State::WgColl;
     asleep += t.st == State::Sleep;
     exited += t.st == State::Exit;
   }
-  std::string msg = blockName() + ": deadlock: every live thread waits (" +
-                    std::to_string(asleep) + " on mbarriers, " +
-                    std::to_string(bar) + " at barriers, " +
-                    std::to_string(coll) + " at collectives; " +
-                    std::to_string(exited) + " exited)";
+  counts = std::to_string(asleep) + " on mbarriers, " + std::to_string(bar) +
+           " at barriers, " + std::to_string(coll) + " at collectives; " +
+           std::to_string(exited) + " exited";
+  details.clear();
   // Each distinct wait on an mbarrier (a producer's and a consumer's, say),
   // by its first thread.
   std::set<std::tuple<uint64_t, int, uint64_t, int>> seen;
@@ -278,33 +277,58 @@ void Block::deadlock() const {
             .second &&
         seen.size() <= 4) {
       auto it = mbars.find(t.sleepMbar);
-      msg += "; " + where(t, t.pc - 1) + " waits on the mbarrier at shared " +
-             std::to_string(t.sleepMbar) + " for " +
-             (t.sleepParity >= 0
-                  ? "the phase of parity " + std::to_string(t.sleepParity)
-                  : "phase " + std::to_string(t.sleepPhase)) +
-             " to complete";
+      details += "; " + where(t, t.pc - 1) +
+                 " waits on the mbarrier at shared " +
+                 std::to_string(t.sleepMbar) + " for " +
+                 (t.sleepParity >= 0
+                      ? "the phase of parity " + std::to_string(t.sleepParity)
+                      : "phase " + std::to_string(t.sleepPhase)) +
+                 " to complete";
       if (it != mbars.end()) {
         const hopper::MBarrier &b = it->second.b;
-        msg += " (it is in phase " + std::to_string(b.phase) + " with " +
-               std::to_string(b.pending) + " of " +
-               std::to_string(b.expected) +
-               " arrivals pending, transaction count " +
-               std::to_string(b.tx) + ")";
+        details += " (it is in phase " + std::to_string(b.phase) + " with " +
+                   std::to_string(b.pending) + " of " +
+                   std::to_string(b.expected) +
+                   " arrivals pending, transaction count " +
+                   std::to_string(b.tx) + ")";
       }
     }
   if (!seen.empty())
-    fail(msg);
+    return;
   for (const Thread &t : threads)
-    if (t.st == State::Bar)
-      fail(msg + "; " + where(t) + " waits at barrier " +
-           std::to_string(t.barId) +
-           (t.barCount ? " for " + std::to_string(t.barCount) + " threads"
-                       : " for the whole block"));
+    if (t.st == State::Bar) {
+      details = "; " + where(t) + " waits at barrier " +
+                std::to_string(t.barId) +
+                (t.barCount ? " for " + std::to_string(t.barCount) + " threads"
+                            : " for the whole block");
+      return;
+    }
   for (const Thread &t : threads)
-    if (t.st != State::Exit)
-      fail(msg + "; " + where(t) + " waits at a collective");
-  fail(msg);
+    if (t.st == State::ClusterBar) {
+      // A thread of the cluster that has not arrived at the phase.
+      std::string missing;
+      for (const auto &b : cluster.blocks)
+        for (const Thread &u : b->threads)
+          if (missing.empty() && u.st != State::Exit &&
+              u.clusterArrived <= cluster.barrierPhase)
+            missing = "; " + b->blockName() + " thread " +
+                      std::to_string(u.tid) + " has not arrived at it";
+      details = "; " + where(t) + " waits at barrier.cluster for phase " +
+                std::to_string(cluster.barrierPhase) + missing;
+      return;
+    }
+  for (const Thread &t : threads)
+    if (t.st != State::Exit) {
+      details = "; " + where(t) + " waits at a collective";
+      return;
+    }
+}
+
+void Block::deadlock() const {
+  std::string counts, details;
+  waits(counts, details);
+  fail(blockName() + ": deadlock: every live thread waits (" + counts + ")" +
+       details);
 }
 
 uint64_t Block::special(const Thread &t, uint64_t which) const {
@@ -323,8 +347,22 @@ uint64_t Block::special(const Thread &t, uint64_t which) const {
   case SP_NCTAID_Z: return l.grid[2];
   case SP_LANEID: return t.tid % 32;
   case SP_WARPID: return t.tid / 32;
-  case SP_ONE: return 1;
   case SP_DYNAMIC_SMEM: return l.dynamicShared;
+  case SP_CLUSTERID_X: return cluster.id[0];
+  case SP_CLUSTERID_Y: return cluster.id[1];
+  case SP_CLUSTERID_Z: return cluster.id[2];
+  case SP_NCLUSTERID_X: return l.grid[0] / cluster.dims[0];
+  case SP_NCLUSTERID_Y: return l.grid[1] / cluster.dims[1];
+  case SP_NCLUSTERID_Z: return l.grid[2] / cluster.dims[2];
+  case SP_CLUSTER_CTAID_X: return ctaid[0] % cluster.dims[0];
+  case SP_CLUSTER_CTAID_Y: return ctaid[1] % cluster.dims[1];
+  case SP_CLUSTER_CTAID_Z: return ctaid[2] % cluster.dims[2];
+  case SP_CLUSTER_NCTAID_X: return cluster.dims[0];
+  case SP_CLUSTER_NCTAID_Y: return cluster.dims[1];
+  case SP_CLUSTER_NCTAID_Z: return cluster.dims[2];
+  case SP_CLUSTER_CTARANK: return rank;
+  case SP_CLUSTER_NCTARANK: return cluster.blocks.size();
+  case SP_IS_EXPLICIT_CLUSTER: return p.explicitCluster;
   default: return 0;
   }
 }
@@ -402,23 +440,23 @@ void Block::sharedRead(const Thread &t, uint64_t a, void *dst, uint64_t n,
     mayBeUnwritten = n > 1 && written[i];
   for (uint64_t i = a; i < a + n; ++i) {
     if (inflight[i])
-      fail(where(t) + ": reads shared byte " + std::to_string(i) +
+      fail(where(t) + ": reads shared byte " + std::to_string(i) + of(t) +
            " while " + inflightWriter(i) + " may still be writing it");
     if (mbarByte[i])
-      fail(where(t) + ": reads shared byte " + std::to_string(i) +
+      fail(where(t) + ": reads shared byte " + std::to_string(i) + of(t) +
            " of the mbarrier object at " + std::to_string(i & ~7ull) +
            " (only mbarrier instructions may access it)");
     if (!written[i] && !mayBeUnwritten)
-      fail(where(t) + ": reads shared byte " + std::to_string(i) +
+      fail(where(t) + ": reads shared byte " + std::to_string(i) + of(t) +
            ", which nothing wrote");
-    if (writeEpoch[i] == epoch && writer[i] != int16_t(t.tid))
+    if (writeEpoch[i] == epoch && writer[i] != id(t))
       fail(where(t) + ": race: reads shared byte " + std::to_string(i) +
-           " written by thread " + std::to_string(writer[i]) +
+           of(t) + " written by " + threadName(writer[i], t) +
            " since the last barrier");
     if (readEpoch[i] != epoch) {
       readEpoch[i] = epoch;
-      reader[i] = int16_t(t.tid);
-    } else if (reader[i] != int16_t(t.tid)) {
+      reader[i] = id(t);
+    } else if (reader[i] != id(t)) {
       reader[i] = -2; // several readers
     }
   }
@@ -431,27 +469,27 @@ void Block::sharedWrite(const Thread &t, uint64_t a, const void *src,
   ++genericWrites;
   for (uint64_t i = a; i < a + n; ++i) {
     if (!async && inflight[i])
-      fail(where(t) + ": writes shared byte " + std::to_string(i) +
+      fail(where(t) + ": writes shared byte " + std::to_string(i) + of(t) +
            " while " + inflightWriter(i) + " may still be writing it");
     if (mbarByte[i])
-      fail(where(t) + ": writes shared byte " + std::to_string(i) +
+      fail(where(t) + ": writes shared byte " + std::to_string(i) + of(t) +
            " of the mbarrier object at " + std::to_string(i & ~7ull) +
            " (only mbarrier instructions may access it)");
     if (asyncReaders[i])
-      fail(where(t) + ": writes shared byte " + std::to_string(i) +
+      fail(where(t) + ": writes shared byte " + std::to_string(i) + of(t) +
            " that " + asyncReader(i) + " may still be reading");
-    if (writeEpoch[i] == epoch && writer[i] != int16_t(t.tid))
+    if (writeEpoch[i] == epoch && writer[i] != id(t))
       fail(where(t) + ": race: writes shared byte " + std::to_string(i) +
-           " also written by thread " + std::to_string(writer[i]) +
+           of(t) + " also written by " + threadName(writer[i], t) +
            " since the last barrier");
-    if (readEpoch[i] == epoch && reader[i] != int16_t(t.tid))
+    if (readEpoch[i] == epoch && reader[i] != id(t))
       fail(where(t) + ": race: writes shared byte " + std::to_string(i) +
-           " read by " +
+           of(t) + " read by " +
            (reader[i] == -2 ? std::string("several threads")
-                            : "thread " + std::to_string(reader[i])) +
+                            : threadName(reader[i], t)) +
            " since the last barrier");
     writeEpoch[i] = epoch;
-    writer[i] = int16_t(t.tid);
+    writer[i] = id(t);
     written[i] = 1;
     genWrite[i] = genericWrites;
   }
@@ -459,9 +497,12 @@ void Block::sharedWrite(const Thread &t, uint64_t a, const void *src,
   ++events;
 }
 
-void Block::load(Thread &t, Space space, uint64_t a, void *dst, uint64_t n,
-                 bool vectorElement) {
+void Block::load(Thread &t, const Inst &in, uint64_t a, void *dst,
+                 uint64_t n, bool vectorElement) {
+  Space space = in.space;
+  bool cluster = in.clusterSpace;
   if (space == S_GENERIC) {
+    cluster = true;
     if (a >= kParamWindow) {
       space = S_PARAM;
       a -= kParamWindow;
@@ -482,9 +523,15 @@ void Block::load(Thread &t, Space space, uint64_t a, void *dst, uint64_t n,
            " bytes at 0x" + hex(a) + " outside device memory");
     std::memcpy(dst, reinterpret_cast<const void *>(a), n);
     return;
-  case S_SHARED:
-    sharedRead(t, a, dst, n, vectorElement);
+  case S_SHARED: {
+    Block &owner = sharedOwner(t, a, cluster);
+    if (&owner != this) {
+      owner.checkAlive(t, "ld.shared::cluster");
+      owner.noteRemote(t, {});
+    }
+    owner.sharedRead(t, a, dst, n, vectorElement);
     return;
+  }
   case S_LOCAL:
     if (a + n > t.local.size())
       fail(where(t) + ": local read past the depot");
@@ -503,10 +550,13 @@ void Block::load(Thread &t, Space space, uint64_t a, void *dst, uint64_t n,
   }
 }
 
-void Block::store(Thread &t, Space space, uint64_t a, const void *src,
+void Block::store(Thread &t, const Inst &in, uint64_t a, const void *src,
                   uint64_t n) {
   ++events;
+  Space space = in.space;
+  bool cluster = in.clusterSpace;
   if (space == S_GENERIC) {
+    cluster = true;
     if (a >= kParamWindow) {
       space = S_PARAM;
       a -= kParamWindow;
@@ -527,9 +577,15 @@ void Block::store(Thread &t, Space space, uint64_t a, const void *src,
            " bytes at 0x" + hex(a) + " outside device memory");
     std::memcpy(reinterpret_cast<void *>(a), src, n);
     return;
-  case S_SHARED:
-    sharedWrite(t, a, src, n);
+  case S_SHARED: {
+    Block &owner = sharedOwner(t, a, cluster);
+    if (&owner != this) {
+      owner.checkAlive(t, "st.shared::cluster");
+      owner.noteRemote(t, {});
+    }
+    owner.sharedWrite(t, a, src, n);
     return;
+  }
   case S_LOCAL:
     if (a + n > t.local.size())
       fail(where(t) + ": local write past the depot");
@@ -831,8 +887,7 @@ uint64_t Block::intBinary(const Inst &in, uint64_t a, uint64_t b) {
 void Block::step(Thread &t) {
   while (t.st == State::Run) {
     if (t.pc >= int(p.insts.size())) {
-      t.st = State::Exit;
-      ++events;
+      exitThread(t);
       return;
     }
     const Inst &in = p.insts[t.pc];
@@ -902,9 +957,16 @@ void Block::step(Thread &t) {
       t.pc++;
       continue;
     case O_RET:
-      t.st = State::Exit;
-      ++events;
+      exitThread(t);
       return;
+    case O_CLUSTER_WAIT:
+      current = &t;
+      if (!clusterWait(t)) {
+        t.st = State::ClusterBar; // Cluster::barrier() releases it
+        return;
+      }
+      t.pc++;
+      continue;
     case O_BRA:
       t.pc = int(in.ops[0].imm);
       continue;
@@ -1168,7 +1230,7 @@ void Block::execute(Thread &t, const Inst &in) {
     if (dst.kind == Operand::Vec) {
       for (size_t i = 0; i < dst.elems.size(); ++i) {
         uint64_t v = 0;
-        load(t, in.space, a + i * bytes, &v, bytes, /*vectorElement=*/true);
+        load(t, in, a + i * bytes, &v, bytes, /*vectorElement=*/true);
         if (isSigned(ty))
           v = uint64_t(sext(v, bytes * 8));
         set(t, dst.elems[i], v, wide(dst.elems[i]) ? T_B64 : T_B32);
@@ -1176,7 +1238,7 @@ void Block::execute(Thread &t, const Inst &in) {
       return;
     }
     uint64_t v = 0;
-    load(t, in.space, a, &v, bytes);
+    load(t, in, a, &v, bytes);
     if (isSigned(ty))
       v = uint64_t(sext(v, bytes * 8));
     set(t, dst, v, wide(dst) ? T_B64 : (bytes == 2 && !isSigned(ty) ? T_B16 : T_B32));
@@ -1189,12 +1251,12 @@ void Block::execute(Thread &t, const Inst &in) {
     if (src.kind == Operand::Vec) {
       for (size_t i = 0; i < src.elems.size(); ++i) {
         uint64_t v = get(t, src.elems[i], ty);
-        store(t, in.space, a + i * bytes, &v, bytes);
+        store(t, in, a + i * bytes, &v, bytes);
       }
       return;
     }
     uint64_t v = get(t, src, ty);
-    store(t, in.space, a, &v, bytes);
+    store(t, in, a, &v, bytes);
     return;
   }
   case O_ATOM:
@@ -1235,7 +1297,7 @@ void Block::execute(Thread &t, const Inst &in) {
     // One element at `addr`: returns the old value.
     auto rmw = [&](uint64_t addr, uint64_t b) {
       uint64_t old = 0;
-      load(t, in.space, addr, &old, bytes);
+      load(t, in, addr, &old, bytes);
       uint64_t r = old;
       if (half) // add.noftz.f16/.bf16: f16 never flushes here
         r = fromD(ty, double(float(toD(ty, old)) + float(toD(ty, b))));
@@ -1258,7 +1320,7 @@ void Block::execute(Thread &t, const Inst &in) {
       else if (in.cmp == "cas")
         r = (old & mask) == (b & mask) ? get(t, o[3], ty) : old;
       r &= mask;
-      store(t, in.space, addr, &r, bytes);
+      store(t, in, addr, &r, bytes);
       return old;
     };
     if (red) {
@@ -1424,7 +1486,7 @@ void Block::execute(Thread &t, const Inst &in) {
     }
     checkShared(t, dst, size);
     for (uint64_t i = dst; i < dst + size; ++i) {
-      if (readEpoch[i] == epoch && reader[i] != int16_t(t.tid))
+      if (readEpoch[i] == epoch && reader[i] != id(t))
         fail(where(t) + ": race: cp.async into shared byte " +
              std::to_string(i) + " that another thread read since the "
              "last barrier");
@@ -1496,6 +1558,10 @@ void Block::execute(Thread &t, const Inst &in) {
   case O_FENCE_MBAR_INIT:
     t.mbarInitFence = genericWrites;
     return;
+  case O_MAPA:
+    return mapa(t, in);
+  case O_CLUSTER_ARRIVE:
+    return clusterArrive(t, in);
   default:
     fail(where(t) + ": unsupported instruction");
   }

@@ -1,27 +1,31 @@
 //===- Block.h - the PTX simulator's interpreter of a block -----*- C++ -*-===//
 //
-// Execution: one block at a time; its threads run one after another until
-// each reaches a barrier, a warp-collective instruction (shfl, mma,
-// ldmatrix), a warpgroup instruction (wgmma.*, setmaxnreg), an mbarrier
-// try_wait that returned false, or the end; a collective runs when all
-// lanes of the warp (all 128 threads of the warpgroup) wait at the same
-// one, a barrier when its thread count arrived (`bar.sync id, count`, or
-// the whole block), a sleeper wakes when its mbarrier's phase completes.
-// Only when no thread can run does the oldest TMA load land (its bytes,
-// then complete_tx on its mbarrier), so that a thread reading a copy's
+// Execution: one cluster of blocks at a time (Cluster.h; a kernel without
+// .reqnctapercluster runs in clusters of one block); each block's threads
+// run one after another until each reaches a barrier, a warp-collective
+// instruction (shfl, mma, ldmatrix), a warpgroup instruction (wgmma.*,
+// setmaxnreg), an mbarrier try_wait that returned false, a
+// barrier.cluster.wait, or the end; a collective runs when all lanes of the
+// warp (all 128 threads of the warpgroup) wait at the same one, a barrier
+// when its thread count arrived (`bar.sync id, count`, or the whole block),
+// a sleeper wakes when its mbarrier's phase completes. Only when no thread
+// of the cluster can run does the oldest TMA load land (its bytes, then
+// complete_tx on its mbarrier), so that a thread reading a copy's
 // destination without waiting runs first and is reported. Registers hold
 // raw bits (64 per register); floating-point arithmetic is done in
 // float/double with PTX's rounding where it matters (f16/bf16 round to
 // nearest even). Shared addresses start at 1024, as on the GPU, whose
 // driver reserves the first KiB. Shared memory keeps, per byte, who wrote
-// and read it in
-// which barrier interval, to report races (a barrier or a completed
-// mbarrier phase starts a new interval for every thread: exact for the
-// threads that took part, optimistic for the others).
+// and read it in which barrier interval, to report races (a barrier, a
+// barrier.cluster or a completed mbarrier phase starts a new interval for
+// every thread: exact for the threads that took part, optimistic for the
+// others); the threads of other blocks of the cluster that access it
+// through shared::cluster addresses included.
 //
 // Block.cpp has the scheduling, memory and scalar semantics and the warp
-// collectives; Sm90.cpp the sm_90a instructions. Internal to
-// test/lib/PtxSim.
+// collectives; Sm90.cpp the sm_90a instructions; Cluster.cpp runs the
+// blocks of a cluster together and the instructions that reach across it.
+// Internal to test/lib/PtxSim.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,16 +50,28 @@ namespace ptxsim::detail {
 constexpr uint64_t kSharedWindow = uint64_t(1) << 60;
 constexpr uint64_t kLocalWindow = uint64_t(1) << 61;
 constexpr uint64_t kParamWindow = uint64_t(1) << 62;
+/// shared::cluster addresses: CTA rank r's shared memory at (r + 1) * 2^24
+/// + its shared::cta address (what mapa gives). An address below 2^24 is a
+/// shared::cta address, which names the executing CTA's memory where a
+/// shared::cluster one is expected (the ISA's shared::cta window lies
+/// inside the shared::cluster window). A generic shared address is
+/// kSharedWindow + either.
+constexpr uint64_t kClusterRankShift = 24;
+constexpr uint64_t kClusterShared = uint64_t(1) << kClusterRankShift;
+
+class Cluster;
 
 /// Run: runs; Bar: at a barrier; Coll: at a warp collective; WgColl: at a
 /// warpgroup collective (wgmma, setmaxnreg); Sleep: its mbarrier.try_wait
-/// returned false and it waits for the mbarrier's phase to complete.
-enum class State : uint8_t { Run, Bar, Coll, WgColl, Sleep, Exit };
+/// returned false and it waits for the mbarrier's phase to complete;
+/// ClusterBar: at a barrier.cluster.wait.
+enum class State : uint8_t { Run, Bar, Coll, WgColl, Sleep, Exit, ClusterBar };
 
 struct Thread {
   int pc = 0;
   State st = State::Run;
   unsigned tid = 0, x = 0, y = 0, z = 0;
+  unsigned rank = 0; ///< its block's rank in the cluster
   std::vector<uint64_t> r;
   std::vector<uint8_t> local;
   bool carry = false;
@@ -91,25 +107,32 @@ struct Thread {
   /// committed, and the committed bulk async-groups, oldest first.
   std::vector<size_t> bulkOpen;
   std::deque<std::vector<size_t>> bulkGroups;
+  /// barrier.cluster: its arrivals and the waits that returned; per
+  /// arrival, the cluster's generic-write count that it released (0 for
+  /// .relaxed) and this thread's last fence.mbarrier_init before it, each
+  /// the largest so far (a later phase orders what an earlier one did).
+  uint64_t clusterArrived = 0, clusterWaited = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> clusterRelease;
 };
 class Block {
 public:
+  /// Block `rank` of `cluster`, at blockIdx (bx, by, bz).
   Block(const Program &p, const Launch &l, const GlobalCheck &valid,
-        unsigned bx, unsigned by, unsigned bz, std::set<int> &noted);
-
-  /// Runs the block to its end. Each round runs every runnable thread until
-  /// it blocks, then completes what can complete: warp and warpgroup
-  /// collectives whose threads all arrived, barriers whose count arrived,
-  /// sleepers whose mbarrier phase completed. Only when nothing can run
-  /// does the oldest TMA load land, so that a thread that reads a copy's
-  /// destination without waiting for it runs first and is caught.
-  void run();
+        unsigned bx, unsigned by, unsigned bz, std::set<int> &noted,
+        Cluster &cluster, unsigned rank);
 
 private:
+  friend class Cluster;
   const Program &p;
   const Launch &l;
   const GlobalCheck &valid;
   unsigned ctaid[3];
+  Cluster &cluster;
+  unsigned rank; ///< in the cluster, x fastest
+  /// Threads that exited; all of them: the block has exited (its shared
+  /// memory may be gone), checked once (`finished`).
+  size_t exitedThreads = 0;
+  bool finished = false;
   std::vector<Thread> threads;
   std::vector<uint8_t> smem, written;
   std::vector<int16_t> writer, reader;
@@ -127,17 +150,22 @@ private:
   std::vector<uint32_t> genWrite;
   std::vector<uint16_t> asyncReaders;
   std::vector<uint8_t> mbarByte;
-  uint32_t genericWrites = 0;
-  /// Counts what another thread may wait for (mbarrier operations, barriers,
-  /// collectives, stores, landed copies, exits): sleepers that run and
-  /// change none of it are deadlocked.
-  uint64_t events = 0;
+  /// The cluster's count of generic shared-memory writes (Cluster).
+  uint32_t &genericWrites;
+  /// The cluster's count of what another thread may wait for (mbarrier
+  /// operations, barriers, collectives, stores, landed copies, exits):
+  /// sleepers that run and change none of it are deadlocked.
+  uint64_t &events;
 
   struct Mbarrier {
     hopper::MBarrier b;
     unsigned initThread = 0;
     uint32_t initWrite = 0; ///< genericWrites when it was initialized
     int line = 0;           ///< of its mbarrier.init
+    /// A barrier.cluster phase known to publish the init to the cluster's
+    /// generic proxy [0] and async proxy [1] (-1: none yet): a thread that
+    /// waited for it (or a later one) sees the object.
+    int64_t clusterVisible[2] = {-1, -1};
   };
   std::map<uint64_t, Mbarrier> mbars; ///< live ones, by shared address
 
@@ -167,6 +195,11 @@ private:
     /// A store that adds to global memory (cp.reduce.async.bulk.tensor
     /// .add) instead of writing it.
     bool add = false;
+    /// A load: the rank of the block that issued it (the block whose
+    /// `loads` hold it is its destination, one of several when it
+    /// multicasts) and its place in the cluster's order of issue.
+    unsigned source = 0;
+    uint64_t seq = 0;
   };
   /// wgmma instructions whose wgmma.fence breach was noted (Launch), over
   /// the whole launch.
@@ -174,15 +207,88 @@ private:
   std::deque<TensorCopy> loads;   ///< in flight, oldest first
   std::vector<TensorCopy> stores; ///< every store issued; threads index it
 
+  /// An access of this block's shared memory by a thread of another block
+  /// of the cluster (mbarrier.arrive, a TMA load's landing, ld/st.shared::
+  /// cluster), not yet ordered before this block's exit; checked when it
+  /// exits.
+  struct RemoteOp {
+    int16_t source = 0; ///< the thread (id())
+    int pc = 0;
+    bool tma = false;   ///< a TMA load that landed (issued by `source`)
+    bool arrive = false;
+    uint64_t mbar = 0, phase = 0; ///< the mbarrier phase it counted in
+    /// The source's barrier.cluster arrivals before it: a barrier.cluster
+    /// phase it precedes (TMA loads land when they do: ~0).
+    uint64_t arrivals = 0;
+  };
+  std::vector<RemoteOp> remoteOps; ///< in the order they happened
+
   std::string blockName() const;
 
   /// The thread and the instruction at `pc` (its current one by default).
+  /// The thread may be another block's.
   std::string where(const Thread &t, int pc = -1) const;
+
+  /// The cluster's blocks by rank, and a thread's own block.
+  Block &peer(unsigned r) const;
+  const Block &home(const Thread &t) const { return peer(t.rank); }
+  /// The name of a thread in this block's shared-memory records: its tid
+  /// for one of this block's threads, (rank + 1) * threads + tid for one of
+  /// another block of the cluster.
+  int16_t id(const Thread &t) const;
+  const Thread &byId(int16_t id) const;
+  /// "thread tid", with " of cluster rank r" where it is not in `viewer`'s
+  /// block.
+  std::string threadName(int16_t id, const Thread &viewer) const;
+  /// " of cluster rank r" where this is not `t`'s block, else "".
+  std::string of(const Thread &t) const;
 
   /// An instruction's text for a message: a wgmma's 128 registers cut.
   static std::string brief(const std::string &text);
 
   // --- scheduling -------------------------------------------------------
+
+  /// One round: runs every runnable thread until it blocks, then completes
+  /// what can complete: warp and warpgroup collectives whose threads all
+  /// arrived, barriers whose count arrived, sleepers whose mbarrier phase
+  /// completed. Returns whether anything happened.
+  bool round();
+
+  void exitThread(Thread &t);
+
+  /// Every thread exited: checks that nothing it started is left (bar.arrive
+  /// arrivals, cp.async copies, bulk stores, wgmma, TMA loads into it) and
+  /// that every access from another block of the cluster is ordered before
+  /// the exit.
+  void finish();
+
+  /// Accesses by other blocks of the cluster that a thread of this block
+  /// has now waited for: remote ops that counted in a phase of the
+  /// mbarrier at `mbar` before `phase` (mbarrier.try_wait), or that
+  /// preceded barrier.cluster phase `clusterPhase` (barrier.cluster.wait).
+  /// An ordered arrive orders the earlier accesses of its block too.
+  void orderRemoteOps(uint64_t mbar, uint64_t phase,
+                      uint64_t clusterPhase = 0);
+
+  /// `t` (another block's thread) reaches into this block by `what`: fails
+  /// if this block has exited (nothing keeps an exited CTA's shared
+  /// memory).
+  void checkAlive(const Thread &t, const char *what) const;
+
+  /// Notes `t`'s access of this block's memory (t another block's, at its
+  /// current instruction) for the exit check. Of a run of plain accesses
+  /// by one thread only the last is kept: what orders it orders the others.
+  void noteRemote(const Thread &t, RemoteOp op);
+
+  /// The block whose shared memory the shared address `a` names, `a` made
+  /// its shared::cta address: a shared::cluster address (where
+  /// `clusterSpace`) names any block of the cluster, a shared::cta one this
+  /// block.
+  Block &sharedOwner(const Thread &t, uint64_t &a, bool clusterSpace);
+
+  /// The counts and the details of what this block's live threads wait
+  /// for (deadlock()).
+  void waits(std::string &counts, std::string &details) const;
 
   /// Runs the warp collectives (shfl, mma, ldmatrix) whose 32 lanes all
   /// wait at the same one.
@@ -214,6 +320,26 @@ private:
   /// No thread can go on: names what each kind of waiter waits for, the
   /// mbarrier and its phase first.
   [[noreturn]] void deadlock() const;
+
+  // --- clusters (Cluster.cpp) -------------------------------------------
+
+  /// mapa{.shared::cluster}.u32/.u64 d, a, rank: the address of the same
+  /// variable in CTA `rank`'s shared memory (generic or shared::cluster, as
+  /// a).
+  void mapa(Thread &t, const Inst &in);
+
+  /// barrier.cluster.arrive: counts toward the cluster barrier's phase and
+  /// goes on. barrier.cluster.wait: returns whether that phase completed
+  /// (else the thread waits: State::ClusterBar).
+  void clusterArrive(Thread &t, const Inst &in);
+  bool clusterWait(Thread &t);
+
+  /// Fails unless a barrier.cluster phase that `t` (of another block)
+  /// waited for came after the mbarrier.init of `m` and, for a signal
+  /// of the async proxy (a TMA load's complete_tx), after a
+  /// fence.mbarrier_init.
+  void checkPeerInit(const Thread &t, Mbarrier &m, uint64_t a,
+                     bool asyncProxy, const char *what);
 
   // --- operands -------------------------------------------------------
 
@@ -259,10 +385,12 @@ private:
   /// flight or a bulk tensor store not yet waited for.
   std::string asyncReader(uint64_t i) const;
 
-  void load(Thread &t, Space space, uint64_t a, void *dst, uint64_t n,
+  /// An access in `in`'s state space (.shared::cluster and generic
+  /// addresses may reach another block's shared memory).
+  void load(Thread &t, const Inst &in, uint64_t a, void *dst, uint64_t n,
             bool vectorElement = false);
 
-  void store(Thread &t, Space space, uint64_t a, const void *src,
+  void store(Thread &t, const Inst &in, uint64_t a, const void *src,
              uint64_t n);
 
   static std::string hex(uint64_t v);
@@ -308,9 +436,12 @@ private:
   // --- sm_90a: mbarriers ----------------------------------------------------
 
   /// The shared address of an mbarrier operand: .shared instructions take
-  /// it as is, generic ones through the shared window.
-  uint64_t mbarAddress(const Thread &t, const Inst &in, const Operand &o);
+  /// it as is, generic ones through the shared window; its block in
+  /// `owner` (another block's only through a shared::cluster address).
+  uint64_t mbarAddress(const Thread &t, const Inst &in, const Operand &o,
+                       Block **owner = nullptr);
 
+  /// This block's mbarrier at `a`, which `t` (of any block) uses.
   Mbarrier &liveMbar(const Thread &t, uint64_t a, const char *what);
 
   /// A completed phase orders the arrivals' earlier accesses before the
@@ -344,10 +475,15 @@ private:
   template <typename F> void forEachBoxElement(const TensorCopy &c, F f);
 
   /// cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::
-  /// complete_tx::bytes [dst], [map, {c...}], [mbar]: queued; it lands when
-  /// no thread can run (deliverLoad). Its destination may be neither read
-  /// nor written until then.
+  /// complete_tx::bytes{.multicast::cluster} [dst], [map, {c...}], [mbar]
+  /// {, ctaMask}: queued in its destination block (each block of ctaMask
+  /// for a multicast, at the same shared::cta offsets); it lands when no
+  /// thread can run (deliverLoad). Its destination may be neither read nor
+  /// written until then.
   void tmaLoad(Thread &t, const Inst &in);
+
+  /// Queues the load `c`, issued by `t` (of any block), into this block.
+  void queueLoad(const Thread &t, TensorCopy c);
 
   /// The oldest TMA load lands: the box's in-bounds elements from global
   /// memory, zeros elsewhere (the map's fill), then complete_tx of the

@@ -114,15 +114,21 @@ public:
           {"%nctaid.y", SP_NCTAID_Y}, {"%nctaid.z", SP_NCTAID_Z},
           {"%laneid", SP_LANEID},     {"%warpid", SP_WARPID},
           {"%clock", SP_CLOCK},       {"%clock64", SP_CLOCK},
-          // Each CTA is a cluster of one: its id is the CTA's, its rank 0.
-          {"%clusterid.x", SP_CTAID_X},     {"%clusterid.y", SP_CTAID_Y},
-          {"%clusterid.z", SP_CTAID_Z},     {"%nclusterid.x", SP_NCTAID_X},
-          {"%nclusterid.y", SP_NCTAID_Y},   {"%nclusterid.z", SP_NCTAID_Z},
-          {"%cluster_ctaid.x", SP_ZERO},    {"%cluster_ctaid.y", SP_ZERO},
-          {"%cluster_ctaid.z", SP_ZERO},    {"%cluster_nctaid.x", SP_ONE},
-          {"%cluster_nctaid.y", SP_ONE},    {"%cluster_nctaid.z", SP_ONE},
-          {"%cluster_ctarank", SP_ZERO},    {"%cluster_nctarank", SP_ONE},
-          {"%is_explicit_cluster", SP_ZERO},
+          {"%clusterid.x", SP_CLUSTERID_X},
+          {"%clusterid.y", SP_CLUSTERID_Y},
+          {"%clusterid.z", SP_CLUSTERID_Z},
+          {"%nclusterid.x", SP_NCLUSTERID_X},
+          {"%nclusterid.y", SP_NCLUSTERID_Y},
+          {"%nclusterid.z", SP_NCLUSTERID_Z},
+          {"%cluster_ctaid.x", SP_CLUSTER_CTAID_X},
+          {"%cluster_ctaid.y", SP_CLUSTER_CTAID_Y},
+          {"%cluster_ctaid.z", SP_CLUSTER_CTAID_Z},
+          {"%cluster_nctaid.x", SP_CLUSTER_NCTAID_X},
+          {"%cluster_nctaid.y", SP_CLUSTER_NCTAID_Y},
+          {"%cluster_nctaid.z", SP_CLUSTER_NCTAID_Z},
+          {"%cluster_ctarank", SP_CLUSTER_CTARANK},
+          {"%cluster_nctarank", SP_CLUSTER_NCTARANK},
+          {"%is_explicit_cluster", SP_IS_EXPLICIT_CLUSTER},
           {"%dynamic_smem_size", SP_DYNAMIC_SMEM}};
       auto it = specials.find(s);
       // Other special registers (%smid, %globaltimer, %lanemask_lt, ...)
@@ -261,6 +267,10 @@ public:
           tmaSpaces.push_back(t == "global" ? S_GLOBAL : S_SHARED);
           continue;
         }
+        if (t == "multicast::cluster") {
+          in.multicast = true;
+          continue;
+        }
         if (t == "tile" || t == "mbarrier::complete_tx::bytes" ||
             t == "bulk_group" || t == "L2::cache_hint") {
           tile |= t == "tile";
@@ -269,6 +279,10 @@ public:
           in.cacheHint |= t == "L2::cache_hint";
           continue;
         }
+      }
+      if (in.op == O_CLUSTER_ARRIVE && t == "relaxed") {
+        in.relaxed = true;
+        continue;
       }
       if (in.op == O_MBAR_WAIT && t == "parity") {
         in.parity = true;
@@ -297,6 +311,8 @@ public:
         in.cmp = t; // the operation; .sem and .scope change nothing here
         continue;
       }
+      // Its addresses may be another CTA's (Block::sharedOwner).
+      in.clusterSpace |= t == "shared::cluster";
       if (t == "global")
         in.space = S_GLOBAL;
       else if (t == "shared")
@@ -352,7 +368,7 @@ public:
       else if (t == "NaN" && (in.op == O_MIN || in.op == O_MAX))
         in.propagateNaN = true;
       else if (t == "shared::cta" || t == "shared::cluster")
-        in.space = S_SHARED; // a one-block cluster: the block's own memory
+        in.space = S_SHARED; // .shared::cluster: clusterSpace, above
       else if (isUnmodelledPtxType(t))
         fail(at(line, text) + ": unsupported type ." + t);
       else if (!changesNothing(in.op, t))
@@ -390,6 +406,8 @@ public:
       if (!in.cmp.empty() && !store)
         fail(at(line, text) + ": cp.reduce.async.bulk.tensor goes from "
                               "shared::cta to global");
+      if (in.multicast && !load)
+        fail(at(line, text) + ": .multicast::cluster is a tensor load's");
       if (store)
         in.op = O_TMA_STORE;
     } else if (in.op == O_CVT) {
@@ -493,6 +511,18 @@ public:
         return ~size_t(0);
       in.op = O_FENCE_PROXY_ASYNC;
       return 3;
+    }
+    if (name == "barrier" && word(1) == "cluster") {
+      // barrier.cluster.arrive{.release,.relaxed}{.aligned},
+      // barrier.cluster.wait{.acquire}{.aligned}
+      if (word(2) != "arrive" && word(2) != "wait")
+        return ~size_t(0);
+      in.op = word(2) == "arrive" ? O_CLUSTER_ARRIVE : O_CLUSTER_WAIT;
+      return 3;
+    }
+    if (name == "mapa") {
+      in.op = O_MAPA;
+      return 1;
     }
     if (name == "fence" && word(1) == "mbarrier_init") {
       in.op = O_FENCE_MBAR_INIT;
@@ -603,7 +633,9 @@ public:
         if (e == std::string::npos)
           e = s.find(".entry " + kernel + " (");
         if (e != std::string::npos) {
-          inKernel = inParams = true;
+          inKernel = true;
+          // `.entry k()`: no parameters to read.
+          inParams = trim(s.substr(s.find('(', e) + 1)).rfind(')', 0) != 0;
           continue;
         }
         continue;
@@ -629,8 +661,10 @@ public:
             done = true;
           continue;
         }
-        if (depth == 0)
-          continue; // .maxntid and other performance directives
+        if (depth == 0) {
+          clusterDirective(s, lineNo); // .maxntid and the like: ignored
+          continue;
+        }
         if (s[0] == '.') {
           if (s.rfind(".local", 0) == 0)
             localVariable(s);
@@ -673,6 +707,10 @@ public:
     }
     if (!inKernel)
       fail("no .entry " + kernel + " in the module");
+    if (p.explicitCluster && !sawClusterShape)
+      fail(".entry " + kernel + " has .explicitcluster but no "
+           ".reqnctapercluster: a cluster shape given at launch is not "
+           "simulated");
     if (!unknownSymbol.empty())
       fail(unknownSymbol);
     resolveLabels();
@@ -720,6 +758,31 @@ private:
   /// Register name prefixes (or names) and their declared widths.
   std::map<std::string, unsigned> declaredBits;
   std::string unknownSymbol; ///< the first, with its line
+  bool sawClusterShape = false; ///< a .reqnctapercluster
+
+  /// The entry's cluster directives (between its parameters and its body):
+  /// `.explicitcluster`, `.reqnctapercluster X{, Y{, Z}}`; the others
+  /// (.maxclusterrank, .maxntid, ...) do not change what the kernel does.
+  void clusterDirective(const std::string &s, int line) {
+    if (s.rfind(".explicitcluster", 0) == 0) {
+      p.explicitCluster = true;
+      return;
+    }
+    const std::string dir = ".reqnctapercluster";
+    if (s.rfind(dir, 0) != 0)
+      return;
+    std::vector<std::string> dims = splitTop(s.substr(dir.size()), ',');
+    if (dims.empty() || dims.size() > 3)
+      fail("line " + std::to_string(line) + ": bad " + dir);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t v;
+      if (!parseInt(dims[i], v) || v < 1 || v > 1024)
+        fail("line " + std::to_string(line) + ": bad " + dir + " " +
+             dims[i]);
+      p.cluster[i] = unsigned(v);
+    }
+    p.explicitCluster = sawClusterShape = true;
+  }
 
 
   void addSymbol(Symbol s) {

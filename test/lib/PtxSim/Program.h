@@ -192,7 +192,9 @@ enum Op : uint8_t {
   O_WGMMA_FENCE, O_WGMMA, O_WGMMA_COMMIT, O_WGMMA_WAIT, O_MBAR_INIT,
   O_MBAR_ARRIVE, O_MBAR_EXPECT_TX, O_MBAR_WAIT, O_MBAR_INVAL, O_TMA_LOAD,
   O_TMA_STORE, O_BULK_COMMIT, O_BULK_WAIT, O_FENCE_PROXY_ASYNC,
-  O_FENCE_MBAR_INIT, O_SETMAXNREG, O_ELECT
+  O_FENCE_MBAR_INIT, O_SETMAXNREG, O_ELECT,
+  // sm_90 thread-block clusters.
+  O_MAPA, O_CLUSTER_ARRIVE, O_CLUSTER_WAIT
 };
 
 enum Space : uint8_t { S_GENERIC, S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM };
@@ -200,8 +202,14 @@ enum Space : uint8_t { S_GENERIC, S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM };
 enum Special : uint8_t {
   SP_TID_X, SP_TID_Y, SP_TID_Z, SP_NTID_X, SP_NTID_Y, SP_NTID_Z,
   SP_CTAID_X, SP_CTAID_Y, SP_CTAID_Z, SP_NCTAID_X, SP_NCTAID_Y, SP_NCTAID_Z,
-  SP_LANEID, SP_WARPID, SP_CLOCK,
-  SP_ZERO, SP_ONE, SP_DYNAMIC_SMEM ///< constants of a one-CTA cluster
+  SP_LANEID, SP_WARPID, SP_CLOCK, SP_DYNAMIC_SMEM,
+  // The CTA's place in its cluster (all from the kernel's
+  // .reqnctapercluster: a kernel without one runs in clusters of one CTA).
+  SP_CLUSTERID_X, SP_CLUSTERID_Y, SP_CLUSTERID_Z,
+  SP_NCLUSTERID_X, SP_NCLUSTERID_Y, SP_NCLUSTERID_Z,
+  SP_CLUSTER_CTAID_X, SP_CLUSTER_CTAID_Y, SP_CLUSTER_CTAID_Z,
+  SP_CLUSTER_NCTAID_X, SP_CLUSTER_NCTAID_Y, SP_CLUSTER_NCTAID_Z,
+  SP_CLUSTER_CTARANK, SP_CLUSTER_NCTARANK, SP_IS_EXPLICIT_CLUSTER
 };
 
 struct Operand {
@@ -252,6 +260,12 @@ struct Inst {
   bool parity = false, expectTx = false, inc = false, readOnly = false;
   unsigned dims = 0;       ///< cp.async.bulk.tensor .1d ... .5d
   bool cacheHint = false;  ///< .L2::cache_hint: one more operand, a hint
+  /// The state space named was .shared::cluster (not .shared or
+  /// .shared::cta): its addresses may lie in another CTA of the cluster.
+  bool clusterSpace = false;
+  /// cp.async.bulk.tensor .multicast::cluster: one more operand, ctaMask;
+  /// barrier.cluster.arrive .relaxed: it releases nothing.
+  bool multicast = false, relaxed = false;
   std::vector<Operand> ops;
   int line = 0;
   std::string text;
@@ -281,6 +295,10 @@ struct Program {
   size_t staticShared = kReservedShared;
   /// The dynamic array's alignment (its `.align`).
   size_t dynamicAlign = 16;
+  /// The entry's `.reqnctapercluster` (1, 1, 1 without one) and whether it
+  /// declared a cluster (`.explicitcluster` or `.reqnctapercluster`).
+  unsigned cluster[3] = {1, 1, 1};
+  bool explicitCluster = false;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> globals;
 };
 

@@ -22,6 +22,29 @@
 // another between synchronization points, so a race shows as a report,
 // never as a lucky result.
 //
+// Thread-block clusters (sm_90): a kernel with `.reqnctapercluster X, Y, Z`
+// runs in clusters of that shape, one cluster after another, the blocks of
+// a cluster together (their threads interleaved as a block's are, so a
+// deadlock is one of the whole cluster, named with each block's waits);
+// ranks go x fastest and the cluster at %clusterid holds the blocks
+// %clusterid * %cluster_nctaid + %cluster_ctaid, as CUDA places them. A grid
+// that is not a whole number of clusters fails as the driver's launch does
+// (CUDA_ERROR_INVALID_CLUSTER_SIZE); a kernel without the directive runs in
+// clusters of one block. Modelled: the cluster special registers,
+// barrier.cluster.arrive{.release,.relaxed}/.wait (exited threads do not
+// hold it up, as the ISA says), mapa (shared::cluster and generic), shared
+// memory of another block through shared::cluster addresses (rank r's at
+// (r + 1) * 2^24 + its shared::cta address; a shared::cta address names
+// the executing block's) in ld/st/atom.shared::cluster, generic ld/st and
+// mbarrier.arrive, and TMA loads into another block or
+// .multicast::cluster into every block of ctaMask (each destination checked
+// and signalled at the same offsets). Checked: an access of a block that
+// has exited, or one that nothing (a barrier.cluster phase, or the target's
+// wait on the mbarrier phase it completed) orders before the target block
+// exits; an mbarrier of another block used before a barrier.cluster phase
+// published its mbarrier.init (behind fence.mbarrier_init for a TMA's
+// complete_tx); races between the blocks' accesses of one block's memory.
+//
 // What it does not model is an error naming the instruction and its PTX
 // line: an instruction, a type or a modifier that would change the result
 // (a silent 0 or an ignored .sat would read as a compiler bug).

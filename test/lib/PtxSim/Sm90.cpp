@@ -28,17 +28,20 @@
 //   (st.shared, cp.async) and read by wgmma or a TMA store need one from
 //   their writer after the write.
 // - setmaxnreg (its operand's range only), named barriers with counts,
-//   elect.sync over a full warp (Block.cpp), the cluster special registers
-//   of a cluster of one CTA (Parser.cpp).
-// Not modelled, an error where met: clusters of more than one CTA
-// (.shared::cluster is the CTA's own memory), multicast, im2col, bulk
-// copies without .tensor, tf32/fp8/integer wgmma, .f16 accumulators,
-// sparse wgmma, descriptor base offsets, interleaved maps, NaN fill,
-// element strides, the 128-byte swizzles with 32/64-byte atoms.
+//   elect.sync over a full warp (Block.cpp).
+// - Clusters (Cluster.cpp): a TMA load into another CTA of the cluster, or
+//   .multicast::cluster into each CTA of its ctaMask, and mbarrier.arrive
+//   on another CTA's mbarrier.
+// Not modelled, an error where met: im2col, bulk copies without .tensor,
+// tf32/fp8/integer wgmma, .f16 accumulators, sparse wgmma, descriptor base
+// offsets, interleaved maps, NaN fill, element strides, the 128-byte
+// swizzles with 32/64-byte atoms, mbarrier operations other than arrive on
+// another CTA's mbarrier.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Block.h"
+#include "Cluster.h"
 
 #include <algorithm>
 #include <cstring>
@@ -114,7 +117,11 @@ void Block::touch(const Thread &t, int reg) const {
 std::string Block::inflightWriter(uint64_t i) const {
   for (const TensorCopy &c : loads)
     if (i >= c.smem && i < c.smem + c.bytes)
-      return "the TMA load of line " + std::to_string(p.insts[c.pc].line);
+      return "the TMA load of line " + std::to_string(p.insts[c.pc].line) +
+             (c.source == rank
+                  ? ""
+                  : " (issued by cluster rank " + std::to_string(c.source) +
+                        ")");
   return "a cp.async";
 }
 
@@ -154,14 +161,24 @@ std::string Block::asyncReader(uint64_t i) const {
   return "an asynchronous read";
 }
 
-uint64_t Block::mbarAddress(const Thread &t, const Inst &in, const Operand &o) {
+uint64_t Block::mbarAddress(const Thread &t, const Inst &in, const Operand &o,
+                            Block **owner) {
   uint64_t a = address(t, o);
+  bool cluster = in.clusterSpace;
   if (in.space == S_GENERIC) {
     if (a < kSharedWindow || a >= kLocalWindow)
       fail(where(t) + ": the mbarrier's generic address 0x" + hex(a) +
            " is not in shared memory");
     a -= kSharedWindow;
+    cluster = true;
   }
+  Block &b = sharedOwner(t, a, cluster);
+  if (owner)
+    *owner = &b;
+  else if (&b != this)
+    fail(where(t) + ": only mbarrier.arrive may reach the mbarrier of "
+                    "another CTA of the cluster (here cluster rank " +
+         std::to_string(b.rank) + "'s)");
   return a;
 }
 
@@ -169,7 +186,7 @@ Block::Mbarrier &Block::liveMbar(const Thread &t, uint64_t a,
                                  const char *what) {
   auto it = mbars.find(a);
   if (it == mbars.end())
-    fail(where(t) + ": " + what + " on shared " + std::to_string(a) +
+    fail(where(t) + ": " + what + " on shared " + std::to_string(a) + of(t) +
          ", where no mbarrier.init made an mbarrier object");
   return it->second;
 }
@@ -232,23 +249,38 @@ void Block::mbarrier(Thread &t, const Inst &in) {
     ++events;
     return;
   }
-  // arrive{.expect_tx} state, [addr]{, count | txCount}
-  uint64_t a = mbarAddress(t, in, o[1]);
-  Mbarrier &m = liveMbar(t, a, "mbarrier.arrive");
+  // arrive{.expect_tx} state, [addr]{, count | txCount}: the mbarrier may
+  // be another CTA's (a shared::cluster address).
+  Block *owner = this;
+  uint64_t a = mbarAddress(t, in, o[1], &owner);
+  Block &d = *owner;
+  if (&d != this)
+    d.checkAlive(t, "mbarrier.arrive");
+  Mbarrier &m = d.liveMbar(t, a, "mbarrier.arrive");
+  if (&d != this)
+    d.checkPeerInit(t, m, a, /*asyncProxy=*/false, "mbarrier.arrive");
   uint64_t phase = m.b.phase;
   uint64_t count = 1;
+  std::string mbarName = "mbarrier at shared " + std::to_string(a) + d.of(t);
   if (in.expectTx) {
     if (o.size() < 3)
       fail(where(t) + ": mbarrier.arrive.expect_tx needs a txCount");
     if (std::string e = m.b.expectTx(get(t, o[2], T_U32)); !e.empty())
-      fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
+      fail(where(t) + ": " + mbarName + ": " + e);
   } else if (o.size() > 2) {
     count = get(t, o[2], T_U32);
   }
   uint64_t state = m.b.state();
   if (std::string e = m.b.arrive(count); !e.empty())
-    fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
-  phaseDone(m, phase);
+    fail(where(t) + ": " + mbarName + ": " + e);
+  d.phaseDone(m, phase);
+  if (&d != this) {
+    RemoteOp op;
+    op.arrive = true;
+    op.mbar = a;
+    op.phase = phase;
+    d.noteRemote(t, op);
+  }
   set(t, o[0], state, T_B64);
   ++events;
 }
@@ -268,6 +300,8 @@ bool Block::mbarWait(Thread &t, const Inst &in) {
     fail(where(t) + ": mbarrier at shared " + std::to_string(a) + ": " + e);
   }
   set(t, o[0], done, T_PRED);
+  if (done)
+    orderRemoteOps(a, m.b.phase);
   if (!done) {
     t.sleepMbar = a;
     t.sleepPhase = m.b.phase;
@@ -334,6 +368,10 @@ Block::TensorCopy Block::tensorCopy(Thread &t, const Inst &in,
   c.smem = address(t, smemOperand);
   if (c.smem >= kSharedWindow)
     fail(where(t) + ": the shared-memory operand is a generic address");
+  // A load's destination is a shared::cluster address: its block's rank in
+  // c.source until tmaLoad sends the copy there.
+  if (in.op == O_TMA_LOAD)
+    c.source = sharedOwner(t, c.smem, true).rank;
   c.bytes = tensorMapElementBytes(c.map.dataType);
   for (unsigned i = 0; i < c.map.rank; ++i)
     c.bytes *= c.map.box[i];
@@ -371,32 +409,69 @@ template <typename F> void Block::forEachBoxElement(const TensorCopy &c, F f) {
 
 void Block::tmaLoad(Thread &t, const Inst &in) {
   const auto &o = in.ops;
-  if (o.size() != 3u + in.cacheHint)
-    fail(where(t) + ": a tensor load takes [dst], [map, {...}], [mbar]");
+  if (o.size() != 3u + in.multicast + in.cacheHint)
+    fail(where(t) + ": a tensor load takes [dst], [map, {...}], [mbar]" +
+         (in.multicast ? ", ctaMask" : ""));
   TensorCopy c = tensorCopy(t, in, o[1], o[0]);
+  unsigned dstRank = c.source;
   c.mbar = address(t, o[2]);
+  unsigned mbarRank = sharedOwner(t, c.mbar, true).rank;
+  c.thread = t.tid;
+  c.source = rank;
+  c.seq = cluster.loadSeq++;
+  size_t n = cluster.blocks.size();
+  if (!in.multicast) {
+    if (mbarRank != dstRank)
+      fail(where(t) + ": the TMA load's mbarrier is in cluster rank " +
+           std::to_string(mbarRank) + ", its destination in rank " +
+           std::to_string(dstRank) + ": they must be in one CTA");
+    peer(dstRank).queueLoad(t, c);
+    return;
+  }
+  // .multicast::cluster: the box lands at the same offset in every CTA of
+  // ctaMask, each signalling its own mbarrier at the same offset.
+  uint64_t mask = get(t, o[3], T_U16) & 0xffff;
+  if (mask == 0 || mask >> n)
+    fail(where(t) + ": the ctaMask 0x" + hex(mask) +
+         " of a multicast names no CTA or one outside the cluster of " +
+         std::to_string(n));
+  for (unsigned r = 0; r < n; ++r)
+    if (mask >> r & 1)
+      peer(r).queueLoad(t, c);
+}
+
+void Block::queueLoad(const Thread &t, TensorCopy c) {
+  if (&home(t) != this)
+    checkAlive(t, "a TMA load");
   Mbarrier &m = liveMbar(t, c.mbar, "a TMA load's complete_tx");
-  const Thread &init = threads[m.initThread];
-  if (init.mbarInitFence < m.initWrite)
-    fail(where(t) + ": the TMA load signals the mbarrier at shared " +
-         std::to_string(c.mbar) + ", whose mbarrier.init (line " +
-         std::to_string(m.line) + ", thread " +
-         std::to_string(m.initThread) +
-         ") no fence.mbarrier_init or fence.proxy.async made visible to "
-         "the async proxy");
+  if (&home(t) != this) {
+    checkPeerInit(t, m, c.mbar, /*asyncProxy=*/true, "a TMA load");
+  } else {
+    const Thread &init = threads[m.initThread];
+    if (init.mbarInitFence < m.initWrite)
+      fail(where(t) + ": the TMA load signals the mbarrier at shared " +
+           std::to_string(c.mbar) + ", whose mbarrier.init (line " +
+           std::to_string(m.line) + ", thread " +
+           std::to_string(m.initThread) +
+           ") no fence.mbarrier_init or fence.proxy.async made visible to "
+           "the async proxy");
+  }
+  std::string into = of(t);
   forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
     unsigned e = tensorMapElementBytes(c.map.dataType);
     checkShared(t, s, e); // a swizzle may move it past a short box
     for (uint64_t i = s; i < s + e; ++i) {
       if (inflight[i])
         fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
-             " while " + inflightWriter(i) + " may still be writing it");
+             into + " while " + inflightWriter(i) +
+             " may still be writing it");
       if (asyncReaders[i])
         fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
-             " that " + asyncReader(i) + " may still be reading");
+             into + " that " + asyncReader(i) + " may still be reading");
       if (mbarByte[i])
         fail(where(t) + ": TMA load into shared byte " + std::to_string(i) +
-             " of the mbarrier object at " + std::to_string(i & ~7ull));
+             into + " of the mbarrier object at " +
+             std::to_string(i & ~7ull));
     }
   });
   forEachBoxElement(c, [&](uint64_t s, uint64_t, bool) {
@@ -409,7 +484,7 @@ void Block::tmaLoad(Thread &t, const Inst &in) {
 void Block::deliverLoad() {
   TensorCopy c = loads.front();
   loads.pop_front();
-  const Thread &t = threads[c.thread];
+  const Thread &t = peer(c.source).threads[c.thread];
   unsigned e = tensorMapElementBytes(c.map.dataType);
   forEachBoxElement(c, [&](uint64_t s, uint64_t g, bool in) {
     unsigned char v[8] = {};
@@ -432,8 +507,20 @@ void Block::deliverLoad() {
   Mbarrier &m = mbars.at(c.mbar);
   uint64_t phase = m.b.phase;
   if (std::string err = m.b.completeTx(c.bytes); !err.empty())
-    fail(where(t, c.pc) + ": complete_tx of the TMA load: " + err);
+    fail(where(t, c.pc) + ": complete_tx of the TMA load" + of(t) + ": " +
+         err);
   phaseDone(m, phase);
+  if (c.source != rank) {
+    // Landed: this CTA must see it (its mbarrier wait) before it exits.
+    RemoteOp op;
+    op.source = id(t);
+    op.pc = c.pc;
+    op.tma = true;
+    op.mbar = c.mbar;
+    op.phase = phase;
+    op.arrivals = ~uint64_t(0);
+    remoteOps.push_back(op);
+  }
   ++events;
 }
 
@@ -453,14 +540,13 @@ void Block::checkAsyncRead(const Thread &t, uint64_t a, uint64_t n,
       fail(where(t) + ": " + who + " reads shared byte " +
            std::to_string(i) + ", which nothing wrote");
     if (writeEpoch[i] == epoch &&
-        !(ownWritesOrdered && writer[i] == int16_t(t.tid)))
+        !(ownWritesOrdered && writer[i] == id(t)))
       fail(where(t) + ": race: " + who + " reads shared byte " +
-           std::to_string(i) + " written by thread " +
-           std::to_string(writer[i]) + " since the last barrier");
-    if (genWrite[i] && threads[writer[i]].proxyFence < genWrite[i])
+           std::to_string(i) + " written by " + threadName(writer[i], t) +
+           " since the last barrier");
+    if (genWrite[i] && byId(writer[i]).proxyFence < genWrite[i])
       fail(where(t) + ": " + who + " reads shared byte " +
-           std::to_string(i) + ", which thread " +
-           std::to_string(writer[i]) +
+           std::to_string(i) + ", which " + threadName(writer[i], t) +
            " wrote through the generic proxy with no fence.proxy.async "
            "after it");
   }
