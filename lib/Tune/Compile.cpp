@@ -407,6 +407,10 @@ Expected<SpaceDim> tune::parseSpaceDim(const std::string &text) {
     if (llvm::StringRef(item).getAsInteger(10, v) || v < (flag ? 0 : 1))
       return Status::error("--space " + d.name + ": '" + item + "' is not " +
                            (flag ? "0 or 1" : "a positive integer"));
+    // Programs per cluster: tile.num_ctas's values.
+    if (d.name == "CLUSTER" && v != 1 && v != 2 && v != 4)
+      return Status::error("--space CLUSTER: '" + item +
+                           "' is not 1, 2 or 4 (programs per cluster)");
     if (flag && v > 1)
       return Status::error("--space " + d.name + ": '" + item +
                            "' is not 0 or 1");
@@ -545,6 +549,8 @@ ops::MatmulConfig gemmConfig(const ParamValues &p) {
   cfg.splitK = valueOf(p, "SPLIT_K") > 1;
   // One program per SM walking the tiles (grid: min(tiles, SMs)).
   cfg.persistent = valueOf(p, "PERSISTENT") == 1;
+  // Programs in clusters sharing B's blocks (TMA multicast).
+  cfg.numCtas = std::max<int>(1, static_cast<int>(valueOf(p, "CLUSTER")));
   if (cfg.splitK) // the partial sums; the reduce kernel casts to bf16
     cfg.cType = DType::F32;
   return cfg;
@@ -568,7 +574,18 @@ Kernel buildReduce() {
 /// Dimensions whose --space values select families rather than replace
 /// values: a TMA or split-K candidate is another kernel, not another tile.
 bool selectsFamilies(const std::string &name) {
-  return name == "TMA" || name == "SPLIT_K" || name == "PERSISTENT";
+  return name == "TMA" || name == "SPLIT_K" || name == "PERSISTENT" ||
+         name == "CLUSTER";
+}
+
+/// What a family without the dimension builds: PERSISTENT=0 (a grid of
+/// the tiles), CLUSTER=1 (programs alone); none for the others.
+std::optional<int64_t> implicitValue(const std::string &name) {
+  if (name == "PERSISTENT")
+    return 0;
+  if (name == "CLUSTER")
+    return 1;
+  return std::nullopt;
 }
 
 /// The union of the families' dimensions (names in first-seen order).
@@ -616,11 +633,14 @@ Status applyFamilyOverrides(std::vector<SpaceFamily> &families,
     }
     std::vector<SpaceFamily> kept;
     for (SpaceFamily f : families) {
-      // A family without the PERSISTENT dimension builds PERSISTENT=0.
-      if (o.name == "PERSISTENT" &&
+      // A family without the PERSISTENT (CLUSTER) dimension builds
+      // PERSISTENT=0 (CLUSTER=1).
+      std::optional<int64_t> implicit = implicitValue(o.name);
+      if (implicit &&
           std::none_of(f.dims.begin(), f.dims.end(),
                        [&](const SpaceDim &d) { return d.name == o.name; }) &&
-          std::find(o.values.begin(), o.values.end(), 0) == o.values.end())
+          std::find(o.values.begin(), o.values.end(), *implicit) ==
+              o.values.end())
         continue;
       for (SpaceDim &d : f.dims)
         if (d.name == o.name)
@@ -721,7 +741,8 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
                    std::vector<int64_t> warps, std::vector<int64_t> stages,
                    int64_t tma, std::vector<int64_t> splits,
                    std::vector<int64_t> ws = {},
-                   std::vector<int64_t> persistent = {}) {
+                   std::vector<int64_t> persistent = {},
+                   std::vector<int64_t> cluster = {}) {
     SpaceFamily f{std::move(name),
                   {{"BLOCK_M", std::move(bm)},
                    {"BLOCK_N", std::move(bn)},
@@ -741,6 +762,10 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
     // partial last wave on many shapes.
     if (!persistent.empty())
       f.dims.push_back({"PERSISTENT", std::move(persistent)});
+    // Programs per cluster (tile.num_ctas), whose programs take vertically
+    // adjacent tiles and share B's blocks by TMA multicast.
+    if (!cluster.empty())
+      f.dims.push_back({"CLUSTER", std::move(cluster)});
     return f;
   };
   std::vector<SpaceFamily> f = {
@@ -767,6 +792,10 @@ std::vector<SpaceFamily> tune::defaultGemmFamilies(const std::string &arch) {
     // 132 tiles).
     f.push_back(family("tma", {128}, {192}, {64}, {8}, {3, 4, 5}, 1, {1},
                        {0, 1}, {0, 1}));
+    // Clusters of two sharing B (warp-specialized: the multicast is the
+    // ring's): the big tiles, persistent or not.
+    f.push_back(family("tma-cluster", {128}, {256, 192}, {64}, {8}, {3, 4},
+                       1, {1}, {1}, {0, 1}, {2}));
   }
   // Split-K for small M, large K: small tiles, so that tiles x slices fill
   // the SMs; through the TMA where there is wgmma (on 4 warps: no warp
@@ -815,10 +844,10 @@ Expected<Manifest> tune::compileGemmCandidates(const std::string &outDir,
   std::set<ParamValues> seen; // --space can make two families alike
   for (const SpaceFamily &f : m.families)
     for (ParamValues &p : enumerate(f.dims)) {
-      // PERSISTENT=0 is the kernel every family without the dimension
-      // builds: left out, so that such twins are one candidate.
+      // PERSISTENT=0 (CLUSTER=1) is the kernel every family without the
+      // dimension builds: left out, so that such twins are one candidate.
       llvm::erase_if(p, [](const auto &kv) {
-        return kv.first == "PERSISTENT" && kv.second == 0;
+        return implicitValue(kv.first) == kv.second;
       });
       if (!seen.insert(p).second)
         continue;

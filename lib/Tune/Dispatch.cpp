@@ -216,6 +216,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
     int id;
     int64_t blockM, blockN, splitK;
     bool persistent;
+    int64_t ctas;
     GemmShape measured;
   };
   std::map<std::string, Entry> table;
@@ -227,6 +228,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
                         valueOf(c->params, "BLOCK_M"),
                         valueOf(c->params, "BLOCK_N"), splitKOf(*c),
                         valueOf(c->params, "PERSISTENT") == 1,
+                        std::max<int64_t>(1, valueOf(c->params, "CLUSTER")),
                         w.measuredShape});
   }
 
@@ -273,7 +275,7 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
        " {\n\nnamespace {\n\n";
   s += "struct Entry {\n  int64_t m, n, k, align;\n  int id;\n  int64_t "
        "blockM, blockN, splitK;\n  bool persistent; // one program per SM\n"
-       "};\n\n";
+       "  int64_t ctas;     // programs per cluster\n};\n\n";
   s += "// bucket (M, N, K rounded up to powers of two, at least 16; the\n"
        "// strides' alignment) -> the winner measured there.\n";
   s += "const Entry kTable[] = {\n";
@@ -282,7 +284,8 @@ tune::generateGemmDispatch(const Manifest &m, const std::string &dir,
          std::to_string(e.k) + ", " + std::to_string(e.align) + ", " +
          std::to_string(e.id) + ", " + std::to_string(e.blockM) + ", " +
          std::to_string(e.blockN) + ", " + std::to_string(e.splitK) + ", " +
-         (e.persistent ? "true" : "false") + "}, // " + bucket +
+         (e.persistent ? "true" : "false") + ", " + std::to_string(e.ctas) +
+         "}, // " + bucket +
          ", measured on " +
          std::to_string(e.measured.m) + "x" + std::to_string(e.measured.n) +
          "x" + std::to_string(e.measured.k) + "\n";
@@ -349,8 +352,9 @@ size_t workspaceBytes(int64_t M, int64_t N, int64_t K, int64_t stride_am,
        "Status::error(\"" + m.kernel +
        ": no tuned kernel takes strides (\" +\n        std::to_string(stride_am) + \", \" + "
        "std::to_string(stride_bk) + \", \" +\n        std::to_string(stride_cm) + \")\");\n";
-  s += "  " + rt + "Grid grid(cdiv(M, e->blockM), cdiv(N, e->blockN), "
-       "e->splitK);\n";
+  // In clusters: the tile rows rounded up to whole clusters.
+  s += "  " + rt + "Grid grid(cdiv(cdiv(M, e->blockM), e->ctas) * e->ctas, "
+       "cdiv(N, e->blockN), e->splitK);\n";
   // A persistent winner walks the tiles with one program per SM of the
   // device current on this thread.
   s += "  if (e->persistent) {\n"
@@ -363,7 +367,7 @@ size_t workspaceBytes(int64_t M, int64_t N, int64_t K, int64_t stride_am,
        "      return " + rt + "Status::error(\"" + m.kernel +
        ": no SM count for the persistent kernel\");\n"
        "    grid = " + rt + "Grid(uint32_t(std::min<int64_t>(\n"
-       "        int64_t(grid.x) * grid.y, sms)));\n  }\n";
+       "        int64_t(grid.x) * grid.y, sms / e->ctas * e->ctas)));\n  }\n";
   s += "  const size_t need = workspaceBytes(M, N, K, stride_am, stride_bk, "
        "stride_cm);\n"
        "  if (need > workspace_bytes || (need && !workspace))\n"

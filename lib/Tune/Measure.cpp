@@ -344,11 +344,15 @@ Expected<TuneResult> tune::tuneGemm(const Context &context,
     const int64_t splits = splitKOf(cand);
     const int64_t tilesM = cdiv(shape.m, valueOf(cand.params, "BLOCK_M")),
                   tilesN = cdiv(shape.n, valueOf(cand.params, "BLOCK_N"));
-    // A persistent kernel walks the tiles with one program per SM.
+    // A persistent kernel walks the tiles with one program per SM; in
+    // clusters, whole clusters (the tile rows rounded up to them).
+    const int64_t ctas = std::max<int64_t>(1, valueOf(cand.params, "CLUSTER"));
+    const int64_t rowsC = cdiv(tilesM, ctas) * ctas;
     const Grid grid =
         valueOf(cand.params, "PERSISTENT") == 1
-            ? Grid(uint32_t(std::min<int64_t>(tilesM * tilesN, sms)))
-            : Grid(tilesM, tilesN, splits);
+            ? Grid(uint32_t(std::min<int64_t>(rowsC * tilesN,
+                                              sms / ctas * ctas)))
+            : Grid(rowsC, tilesN, splits);
     const Grid reduceGrid(shape.m, splits > 1 ? cdiv(shape.n,
                                                      cand.reduce.blockN)
                                               : 1);
