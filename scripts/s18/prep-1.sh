@@ -4,7 +4,8 @@
 #   C      examples/matmul_tma_cluster.tile (clusters of two sharing B's
 #          blocks by TMA multicast) and examples/matmul_tma_persistent.tile
 #          (the same schedule without clusters), BLOCK_N 256, cubins by
-#          ptxas -O3 -v, and peers.py.
+#          ptxas -O3 -v; the builder's matmul_tma_cluster_bf16out (PTX);
+#          peers.py.
 set -euo pipefail
 S=.dev/s18; B=build/bin; PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 rm -rf $S && mkdir -p $S/C
@@ -14,5 +15,7 @@ for k in matmul_tma_cluster matmul_tma_persistent; do
     grep -E "Used|spill" | tr '\n' ' ' | sed "s|^|$k: |"; echo
   rm $S/C/$k.ptx
 done
+# The builder's persistent GEMM in clusters of two (MatmulConfig::numCtas).
+$B/tilec-examples --arch sm_90a -o $S/C matmul_tma_cluster_bf16out > /dev/null
 cp /work/shared/bench/peers.py $S/
 du -sh $S

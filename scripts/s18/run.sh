@@ -4,16 +4,19 @@
 #
 #   PARTS="cluster" PARTS17="wg bwd" bash scripts/s18/run.sh
 #
-# PARTS17: scripts/s17/run.sh's parts (its results under $OUT/s17), run
-# first; PARTS, in order:
+# PARTS17: scripts/s17/run.sh's parts (its results under $OUT/s17, its
+# sanitizers with SAN17=1), run first; PARTS, in order:
 #   cluster  examples/matmul_tma_cluster.tile (programs in clusters of two,
 #            B's blocks multicast) and matmul_tma_persistent.tile against
 #            the host (tilec-gpu-tests), with SAN memcheck, racecheck and
 #            synccheck at --small; both timed on 8192^3 and 4000x4096x4096
-#            twice, around cuBLAS and Triton (bench/peers_gemm.py).
+#            twice, around cuBLAS and Triton (bench/peers_gemm.py)
+#   tune     scripts/gpu-tune.sh on .dev/s18/tune (tilec-tune compile
+#            --builder matmul --arch sm_90a, peers.py beside it): the
+#            15-shape sweep beside cuBLAS and Triton
 set -u
 if [ -n "${PARTS17:-}" ]; then
-  OUT=${OUT:-/tmp/out}/s17 PARTS="$PARTS17" bash scripts/s17/run.sh
+  SAN=${SAN17:-} OUT=${OUT:-/tmp/out}/s17 PARTS="$PARTS17" bash scripts/s17/run.sh
 fi
 S=.dev/s18; . scripts/s14/call.sh
 C=$S/C
@@ -25,10 +28,14 @@ san() { # san TOOL LOG COMMAND...: one sanitizer run, its summary line
 cluster() {
   echo "== cluster GEMM $(el)"
   timeout 120 $B/bin/tilec-gpu-tests --kernels $C \
-    --only matmul_tma_cluster,matmul_tma_persistent --matmul-shape 300x520x4100 \
+    --only matmul_tma_cluster,matmul_tma_persistent,matmul_tma_cluster_bf16out \
+    --matmul-shape 300x520x4100 --matmul-shape 4000x4096x512 \
     > $O/x/cluster.log 2>&1
-  echo "checks rc=$? pass=$(grep -c PASS $O/x/cluster.log) fail=$(grep -c FAIL $O/x/cluster.log) $(el)"
+  local rc=$?
+  echo "checks rc=$rc pass=$(grep -c PASS $O/x/cluster.log) fail=$(grep -c FAIL $O/x/cluster.log) $(el)"
   grep -hE "FAIL|rror" $O/x/cluster.log | head -6 | cut -c1-200
+  # A hang (a deadlock across the cluster) ends the part.
+  [ $rc = 124 ] && { tail -3 $O/x/cluster.log; return; }
   if [ -n "${SAN:-}" ]; then
     for t in memcheck racecheck synccheck; do
       san $t $O/x/cluster-$t.log $B/bin/tilec-gpu-tests --kernels $C --small \
@@ -46,6 +53,10 @@ for r in json.load(open('$O/x/peers.json')): print(f\"{r['work'][-26:]:26} {r['s
   timeout 90 $B/bin/tilec-bench --kernels $C $work > $O/x/c2.json 2>> $O/x/bench.err
   fmt $O/x/c2.json
   tail -3 $O/x/bench.err
+}
+tune() { # the GEMM tuning sweep (the CLUSTER family among the candidates)
+  echo "== GEMM tuning $(el)"
+  PEERS=$S/tune/peers.py LOGS=$O/x/tune timeout 300 bash scripts/gpu-tune.sh $S/tune 2>&1 | tail -40
 }
 for part in ${PARTS:-cluster}; do $part; done
 tar -C $O -czf $O/results.tgz x && rm -rf $O/x
