@@ -1,7 +1,8 @@
 # Sourced by scripts/s14/run-*.sh on the GPU machine, in the repository
 # root, with S set: the results folder $O/x, the elapsed-time stamp `el`,
-# the runtime-only build in build-gpu (B), the kernel cache, and `fmt`,
-# which prints tilec-bench's JSON rows one line each.
+# the runtime-only build in build-gpu (B), the kernel cache, `fmt`,
+# which prints tilec-bench's JSON rows one line each, and `san TOOL LOG
+# COMMAND...`, one compute-sanitizer run (SAN_TIMEOUT s) and its summary.
 set -u
 O=${OUT:-/tmp/out}; mkdir -p $O/x
 root=$(pwd); . scripts/gpu-env.sh
@@ -12,6 +13,11 @@ cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DTILEC_RUNTIME_ONLY=ON \
   -DTILEC_ENABLE_TESTS=OFF > $O/x/configure.log 2>&1 &&
   cmake --build $B > $O/x/build.log 2>&1 || { tail -30 $O/x/build.log; exit 1; }
 echo "built $(el)"
+san() { # san TOOL LOG COMMAND...: one sanitizer run, its summary line
+  local tool=$1 log=$2; shift 2
+  timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool "$tool" "$@" > "$log" 2>&1
+  echo "$tool rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1) $(el)"
+}
 export TILEC_CACHE_DIR=/tmp/tilec-cache
 fmt() { for f in "$@"; do echo "-- $(basename $f)"; python3 -c "
 import json,sys

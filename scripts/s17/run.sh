@@ -20,11 +20,6 @@
 #   tune   the 15-shape GEMM tuning sweep beside cuBLAS and Triton
 S=.dev/s17; . scripts/s14/call.sh
 R=$S/R
-san() { # san TOOL LOG COMMAND...: one sanitizer run, its summary line
-  local tool=$1 log=$2; shift 2
-  timeout 80 compute-sanitizer --tool "$tool" "$@" > "$log" 2>&1
-  echo "$tool rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1) $(el)"
-}
 wg() {
   echo "== addto_wg $(el)"
   local args=(--kernel addto_wg --grid 1,1,2 --arg in=$R/a.npy,shape=100x88

@@ -20,11 +20,6 @@ if [ -n "${PARTS17:-}" ]; then
 fi
 S=.dev/s18; . scripts/s14/call.sh
 C=$S/C
-san() { # san TOOL LOG COMMAND...: one sanitizer run, its summary line
-  local tool=$1 log=$2; shift 2
-  timeout 120 compute-sanitizer --tool "$tool" "$@" > "$log" 2>&1
-  echo "$tool rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1) $(el)"
-}
 cluster() {
   echo "== cluster GEMM $(el)"
   timeout 120 $B/bin/tilec-gpu-tests --kernels $C \

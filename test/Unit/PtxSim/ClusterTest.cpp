@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestMemory.h"
 #include "PtxSim.h"
 #include "TensorMap.h"
 
@@ -27,23 +28,7 @@
 
 namespace {
 
-/// Device memory for a test: 256-byte aligned, as the driver's.
-struct Memory {
-  explicit Memory(size_t bytes)
-      : size(bytes), data(static_cast<uint8_t *>(std::aligned_alloc(
-                              256, (bytes + 255) / 256 * 256)),
-                          &std::free) {
-    std::memset(data.get(), 0, bytes);
-  }
-  uint64_t address(size_t offset = 0) const {
-    return reinterpret_cast<uint64_t>(data.get()) + offset;
-  }
-  template <typename T> T &at(size_t offset) {
-    return *reinterpret_cast<T *>(data.get() + offset);
-  }
-  size_t size;
-  std::unique_ptr<uint8_t, decltype(&std::free)> data;
-};
+using ptxsim_test::Memory;
 
 struct Kernel {
   std::string body;
