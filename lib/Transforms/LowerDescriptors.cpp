@@ -96,6 +96,16 @@
 // (Each loop has a ring of its own here: two loops in a row take the
 // shared memory of both.)
 //
+// In a kernel of tile.num_ctas = n > 1 (programs in clusters of n along
+// x) the warp-specialized ring multicasts each load whose offsets are the
+// same in every program of a cluster, in loop nests whose bounds are too
+// (planMulticast, ClusterUniformity), and whose block has n boxes or more:
+// box c by the program of rank c % n into all n slots (tma_load
+// multicast); the group's consumers release its slots in every program
+// (mbarrier_arrive cluster; empty counts num_warps x n), and a
+// cluster_barrier follows the mbarriers' initialization and ends the
+// kernel.
+//
 // Every other descriptor access goes through one slot of its own and one
 // mbarrier per kernel (arrival count = the program's threads; a load whose
 // tile only becomes a dot operand is read from the slot in that layout):
