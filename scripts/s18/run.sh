@@ -32,7 +32,7 @@ cluster() {
   # A hang (a deadlock across the cluster) ends the part.
   [ $rc = 124 ] && { tail -3 $O/x/cluster.log; return; }
   if [ -n "${SAN:-}" ]; then
-    for t in memcheck racecheck synccheck; do
+    for t in ${SANS:-memcheck racecheck synccheck}; do
       san $t $O/x/cluster-$t.log $B/bin/tilec-gpu-tests --kernels $C --small \
         --only matmul_tma_cluster
     done
