@@ -1405,6 +1405,10 @@ struct TileLowerDescriptors
   }
 
   LogicalResult lowerKernel(func::FuncOp func, const tilec::Target &target) {
+    if (int ctas = getNumCtas(func); ctas > 1 && !target.hasClusters())
+      return func.emitOpError("runs its programs in clusters of ")
+             << ctas << " (tile.num_ctas), which need sm_90 or later; "
+             << target.getChip() << " has none: drop tile.num_ctas";
     SmallVector<Operation *> accesses;
     bool ok = true;
     func.walk([&](Operation *op) {

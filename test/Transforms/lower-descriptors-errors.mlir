@@ -9,3 +9,11 @@ func.func @no_tma(%x: !tile.tensordesc<tensor<64x32xf16>>, %i: i32)
   tile.descriptor_store %x[%i, %i], %t : !tile.tensordesc<tensor<64x32xf16>>, tensor<64x32xf16>
   return
 }
+
+// -----
+
+// Before sm_90 there are no thread-block clusters.
+// expected-error @+1 {{'func.func' op runs its programs in clusters of 2 (tile.num_ctas), which need sm_90 or later; sm_80 has none: drop tile.num_ctas}}
+func.func @no_clusters(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_ctas = 2 : i32} {
+  return
+}

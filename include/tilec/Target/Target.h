@@ -48,6 +48,9 @@ public:
   /// cp.async.bulk.tensor and mbarrier transaction counts (sm_90 and newer;
   /// PTX does not make TMA arch-specific).
   bool hasTma() const { return smVersion >= 90; }
+  /// Thread-block clusters (`.reqnctapercluster`, distributed shared
+  /// memory, TMA multicast): sm_90 and newer.
+  bool hasClusters() const { return smVersion >= 90; }
   /// setmaxnreg (the "a" chips from sm_90a).
   bool hasSetMaxNReg() const { return archSpecific && smVersion >= 90; }
   /// atom.add.noftz.bf16 (sm_90 and newer).
