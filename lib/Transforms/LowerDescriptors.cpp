@@ -1117,6 +1117,7 @@ std::optional<Chain> chainOf(func::FuncOp func, StagedLoop &sl) {
 /// order), and its block has a box for each program (each program copies
 /// some of every multicast group, so none runs a phase ahead of the
 /// others' releases).
+/// When none is, the kernel is warned (tile.num_ctas then buys nothing).
 SmallVector<bool> planMulticast(func::FuncOp func, ArrayRef<Chain> chains) {
   int ctas = getNumCtas(func);
   size_t loads = chains.front().sl->loads.size();
@@ -1128,8 +1129,19 @@ SmallVector<bool> planMulticast(func::FuncOp func, ArrayRef<Chain> chains) {
     for (scf::ForOp l : chain.loops)
       if (!cluster.isUniform(l.getLowerBound()) ||
           !cluster.isUniform(l.getUpperBound()) ||
-          !cluster.isUniform(l.getStep()))
+          !cluster.isUniform(l.getStep())) {
+        auto at = l.getLoc()->findInstanceOf<FileLineColLoc>();
+        func.emitWarning()
+            << "tile.num_ctas = " << ctas
+            << ": nothing is multicast: the bounds of the loop at line "
+            << (at ? std::to_string(at.getLine()) + ":" +
+                         std::to_string(at.getColumn())
+                   : std::string("?"))
+            << " may differ between the programs of a cluster (e.g. a "
+               "start at program_id 0: step over clusters, program_id 0 / "
+            << ctas << ", as examples/matmul_tma_cluster.tile does)";
         return multicast;
+      }
   for (size_t i = 0; i < loads; ++i) {
     bool shared = true;
     for (const Chain &chain : chains) {
@@ -1148,6 +1160,13 @@ SmallVector<bool> planMulticast(func::FuncOp func, ArrayRef<Chain> chains) {
     }
     multicast[i] = shared;
   }
+  if (!llvm::is_contained(multicast, true))
+    func.emitWarning() << "tile.num_ctas = " << ctas
+                       << ": nothing is multicast: no descriptor block of "
+                          "the TMA ring is loaded alike by every program "
+                          "of a cluster (offsets that follow program_id 0 "
+                          "differ) in "
+                       << ctas << " or more TMA boxes";
   return multicast;
 }
 
@@ -1437,8 +1456,18 @@ struct TileLowerDescriptors
              << getNumWarps(func) << " warps"
              << (specialized ? ")" : ", no loop warp-specialized)");
     };
-    if (accesses.empty())
+    // Clusters share only a warp-specialized ring's blocks.
+    auto warnUnshared = [&]() {
+      if (int ctas = getNumCtas(func); ctas > 1)
+        func.emitWarning() << "tile.num_ctas = " << ctas
+                           << ": nothing is multicast: only a "
+                              "warp-specialized TMA ring is shared by a "
+                              "cluster, and the kernel has none";
+    };
+    if (accesses.empty()) {
+      warnUnshared();
       return checkPingPong(false);
+    }
     int stages = numStages;
     if (auto attr = func->getAttrOfType<IntegerAttr>(
             TileDialect::getNumStagesAttrName()))
@@ -1494,6 +1523,8 @@ struct TileLowerDescriptors
     }
     if (failed(checkPingPong(specialized)))
       return failure();
+    if (!specialized)
+      warnUnshared();
     inPlace.eraseLoads();
 
     // The rest, one slot each and one mbarrier for the kernel.

@@ -1,4 +1,14 @@
 // RUN: tile-opt %s --split-input-file --tile-assign-layouts=chip=sm_90a --tile-lower-descriptors="chip=sm_90a num-stages=3" --canonicalize | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-assign-layouts=chip=sm_90a --tile-lower-descriptors="chip=sm_90a num-stages=3" 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
+
+// A kernel in clusters whose programs share nothing is warned, with the
+// reason (the two kernels that multicast are not).
+// WARN-NOT: warning
+// WARN: lower-descriptors-cluster.mlir:{{[0-9]+}}:1: warning: tile.num_ctas = 2: nothing is multicast: the bounds of the loop at line {{[0-9]+}}:3 may differ between the programs of a cluster (e.g. a start at program_id 0: step over clusters, program_id 0 / 2, as examples/matmul_tma_cluster.tile does)
+// WARN-NEXT: func.func @per_program_loop
+// WARN: lower-descriptors-cluster.mlir:{{[0-9]+}}:1: warning: tile.num_ctas = 2: nothing is multicast: no descriptor block of the TMA ring is loaded alike by every program of a cluster (offsets that follow program_id 0 differ) in 2 or more TMA boxes
+// WARN-NEXT: func.func @not_shared
+// WARN-NOT: warning
 
 // Programs in clusters of two (tile.num_ctas = 2) whose B offsets are the
 // same in both programs of a cluster (a constant column, the K loop's
