@@ -44,6 +44,8 @@ TEST_F(Errors, NumWarps) {
   EXPECT_BUILD_ERROR(Kernel("k", {.numStages = 9}), "Kernel",
                      "numStages must be in [1, 8] (or 0: the pipeline's "
                      "default), got 9");
+  EXPECT_BUILD_ERROR(Kernel("k", {.numCtas = 3}), "Kernel",
+                     "numCtas must be 1, 2 or 4 (programs per cluster), got 3");
 }
 
 TEST_F(Errors, ParamName) {
@@ -1053,6 +1055,19 @@ TEST_F(Generators, MatmulGroup) {
       ops::matmulKernel("m", {.groupM = 0}, {},
                         [](Value acc, ops::Block &) { return acc; }),
       "matmulKernel", "groupM must be at least 1, got 0");
+}
+
+TEST_F(Generators, MatmulClusters) {
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m", {.numCtas = 8}, {},
+                        [](Value acc, ops::Block &) { return acc; }),
+      "matmulKernel", "numCtas must be 1, 2 or 4, got 8");
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m", {.numCtas = 2}, {},
+                        [](Value acc, ops::Block &) { return acc; }),
+      "matmulKernel",
+      "numCtas 2 shares B's blocks through tensor descriptors: it needs "
+      "descriptors and no splitK");
 }
 
 TEST_F(Generators, MatmulUnknownTarget) {

@@ -13,6 +13,7 @@
 #include "tilec/Interpreter.h"
 #include "tilec/Ops.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/APFloat.h"
@@ -431,6 +432,64 @@ TEST(Numerics, MatmulPersistentCoversEveryTile) {
       got[i * N + j] = fromBits(c[i * sc + j], t);
     }
   expectClose(got, want, 2e-3, 1.0 / 64);
+}
+
+/// C = A B + bias by a descriptor matmul in clusters of two (numCtas):
+/// 5 x 3 tiles, so the third pair of tile rows has a row past M; with
+/// `persistent`, 6 programs (3 clusters) walk the 3 x 3 tile pairs in
+/// groups of 2 pairs (groupM 4). Every tile once, nothing stored past M.
+void checkMatmulClusters(bool persistent) {
+  const int M = 150, N = 90, K = 40, bm = 32, bn = 32, bk = 16;
+  const DType t = DType::BF16;
+  Kernel k = ops::matmulKernel(
+      "mm",
+      {.blockM = bm, .blockN = bn, .blockK = bk, .groupM = 4,
+       .persistent = persistent, .descriptors = true, .numCtas = 2},
+      {ops::columnInput("bias", t)},
+      [](Value acc, ops::Block &b) { return acc + b["bias"]; });
+  // The grid rule rounds the tile rows up to whole clusters.
+  mlir::func::FuncOp f = *k.module().getOps<mlir::func::FuncOp>().begin();
+  EXPECT_EQ(f->getAttrOfType<mlir::IntegerAttr>("tile.num_ctas").getInt(), 2);
+  if (!persistent) {
+    auto grid = f->getAttrOfType<mlir::ArrayAttr>("tile.grid");
+    ASSERT_TRUE(grid);
+    EXPECT_EQ(mlir::cast<mlir::StringAttr>(grid[0]).str(),
+              "2 * cdiv(cdiv(M, 32), 2)");
+  }
+  const int sa = 48, sb = 96, sc = 96;
+  std::vector<float> a = randomValues(M * sa, -1, 1, t, 29);
+  std::vector<float> b = randomValues(K * sb, -1, 1, t, 30);
+  std::vector<float> bias = randomValues(N, -1, 1, t, 31);
+  std::vector<uint16_t> ab = bitsOf(a, t), bb = bitsOf(b, t),
+                        biasb = bitsOf(bias, t), c(M * sc + 64, 0x7fc0);
+  Grid grid = persistent ? Grid{6} : Grid{2 * cdiv(cdiv(M, bm), 2), cdiv(N, bn)};
+  run(k, grid,
+      {Arg::tensorDesc(Arg::buffer(ab.data(), ab.size(), t), {M, K}, {sa, 1}),
+       Arg::tensorDesc(Arg::buffer(bb.data(), bb.size(), t), {K, N}, {sb, 1}),
+       Arg::output(c.data(), c.size(), t),
+       Arg::buffer(biasb.data(), biasb.size(), t), Arg::scalar<int32_t>(M),
+       Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(K),
+       Arg::scalar<int32_t>(sa), Arg::scalar<int32_t>(sb),
+       Arg::scalar<int32_t>(sc)});
+  std::vector<double> want(M * N);
+  std::vector<float> got(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int kk = 0; kk < K; ++kk)
+        acc += (double)a[i * sa + kk] * b[kk * sb + j];
+      want[i * N + j] = acc + bias[j];
+      got[i * N + j] = fromBits(c[i * sc + j], t);
+    }
+  expectClose(got, want, 2e-3, 1.0 / 64);
+  // Past the last row: untouched (the padded row stores nothing).
+  for (size_t i = size_t(M) * sc; i < c.size(); ++i)
+    ASSERT_EQ(c[i], 0x7fc0) << i;
+}
+
+TEST(Numerics, MatmulClustersCoverEveryTile) { checkMatmulClusters(false); }
+TEST(Numerics, MatmulPersistentClustersCoverEveryTile) {
+  checkMatmulClusters(true);
 }
 
 //--- Reductions of the op library over padded rows --------------------------
