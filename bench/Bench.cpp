@@ -712,11 +712,23 @@ void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
   Grid grid(ceilDiv(m, params[0].desc.tile[0]),
             ceilDiv(n, params[1].desc.tile[1]));
   if (persistent) { // one program per SM, at most one per tile
-    // In clusters: a whole number of them, the pairs of tile rows rounded
-    // up to whole clusters.
+    // In clusters: as many whole clusters as fit at once
+    // (cuOccupancyMaxActiveClusters), the tile rows rounded up to them.
     int64_t ctas = k.metadata().numCtas;
     int64_t tiles = ceilDiv(int64_t(grid.x), ctas) * ctas * grid.y;
-    grid = Grid(std::min<int64_t>(tiles, smCount(ctx, name) / ctas * ctas));
+    int64_t resident = smCount(ctx, name);
+    if (ctas > 1) {
+      Expected<int> r = k.residentPrograms();
+      if (!r.ok()) {
+        std::fprintf(stderr, "FATAL %s: %s\n", name,
+                     r.status().message().c_str());
+        std::exit(1);
+      }
+      resident = *r;
+      std::fprintf(stderr, "%s: %lld programs resident (clusters of %lld)\n",
+                   name, (long long)resident, (long long)ctas);
+    }
+    grid = Grid(std::min<int64_t>(tiles, resident));
   }
   double ms = b.time(
       [&](size_t) {

@@ -454,6 +454,44 @@ Status Kernel::launchFailed(CUresult result, CUstream stream, const Grid &grid,
                        driver_->errorString(result));
 }
 
+Expected<int> Kernel::residentPrograms() const {
+  const ContextState &s = *module_->context;
+  ScopedContext scope(s);
+  TILEC_RETURN_IF_ERROR(scope.status());
+  const int ctas = metadata_->numCtas;
+  if (ctas == 1) {
+    int sms = 0;
+    if (CUresult r = driver_->cuDeviceGetAttribute(
+            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, s.device);
+        r != CUDA_SUCCESS)
+      return driver_->error("cuDeviceGetAttribute", r)
+          .withContext("kernel '" + metadata_->name + "': the SM count");
+    return sms;
+  }
+  // The kernel's cluster shape is its own (.reqnctapercluster): the
+  // configuration names none.
+  CUlaunchConfig config = {};
+  config.gridDimX = unsigned(ctas);
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = blockThreads_;
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = sharedBytes_;
+  int clusters = 0;
+  if (CUresult r =
+          driver_->cuOccupancyMaxActiveClusters(&clusters, function_, &config);
+      r != CUDA_SUCCESS)
+    return driver_->error("cuOccupancyMaxActiveClusters", r)
+        .withContext("kernel '" + metadata_->name + "' in clusters of " +
+                     std::to_string(ctas));
+  if (clusters < 1)
+    return Status::error("kernel '" + metadata_->name + "': no cluster of " +
+                         std::to_string(ctas) + " programs fits " +
+                         s.describe() + " (" + std::to_string(blockThreads_) +
+                         " threads and " + std::to_string(sharedBytes_) +
+                         " bytes of shared memory each)");
+  return clusters * ctas;
+}
+
 Expected<BoundLaunch> Kernel::bindArgs(const ArgValue *args,
                                        size_t count) const {
   BoundLaunch b;

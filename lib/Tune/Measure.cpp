@@ -345,13 +345,17 @@ Expected<TuneResult> tune::tuneGemm(const Context &context,
     const int64_t tilesM = cdiv(shape.m, valueOf(cand.params, "BLOCK_M")),
                   tilesN = cdiv(shape.n, valueOf(cand.params, "BLOCK_N"));
     // A persistent kernel walks the tiles with one program per SM; in
-    // clusters, whole clusters (the tile rows rounded up to them).
+    // clusters, whole clusters (the tile rows rounded up to them), as many
+    // as fit at once (Kernel::residentPrograms).
     const int64_t ctas = std::max<int64_t>(1, valueOf(cand.params, "CLUSTER"));
     const int64_t rowsC = cdiv(tilesM, ctas) * ctas;
+    int64_t resident = sms / ctas * ctas;
+    if (ctas > 1)
+      if (Expected<int> r = plan->kernel->residentPrograms(); r.ok())
+        resident = *r;
     const Grid grid =
         valueOf(cand.params, "PERSISTENT") == 1
-            ? Grid(uint32_t(std::min<int64_t>(rowsC * tilesN,
-                                              sms / ctas * ctas)))
+            ? Grid(uint32_t(std::min<int64_t>(rowsC * tilesN, resident)))
             : Grid(rowsC, tilesN, splits);
     const Grid reduceGrid(shape.m, splits > 1 ? cdiv(shape.n,
                                                      cand.reduce.blockN)

@@ -72,6 +72,7 @@ namespace tilec::runtime {
   X(cuLinkComplete)                                                            \
   X(cuLinkDestroy)                                                             \
   X(cuLaunchKernel)                                                            \
+  X(cuOccupancyMaxActiveClusters)                                              \
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuGraphInstantiateWithFlags)                                               \
   X(cuGraphLaunch)                                                             \

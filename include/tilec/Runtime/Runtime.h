@@ -270,6 +270,14 @@ public:
   unsigned blockThreads() const { return blockThreads_; }
   unsigned sharedBytes() const { return sharedBytes_; }
 
+  /// How many programs of this kernel the device runs at once when its
+  /// programs run in clusters (metadata num_ctas > 1): the clusters that
+  /// fit together (cuOccupancyMaxActiveClusters: a cluster's programs
+  /// share a GPC, so on some devices fewer than SMs / num_ctas) times
+  /// num_ctas. The persistent grid of a cluster kernel. For num_ctas 1, the
+  /// device's SM count.
+  Expected<int> residentPrograms() const;
+
 private:
   friend class Module;
   friend class BoundLaunch;

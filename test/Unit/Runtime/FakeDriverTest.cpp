@@ -1130,3 +1130,51 @@ TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {
             "a DLPack tensor of float32 on kDLCUDA");
   EXPECT_EQ(fake.launches(), before + 1);
 }
+
+// A kernel in clusters (metadata num_ctas, PTX .reqnctapercluster): the
+// launch checks the grid against the cluster before the driver sees it,
+// and residentPrograms() asks the driver how many clusters fit (the fake
+// device's GPCs hold 29 of 4, not 132 / 4 = 33).
+TEST_F(FakeDriver, Clusters) {
+  const char *ptx = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry pairs(.param .u32 n)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{ ret; }
+.visible .entry quads(.param .u32 n)
+.explicitcluster
+.reqnctapercluster 4, 1, 1
+{ ret; }
+)";
+  auto meta = [](const char *name, int ctas) {
+    return std::string(R"({"name": ")") + name +
+           R"(", "num_warps": 4, "threads_per_program": 128,
+     "shared_bytes": 0, "num_ctas": )" + std::to_string(ctas) +
+           R"(, "params": [{"name": "n", "kind": "scalar", "type": "i32"}]})";
+  };
+  std::string md = R"({"format": "tilec-kernels", "version": 1, "target": "sm_90a", "kernels": [)" +
+                   meta("pairs", 2) + ", " + meta("quads", 4) + "]}";
+  auto m = Module::loadPtx(*ctx, ptx, md, options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  auto pairs = m->kernel("pairs");
+  ASSERT_TRUE(pairs.ok()) << pairs.message();
+  EXPECT_EQ(pairs->metadata().numCtas, 2);
+  EXPECT_TRUE(pairs->launch(nullptr, Grid(6), int32_t(1)).ok());
+  EXPECT_EQ(pairs->launch(nullptr, Grid(5, 2), int32_t(1)).message(),
+            "kernel 'pairs': grid (5, 2, 1): x must be a multiple of 2: the "
+            "kernel's programs run in clusters of 2 along x (num_ctas)");
+  auto resident = pairs->residentPrograms();
+  ASSERT_TRUE(resident.ok()) << resident.message();
+  EXPECT_EQ(*resident, 132);
+  auto quads = m->kernel("quads");
+  ASSERT_TRUE(quads.ok()) << quads.message();
+  auto residentQuads = quads->residentPrograms();
+  ASSERT_TRUE(residentQuads.ok()) << residentQuads.message();
+  EXPECT_EQ(*residentQuads, 116);
+  // Programs alone: the SM count.
+  auto alone = kernel("add").residentPrograms();
+  ASSERT_TRUE(alone.ok()) << alone.message();
+  EXPECT_EQ(*alone, 132);
+}

@@ -228,6 +228,14 @@ TEST(Metadata, KernelErrors) {
   EXPECT_EQ(error(edit("\"params\": [", "\"p\": [")),
             "invalid kernel metadata: kernels[0] 'softmax': missing "
             "\"params\"");
+  EXPECT_EQ(error(edit("\"shared_bytes\": 0", "\"shared_bytes\": 0, "
+                                                 "\"num_ctas\": 3")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"num_ctas\" "
+            "must be 1, 2 or 4, got 3");
+  EXPECT_EQ(error(edit("\"shared_bytes\": 0", "\"shared_bytes\": 0, "
+                                                 "\"num_ctas\": 8")),
+            "invalid kernel metadata: kernels[0] 'softmax': \"num_ctas\" is "
+            "8, not 1, 2 or 4");
   std::string twice = kSoftmax;
   size_t open = twice.find("    {\n      \"name\"");
   size_t close = twice.rfind("    }");
@@ -369,6 +377,7 @@ TEST(Metadata, WriteThenParseIsTheSameValue) {
   k.numWarps = 8;
   k.threadsPerProgram = 256;
   k.sharedBytes = 49152;
+  k.numCtas = 2;
   ParamInfo x{.name = "x",
               .kind = ParamInfo::Kind::Pointer,
               .type = tilec::DType::BF16,

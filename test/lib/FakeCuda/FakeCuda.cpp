@@ -727,6 +727,31 @@ CUresult fFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
     return CUDA_ERROR_INVALID_VALUE;
   }
 }
+/// A cluster's CTAs share a GPC: the fake device's 132 SMs are seven GPCs
+/// of 18 and one of 6, so 66 clusters of 2 fit at once but only 29 of 4
+/// (116 programs); of the kernel's compile-time shape or the
+/// configuration's.
+CUresult fOccupancyMaxActiveClusters(int *n, CUfunction f,
+                                     const CUlaunchConfig *config) {
+  if (!n || !f || !config)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto *fn = reinterpret_cast<FakeFunction *>(f);
+  unsigned size = fn->cluster[0] * fn->cluster[1] * fn->cluster[2];
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      const auto &d = config->attrs[i].value.clusterDim;
+      unsigned asked = d.x * d.y * d.z;
+      if (size > 1 && asked != size)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+      size = asked;
+    }
+  size = size ? size : 1;
+  int clusters = 0;
+  for (int gpc : {18, 18, 18, 18, 18, 18, 18, 6})
+    clusters += gpc / int(size);
+  *n = clusters;
+  return CUDA_SUCCESS;
+}
 CUresult fFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
   if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v > 232448)
     return CUDA_ERROR_INVALID_VALUE;
@@ -896,6 +921,7 @@ const Entry kEntries[] = {
     E("cuLinkComplete", fLinkComplete),
     E("cuLinkDestroy", fLinkDestroy),
     E("cuLaunchKernel", fLaunchKernel),
+    E("cuOccupancyMaxActiveClusters", fOccupancyMaxActiveClusters),
     E("cuTensorMapEncodeTiled", fTensorMapEncodeTiled),
     E("cuGraphInstantiateWithFlags", fGraphInstantiateWithFlags),
     E("cuGraphLaunch", fGraphLaunch),
