@@ -6,6 +6,8 @@
 #          (the same schedule without clusters), BLOCK_N 256, cubins by
 #          ptxas -O3 -v; the builder's matmul_tma_cluster_bf16out (PTX);
 #          peers.py.
+#   tune   tilec-tune compile --builder matmul --arch sm_90a (132
+#          candidates) and peers.py, for run.sh's tune part.
 set -euo pipefail
 S=.dev/s18; B=build/bin; PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 rm -rf $S && mkdir -p $S/C
@@ -18,4 +20,7 @@ done
 # The builder's persistent GEMM in clusters of two (MatmulConfig::numCtas).
 $B/tilec-examples --arch sm_90a -o $S/C matmul_tma_cluster_bf16out > /dev/null
 cp /work/shared/bench/peers.py $S/
+# tune: the GEMM tuning candidates (the tma-cluster family among them).
+$B/tilec-tune compile --builder matmul --arch sm_90a -o $S/tune > /dev/null
+cp /work/shared/bench/peers.py $S/tune/
 du -sh $S
