@@ -355,19 +355,30 @@ size_t workspaceBytes(int64_t M, int64_t N, int64_t K, int64_t stride_am,
   // In clusters: the tile rows rounded up to whole clusters.
   s += "  " + rt + "Grid grid(cdiv(cdiv(M, e->blockM), e->ctas) * e->ctas, "
        "cdiv(N, e->blockN), e->splitK);\n";
-  // A persistent winner walks the tiles with one program per SM of the
-  // device current on this thread.
+  // A persistent winner walks the tiles with as many programs as the
+  // device current on this thread runs at once (Kernel::residentPrograms:
+  // one per SM, or the clusters that fit times their programs).
   s += "  if (e->persistent) {\n"
-       "    auto ctx = " + rt + "Context::current();\n"
-       "    if (!ctx.ok())\n      return ctx.status();\n"
-       "    int sms = 0;\n"
-       "    if (ctx->driver().cuDeviceGetAttribute(\n"
-       "            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "
-       "ctx->device()) != CUDA_SUCCESS ||\n        sms < 1)\n"
+       "    int resident = 0;\n"
+       "    switch (e->id) {\n";
+  for (int id : ids) {
+    const Candidate *c = m.find(id);
+    if (valueOf(c->params, "PERSISTENT") != 1)
+      continue;
+    std::string cn = "c" + std::to_string(id);
+    s += "    case " + std::to_string(id) + ": {\n"
+         "      auto k = " + cn + "::kernels();\n"
+         "      if (!k.ok())\n        return k.status();\n"
+         "      auto r = (*k)->" + m.kernel + "Kernel().residentPrograms();\n"
+         "      if (!r.ok())\n        return r.status();\n"
+         "      resident = *r;\n      break;\n    }\n";
+  }
+  s += "    }\n"
+       "    if (resident < 1)\n"
        "      return " + rt + "Status::error(\"" + m.kernel +
-       ": no SM count for the persistent kernel\");\n"
+       ": no program count for the persistent kernel\");\n"
        "    grid = " + rt + "Grid(uint32_t(std::min<int64_t>(\n"
-       "        int64_t(grid.x) * grid.y, sms / e->ctas * e->ctas)));\n  }\n";
+       "        int64_t(grid.x) * grid.y, resident)));\n  }\n";
   s += "  const size_t need = workspaceBytes(M, N, K, stride_am, stride_bk, "
        "stride_cm);\n"
        "  if (need > workspace_bytes || (need && !workspace))\n"

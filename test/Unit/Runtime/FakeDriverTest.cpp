@@ -1134,7 +1134,7 @@ TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {
 // A kernel in clusters (metadata num_ctas, PTX .reqnctapercluster): the
 // launch checks the grid against the cluster before the driver sees it,
 // and residentPrograms() asks the driver how many clusters fit (the fake
-// device's GPCs hold 29 of 4, not 132 / 4 = 33).
+// device's GPCs hold 64 of 2 and 32 of 4: 128 programs, not its 132 SMs).
 TEST_F(FakeDriver, Clusters) {
   const char *ptx = R"(.version 8.0
 .target sm_90a
@@ -1167,12 +1167,12 @@ TEST_F(FakeDriver, Clusters) {
             "kernel's programs run in clusters of 2 along x (num_ctas)");
   auto resident = pairs->residentPrograms();
   ASSERT_TRUE(resident.ok()) << resident.message();
-  EXPECT_EQ(*resident, 132);
+  EXPECT_EQ(*resident, 128);
   auto quads = m->kernel("quads");
   ASSERT_TRUE(quads.ok()) << quads.message();
   auto residentQuads = quads->residentPrograms();
   ASSERT_TRUE(residentQuads.ok()) << residentQuads.message();
-  EXPECT_EQ(*residentQuads, 116);
+  EXPECT_EQ(*residentQuads, 128);
   // Programs alone: the SM count.
   auto alone = kernel("add").residentPrograms();
   ASSERT_TRUE(alone.ok()) << alone.message();

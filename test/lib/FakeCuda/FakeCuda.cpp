@@ -727,9 +727,9 @@ CUresult fFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
     return CUDA_ERROR_INVALID_VALUE;
   }
 }
-/// A cluster's CTAs share a GPC: the fake device's 132 SMs are seven GPCs
-/// of 18 and one of 6, so 66 clusters of 2 fit at once but only 29 of 4
-/// (116 programs); of the kernel's compile-time shape or the
+/// A cluster's CTAs share a GPC: the fake device's 132 SMs are four GPCs
+/// of 17 and four of 16, so 64 clusters of 2 (128 programs) fit at once,
+/// not 66, and 32 of 4; of the kernel's compile-time shape or the
 /// configuration's.
 CUresult fOccupancyMaxActiveClusters(int *n, CUfunction f,
                                      const CUlaunchConfig *config) {
@@ -747,7 +747,7 @@ CUresult fOccupancyMaxActiveClusters(int *n, CUfunction f,
     }
   size = size ? size : 1;
   int clusters = 0;
-  for (int gpc : {18, 18, 18, 18, 18, 18, 18, 6})
+  for (int gpc : {17, 17, 17, 17, 16, 16, 16, 16})
     clusters += gpc / int(size);
   *n = clusters;
   return CUDA_SUCCESS;
