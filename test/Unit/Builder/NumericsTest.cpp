@@ -365,6 +365,25 @@ TEST(Numerics, MatmulBiasGeluMasksTheEdges) {
   expectClose(got, want, 2e-3, 1.0 / 128);
 }
 
+/// C (bits of `t`, row stride sc) against A B (+ bias, when given) in
+/// double: A M x K (stride sa), B K x N (stride sb).
+void expectMatmulBias(const std::vector<float> &a, const std::vector<float> &b,
+                      const std::vector<float> &bias,
+                      const std::vector<uint16_t> &c, int M, int N, int K,
+                      int sa, int sb, int sc, DType t, double atol = 1.0 / 64) {
+  std::vector<double> want(M * N);
+  std::vector<float> got(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double acc = bias.empty() ? 0.0 : bias[j];
+      for (int kk = 0; kk < K; ++kk)
+        acc += (double)a[i * sa + kk] * b[kk * sb + j];
+      want[i * N + j] = acc;
+      got[i * N + j] = fromBits(c[i * sc + j], t);
+    }
+  expectClose(got, want, 2e-3, atol);
+}
+
 TEST(Numerics, MatmulGroupsCoverEveryTile) {
   // 5 x 3 tiles taken in groups of 2 tile rows: the last group has one
   // row. Every tile must be computed once, by some program.
@@ -383,17 +402,7 @@ TEST(Numerics, MatmulGroupsCoverEveryTile) {
        Arg::scalar<int32_t>(M), Arg::scalar<int32_t>(N),
        Arg::scalar<int32_t>(K), Arg::scalar<int32_t>(sa),
        Arg::scalar<int32_t>(sb), Arg::scalar<int32_t>(sc)});
-  std::vector<double> want(M * N);
-  std::vector<float> got(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double acc = 0;
-      for (int kk = 0; kk < K; ++kk)
-        acc += (double)a[i * sa + kk] * b[kk * sb + j];
-      want[i * N + j] = acc;
-      got[i * N + j] = fromBits(c[i * sc + j], t);
-    }
-  expectClose(got, want, 2e-3, 1.0 / 128);
+  expectMatmulBias(a, b, {}, c, M, N, K, sa, sb, sc, t, 1.0 / 128);
 }
 
 TEST(Numerics, MatmulPersistentCoversEveryTile) {
@@ -421,17 +430,7 @@ TEST(Numerics, MatmulPersistentCoversEveryTile) {
        Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(K),
        Arg::scalar<int32_t>(sa), Arg::scalar<int32_t>(sb),
        Arg::scalar<int32_t>(sc)});
-  std::vector<double> want(M * N);
-  std::vector<float> got(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double acc = 0;
-      for (int kk = 0; kk < K; ++kk)
-        acc += (double)a[i * sa + kk] * b[kk * sb + j];
-      want[i * N + j] = acc + bias[j];
-      got[i * N + j] = fromBits(c[i * sc + j], t);
-    }
-  expectClose(got, want, 2e-3, 1.0 / 64);
+  expectMatmulBias(a, b, bias, c, M, N, K, sa, sb, sc, t);
 }
 
 /// C = A B + bias by a descriptor matmul in clusters of two (numCtas):
@@ -471,17 +470,7 @@ void checkMatmulClusters(bool persistent) {
        Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(K),
        Arg::scalar<int32_t>(sa), Arg::scalar<int32_t>(sb),
        Arg::scalar<int32_t>(sc)});
-  std::vector<double> want(M * N);
-  std::vector<float> got(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double acc = 0;
-      for (int kk = 0; kk < K; ++kk)
-        acc += (double)a[i * sa + kk] * b[kk * sb + j];
-      want[i * N + j] = acc + bias[j];
-      got[i * N + j] = fromBits(c[i * sc + j], t);
-    }
-  expectClose(got, want, 2e-3, 1.0 / 64);
+  expectMatmulBias(a, b, bias, c, M, N, K, sa, sb, sc, t);
   // Past the last row: untouched (the padded row stores nothing).
   for (size_t i = size_t(M) * sc; i < c.size(); ++i)
     ASSERT_EQ(c[i], 0x7fc0) << i;
