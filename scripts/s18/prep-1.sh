@@ -17,6 +17,11 @@ for k in matmul_tma_cluster matmul_tma_persistent; do
     grep -E "Used|spill" | tr '\n' ' ' | sed "s|^|$k: |"; echo
   rm $S/C/$k.ptx
 done
+# The same at BLOCK_N 192 (three boxes of B: two copied by rank 0).
+mkdir -p $S/C192
+$B/tilec examples/matmul_tma_cluster.tile --arch=sm_90a --param BLOCK_N=192 -o $S/C192/matmul_tma_cluster.ptx
+$PTXAS -arch=sm_90a -O3 $S/C192/matmul_tma_cluster.ptx -o $S/C192/matmul_tma_cluster.cubin
+rm $S/C192/matmul_tma_cluster.ptx
 # The builder's persistent GEMM in clusters of two (MatmulConfig::numCtas).
 $B/tilec-examples --arch sm_90a -o $S/C matmul_tma_cluster_bf16out > /dev/null
 cp /work/shared/bench/peers.py $S/

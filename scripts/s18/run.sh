@@ -47,6 +47,10 @@ import json,sys
 for r in json.load(open('$O/x/peers.json')): print(f\"{r['work'][-26:]:26} {r['system'][:22]:22} {r['ms']:8.4f} ms {r.get('TFLOPs') or 0:6.1f} TF\")"
   timeout 90 $B/bin/tilec-bench --kernels $C $work > $O/x/c2.json 2>> $O/x/bench.err
   fmt $O/x/c2.json
+  echo "-- BLOCK_N 192"
+  timeout 60 $B/bin/tilec-bench --kernels $S/C192 matmul_tma_cluster \
+    matmul_tma_cluster_ragged > $O/x/c192.json 2>> $O/x/bench.err
+  fmt $O/x/c192.json
   tail -3 $O/x/bench.err
 }
 tune() { # the GEMM tuning sweep (the CLUSTER family among the candidates)
