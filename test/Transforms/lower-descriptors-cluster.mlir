@@ -8,6 +8,8 @@
 // WARN-NEXT: func.func @per_program_loop
 // WARN: lower-descriptors-cluster.mlir:{{[0-9]+}}:1: warning: tile.num_ctas = 2: nothing is multicast: no descriptor block of the TMA ring is loaded alike by every program of a cluster (offsets that follow program_id 0 differ) in 2 or more TMA boxes
 // WARN-NEXT: func.func @not_shared
+// WARN: lower-descriptors-cluster.mlir:{{[0-9]+}}:1: warning: tile.num_ctas = 2: nothing is multicast: only a warp-specialized TMA ring is shared by a cluster, and the kernel has none
+// WARN-NEXT: func.func @no_ring
 // WARN-NOT: warning
 
 // Programs in clusters of two (tile.num_ctas = 2) whose B offsets are the
@@ -186,5 +188,17 @@ func.func @not_shared(%a: !tile.tensordesc<tensor<128x64xbf16>>,
   tile.store %cs, %acc#0 : tensor<128x256x!tile.ptr<f32>>
   %cs2 = tile.splat %c : !tile.ptr<f32> -> tensor<128x64x!tile.ptr<f32>>
   tile.store %cs2, %acc#1 : tensor<128x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// No descriptor loads at all: the clusters share nothing (warned above).
+// CHECK-LABEL: func.func @no_ring
+// CHECK-NOT: cluster_barrier
+func.func @no_ring(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_ctas = 2 : i32} {
+  %pid = tile.program_id 0
+  %v = tile.load %x : !tile.ptr<f32>
+  tile.store %x, %v : !tile.ptr<f32>
   return
 }

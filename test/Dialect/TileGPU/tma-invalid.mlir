@@ -227,3 +227,13 @@ func.func @cluster_barrier_alone() attributes {tile.kernel} {
   tilegpu.cluster_barrier
   return
 }
+
+// -----
+
+#plain = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @arrive_cluster_value(%i: i32) {
+  %bar = tilegpu.local_alloc : !tilegpu.smem<2x1x1xi64, #plain>
+  // expected-error @+1 {{'tilegpu.mbarrier_arrive' op cluster must be 2 or 4, got 8}}
+  tilegpu.mbarrier_arrive %bar[%i] {cluster = 8 : i32} : !tilegpu.smem<2x1x1xi64, #plain>
+  return
+}

@@ -1147,6 +1147,10 @@ TEST_F(FakeDriver, Clusters) {
 .explicitcluster
 .reqnctapercluster 4, 1, 1
 { ret; }
+.visible .entry nofit(.param .u32 n)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{ ret; }
 )";
   auto meta = [](const char *name, int ctas) {
     return std::string(R"({"name": ")") + name +
@@ -1155,7 +1159,8 @@ TEST_F(FakeDriver, Clusters) {
            R"(, "params": [{"name": "n", "kind": "scalar", "type": "i32"}]})";
   };
   std::string md = R"({"format": "tilec-kernels", "version": 1, "target": "sm_90a", "kernels": [)" +
-                   meta("pairs", 2) + ", " + meta("quads", 4) + "]}";
+                   meta("pairs", 2) + ", " + meta("quads", 4) + ", " +
+                   meta("nofit", 2) + "]}";
   auto m = Module::loadPtx(*ctx, ptx, md, options);
   ASSERT_TRUE(m.ok()) << m.message();
   auto pairs = m->kernel("pairs");
@@ -1173,6 +1178,12 @@ TEST_F(FakeDriver, Clusters) {
   auto residentQuads = quads->residentPrograms();
   ASSERT_TRUE(residentQuads.ok()) << residentQuads.message();
   EXPECT_EQ(*residentQuads, 128);
+  // No cluster fits: an error, not a grid of 0.
+  auto nofit = m->kernel("nofit");
+  ASSERT_TRUE(nofit.ok()) << nofit.message();
+  EXPECT_EQ(nofit->residentPrograms().message(),
+            "kernel 'nofit': no cluster of 2 programs fits device 0 (Fake "
+            "GPU) (128 threads and 0 bytes of shared memory each)");
   // Programs alone: the SM count.
   auto alone = kernel("add").residentPrograms();
   ASSERT_TRUE(alone.ok()) << alone.message();
