@@ -77,6 +77,9 @@ struct Driver {
     get("cuMemAlloc", alloc);
     get("cuMemcpyDtoH", toHost);
     get("cuMemsetD32", memset32);
+    get("cuMemFree", memFree);
+    get("cuModuleUnload", unload);
+    get("cuDevicePrimaryCtxRelease", release);
   }
   ~Driver() {
     if (lib)
@@ -93,6 +96,9 @@ struct Driver {
   decltype(&cuMemAlloc) alloc = nullptr;
   decltype(&cuMemcpyDtoH) toHost = nullptr;
   decltype(&cuMemsetD32) memset32 = nullptr;
+  decltype(&cuMemFree) memFree = nullptr;
+  decltype(&cuModuleUnload) unload = nullptr;
+  decltype(&cuDevicePrimaryCtxRelease) release = nullptr;
 };
 
 TEST(FakeDriverCluster, ShapeAttributesLaunchesAndSimulation) {
@@ -100,7 +106,7 @@ TEST(FakeDriverCluster, ShapeAttributesLaunchesAndSimulation) {
   ASSERT_NE(d.lib, nullptr) << dlerror();
   ASSERT_TRUE(d.init && d.retain && d.setCurrent && d.loadData &&
               d.getFunction && d.attribute && d.launch && d.alloc &&
-              d.toHost && d.memset32);
+              d.toHost && d.memset32 && d.memFree && d.unload && d.release);
   ASSERT_EQ(d.init(0), CUDA_SUCCESS);
   CUcontext ctx;
   ASSERT_EQ(d.retain(&ctx, 0), CUDA_SUCCESS);
@@ -136,6 +142,10 @@ TEST(FakeDriverCluster, ShapeAttributesLaunchesAndSimulation) {
   for (unsigned x = 0; x < 4; ++x)
     EXPECT_EQ(out[x], (x % 2) ^ 1) << "block " << x;
   unsetenv("TILEC_FAKE_CUDA_SIMULATE");
+  // Everything the test made goes back (the ASan build checks for leaks).
+  EXPECT_EQ(d.memFree(buf), CUDA_SUCCESS);
+  EXPECT_EQ(d.unload(mod), CUDA_SUCCESS);
+  EXPECT_EQ(d.release(0), CUDA_SUCCESS);
 }
 
 } // namespace
