@@ -9,7 +9,7 @@
 // matmul_tma_wave matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
 // matmul_tma_cluster matmul_tma_cluster_ragged
-// matmul_tma_fp16 attention attention_tma attention_bwd launch softmax5000
+// matmul_tma_fp16 matmul_fp8 attention attention_tma attention_bwd launch softmax5000
 // layernorm3072 (default: all but
 // matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
@@ -27,7 +27,8 @@
 // program per SM, matmul_tma_cluster and matmul_tma_cluster_ragged,
 // examples/matmul_tma_cluster.tile on the same shapes (programs in
 // clusters of two: the SM count rounded down to whole clusters),
-// matmul_tma_fp16, the builder's f16 descriptor matmul
+// matmul_tma_fp16, the builder's f16 descriptor matmul, matmul_fp8,
+// examples/matmul_fp8.tile on e4m3 8192^3 with one program per SM
 // (the descriptor matmuls' grids follow the descriptors' blocks), attention, the builder's attention_d128, attention_tma, the
 // builder's attention_tma_d128 (and attention_tma_d128_n128 when DIR has
 // it: q, k, v through tensor descriptors), attention_bwd, the
@@ -754,6 +755,36 @@ void benchMatmulTma(Bencher &b, Rng &rng, const std::string &dir,
         ms, 0, 2.0 * m * n * kk, name);
 }
 
+/// examples/matmul_fp8.tile on e4m3 8192^3 (A [M, K], B [N, K], scales of
+/// one, bf16 out) with one program per SM, beside peers.py's matmul_fp8
+/// row (torch._scaled_mm on the same layout).
+void benchMatmulFp8(Bencher &b, Rng &rng, const std::string &dir,
+                    std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t n = 8192;
+  Kernel k = kernelOf(ctx, dir, "matmul_fp8", keep);
+  auto a = randomBuffer<Float8E4M3FN>(ctx, rng, n * n);
+  auto bm = randomBuffer<Float8E4M3FN>(ctx, rng, n * n);
+  auto one = require(DeviceBuffer<float>::allocate(ctx, 1), "alloc");
+  const float v1 = 1.0f;
+  require(one.memory().copyFromHost(&v1, sizeof v1, 0), "fill");
+  auto c = outputBuffer<BFloat16>(ctx, n * n);
+  const auto &params = k.metadata().params;
+  int64_t tiles = ceilDiv(n, params[0].desc.tile[0]) *
+                  ceilDiv(n, params[1].desc.tile[0]);
+  Grid grid(std::min<int64_t>(tiles, smCount(ctx, "matmul_fp8")));
+  const int32_t v = int32_t(n);
+  double ms = b.time(
+      [&](size_t) {
+        return k.launch(nullptr, grid, tensorDesc(a, {n, n}),
+                        tensorDesc(bm, {n, n}), c, one, one, v, v, v, v);
+      },
+      1);
+  requireWritten(c, "matmul_fp8");
+  b.row("matmul fp8e4m3 8192^3 (bf16 out, per-tensor scales)", ms, 0,
+        2.0 * n * n * n, "matmul_fp8 (descriptors, persistent)");
+}
+
 /// The builder's f16 descriptor matmul (tilec-examples matmul_tma_fp16)
 /// on 8192^3, beside peers.py's matmul_fp16 rows.
 void benchMatmulTmaFp16(Bencher &b, Rng &rng, const std::string &dir,
@@ -859,7 +890,7 @@ int main(int argc, char **argv) {
       "matmul_tma_wave",
       "matmul_tma_bias_gelu", "matmul_tma_persistent",
       "matmul_tma_persistent_ragged", "matmul_tma_cluster",
-      "matmul_tma_cluster_ragged", "matmul_tma_fp16", "attention",
+      "matmul_tma_cluster_ragged", "matmul_tma_fp16", "matmul_fp8", "attention",
       "attention_tma", "attention_bwd",
       "launch", "softmax5000", "layernorm3072"};
   std::string tile;
@@ -874,7 +905,7 @@ int main(int argc, char **argv) {
       "matmul_tma matmul_tma_wave "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
       "matmul_tma_persistent_ragged matmul_tma_cluster "
-      "matmul_tma_cluster_ragged matmul_tma_fp16 attention attention_tma "
+      "matmul_tma_cluster_ragged matmul_tma_fp16 matmul_fp8 attention attention_tma "
       "attention_bwd launch "
       "softmax5000 layernorm3072 (default: add coscos bias_gelu softmax "
       "layernorm rmsnorm matmul launch).");
@@ -972,6 +1003,8 @@ int main(int argc, char **argv) {
       benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096, false, true, true);
     else if (w == "matmul_tma_fp16")
       benchMatmulTmaFp16(b, rng, dir, keep);
+    else if (w == "matmul_fp8")
+      benchMatmulFp8(b, rng, dir, keep);
     else if (w == "matmul_tma_bias_gelu")
       benchMatmulTma(b, rng, dir, keep, 8192, 8192, 8192, /*biasGelu=*/true);
     else

@@ -20,6 +20,7 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"matmul_tma_persistent_bf16out",
        [] { return buildMatmulTmaPersistent(); }},
       {"matmul_tma_cluster_bf16out", [] { return buildMatmulTmaCluster(); }},
+      {"matmul_fp8_bf16out", [] { return buildMatmulFp8(); }},
       {"matmul_tf32", [] { return buildMatmulTf32(); }},
       {"attention_d64", [] { return buildAttention(64); }},
       {"attention_d128", [] { return buildAttention(128); }},

@@ -76,6 +76,8 @@ Kernel buildMatmulTmaF16Out();
 /// grid: the SM count (no rule).
 Kernel buildMatmulTmaPersistent();
 Kernel buildMatmulTmaCluster();
+/// e4m3 GEMM with per-tensor scales (torch._scaled_mm), sm_90a.
+Kernel buildMatmulFp8();
 
 /// c = a @ b in f32 on the tensor cores at tf32 precision (mma.sync
 /// m16n8k8): ops::matmulKernel with f32 operands, 128x128 tiles, K step 32.

@@ -59,6 +59,21 @@ Kernel examples::buildMatmulTmaCluster() {
                           DType::BF16, /*persistent=*/true, /*numCtas=*/2);
 }
 
+/// torch._scaled_mm's GEMM: e4m3 A (M x K) and B (N x K), per-tensor
+/// scales, bf16 out; persistent programs (one per SM), 128x256 tiles, K
+/// step 128 (the fp8 default). sm_90a only (wgmma m64n256k32).
+Kernel examples::buildMatmulFp8() {
+  return plainMatmul("matmul_fp8_bf16out", {.aType = DType::F8E4M3FN,
+                                            .bType = DType::F8E4M3FN,
+                                            .cType = DType::BF16,
+                                            .blockM = 128,
+                                            .blockN = 256,
+                                            .persistent = true,
+                                            .descriptors = true,
+                                            .bTransposed = true,
+                                            .scales = true});
+}
+
 Kernel examples::buildMatmulTmaFp16() {
   return descriptorMatmul("matmul_tma_fp16", DType::F16, DType::F16);
 }

@@ -313,6 +313,15 @@ struct MatmulConfig {
   /// is rounded up to whole clusters (a row past M stores nothing); a
   /// persistent grid must be a multiple of numCtas.
   int numCtas = 1;
+  /// B given as N x K, row-major (K contiguous: torch.nn.Linear's weight,
+  /// torch._scaled_mm's `b.t()`); the kernel multiplies by its transpose.
+  /// stride_bk is then B's row stride (between its N rows).
+  bool bTransposed = false;
+  /// Per-tensor scales: f32 pointers scale_a and scale_b after c (one
+  /// element each, on the device, as PyTorch keeps them) whose product
+  /// multiplies the accumulator before the epilogue (torch._scaled_mm's
+  /// scale_a and scale_b).
+  bool scales = false;
 };
 
 /// The second kernel of a split-K plan: out[r, c] = sum over s < splits of
@@ -342,11 +351,15 @@ struct MatmulTile {
 /// 128x256 spills. An unknown chip is a BuildError naming the known ones.
 MatmulTile defaultMatmulTile(std::string_view target,
                              SourceLoc loc = SourceLoc::current());
-/// C = epilogue(A * B): A is M x K, B is K x N, C M x N, row-major with row
-/// strides. The epilogue receives the f32 (i32) accumulator tile, with the
+/// C = epilogue(A * B): A is M x K, B is K x N (N x K with bTransposed), C
+/// M x N, row-major with row strides. The epilogue receives the f32 (i32)
+/// accumulator tile (times scale_a * scale_b with `scales`), with the
 /// edges as padding, and the block (Input args are M x N with C's stride,
 /// ColumnInput args [N]); its result is stored to C. Parameters: a, b, c,
-/// `epilogueArgs`, M, N, K, stride_am, stride_bk, stride_cm.
+/// [scale_a, scale_b,] `epilogueArgs`, M, N, K, stride_am, stride_bk,
+/// stride_cm. fp8 operands (F8E4M3FN, F8E5M2; the two may differ) need
+/// `descriptors` and `bTransposed` (wgmma reads fp8 K-major only) and an
+/// sm_90a compilation; their default K step is 128 (a 128-byte row).
 /// Grid: (cdiv(M, blockM), cdiv(N, blockN)) with the config's tile or
 /// defaultMatmulTile(config.target), declared as the kernel's grid rule
 /// (`tile.grid`: the runtime and the PyTorch operators launch without a

@@ -447,7 +447,8 @@ Value Kernel::dot(const Value &a, const Value &b,
   if (at.getDimSize(1) != bt.getDimSize(0))
     k.fail(s, "inner dimensions differ: " + typeStr(at) + " * " + typeStr(bt));
   Type ea = at.getElementType(), eb = bt.getElementType();
-  if (ea != eb)
+  // (The fp8 formats mix, as tile.dot and wgmma take them.)
+  if (ea != eb && !(mlir::tile::isFp8(ea) && mlir::tile::isFp8(eb)))
     k.fail(s, "operand element types differ: " + typeStr(at) + " * " +
                   typeStr(bt) + "; convert one with Value::to");
   int64_t m = at.getDimSize(0), n = bt.getDimSize(1);

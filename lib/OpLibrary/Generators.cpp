@@ -353,6 +353,10 @@ static MatmulTile matmulTileFor(std::string_view target,
   return {128, 128, 64};
 }
 
+static bool isFp8(DType t) {
+  return t == DType::F8E4M3FN || t == DType::F8E5M2;
+}
+
 MatmulTile defaultMatmulTile(std::string_view target, SourceLoc loc) {
   CallSite site("defaultMatmulTile", loc);
   return matmulTileFor(target, "defaultMatmulTile");
@@ -368,8 +372,11 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
              Arg::Kind::Scalar});
   // Zeros take the target's default tile (each dimension on its own).
   MatmulConfig config = configIn;
+  const bool fp8 = isFp8(config.aType) || isFp8(config.bType);
   if (!config.blockM || !config.blockN || !config.blockK) {
     MatmulTile tile = matmulTileFor(config.target, "matmulKernel");
+    if (fp8) // one 128-byte swizzle atom a row of each block
+      tile.k = 128;
     config.blockM = config.blockM ? config.blockM : tile.m;
     config.blockN = config.blockN ? config.blockN : tile.n;
     config.blockK = config.blockK ? config.blockK : tile.k;
@@ -386,11 +393,17 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   if (config.groupM < 1)
     buildError("matmulKernel",
                "groupM must be at least 1, got " + std::to_string(config.groupM));
-  if (config.aType != config.bType)
+  if (config.aType != config.bType &&
+      !(isFp8(config.aType) && isFp8(config.bType)))
     buildError("matmulKernel",
                std::string("aType and bType differ (") +
                    std::string(dtypeName(config.aType)) + " and " +
                    std::string(dtypeName(config.bType)) + ")");
+  if (fp8 && (!config.descriptors || !config.bTransposed))
+    buildError("matmulKernel",
+               "fp8 operands need descriptors and bTransposed: wgmma reads "
+               "fp8 A and B K-major only, from the TMA's slots (B given as "
+               "N x K, as torch._scaled_mm's b.t())");
   if (config.splitK) {
     if (config.cType != DType::F32)
       buildError("matmulKernel",
@@ -419,9 +432,18 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   const int bm = config.blockM, bn = config.blockN, bk = config.blockK;
   Value a = config.descriptors ? k.tensorDesc("a", config.aType, {bm, bk})
                                : k.pointer("a", config.aType, pd);
-  Value bp = config.descriptors ? k.tensorDesc("b", config.bType, {bk, bn})
-                                : k.pointer("b", config.bType, pd);
+  const bool bt = config.bTransposed;
+  Value bp = config.descriptors
+                 ? k.tensorDesc("b", config.bType,
+                                bt ? std::vector<int64_t>{bn, bk}
+                                   : std::vector<int64_t>{bk, bn})
+                 : k.pointer("b", config.bType, pd);
   Value c = k.pointer("c", config.cType, pd);
+  Value scaleA, scaleB, scale;
+  if (config.scales) {
+    scaleA = k.pointer("scale_a", DType::F32, 4);
+    scaleB = k.pointer("scale_b", DType::F32, 4);
+  }
   declareParams(b, epilogueArgs, pd);
   Value M = k.scalar("M", DType::I32), N = k.scalar("N", DType::I32),
         K = k.scalar("K", DType::I32);
@@ -435,9 +457,10 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
   // bindings that are given tensors (PyTorch's operator is then
   // `name(a, b, ...) -> c`). Split-K's c is its slices' workspace.
   k.setShape(a, {"M", "K"});
-  k.setShape(bp, {"K", "N"});
+  k.setShape(bp, bt ? std::vector<std::string>{"N", "K"}
+                    : std::vector<std::string>{"K", "N"});
   k.setFrom(M, "a.size(0)");
-  k.setFrom(N, "b.size(1)");
+  k.setFrom(N, bt ? "b.size(0)" : "b.size(1)");
   k.setFrom(K, "a.size(1)");
   k.setFrom(strideAm, "a.stride(0)");
   k.setFrom(strideBk, "b.stride(0)");
@@ -462,6 +485,10 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
                         : "cdiv(M, " + std::to_string(bm) + ")",
                "cdiv(N, " + std::to_string(bn) + ")"});
 
+  // The scales' product, once per program (not per tile: a persistent
+  // program's loop would keep reloading it, and ptxas spilled then).
+  if (config.scales)
+    scale = k.load(scaleA) * k.load(scaleB);
   // Split-K: program z of grid axis 2 takes K steps [z * per, (z + 1) *
   // per) of the cdiv(K, bk) steps, per = cdiv(steps, splits): whole steps,
   // so only the last slice meets K's edge (masked or zero-filled as
@@ -502,16 +529,23 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
       loop = k.forLoop(lo, hi, bk, {k.zeros({bm, bn}, accType)},
                        [&](Value kk, std::vector<Value> carried) {
                          Value at = k.descriptorLoad(a, {m0, kk});
-                         Value bt = k.descriptorLoad(bp, {kk, n0});
+                         // N x K blocks read transposed in place.
+                         Value btile =
+                             bt ? k.descriptorLoad(bp, {n0, kk}).trans()
+                                : k.descriptorLoad(bp, {kk, n0});
                          return std::vector<Value>{k.dot(
-                             at, bt, carried[0], config.precision)};
+                             at, btile, carried[0], config.precision)};
                        });
     } else {
       Value a0 = a + rm2 * strideAm + rkA;
-      Value b0 = bp + rkB * strideBk + rn2;
+      // B^T's (k, n) is B's (n, k): K contiguous, rows strideBk apart.
+      Value b0 = bt ? bp + rn2 * strideBk + rkB : bp + rkB * strideBk + rn2;
+      // Pointers to B advance by a K step: bk elements along a row of an
+      // N x K B, bk rows of a K x N one.
+      Value bStep = bt ? Value(k.constant(bk, DType::I32)) : strideBk * bk;
       if (config.splitK) {
         a0 = a0 + kBegin;
-        b0 = b0 + kBegin * strideBk;
+        b0 = bt ? b0 + kBegin : b0 + kBegin * strideBk;
       }
       loop = k.forLoop(lo, hi, bk, {k.zeros({bm, bn}, accType), a0, b0},
                        [&](Value kk, std::vector<Value> carried) {
@@ -523,11 +557,13 @@ Kernel matmulKernel(std::string name, const MatmulConfig &configIn,
                          Value acc =
                              k.dot(at, bt, carried[0], config.precision);
                          return std::vector<Value>{acc, carried[1] + bk,
-                                                   carried[2] + strideBk * bk};
+                                                   carried[2] + bStep};
                        });
     }
-    Value acc =
-        loop[0].maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
+    Value acc = loop[0];
+    if (config.scales)
+      acc = acc * scale;
+    acc = acc.maskedBy(rowMask, rowCount).maskedBy(colMask, colCount);
 
     Value tileMask = rowMask & colMask;
     Value cRowStarts = rm2 * strideCm;

@@ -256,11 +256,11 @@ std::optional<OperandChain> operandChain(Value operand, Block *body) {
     if (!def || def->getBlock() != body)
       return std::nullopt;
     if (auto load = dyn_cast<DescriptorLoadOp>(def)) {
-      // wgmma reads 16-bit slots in place (a 32-bit block is loaded to
-      // registers first).
+      // wgmma reads 16-bit and fp8 slots in place (a 32-bit block is
+      // loaded to registers first).
+      Type elem = load.getDesc().getType().getElementType();
       if (!slotLayout(load.getDesc().getType()) ||
-          load.getDesc().getType().getElementType().getIntOrFloatBitWidth() !=
-              16 ||
+          !(elem.getIntOrFloatBitWidth() == 16 || isFp8(elem)) ||
           cast<RankedTensorType>(load.getType()).getRank() != 2 ||
           c.between.empty())
         return std::nullopt;
@@ -509,6 +509,11 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
       else if (!registerA(d))
         continue;
     }
+    // wgmma reads fp8 operands K-major only: A's slot as loaded ([M, K]),
+    // B's through a transposed view of an [N, K] block. Other fp8 dots
+    // stay tile.dot, which the GPU lowering refuses with the rule.
+    if (isFp8(d.getA().getType()) && (!a || a->trans || !b || !b->trans))
+      continue;
     int index = int(sl.dots.size());
     if (a)
       rd.a = operand(*a, index);
@@ -1419,8 +1424,29 @@ struct TileLowerDescriptors
       return signalPassFailure();
     }
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (isKernel(func) && failed(lowerKernel(func, *target)))
+      if (isKernel(func) &&
+          (failed(lowerKernel(func, *target)) || failed(checkFp8Dots(func, *target))))
         return signalPassFailure();
+  }
+
+  /// fp8 dots run on wgmma alone, from a ring's K-major slots: one still a
+  /// tile.dot here has no way to run (a target without wgmma, B loaded
+  /// [K, N], pointer loads, a layout wgmma cannot take).
+  LogicalResult checkFp8Dots(func::FuncOp func, const tilec::Target &target) {
+    bool ok = true;
+    func.walk([&](DotOp dot) {
+      if (!isFp8(dot.getA().getType()))
+        return;
+      ok = false;
+      dot.emitOpError(
+          "an fp8 dot runs only on wgmma (sm_90a), in a loop whose operands "
+          "are tensor-descriptor loads read K-major: A as an [M, K] block, B "
+          "as an [N, K] block through tile.trans (fp8 wgmma has no "
+          "transposed operands), with an f32 accumulator, K a multiple of "
+          "32, M of 16 * num_warps and num_warps of 4; the target is ")
+          << target.getChip();
+    });
+    return success(ok);
   }
 
   LogicalResult lowerKernel(func::FuncOp func, const tilec::Target &target) {

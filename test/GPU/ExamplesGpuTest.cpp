@@ -7,8 +7,9 @@
 //
 // Loads DIR/<name>.ptx (or .cubin) + DIR/<name>.json for each kernel of
 // examples/*.tile (matmul_bias_gelu, matmul_fp16, matmul_tma,
-// matmul_tma_bias_gelu, matmul_tma_persistent and matmul_tma_cluster, the
-// last four sm_90 and later, when DIR has them;
+// matmul_tma_bias_gelu, matmul_tma_persistent, matmul_tma_cluster and
+// matmul_fp8, the last five sm_90 and later (matmul_fp8 sm_90a), when DIR
+// has them;
 // the first may also be the builder's
 // `tilec-examples -o DIR matmul_bias_gelu`, same parameters; and the
 // builder's attention_d128) and runs it on fresh random inputs at several
@@ -570,6 +571,99 @@ void testMatmulTmaClusterBf16Out(const Context &ctx, const Kernel &k, Rng &rng,
                            /*persistent=*/true, /*builderTma=*/true);
 }
 
+/// examples/matmul_fp8.tile: C = (A B^T) scale_a scale_b, fp8 A (M x K)
+/// and B (N x K) of the kernel's types (e4m3 or e5m2: TA, TB) as tensor
+/// descriptors over padded rows (a row stride of 16 bytes' multiple), the
+/// scales as device f32 scalars, bf16 C; persistent (5 programs). The
+/// reference in double from the fp8 values.
+template <typename TA, typename TB>
+void testMatmulFp8With(const Context &ctx, const Kernel &k, Rng &rng,
+                       bool small, const std::string &name, bool builder) {
+  std::vector<MatmulShape> shapes = {{1, 1, 1},
+                                     {128, 128, 128},
+                                     {200, 130, 77},
+                                     {257, 129, 300},
+                                     {64, 384, 32}};
+  if (!small) {
+    shapes.push_back({512, 512, 512});
+    shapes.push_back({1000, 1030, 1111});
+  }
+  shapes.insert(shapes.end(), gMatmulShapes.begin(), gMatmulShapes.end());
+  for (auto [m, n, kk] : shapes) {
+    int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(kk, 16),
+            sc = roundUp(n, 16) + 16;
+    std::vector<TA> a(m * sa);
+    std::vector<TB> b(n * sb);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < kk; ++j)
+        a[i * sa + j] = fromDouble<TA>(rng.normal());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < kk; ++j)
+        b[i * sb + j] = fromDouble<TB>(rng.normal());
+    // Scales that are not powers of two (every product is rounded).
+    std::vector<float> scaleA{float(0.25 + rng.uniform())},
+        scaleB{float(0.5 + rng.uniform())};
+    auto da = upload(ctx, a), db = upload(ctx, b);
+    auto dsa = upload(ctx, scaleA), dsb = upload(ctx, scaleB);
+    auto c = Output<BFloat16>::make(ctx, m * sc);
+    Grid grid(5);
+    std::string what = name + " " + std::to_string(m) + "x" +
+                       std::to_string(n) + "x" + std::to_string(kk) + " " +
+                       gridText(grid);
+    if (!run(what, ctx, [&] {
+          // The builder's GEMM keeps the pointer GEMM's strides (unused).
+          if (builder)
+            return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                            tensorDesc(db, {n, kk}, {sb, 1}), c, dsa, dsb,
+                            int32_t(m), int32_t(n), int32_t(kk), int32_t(sa),
+                            int32_t(sb), int32_t(sc));
+          return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                          tensorDesc(db, {n, kk}, {sb, 1}), c, dsa, dsb,
+                          int32_t(m), int32_t(n), int32_t(kk), int32_t(sc));
+        }))
+      continue;
+    std::vector<double> ref(m * n, 0.0);
+    double s = double(scaleA[0]) * double(scaleB[0]);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < kk; ++p)
+          sum += toDouble(a[i * sa + p]) * toDouble(b[j * sb + p]);
+        ref[i * n + j] = sum * s;
+      }
+    check(what, c, ref, 1e-2, size_t(n), size_t(sc));
+  }
+}
+
+void testMatmulFp8Kernel(const Context &ctx, const Kernel &k, Rng &rng,
+                         bool small, const std::string &name, bool builder) {
+  const auto &params = k.metadata().params;
+  bool a5 = params[0].type == DType::F8E5M2, b5 = params[1].type == DType::F8E5M2;
+  if (a5 && b5)
+    testMatmulFp8With<Float8E5M2, Float8E5M2>(ctx, k, rng, small, name, builder);
+  else if (a5)
+    testMatmulFp8With<Float8E5M2, Float8E4M3FN>(ctx, k, rng, small, name,
+                                                builder);
+  else if (b5)
+    testMatmulFp8With<Float8E4M3FN, Float8E5M2>(ctx, k, rng, small, name,
+                                                builder);
+  else
+    testMatmulFp8With<Float8E4M3FN, Float8E4M3FN>(ctx, k, rng, small, name,
+                                                  builder);
+}
+
+void testMatmulFp8(const Context &ctx, const Kernel &k, Rng &rng, bool small) {
+  testMatmulFp8Kernel(ctx, k, rng, small, "matmul_fp8", /*builder=*/false);
+}
+
+/// The builder's fp8 GEMM (MatmulConfig bTransposed, scales: the same
+/// computation and arguments, plus the unused row strides of A and B).
+void testMatmulFp8Bf16Out(const Context &ctx, const Kernel &k, Rng &rng,
+                          bool small) {
+  testMatmulFp8Kernel(ctx, k, rng, small, "matmul_fp8_bf16out",
+                      /*builder=*/true);
+}
+
 /// examples/matmul_tma_swiglu.tile: C = silu(A Wg) * (A Wu), bf16, A, Wg
 /// and Wu as tensor descriptors over padded rows; the grid from the
 /// kernel's rule (no grid given), the reference in double from the bf16
@@ -1035,6 +1129,8 @@ const Example kExamples[] = {
     {"matmul_tma_f16out", testMatmulTmaF16Out, /*optional=*/true},
     {"matmul_tma_persistent", testMatmulTmaPersistent, /*optional=*/true},
     {"matmul_tma_cluster", testMatmulTmaCluster, /*optional=*/true},
+    {"matmul_fp8", testMatmulFp8, /*optional=*/true},
+    {"matmul_fp8_bf16out", testMatmulFp8Bf16Out, /*optional=*/true},
     {"matmul_tma_cluster_bf16out", testMatmulTmaClusterBf16Out,
      /*optional=*/true},
     {"matmul_tma_persistent_bf16out", testMatmulTmaPersistentBf16Out,

@@ -55,6 +55,9 @@ public:
   bool hasSetMaxNReg() const { return archSpecific && smVersion >= 90; }
   /// atom.add.noftz.bf16 (sm_90 and newer).
   bool hasBf16AtomicAdd() const { return smVersion >= 90; }
+  /// cvt between f32 / f16 pairs and fp8 pairs (e4m3x2, e5m2x2): sm_89
+  /// and newer.
+  bool hasFp8Convert() const { return smVersion >= 89; }
   /// cp.async (sm_80 and newer: every known chip).
   bool hasCpAsync() const { return smVersion >= 80; }
   TensorCoreGen getTensorCoreGen() const { return tensorCores; }

@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
@@ -111,6 +113,87 @@ struct ElementwiseOpLowering : public ConversionPattern {
       }
     }
     rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+/// arith.extf from fp8 and arith.truncf to fp8 on tiles (sm_89+; the
+/// element type converter keeps fp8 elements as i8 bits): a thread's
+/// elements two at a time, by one cvt each (PTX `cvt.rn.f16x2.e4m3x2`,
+/// `cvt.rn.satfinite.e4m3x2.f32` and their e5m2 forms, through NVVM's
+/// convert ops). Up: fp8 pair -> f16 pair (exact: every e4m3 and e5m2
+/// value is an f16), then f16 -> the result type (exact for f32, f64 and
+/// bf16). Down: the source in f32 (exact from f16 and bf16) -> fp8 pair,
+/// rounding to nearest even and saturating to the largest finite value
+/// (NaN stays NaN), as the interpreter's roundToFormat does. An odd last
+/// element converts beside a zero.
+struct Fp8ConvertLowering : public ConversionPattern {
+  Fp8ConvertLowering(const TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, Pattern::MatchAnyOpTypeTag(), /*benefit=*/2,
+                          ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op) ||
+        !isa<RankedTensorType>(op->getResult(0).getType()))
+      return failure();
+    Type src = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type dst = getElementTypeOrSelf(op->getResult(0).getType());
+    bool up = isFp8(src);
+    if (!up && !isFp8(dst))
+      return failure();
+    Location loc = op->getLoc();
+    ValueRange in = operands[0];
+    Type f16 = rewriter.getF16Type(), f32 = rewriter.getF32Type(),
+         i8 = rewriter.getI8Type();
+    auto pairType = VectorType::get({2}, i8);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < in.size(); i += 2) {
+      if (up) {
+        Value pair = LLVM::UndefOp::create(rewriter, loc, pairType);
+        for (size_t h = 0; h < 2; ++h) {
+          Value v = i + h < in.size()
+                        ? in[i + h]
+                        : arith::ConstantOp::create(
+                              rewriter, loc, rewriter.getI8IntegerAttr(0));
+          pair = LLVM::InsertElementOp::create(rewriter, loc, pair, v,
+                                               i32Val(rewriter, loc, h));
+        }
+        Value halves = NVVM::ConvertF8x2ToF16x2Op::create(
+            rewriter, loc, VectorType::get({2}, f16), pair,
+            /*relu=*/false, src);
+        for (size_t h = 0; h < 2 && i + h < in.size(); ++h) {
+          Value v = LLVM::ExtractElementOp::create(rewriter, loc, halves,
+                                                   i32Val(rewriter, loc, h));
+          if (dst.isBF16()) // f16 -> f32 -> bf16, both exact here
+            v = arith::TruncFOp::create(
+                rewriter, loc, dst, arith::ExtFOp::create(rewriter, loc, f32, v));
+          else if (!dst.isF16())
+            v = arith::ExtFOp::create(rewriter, loc, dst, v);
+          out.push_back(v);
+        }
+        continue;
+      }
+      auto toF32 = [&](size_t j) -> Value {
+        if (j >= in.size())
+          return arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0));
+        return src.isF32() ? in[j]
+                           : arith::ExtFOp::create(rewriter, loc, f32, in[j])
+                                 .getResult();
+      };
+      // The intrinsic puts its first operand in the high byte: the pair's
+      // element 1. (The verifier asks for satfinite.)
+      Value packed = NVVM::ConvertF32x2ToF8x2Op::create(
+          rewriter, loc, pairType, toF32(i + 1), toF32(i),
+          NVVM::FPRoundingMode::RN, NVVM::SaturationMode::SATFINITE,
+          /*relu=*/false, dst);
+      for (size_t h = 0; h < 2 && i + h < in.size(); ++h)
+        out.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, packed, i32Val(rewriter, loc, h)));
+    }
+    rewriter.replaceOpWithMultiple(op, {out});
     return success();
   }
 };
@@ -444,6 +527,7 @@ void mlir::tile::gpu_lowering::populateElementwisePatterns(
                BroadcastOpLowering, ExpandDimsOpLowering, AddPtrOpLowering,
                BitcastOpLowering>(tc, ctx);
   patterns.add<ElementwiseOpLowering>(tc, ctx, lc);
+  patterns.add<Fp8ConvertLowering>(tc, ctx);
 }
 
 void mlir::tile::gpu_lowering::populateFastMathPatterns(

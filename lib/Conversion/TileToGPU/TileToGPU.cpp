@@ -42,10 +42,6 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-bool isFp8(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
-}
-
 bool hasTile(Operation *op) {
   auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
   return llvm::any_of(op->getOperandTypes(), isTile) ||
@@ -82,6 +78,40 @@ void checkMmaDot(DotOp dot, MmaLayoutAttr mma, Fail &fail) {
   if (m % 16 || n % 8 || k % kStep)
     fail(dot) << "mma.sync m16n8k" << kStep << " needs M % 16, N % 8 and K % "
               << kStep << " to be 0, got " << m << "x" << n << "x" << k;
+}
+
+/// fp8 values convert (arith.extf from fp8, arith.truncf to it, on tiles,
+/// sm_89+: ElementwiseOpToGPU.cpp's Fp8ConvertLowering); nothing else
+/// computes on them.
+template <typename Fail>
+void checkFp8Op(Operation *op, const tilec::Target &target, Fail &fail) {
+  if (!isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+    fail(op) << "fp8 arithmetic is not supported: convert to f32 first "
+                "(arith.extf), compute, and back (arith.truncf)";
+    return;
+  }
+  Type src = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type dst = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!isa<RankedTensorType>(op->getResult(0).getType())) {
+    fail(op) << "fp8 conversions of scalars are not supported yet (convert "
+                "a tile)";
+    return;
+  }
+  if (!target.hasFp8Convert()) {
+    fail(op) << "fp8 conversions need sm_89 or later (cvt .e4m3x2 / "
+                ".e5m2x2); the target is "
+             << target.getChip();
+    return;
+  }
+  if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
+    if (src.isF64())
+      fail(op) << "converts f64 to fp8: truncate to f32 first (the GPU "
+                  "converts f32 pairs)";
+    else if (trunc.getRoundingmode() &&
+             *trunc.getRoundingmode() != arith::RoundingMode::to_nearest_even)
+      fail(op) << "fp8 conversions round to nearest even only (the GPU's "
+                  "cvt.rn.satfinite)";
+  }
 }
 
 /// Reports what the lowering does not support (on this target, or yet); one
@@ -139,11 +169,10 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
         fail(op) << "tile constants must be splats (one value); "
                     "non-uniform constants are not supported yet";
     } else if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
-      if (llvm::any_of(op->getOperandTypes(), isFp8) ||
-          llvm::any_of(op->getResultTypes(), isFp8))
-        if (!isa<arith::ConstantOp>(op))
-          fail(op) << "fp8 arithmetic and conversions are not supported yet "
-                      "(fp8 tiles can be loaded, stored and moved)";
+      if ((llvm::any_of(op->getOperandTypes(), isFp8) ||
+           llvm::any_of(op->getResultTypes(), isFp8)) &&
+          !isa<arith::ConstantOp>(op))
+        checkFp8Op(op, target, fail);
     } else if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
       Type elem = getElementTypeOrSelf(rmw.getType());
       if (rmw.getKind() == RMWKind::FAdd && elem.isBF16() &&
@@ -152,7 +181,8 @@ LogicalResult checkLowerable(func::FuncOp kernel, const tilec::Target &target) {
                  << target.getChip() << ")";
     } else if (auto dot = dyn_cast<DotOp>(op)) {
       if (isFp8(dot.getA().getType()))
-        fail(op) << "fp8 dot is not supported yet";
+        fail(op) << "an fp8 dot runs only as a tilegpu.warpgroup_dot (run "
+                    "tile-lower-descriptors, which says why it cannot)";
       else if (auto mma = dyn_cast_if_present<MmaLayoutAttr>(
                    dot.getType().getEncoding()))
         checkMmaDot(dot, mma, fail);

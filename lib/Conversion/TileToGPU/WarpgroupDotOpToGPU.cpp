@@ -17,7 +17,9 @@
 // bytes further within a 128-byte row), for an M/N-major one r0 is.
 //
 // Warpgroup g (warps 4g .. 4g + 3) issues, for every 16 * warps-row block
-// b and N-instruction n, one wgmma.mma_async.m64nNk16 per 16 of K on rows
+// b and N-instruction n, one wgmma.mma_async.m64nNk16 per 16 of K (for fp8
+// operands m64nNk32 per 32 of K, both read K-major: e4m3 or e5m2, mixed
+// too) on rows
 // 16 * warps * b + 64g; its accumulator registers are the thread's
 // elements of the version 3 layout (mma.sync's m16n8 C fragment repeated
 // along N: register 4j + 2h + e is row l/4 + 8h, column 8j + 2(l%4) + e).
@@ -251,6 +253,9 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
     Type elemType =
         aSmem ? aSmem.getElementType() : aRegType.getElementType();
     bool bf16 = elemType.isBF16();
+    // Elements of K per instruction: 32 bytes of them (register A tiles
+    // are 16-bit: the verifier).
+    int64_t kStep = aSmem ? 32 / a.elemBytes : 16;
 
     // The warpgroup's 64 rows: a byte offset of A that only depends on
     // the warp (uniform within the warpgroup).
@@ -290,10 +295,17 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
     Type f32 = rewriter.getF32Type();
     Type accType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(instrN / 2, f32));
-    auto wgType = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto wgmmaType = [&](Type t) {
+      if (isa<Float8E4M3FNType>(t))
+        return NVVM::WGMMATypes::e4m3;
+      if (isa<Float8E5M2Type>(t))
+        return NVVM::WGMMATypes::e5m2;
+      return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    };
+    auto typeA = wgmmaType(elemType), typeB = wgmmaType(bType.getElementType());
     auto layoutA = a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     auto layoutB = bd.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, instrN, 16);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, instrN, kStep);
 
     // The fence with the accumulators passing through it: any copy LLVM
     // makes of them (a zero shared by every register) lands before it, as
@@ -316,9 +328,9 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
           for (auto [i, e] : llvm::enumerate(elems))
             d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[e], i);
         }
-        for (int64_t ks = 0; ks < k / 16; ++ks) {
+        for (int64_t ks = 0; ks < k / kStep; ++ks) {
           Value descB = descriptor(rewriter, loc, bd,
-                                   bd.offset(ni * instrN, 16 * ks), Value());
+                                   bd.offset(ni * instrN, kStep * ks), Value());
           if (!aSmem) {
             SmallVector<Value> in;
             for (auto [i, e] : llvm::enumerate(elems))
@@ -329,10 +341,11 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
                                descB, instrN, bf16, !bd.kMajor);
             continue;
           }
-          Value descA = descriptor(
-              rewriter, loc, a, a.offset(blk * blockRows, 16 * ks), aRowBytes);
+          Value descA = descriptor(rewriter, loc, a,
+                                   a.offset(blk * blockRows, kStep * ks),
+                                   aRowBytes);
           d = NVVM::WgmmaMmaAsyncOp::create(
-              rewriter, loc, accType, d, descA, descB, shape, wgType, wgType,
+              rewriter, loc, accType, d, descA, descB, shape, typeA, typeB,
               NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
               layoutB, /*satfinite=*/nullptr);

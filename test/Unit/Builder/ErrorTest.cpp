@@ -1070,6 +1070,30 @@ TEST_F(Generators, MatmulClusters) {
       "descriptors and no splitK");
 }
 
+TEST_F(Generators, MatmulFp8) {
+  auto plain = [](Value acc, ops::Block &) { return acc; };
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m",
+                        {.aType = DType::F8E4M3FN, .bType = DType::F8E4M3FN,
+                         .descriptors = true},
+                        {}, plain),
+      "matmulKernel",
+      "fp8 operands need descriptors and bTransposed: wgmma reads fp8 A and "
+      "B K-major only, from the TMA's slots (B given as N x K, as "
+      "torch._scaled_mm's b.t())");
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m",
+                        {.aType = DType::F8E4M3FN, .bType = DType::F8E5M2,
+                         .bTransposed = true},
+                        {}, plain),
+      "matmulKernel", "fp8 operands need descriptors and bTransposed");
+  // fp8 formats mix; an fp8 and a 16-bit operand do not.
+  EXPECT_BUILD_ERROR(
+      ops::matmulKernel("m", {.aType = DType::F8E4M3FN, .bType = DType::BF16},
+                        {}, plain),
+      "matmulKernel", "aType and bType differ (f8E4M3FN and bf16)");
+}
+
 TEST_F(Generators, MatmulUnknownTarget) {
   EXPECT_BUILD_ERROR(
       ops::matmulKernel("m", {.target = "sm_75"}, {},

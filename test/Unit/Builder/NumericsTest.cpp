@@ -12,6 +12,7 @@
 
 #include "tilec/Interpreter.h"
 #include "tilec/Ops.h"
+#include "tilec/Support/FloatFormats.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -474,6 +475,92 @@ void checkMatmulClusters(bool persistent) {
   // Past the last row: untouched (the padded row stores nothing).
   for (size_t i = size_t(M) * sc; i < c.size(); ++i)
     ASSERT_EQ(c[i], 0x7fc0) << i;
+}
+
+/// C = A B^T (+ bias) with B given as N x K (bTransposed), by pointers and
+/// through tensor descriptors (an N x K block read transposed).
+void checkMatmulBTransposed(bool descriptors) {
+  const int M = 70, N = 50, K = 40, bm = 32, bn = 32, bk = 16;
+  const DType t = DType::BF16;
+  Kernel k = ops::matmulKernel(
+      "mm",
+      {.blockM = bm, .blockN = bn, .blockK = bk, .descriptors = descriptors,
+       .bTransposed = true},
+      {ops::columnInput("bias", t)},
+      [](Value acc, ops::Block &b) { return acc + b["bias"]; });
+  const int sa = 48, sbt = 48, sc = 64; // B^T: N rows of K, stride sbt
+  std::vector<float> a = randomValues(M * sa, -1, 1, t, 32);
+  std::vector<float> bT = randomValues(N * sbt, -1, 1, t, 33);
+  std::vector<float> bias = randomValues(N, -1, 1, t, 34);
+  std::vector<uint16_t> ab = bitsOf(a, t), bb = bitsOf(bT, t),
+                        biasb = bitsOf(bias, t), c(M * sc);
+  Arg aArg = Arg::buffer(ab.data(), ab.size(), t),
+      bArg = Arg::buffer(bb.data(), bb.size(), t);
+  if (descriptors) {
+    aArg = Arg::tensorDesc(aArg, {M, K}, {sa, 1});
+    bArg = Arg::tensorDesc(bArg, {N, K}, {sbt, 1});
+  }
+  run(k, {cdiv(M, bm), cdiv(N, bn)},
+      {aArg, bArg, Arg::output(c.data(), c.size(), t),
+       Arg::buffer(biasb.data(), biasb.size(), t), Arg::scalar<int32_t>(M),
+       Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(K),
+       Arg::scalar<int32_t>(sa), Arg::scalar<int32_t>(sbt),
+       Arg::scalar<int32_t>(sc)});
+  // The reference takes B as K x N.
+  std::vector<float> b(K * N);
+  for (int kk = 0; kk < K; ++kk)
+    for (int j = 0; j < N; ++j)
+      b[kk * N + j] = bT[j * sbt + kk];
+  expectMatmulBias(a, b, bias, c, M, N, K, sa, N, sc, t);
+}
+
+TEST(Numerics, MatmulBTransposedPointers) { checkMatmulBTransposed(false); }
+TEST(Numerics, MatmulBTransposedDescriptors) { checkMatmulBTransposed(true); }
+
+/// torch._scaled_mm's GEMM from the builder: e4m3 A and e5m2 B (N x K),
+/// per-tensor scales from device pointers, bf16 C, persistent programs
+/// (3 for 3 x 2 tiles of 64 x 64, K step 64 over a ragged K).
+TEST(Numerics, MatmulFp8Scaled) {
+  const int M = 150, N = 90, K = 100, bm = 64, bn = 64, bk = 64;
+  Kernel k = ops::matmulKernel(
+      "mm8",
+      {.aType = DType::F8E4M3FN, .bType = DType::F8E5M2, .cType = DType::BF16,
+       .blockM = bm, .blockN = bn, .blockK = bk, .numWarps = 4,
+       .persistent = true, .descriptors = true, .bTransposed = true,
+       .scales = true},
+      {}, [](Value acc, ops::Block &) { return acc; });
+  const int sa = 112, sbt = 112, sc = 96;
+  std::vector<float> af = randomValues(M * sa, -4, 4, DType::F32, 35),
+                     bf = randomValues(N * sbt, -4, 4, DType::F32, 36);
+  std::vector<uint8_t> a8(af.size()), b8(bf.size());
+  for (size_t i = 0; i < a8.size(); ++i)
+    a8[i] = uint8_t(encodeFloat(af[i], DType::F8E4M3FN));
+  for (size_t i = 0; i < b8.size(); ++i)
+    b8[i] = uint8_t(encodeFloat(bf[i], DType::F8E5M2));
+  float scaleA = 0.625f, scaleB = 1.75f;
+  std::vector<uint16_t> c(M * sc);
+  run(k, {3},
+      {Arg::tensorDesc(Arg::buffer(a8.data(), a8.size(), DType::F8E4M3FN),
+                       {M, K}, {sa, 1}),
+       Arg::tensorDesc(Arg::buffer(b8.data(), b8.size(), DType::F8E5M2),
+                       {N, K}, {sbt, 1}),
+       Arg::output(c.data(), c.size(), DType::BF16), Arg::buffer(&scaleA, 1),
+       Arg::buffer(&scaleB, 1), Arg::scalar<int32_t>(M),
+       Arg::scalar<int32_t>(N), Arg::scalar<int32_t>(K),
+       Arg::scalar<int32_t>(sa), Arg::scalar<int32_t>(sbt),
+       Arg::scalar<int32_t>(sc)});
+  std::vector<double> want(M * N);
+  std::vector<float> got(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int kk = 0; kk < K; ++kk)
+        acc += decodeFloat(a8[i * sa + kk], DType::F8E4M3FN) *
+               decodeFloat(b8[j * sbt + kk], DType::F8E5M2);
+      want[i * N + j] = acc * scaleA * scaleB;
+      got[i * N + j] = fromBits(c[i * sc + j], DType::BF16);
+    }
+  expectClose(got, want, 1e-2, 1.0 / 128);
 }
 
 TEST(Numerics, MatmulClustersCoverEveryTile) { checkMatmulClusters(false); }

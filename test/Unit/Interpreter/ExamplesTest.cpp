@@ -11,6 +11,8 @@
 
 #include "TestUtil.h"
 
+#include "tilec/Support/FloatFormats.h"
+
 using namespace tilec;
 using namespace tilec::test;
 
@@ -289,6 +291,58 @@ TEST_F(ExamplesTest, MatmulFp16) {
 TEST_F(ExamplesTest, MatmulBiasGelu) {
   checkMatmul("matmul_bias_gelu.tile", "matmul_bias_gelu",
               /*biasGelu=*/true);
+}
+
+// examples/matmul_fp8.tile: (A B^T) * scale_a * scale_b from e4m3 A [M, K]
+// and B [N, K] descriptors over padded rows, device scales, bf16 C; on 3
+// persistent programs (more than the tiles of the small shapes, fewer than
+// those of the large one), against a double reference of the fp8 values.
+TEST_F(ExamplesTest, MatmulFp8) {
+  auto module = parseExample("matmul_fp8.tile");
+  ASSERT_TRUE(module);
+  struct Size {
+    int32_t m, n, k;
+  };
+  for (Size s : {Size{1, 1, 1}, Size{130, 77, 45}, Size{300, 260, 200}}) {
+    int32_t sa = (s.k + 15) / 16 * 16 + 16, sb = (s.k + 15) / 16 * 16,
+            sc = (s.n + 15) / 16 * 16;
+    auto af = randomFloats(size_t(s.m) * sa, 21, -3, 3),
+         bf = randomFloats(size_t(s.n) * sb, 22, -3, 3);
+    std::vector<uint8_t> a(af.size()), b(bf.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = uint8_t(encodeFloat(af[i], DType::F8E4M3FN));
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = uint8_t(encodeFloat(bf[i], DType::F8E4M3FN));
+    std::vector<uint16_t> c(size_t(s.m) * sc);
+    float scaleA = 0.75f, scaleB = 1.3f;
+    std::vector<Arg> args = {
+        Arg::tensorDesc(Arg::buffer(a.data(), a.size(), DType::F8E4M3FN),
+                        {s.m, s.k}, {sa, 1}),
+        Arg::tensorDesc(Arg::buffer(b.data(), b.size(), DType::F8E4M3FN),
+                        {s.n, s.k}, {sb, 1}),
+        Arg::output(c.data(), c.size(), DType::BF16),
+        Arg::buffer(&scaleA, 1),
+        Arg::buffer(&scaleB, 1)};
+    for (int32_t v : {s.m, s.n, s.k, sc})
+      args.push_back(Arg::scalar(v));
+    ASSERT_TRUE(mlir::succeeded(runKernel(*module, "matmul_fp8", {3}, args)))
+        << errors;
+    std::vector<float> got(size_t(s.m) * s.n), want(got.size());
+    for (int32_t i = 0; i < s.m; ++i)
+      for (int32_t j = 0; j < s.n; ++j) {
+        double sum = 0;
+        for (int32_t kk = 0; kk < s.k; ++kk)
+          sum += decodeFloat(a[i * sa + kk], DType::F8E4M3FN) *
+                 decodeFloat(b[j * sb + kk], DType::F8E4M3FN);
+        // The scale multiplies the f32 accumulator once (in f32).
+        float scaled = float(sum) * (scaleA * scaleB);
+        want[i * s.n + j] = fromBF16(toBF16(scaled));
+        got[i * s.n + j] = fromBF16(c[i * sc + j]);
+      }
+    expectClose(got, want, 1e-2, 8e-3,
+                "matmul_fp8 " + std::to_string(s.m) + "x" +
+                    std::to_string(s.n) + "x" + std::to_string(s.k));
+  }
 }
 
 } // namespace

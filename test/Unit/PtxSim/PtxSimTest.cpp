@@ -102,13 +102,44 @@ TEST(PtxSim, TestpOfAnIntegerIsAnError) {
 
 // Types the simulator has no encoding for were dropped from the opcode.
 TEST(PtxSim, UnmodelledTypeIsAnError) {
-  Result r = run("  cvt.rn.satfinite.e4m3x2.f32 %h9, %r1, %r2;", bits(1.0f),
+  Result r = run("  cvt.rn.satfinite.e2m1x2.f32 %h9, %r1, %r2;", bits(1.0f),
                  bits(2.0f));
-  expectUnsupported(r, "cvt.rn.satfinite.e4m3x2.f32 %h9, %r1, %r2",
-                    "unsupported type .e4m3x2");
+  expectUnsupported(r, "cvt.rn.satfinite.e2m1x2.f32 %h9, %r1, %r2",
+                    "unsupported type .e2m1x2");
   r = run("  cvt.rna.f16.f32 %h9, %r1;", bits(1.0f));
   expectUnsupported(r, "cvt.rna.f16.f32 %h9, %r1",
                     "rounding .rna is simulated only for cvt to .tf32");
+}
+
+// fp8 pairs (sm_89): cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b puts a
+// in the high byte, rounds to nearest even and saturates; cvt.rn.f16x2
+// from them widens each byte exactly, low to low.
+TEST(PtxSim, Fp8PairConversions) {
+  auto down = [](const char *fmt, float a, float b) {
+    Result r = run(std::string("  cvt.rn.satfinite.") + fmt +
+                       ".f32 %rs9, %r1, %r2;\n  cvt.u32.u16 %r9, %rs9;",
+                   bits(a), bits(b));
+    EXPECT_EQ(r.error, "");
+    return uint32_t(r.out);
+  };
+  EXPECT_EQ(down("e4m3x2", 1.0f, 2.0f), 0x3840u);  // 1.0 = 0x38, 2.0 = 0x40
+  EXPECT_EQ(down("e4m3x2", 1000.0f, -448.0f), 0x7efeu); // saturated, 448
+  EXPECT_EQ(down("e4m3x2", 1.0625f, 0.0f), 0x3800u); // a tie: to even (1.0)
+  EXPECT_EQ(down("e5m2x2", 1.0f, 1e6f), 0x3c7bu);  // 57344 = 0x7b
+  auto up = [](const char *fmt, uint32_t pair) {
+    Result r = run(std::string("  cvt.u16.u32 %rs1, %r1;\n  cvt.rn.f16x2.") +
+                       fmt + " %r9, %rs1;",
+                   pair);
+    EXPECT_EQ(r.error, "");
+    return uint32_t(r.out);
+  };
+  EXPECT_EQ(up("e4m3x2", 0x3840), 0x3c004000u); // (2.0, 1.0) as f16x2
+  EXPECT_EQ(up("e4m3x2", 0x7efe), 0x5f00df00u); // 448, -448
+  EXPECT_EQ(up("e5m2x2", 0x3c7b), 0x3c007b00u); // 1.0, 57344
+  // Other forms are errors, not wrong numbers.
+  expectUnsupported(run("  cvt.rn.e4m3x2.f32 %rs9, %r1, %r2;", 0, 0),
+                    "cvt.rn.e4m3x2.f32 %rs9, %r1, %r2",
+                    "only cvt.rn.satfinite.e4m3x2.f32");
 }
 
 // cvt.rna.tf32.f32 keeps 10 mantissa bits, rounding ties away from zero,

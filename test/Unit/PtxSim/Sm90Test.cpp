@@ -493,12 +493,26 @@ TEST(Sm90Wgmma, UnmodelledFormsAreErrors) {
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n12k16.f32.bf16.bf16",
                    d4 + ", %rd10, %rd11, %p2, 1, 1, 0, 0"),
                "only wgmma shapes m64nNk16");
+  // fp8: k32, no imm-trans operands, A from a descriptor, fp8 B.
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f32.e4m3.e4m3",
+                   d4 + ", %rd10, %rd11, %p2, 1, 1"),
+               "only wgmma shapes m64nNk16 (m64nNk32 for fp8");
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3",
+                   d4 + ", %rd10, %rd11, %p2, 1, 1, 0, 0"),
+               "wgmma.mma_async takes 6 operands here");
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.bf16",
+                   d4 + ", %rd10, %rd11, %p2, 1, 1"),
+               "only wgmma on .bf16 or .f16 A and B, or on .e4m3/.e5m2 ones");
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e4m3",
+                   d4 + ", {%r30, %r31, %r32, %r33}, %rd11, %p2, 1, 1"),
+               "fp8 wgmma with A from registers is not simulated");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16",
                    "{%r30, %r31}, %rd10, %rd11, %p2, 1, 1, 0, 0"),
                "only .f32 accumulators of wgmma are simulated");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.f16",
                    d4 + ", %rd10, %rd11, %p2, 1, 1, 0, 0"),
-               "only wgmma on .bf16 or .f16 A and B is simulated");
+               "only wgmma on .bf16 or .f16 A and B, or on .e4m3/.e5m2 ones, "
+               "is simulated");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16",
                    d4 + ", %rd10, %rd11, %p2, 1, 1, 0"),
                "wgmma.mma_async takes 8 operands here");

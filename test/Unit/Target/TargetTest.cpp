@@ -54,6 +54,12 @@ TEST(Target, Features) {
   EXPECT_TRUE(h100a.hasSetMaxNReg());
   EXPECT_FALSE(a100.hasBf16AtomicAdd());
   EXPECT_TRUE(h100.hasBf16AtomicAdd());
+  // fp8 conversions from sm_89 (PTX 8.1: cvt .e4m3x2 / .e5m2x2).
+  EXPECT_FALSE(a100.hasFp8Convert());
+  EXPECT_TRUE(l40.hasFp8Convert());
+  EXPECT_TRUE(h100.hasFp8Convert());
+  EXPECT_EQ(a100.getPtxVersion(), 80);
+  EXPECT_EQ(l40.getPtxVersion(), 81);
   EXPECT_TRUE(h100a.isArchSpecific());
   EXPECT_FALSE(h100.isArchSpecific());
   EXPECT_EQ(a100.getTensorCoreGen(), TensorCoreGen::MmaSync);

@@ -1,6 +1,6 @@
 //===- GpuHelpers.h - shared by the GPU tests and the benchmark -*- C++ -*-===//
 //
-// Random inputs, 16-bit float conversions for host references, norm-wise
+// Random inputs, 16- and 8-bit float conversions for host references, norm-wise
 // error, command-line and kernel-folder helpers. Header-only: the programs
 // that include it link only the runtime.
 //
@@ -10,6 +10,7 @@
 #define TILEC_TEST_LIB_GPU_GPUHELPERS_H
 
 #include "tilec/Runtime/Runtime.h"
+#include "tilec/Support/FloatFormats.h"
 #include "tilec/Support/Random.h"
 
 #include <cmath>
@@ -43,6 +44,12 @@ using tilec::Rng;
 inline double toDouble(float v) { return v; }
 inline double toDouble(Half v) { return v.toFloat(); }
 inline double toDouble(BFloat16 v) { return v.toFloat(); }
+inline double toDouble(Float8E4M3FN v) {
+  return decodeFloat(v.bits, DType::F8E4M3FN);
+}
+inline double toDouble(Float8E5M2 v) {
+  return decodeFloat(v.bits, DType::F8E5M2);
+}
 
 template <typename T> T fromDouble(double v);
 template <> inline float fromDouble<float>(double v) { return float(v); }
@@ -51,6 +58,13 @@ template <> inline Half fromDouble<Half>(double v) {
 }
 template <> inline BFloat16 fromDouble<BFloat16>(double v) {
   return BFloat16::fromFloat(float(v));
+}
+/// fp8: rounded to nearest even, saturating (as the GPU's .satfinite).
+template <> inline Float8E4M3FN fromDouble<Float8E4M3FN>(double v) {
+  return {uint8_t(encodeFloat(v, DType::F8E4M3FN))};
+}
+template <> inline Float8E5M2 fromDouble<Float8E5M2>(double v) {
+  return {uint8_t(encodeFloat(v, DType::F8E5M2))};
 }
 
 /// `n` values of N(0, scale^2), rounded to T.

@@ -9,6 +9,8 @@
 #include "Block.h"
 #include "Cluster.h"
 
+#include "tilec/Support/FloatFormats.h"
+
 #include <algorithm>
 #include <cfenv>
 #include <cmath>
@@ -1191,6 +1193,34 @@ void Block::execute(Thread &t, const Inst &in) {
     return;
   }
   case O_CVT: {
+    // fp8 pairs (sm_89): cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b puts
+    // a in d's high byte, rounded to nearest even and saturated to the
+    // largest finite value (NaN stays NaN); cvt.rn.f16x2.{e4m3x2,e5m2x2}
+    // d, a widens both bytes, low to low (exact).
+    if (in.ty == T_E4M3X2 || in.ty == T_E5M2X2) {
+      if (o.size() != 3 || in.ty2 != T_F32 || !in.sat || in.rnd != "rn" ||
+          in.relu)
+        fail(where(t) + ": only cvt.rn.satfinite.e4m3x2.f32 / .e5m2x2.f32 "
+                        "d, a, b is simulated");
+      tilec::DType d8 = in.ty == T_E4M3X2 ? tilec::DType::F8E4M3FN
+                                          : tilec::DType::F8E5M2;
+      uint64_t hi = tilec::encodeFloat(asF(get(t, o[1], T_F32)), d8);
+      uint64_t lo = tilec::encodeFloat(asF(get(t, o[2], T_F32)), d8);
+      set(t, o[0], (hi & 0xff) << 8 | (lo & 0xff), T_B16);
+      return;
+    }
+    if (in.ty2 == T_E4M3X2 || in.ty2 == T_E5M2X2) {
+      if (o.size() != 2 || in.ty != T_F16X2 || in.rnd != "rn" || in.relu)
+        fail(where(t) + ": only cvt.rn.f16x2.e4m3x2 / .e5m2x2 d, a is "
+                        "simulated");
+      tilec::DType d8 = in.ty2 == T_E4M3X2 ? tilec::DType::F8E4M3FN
+                                           : tilec::DType::F8E5M2;
+      uint64_t a = get(t, o[1], T_B16);
+      uint64_t lo = f32ToF16(float(tilec::decodeFloat(a & 0xff, d8)));
+      uint64_t hi = f32ToF16(float(tilec::decodeFloat((a >> 8) & 0xff, d8)));
+      set(t, o[0], hi << 16 | lo, T_B32);
+      return;
+    }
     if ((in.ty == T_BF16X2 || in.ty == T_F16X2) && o.size() == 3) {
       Ty h = in.ty == T_BF16X2 ? T_BF16 : T_F16;
       uint64_t hi = fromD(h, toD(in.ty2, get(t, o[1], in.ty2)));

@@ -258,6 +258,16 @@ public:
         types.push_back(T_B32);
         continue;
       }
+      // fp8 only as wgmma's operand types (Sm90.cpp decodes them there)
+      // and cvt's packed pairs (Block.cpp).
+      if ((t == "e4m3" || t == "e5m2") && in.op == O_WGMMA) {
+        types.push_back(t == "e4m3" ? T_E4M3 : T_E5M2);
+        continue;
+      }
+      if ((t == "e4m3x2" || t == "e5m2x2") && in.op == O_CVT) {
+        types.push_back(t == "e4m3x2" ? T_E4M3X2 : T_E5M2X2);
+        continue;
+      }
       if (in.op == O_TMA_LOAD) { // the direction is decided below
         if (in.cmp == "reduce" && t == "add") {
           in.cmp = "reduce.add";

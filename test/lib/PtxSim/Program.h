@@ -115,7 +115,11 @@ inline float ftz(float f) {
 enum Ty : uint8_t {
   T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64, T_S8,
   T_S16, T_S32, T_S64, T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64, T_PRED,
-  T_U16X2, T_S16X2
+  T_U16X2, T_S16X2,
+  // Only as wgmma's A and B types (the parser takes them nowhere else).
+  T_E4M3, T_E5M2,
+  // Only as cvt's packed fp8 pairs (to and from f32 / f16x2 pairs).
+  T_E4M3X2, T_E5M2X2
 };
 
 inline Ty parseTy(const std::string &s) {
@@ -135,7 +139,7 @@ inline const char *tyName(Ty t) {
       "(none)", "b8",  "b16",  "b32",   "b64",  "u8",     "u16",
       "u32",    "u64", "s8",   "s16",   "s32",  "s64",    "f16",
       "f16x2",  "bf16", "bf16x2", "f32", "f64",  "pred", "u16x2",
-      "s16x2"};
+      "s16x2",  "e4m3", "e5m2", "e4m3x2", "e5m2x2"};
   return names[t];
 }
 /// PTX's other fundamental and packed types (PTX ISA 8.x): an instruction
@@ -154,7 +158,8 @@ inline bool isUnmodelledPtxType(const std::string &s) {
 }
 inline unsigned bitsOf(Ty t) {
   switch (t) {
-  case T_B8: case T_U8: case T_S8: return 8;
+  case T_B8: case T_U8: case T_S8: case T_E4M3: case T_E5M2: return 8;
+  case T_E4M3X2: case T_E5M2X2:
   case T_B16: case T_U16: case T_S16: case T_F16: case T_BF16: return 16;
   case T_B64: case T_U64: case T_S64: case T_F64: return 64;
   case T_PRED: return 1;

@@ -4,7 +4,9 @@
 // - wgmma.mma_async m64nNk16 with .f32 accumulators and bf16/f16 A and B,
 //   A from a matrix descriptor or registers, B from one: every layout of
 //   the ISA (K- or MN-major by imm-trans, no swizzle or a 32-, 64-,
-//   128-byte one), imm-scale-a/b, scale-d. Issuing checks the operands
+//   128-byte one), imm-scale-a/b, scale-d; m64nNk32 on .e4m3/.e5m2 A and B
+//   (mixed too) from descriptors, K-major as the ISA fixes them (no
+//   imm-trans operands). Issuing checks the operands
 //   (descriptors and scale-d the same in all 128 threads, a wgmma.fence
 //   since each register's last access) and locks the shared bytes and
 //   registers it uses; the product is computed when the wait_group that
@@ -33,7 +35,7 @@
 //   .multicast::cluster into each CTA of its ctaMask, and mbarrier.arrive
 //   on another CTA's mbarrier.
 // Not modelled, an error where met: im2col, bulk copies without .tensor,
-// tf32/fp8/integer wgmma, .f16 accumulators, sparse wgmma, descriptor base
+// tf32/integer wgmma, fp8 A from registers, .f16 accumulators, sparse wgmma, descriptor base
 // offsets, interleaved maps, NaN fill, element strides, the 128-byte
 // swizzles with 32/64-byte atoms, mbarrier operations other than arrive on
 // another CTA's mbarrier.
@@ -42,6 +44,8 @@
 
 #include "Block.h"
 #include "Cluster.h"
+
+#include "tilec/Support/FloatFormats.h"
 
 #include <algorithm>
 #include <cstring>
@@ -685,20 +689,30 @@ bool Block::sameRegisters(const Operand &a, const Operand &b) {
 void Block::wgmmaIssue(size_t g, const Inst &in) {
   const Thread &t0 = threads[g * 128];
   const auto &o = in.ops;
-  if (in.m != 64 || in.k != 16 || in.n < 8 || in.n > 256 || in.n % 8)
-    fail(where(t0) + ": only wgmma shapes m64nNk16 (N a multiple of 8 up "
-                     "to 256) are simulated");
+  auto isFp8 = [](Ty t) { return t == T_E4M3 || t == T_E5M2; };
+  bool fp8 = isFp8(in.mmaA);
+  unsigned kk = fp8 ? 32 : 16;
+  if (in.m != 64 || in.k != kk || in.n < 8 || in.n > 256 || in.n % 8)
+    fail(where(t0) + ": only wgmma shapes m64nNk16 (m64nNk32 for fp8; N a "
+                     "multiple of 8 up to 256) are simulated");
   if (in.mmaD != T_F32)
     fail(where(t0) + ": only .f32 accumulators of wgmma are simulated");
-  if ((in.mmaA != T_BF16 && in.mmaA != T_F16) || in.mmaB != in.mmaA)
-    fail(where(t0) + ": only wgmma on .bf16 or .f16 A and B is simulated");
+  if (fp8 ? !isFp8(in.mmaB)
+          : (in.mmaA != T_BF16 && in.mmaA != T_F16) || in.mmaB != in.mmaA)
+    fail(where(t0) + ": only wgmma on .bf16 or .f16 A and B, or on "
+                     ".e4m3/.e5m2 ones, is simulated");
   bool regA = o.size() > 1 && o[1].kind == Operand::Vec;
-  if (o.size() != (regA ? 7u : 8u))
-    fail(where(t0) + ": wgmma.mma_async takes " +
-         std::string(regA ? "7" : "8") + " operands here");
+  if (fp8 && regA)
+    fail(where(t0) + ": fp8 wgmma with A from registers is not simulated");
+  // fp8 takes no imm-trans-a/b operands (both K-major).
+  unsigned operands = (regA ? 7u : 8u) - (fp8 ? 2u : 0u);
+  if (o.size() != operands)
+    fail(where(t0) + ": wgmma.mma_async takes " + std::to_string(operands) +
+         " operands here");
   if (o[0].kind != Operand::Vec || o[0].elems.size() != in.n / 2)
     fail(where(t0) + ": the accumulator of m64n" + std::to_string(in.n) +
-         "k16.f32 is " + std::to_string(in.n / 2) + " registers");
+         "k" + std::to_string(kk) + ".f32 is " + std::to_string(in.n / 2) +
+         " registers");
   if (regA && o[1].elems.size() != 4)
     fail(where(t0) + ": A from registers is 4 registers");
   for (const Operand *v : {&o[0], regA ? &o[1] : nullptr})
@@ -721,8 +735,8 @@ void Block::wgmmaIssue(size_t g, const Inst &in) {
   op.pc = t0.pc;
   op.scaleA = double(immediate(4, {1, -1}));
   op.scaleB = double(immediate(5, {1, -1}));
-  bool transA = regA ? false : immediate(6, {0, 1}) == 1;
-  bool transB = immediate(regA ? 6 : 7, {0, 1}) == 1;
+  bool transA = regA || fp8 ? false : immediate(6, {0, 1}) == 1;
+  bool transB = fp8 ? false : immediate(regA ? 6 : 7, {0, 1}) == 1;
   // The descriptors and scale-d: one value for the whole warpgroup.
   uint64_t descA = regA ? 0 : get(t0, o[1], T_B64);
   uint64_t descB = get(t0, o[2], T_B64);
@@ -792,7 +806,7 @@ void Block::wgmmaIssue(size_t g, const Inst &in) {
     for (const WgmmaOp &x : grp)
       conflicts(x);
   // The shared-memory operands.
-  unsigned e = 2;
+  unsigned e = fp8 ? 1 : 2;
   hopper::MatrixDescriptor da, db;
   if (!regA)
     if (std::string err = hopper::decodeDescriptor(descA, da); !err.empty())
@@ -801,9 +815,9 @@ void Block::wgmmaIssue(size_t g, const Inst &in) {
     fail(where(t0) + ": b-desc 0x" + hex(descB) + ": " + err);
   if (!regA)
     for (unsigned m = 0; m < 64; ++m)
-      for (unsigned k = 0; k < 16; ++k)
+      for (unsigned k = 0; k < kk; ++k)
         op.aAddr.push_back(hopper::operandAddress(da, transA, m, k, e));
-  for (unsigned k = 0; k < 16; ++k)
+  for (unsigned k = 0; k < kk; ++k)
     for (unsigned n = 0; n < in.n; ++n)
       op.bAddr.push_back(hopper::operandAddress(db, transB, n, k, e));
   for (const auto *v : {&op.aAddr, &op.bAddr})
@@ -826,17 +840,20 @@ void Block::wgmmaRetire(size_t g, const WgmmaOp &op) {
   const auto &o = in.ops;
   bool regA = o[1].kind == Operand::Vec;
   Ty half = in.mmaA;
-  unsigned n = in.n;
-  std::vector<double> A(64 * 16), B(16 * n), C(64 * n, 0.0);
-  auto element = [&](uint64_t a) {
+  unsigned n = in.n, kk = in.k, e = bitsOf(in.mmaA) / 8;
+  std::vector<double> A(64 * kk), B(kk * n), C(64 * n, 0.0);
+  auto element = [&](uint64_t a, Ty ty) {
+    if (ty == T_E4M3 || ty == T_E5M2)
+      return tilec::decodeFloat(
+          smem[a], ty == T_E4M3 ? tilec::DType::F8E4M3FN : tilec::DType::F8E5M2);
     uint16_t v;
     std::memcpy(&v, &smem[a], 2);
-    return toD(half, v);
+    return toD(ty, v);
   };
   for (size_t i = 0; i < op.aAddr.size(); ++i)
-    A[i] = element(op.aAddr[i]) * op.scaleA;
+    A[i] = element(op.aAddr[i], in.mmaA) * op.scaleA;
   for (size_t i = 0; i < op.bAddr.size(); ++i)
-    B[i] = element(op.bAddr[i]) * op.scaleB;
+    B[i] = element(op.bAddr[i], in.mmaB) * op.scaleB;
   for (unsigned i = 0; i < 128; ++i) {
     const Thread &t = threads[g * 128 + i];
     unsigned w = i / 32, gr = (i % 32) / 4, q = i % 4;
@@ -859,8 +876,8 @@ void Block::wgmmaRetire(size_t g, const WgmmaOp &op) {
       unsigned row = 16 * w + gr + 8 * ((j % 4) / 2),
                col = 8 * (j / 4) + 2 * q + j % 2;
       double sum = 0;
-      for (unsigned k = 0; k < 16; ++k)
-        sum += A[row * 16 + k] * B[k * n + col];
+      for (unsigned k = 0; k < kk; ++k)
+        sum += A[row * kk + k] * B[k * n + col];
       t.r[o[0].elems[j].reg] = fromF(float(sum + C[row * n + col]));
     }
     for (const Operand *v : {&o[0], regA ? &o[1] : nullptr})
@@ -870,7 +887,7 @@ void Block::wgmmaRetire(size_t g, const WgmmaOp &op) {
   }
   for (const auto *v : {&op.aAddr, &op.bAddr})
     for (uint64_t a : *v)
-      for (uint64_t i = a; i < a + 2; ++i)
+      for (uint64_t i = a; i < a + e; ++i)
         asyncReaders[i]--;
 }
 } // namespace ptxsim::detail

@@ -890,10 +890,11 @@ LogicalResult DotOp::verify() {
            << c << " must be " << m << "x" << n << " for " << a << " * " << b;
   Type ea = a.getElementType(), eb = b.getElementType(),
        ec = c.getElementType();
-  if (ea != eb)
+  // fp8 formats mix (e4m3 * e5m2, as wgmma takes them); others match.
+  if (ea != eb && !(isFp8(ea) && isFp8(eb)))
     return emitOpError("operand element types differ: ") << ea << " and " << eb;
   bool okIn = ea.isF16() || ea.isBF16() || ea.isF32() || ea.isInteger(8) ||
-              isa<Float8E4M3FNType, Float8E5M2Type>(ea);
+              isFp8(ea);
   if (!okIn)
     return emitOpError("operand element type ")
            << ea << " is not one of f16, bf16, f32, f8E4M3FN, f8E5M2, i8";

@@ -67,8 +67,10 @@ LogicalResult WarpgroupDotOp::verify() {
   if (aRegs && getASlot())
     return emitOpError("a register tile operand takes no slot");
   Type ea = aSmem ? aSmem.getElementType() : aRegs.getElementType();
-  if (!(ea.isBF16() || ea.isF16()) || b.getElementType() != ea)
-    return emitOpError("operands must both be f16 or both bf16, got ")
+  bool fp8 = tile::isFp8(ea) && tile::isFp8(b.getElementType());
+  if (!((ea.isBF16() || ea.isF16()) && b.getElementType() == ea) && !fp8)
+    return emitOpError("operands must both be f16, both bf16 or both fp8 "
+                       "(f8E4M3FN, f8E5M2), got ")
            << ea << " and " << b.getElementType();
   if (!c.getElementType().isF32())
     return emitOpError("accumulator must be f32, got ") << c.getElementType();
@@ -83,8 +85,22 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError("shapes do not match: a ")
            << (aSmem ? "slot " : "") << as[0] << "x" << as[1] << ", b slot "
            << bs[0] << "x" << bs[1] << ", accumulator " << c;
-  if (as[1] % 16)
-    return emitOpError("K must be a multiple of 16, got ") << as[1];
+  if (as[1] % (fp8 ? 32 : 16))
+    return emitOpError("K must be a multiple of ")
+           << (fp8 ? 32 : 16) << ", got " << as[1];
+  if (fp8) {
+    // fp8 wgmma reads both operands K-major: A's slot [M, K] with K
+    // contiguous, B's [K, N] with K contiguous (a trans_view of [N, K]).
+    if (!aSmem)
+      return emitOpError("fp8 A must be a buffer slot (wgmma takes fp8 A "
+                         "from registers only in its own fragment layout)");
+    auto order = [](SharedMemType t) {
+      return cast<NvmmaSharedLayoutAttr>(t.getLayout()).getOrder()[0];
+    };
+    if (order(aSmem) != 1 || order(b) != 0)
+      return emitOpError("fp8 operands must be K-major (A [M, K] with K "
+                         "contiguous, B a trans_view of an [N, K] slot)");
+  }
   auto pending = static_cast<int32_t>(getPending());
   if (pending < 0)
     return emitOpError("pending must be >= 0, got ") << pending;

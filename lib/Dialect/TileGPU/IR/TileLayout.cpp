@@ -527,14 +527,20 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
   // `ieee` and `tf32x3` keep exact f32 FMAs.
   bool tf32 = ea.isF32() && ec.isF32() &&
               dot.getPrecision() == tile::InputPrecision::tf32;
+  // fp8 operands (e4m3 or e5m2, mixed too) run on wgmma alone (k32).
+  Type eb = cast<RankedTensorType>(dot.getB().getType()).getElementType();
+  bool fp8 = tile::isFp8(ea) && tile::isFp8(eb) && ec.isF32();
   bool types = (ea.isBF16() && ec.isF32()) ||
-               (ea.isF16() && (ec.isF32() || ec.isF16())) || tf32;
+               (ea.isF16() && (ec.isF32() || ec.isF16())) || tf32 ||
+               (fp8 && wgmma);
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  // The instruction steps: M by 16, N by 8, K by 16 (8 for tf32; any
-  // multiple: 96 and 192 run); warps split by powers of two, so a warp
-  // count like 12 takes the FMA path.
-  if (!types || m % 16 || n % 8 || k % (tf32 ? 8 : 16) || numWarps == 0 ||
-      !llvm::isPowerOf2_32(numWarps))
+  // The instruction steps: M by 16, N by 8, K by 16 (8 for tf32, 32 for
+  // fp8; any multiple: 96 and 192 run); warps split by powers of two, so a
+  // warp count like 12 takes the FMA path.
+  if (!types || m % 16 || n % 8 || k % (tf32 ? 8 : fp8 ? 32 : 16) ||
+      numWarps == 0 || !llvm::isPowerOf2_32(numWarps))
+    return {};
+  if (fp8 && (numWarps % 4 || m % (16 * numWarps)))
     return {};
   if (wgmma && !tf32 && ec.isF32() && numWarps % 4 == 0 &&
       m % (16 * numWarps) == 0) {
@@ -548,6 +554,8 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
       return MmaLayoutAttr::get(dot.getContext(), 3, {numWarps, 1},
                                 {64, unsigned(instrN)});
   }
+  if (fp8)
+    return {};
   // Split M while it has at least as many 16-row tiles per warp as N has
   // 16-column ones; leftover warps go to N (and may replicate). Each split
   // must divide its dim's 16-row (8-column) steps, or the warps would
@@ -587,7 +595,8 @@ NvmmaSharedLayoutAttr
 mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                     ArrayRef<unsigned> order,
                                     unsigned elemBits) {
-  if (elemBits != 16 || shape.size() != 2 || shape[order[1]] % 8)
+  if ((elemBits != 16 && elemBits != 8) || shape.size() != 2 ||
+      shape[order[1]] % 8)
     return {};
   int64_t rowBytes = shape[order[0]] * elemBits / 8;
   for (unsigned swizzle : {128u, 64u, 32u})
@@ -599,13 +608,14 @@ mlir::tilegpu::getNvmmaSharedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 TmaBox mlir::tilegpu::getTmaBox(ArrayRef<int64_t> block, unsigned elemBits) {
   TmaBox result;
   result.box.assign(block.begin(), block.end());
-  // Only 16- and 32-bit blocks that are 2-D after their leading unit dims
-  // get the swizzled arrangement (the one wgmma, local_load and local_store
-  // address: 16-byte chunks whatever the element); the rest travel as one
-  // plain box. (getNvmmaSharedLayout's rule, which wgmma's staging keeps to
-  // 16 bits.)
+  // Only 8-, 16- and 32-bit blocks that are 2-D after their leading unit
+  // dims get the swizzled arrangement (the one wgmma, local_load and
+  // local_store address: 16-byte chunks whatever the element); the rest
+  // travel as one plain box. (getNvmmaSharedLayout's rule, which wgmma's
+  // staging keeps to 8 and 16 bits.)
   size_t rank = block.size();
-  if (rank < 2 || (elemBits != 16 && elemBits != 32) || block[rank - 2] % 8 ||
+  if (rank < 2 || (elemBits != 8 && elemBits != 16 && elemBits != 32) ||
+      block[rank - 2] % 8 ||
       !llvm::all_of(block.drop_back(2), [](int64_t d) { return d == 1; }))
     return result;
   int64_t rowBytes = block[rank - 1] * elemBits / 8;

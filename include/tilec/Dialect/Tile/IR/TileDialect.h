@@ -41,6 +41,11 @@ ArrayRef<int64_t> getShapeOrEmpty(Type type);
 /// `type` with its element type replaced (shape and encoding kept).
 Type withElementType(Type type, Type elementType);
 
+/// True for the fp8 element types (f8E4M3FN, f8E5M2), or a tile of them.
+inline bool isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
+
 /// The i1 type with the shape and encoding of `type`.
 Type getI1SameShape(Type type);
 

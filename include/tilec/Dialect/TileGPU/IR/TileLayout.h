@@ -146,7 +146,8 @@ BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
 /// can run (f16/bf16 operands, f32 accumulator, M a multiple of 16 *
 /// numWarps, N a multiple of 8 and of its instruction N (N itself up to
 /// 256), K a multiple of 16, numWarps a multiple of 4) gets the version 3
-/// layout instead.
+/// layout instead. fp8 operands (e4m3, e5m2) with an f32 accumulator get
+/// it too, with K a multiple of 32, and nothing without `wgmma`.
 MmaLayoutAttr getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
                               bool wgmma = false);
 
@@ -167,7 +168,7 @@ SharedLayoutAttr getSwizzledSharedLayout(MLIRContext *ctx,
                                          ArrayRef<unsigned> order,
                                          unsigned elemBits);
 
-/// The #tilegpu.nvmma_shared layout for a 2-D tile of 16-bit elements whose
+/// The #tilegpu.nvmma_shared layout for a 2-D tile of 8- or 16-bit elements whose
 /// contiguous dim is `order[0]`: the widest swizzle (128, 64 or 32 bytes)
 /// that divides a row, or null when the tile has no such layout (rows
 /// under 32 bytes, the other dim not a multiple of 8, other widths).
