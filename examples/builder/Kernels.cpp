@@ -13,6 +13,7 @@ const std::vector<examples::Example> &examples::allExamples() {
       {"scaled_masked_softmax", [] { return buildScaledMaskedSoftmax(); }},
       {"layernorm", [] { return buildLayerNorm(); }},
       {"residual_rmsnorm", [] { return buildResidualRmsNorm(); }},
+      {"residual_rmsnorm_fp8", [] { return buildResidualRmsNormFp8(); }},
       {"matmul", [] { return buildMatmul(); }},
       {"matmul_bias_gelu", [] { return buildMatmulBiasGelu(); }},
       {"matmul_tma_fp16", [] { return buildMatmulTmaFp16(); }},

@@ -45,6 +45,9 @@ Kernel buildLayerNorm(int blockCols = 4096, DType dtype = DType::F16);
 /// residual stream). Params: x, residual, w, h, y, eps, n_rows, n_cols.
 /// Grid: (n_rows).
 Kernel buildResidualRmsNorm(int blockCols = 4096, DType dtype = DType::F16);
+/// residual_rmsnorm on bf16 whose y is stored as e4m3, divided by a
+/// per-tensor `scale` (sm_89 and later).
+Kernel buildResidualRmsNormFp8(int blockCols = 4096);
 
 /// c = gelu(a @ b + bias), bf16 in and out, f32 accumulation. Params: a, b,
 /// c, bias, M, N, K, stride_am, stride_bk, stride_cm.

@@ -603,7 +603,8 @@ void testMatmulFp8With(const Context &ctx, const Kernel &k, Rng &rng,
     // Scales that are not powers of two (every product is rounded).
     std::vector<float> scaleA{float(0.25 + rng.uniform())},
         scaleB{float(0.5 + rng.uniform())};
-    auto da = upload(ctx, a), db = upload(ctx, b);
+    auto da = upload(ctx, a);
+    auto db = upload(ctx, b);
     auto dsa = upload(ctx, scaleA), dsb = upload(ctx, scaleB);
     auto c = Output<BFloat16>::make(ctx, m * sc);
     Grid grid(5);
