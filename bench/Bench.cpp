@@ -514,7 +514,8 @@ void benchAttentionTma(Bencher &b, Rng &rng, const std::string &dir,
 /// Flash attention backward, peers.py's "attention_bwd" rows: the same
 /// shapes, the builder's attention_bwd_{pre,dkdv,dq}_d128 timed together
 /// (delta, then dK and dV, then dQ) after one forward (attention_d128) made
-/// O and lse. FLOPs as peers.py counts them: 2.5 times the forward's.
+/// O and lse; the backward's kernels on the grids of their rules
+/// (tile.grid). FLOPs as peers.py counts them: 2.5 times the forward's.
 /// With attention_bwd_{dkdv,dq}_ds_d128 in DIR, also the store-dS variant
 /// (rows "... store-dS"); with attention_tma_bwd_{dkdv,dq}_d128 the
 /// descriptor kernels, and with attention_tma_bwd_dkdvq_d128 (and
@@ -539,7 +540,7 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
        gv = outputBuffer<BFloat16>(ctx, n);
   auto lse = outputBuffer<float>(ctx, B * H * S);
   auto delta = outputBuffer<float>(ctx, B * H * S);
-  const int32_t sb = H * S * D, sh = S * D, ss = D, s = S, h = H, g = 1;
+  const int32_t sb = H * S * D, sh = S * D, ss = D, bt = B, s = S, h = H, g = 1;
   const float scale = float(1 / std::sqrt(double(D)));
   std::optional<Kernel> dkdvDs, dqDs, dkdvTma, dqTma, preAcc, dkdvq, dqConv,
       dkdvqr;
@@ -553,18 +554,16 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
             "attention_d128");
     double ms = b.time(
         [&](size_t) {
-          Status st = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
-                                 dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+          Status st = pre.launch(nullptr, o, dout, delta, bt, s, h, sb, sh, ss,
+                                 sb, sh, ss);
           if (st.ok())
-            st = dkdv.launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk, v,
-                             dout, lse, delta, gk, gv, s, h, g, sb, sh, ss, sb,
-                             sh, ss, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
-                             sh, ss, scale, causal);
+            st = dkdv.launch(nullptr, q, kk, v, dout, lse, delta, gk, gv, bt, s,
+                             h, g, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb, sh,
+                             ss, sb, sh, ss, sb, sh, ss, scale, causal);
           if (st.ok())
-            st = dq.launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk, v,
-                           dout, lse, delta, gq, s, h, g, sb, sh, ss, sb, sh,
-                           ss, sb, sh, ss, sb, sh, ss, sb, sh, ss, scale,
-                           causal);
+            st = dq.launch(nullptr, q, kk, v, dout, lse, delta, gq, bt, s, h, g,
+                           sb, sh, ss, sb, sh, ss, sb, sh, ss, sb, sh, ss, sb,
+                           sh, ss, scale, causal);
           return st;
         },
         1);
@@ -589,16 +588,15 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
            vd = tensorDesc(v, {B, H, S, D}), dod = tensorDesc(dout, {B, H, S, D});
       ms = b.time(
           [&](size_t) {
-            Status st3 = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
-                                    dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+            Status st3 = pre.launch(nullptr, o, dout, delta, bt, s, h, sb, sh,
+                                    ss, sb, sh, ss);
             if (st3.ok())
-              st3 = dkdvTma->launch(nullptr, Grid(ceilDiv(S, 128), B * H), qd,
-                                    kd, vd, dod, lse, delta, gk, gv, s, h, g,
-                                    sb, sh, ss, sb, sh, ss, scale, causal);
+              st3 = dkdvTma->launch(nullptr, qd, kd, vd, dod, lse, delta, gk,
+                                    gv, bt, s, h, g, sb, sh, ss, sb, sh, ss,
+                                    scale, causal);
             if (st3.ok())
-              st3 = dqTma->launch(nullptr, Grid(ceilDiv(S, 128), B * H), qd,
-                                  kd, vd, dod, lse, delta, gq, s, h, g, sb, sh,
-                                  ss, scale, causal);
+              st3 = dqTma->launch(nullptr, qd, kd, vd, dod, lse, delta, gq, bt,
+                                  s, h, g, sb, sh, ss, scale, causal);
             return st3;
           },
           1);
@@ -622,18 +620,15 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
           require(gk.memory().fill8(0xff), "poison");
           double t = b.time(
               [&](size_t) {
-                Status st4 = preAcc->launch(nullptr,
-                                            Grid(ceilDiv(S, 64), B * H), o,
-                                            dout, delta, dqAcc, s, h, sb, sh,
-                                            ss, sb, sh, ss);
+                Status st4 = preAcc->launch(nullptr, o, dout, delta, dqAcc, bt,
+                                            s, h, sb, sh, ss, sb, sh, ss);
                 if (st4.ok())
-                  st4 = kernel.launch(nullptr, Grid(ceilDiv(S, 128), B * H),
-                                      qd, kd, vd, dod, lse, delta, gk, gv,
-                                      acc, s, h, g, sb, sh, ss, sb, sh, ss,
-                                      scale, causal);
+                  st4 = kernel.launch(nullptr, qd, kd, vd, dod, lse, delta, gk,
+                                      gv, acc, bt, s, h, g, sb, sh, ss, sb, sh,
+                                      ss, scale, causal);
                 if (st4.ok())
-                  st4 = dqConv->launch(nullptr, Grid(ceilDiv(S, 64), B * H),
-                                       dqAcc, gq, s, h, sb, sh, ss, scale);
+                  st4 = dqConv->launch(nullptr, dqAcc, gq, bt, s, h, sb, sh, ss,
+                                       scale);
                 return st4;
               },
               1);
@@ -669,17 +664,16 @@ void benchAttentionBwd(Bencher &b, Rng &rng, const std::string &dir,
     require(gq.memory().fill8(0xff), "poison"); // written again, checked
     ms = b.time(
         [&](size_t) {
-          Status st2 = pre.launch(nullptr, Grid(ceilDiv(S, 64), B * H), o,
-                                  dout, delta, s, h, sb, sh, ss, sb, sh, ss);
+          Status st2 = pre.launch(nullptr, o, dout, delta, bt, s, h, sb, sh, ss,
+                                  sb, sh, ss);
           if (st2.ok())
-            st2 = dkdvDs->launch(nullptr, Grid(ceilDiv(S, 64), B * H), q, kk,
-                                 v, dout, lse, delta, gk, gv, ds, s, h, g, sb,
+            st2 = dkdvDs->launch(nullptr, q, kk, v, dout, lse, delta, gk, gv,
+                                 ds, bt, s, h, g, sb, sh, ss, sb, sh, ss, sb,
                                  sh, ss, sb, sh, ss, sb, sh, ss, sb, sh, ss,
-                                 sb, sh, ss, sb, sh, ss, scale, causal);
+                                 scale, causal);
           if (st2.ok())
-            st2 = dqDs->launch(nullptr, Grid(ceilDiv(S, 64), B * H), kk, ds,
-                               gq, s, h, g, sb, sh, ss, sb, sh, ss, scale,
-                               causal);
+            st2 = dqDs->launch(nullptr, kk, ds, gq, bt, s, h, g, sb, sh, ss, sb,
+                               sh, ss, scale, causal);
           return st2;
         },
         1);

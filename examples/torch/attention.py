@@ -15,10 +15,11 @@ whose backward runs FlashAttention-2's three kernels (docs/attention.md,
     dK, dV                           attention_tma_bwd_dkdv_d128
     dQ                               attention_tma_bwd_dq_d128
 
-recomputing P block by block from the saved lse (no seq x seq tensor). The
-backward kernels take their integers and grids from here (they declare no
-tile.from or grid rule); their schemas mark what they write (dk, dv, dq,
-delta), so torch.compile sees the rest as read only.
+recomputing P block by block from the saved lse (no seq x seq tensor). Each
+backward kernel, like the forward, declares its tensors' shapes, takes its
+integers from them (tile.from) and its grid from its rule (tile.grid), and
+allocates what it writes (delta; dk, dv; dq): the operators take tensors
+only, and torch.compile sees their inputs as read only.
 
 The operators come from an extension built with these kernels
 (scripts/s9/prep-torch.sh lists them); scripts/gpu-torch.py checks the
@@ -28,10 +29,6 @@ import torch
 
 BACKWARD_OPS = {"attention_bwd_pre_d128", "attention_tma_bwd_dkdv_d128",
                 "attention_tma_bwd_dq_d128"}
-
-
-def _cdiv(a, b):
-    return (a + b - 1) // b
 
 
 def _forward_op():
@@ -63,21 +60,14 @@ class _Attention(torch.autograd.Function):
     def backward(ctx, do):
         q, k, v, o, lse = ctx.saved_tensors
         ops = torch.ops.tilec
-        b, h, s, d = q.shape
-        hk = k.shape[1]
         # dO is read through a descriptor beside q: its last dim contiguous
         # (autograd may hand in an expanded or strided gradient).
         do = do.contiguous()
-        delta = torch.empty(b, h, s, device=q.device, dtype=torch.float32)
-        ops.attention_bwd_pre_d128(o, do, delta, s, h, *o.stride()[:3],
-                                   *do.stride()[:3], [_cdiv(s, 64), b * h])
-        dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
-        ops.attention_tma_bwd_dkdv_d128(
-            q, k, v, do, lse, delta, dk, dv, s, h, h // hk, *dk.stride()[:3],
-            *dv.stride()[:3], ctx.scale, ctx.causal, [_cdiv(s, 128), b * hk])
-        ops.attention_tma_bwd_dq_d128(
-            q, k, v, do, lse, delta, dq, s, h, h // hk, *dq.stride()[:3],
-            ctx.scale, ctx.causal, [_cdiv(s, 128), b * h])
+        delta = ops.attention_bwd_pre_d128(o, do)
+        dk, dv = ops.attention_tma_bwd_dkdv_d128(q, k, v, do, lse, delta,
+                                                 ctx.scale, ctx.causal)
+        dq = ops.attention_tma_bwd_dq_d128(q, k, v, do, lse, delta, ctx.scale,
+                                           ctx.causal)
         return dq, dk, dv, None, None
 
 

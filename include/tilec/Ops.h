@@ -458,11 +458,13 @@ Kernel attentionKernel(std::string name, const AttentionConfig &config,
 /// from lse; nothing of size seq x seq is stored. Shapes and strides as the
 /// forward's: q, o, do, dq are [batch, heads, seq, headDim], k, v, dk, dv
 /// [batch, heads / group, seq, headDim] (last dim contiguous), lse and delta
-/// [batch * heads, seq] contiguous f32.
+/// [batch, heads, seq] contiguous f32. Each kernel declares these shapes,
+/// its integers' sources (tile.from) and its grid (tile.grid), as the
+/// forward does: bindings given tensors (PyTorch) pass the tensors alone.
 ///
-/// 1. delta = rowsum(dO * O) in f32. Parameters: o, do, delta, seq, heads,
-///    (batch, head, seq) strides of o and do. Grid: (cdiv(seq, blockM),
-///    batch * heads).
+/// 1. delta = rowsum(dO * O) in f32. Parameters: o, do, delta, batch, seq,
+///    heads, (batch, head, seq) strides of o and do. Grid: (cdiv(seq,
+///    blockM), batch * heads).
 Kernel attentionBwdPreprocessKernel(std::string name,
                                     const AttentionConfig &config,
                                     SourceLoc loc = SourceLoc::current());
@@ -470,21 +472,22 @@ Kernel attentionBwdPreprocessKernel(std::string name,
 ///    the `group` query heads that read that head (so GQA's sum over the
 ///    group needs no atomics) and their blocks of blockM queries (causal:
 ///    from the block of its first key). Parameters: q, k, v, do, lse, delta,
-///    dk, dv, seq, heads, group, strides of q, k, v, do, dk, dv, scale (f32),
-///    causal (i1). Grid: (cdiv(seq, blockN), batch * heads / group).
+///    dk, dv, batch, seq, heads, group, strides of q, k, v, do, dk, dv,
+///    scale (f32), causal (i1). Grid: (cdiv(seq, blockN), batch * (heads /
+///    group)).
 Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
                               SourceLoc loc = SourceLoc::current());
 /// With config.dqAtomic the preprocess kernel takes `dq_acc` after delta
 /// (zeroed by it), the dK/dV kernel takes it after dv (and adds dQ into
 /// it), and instead of 3. this writes dq: one program per blockM queries of
-/// one head. Parameters: dq_acc, dq, seq, heads, (batch, head, seq)
+/// one head. Parameters: dq_acc, dq, batch, seq, heads, (batch, head, seq)
 /// strides of dq, scale. Grid: (cdiv(seq, blockM), batch * heads).
 Kernel attentionBwdDqConvertKernel(std::string name,
                                    const AttentionConfig &config,
                                    SourceLoc loc = SourceLoc::current());
 /// 3. dQ: one program per blockM queries of one head, looping over the K/V
 ///    blocks (causal: up to its last query). Parameters: q, k, v, do, lse,
-///    delta, dq, seq, heads, group, strides of q, k, v, do, dq, scale,
+///    delta, dq, batch, seq, heads, group, strides of q, k, v, do, dq, scale,
 ///    causal. Grid: (cdiv(seq, blockM), batch * heads).
 Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
                             SourceLoc loc = SourceLoc::current());
@@ -496,7 +499,7 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
 /// nothing; both take the same config (blockM: their query blocks must be
 /// the same for the causal blocks written to be the ones read). dS in bf16
 /// is seq^2 x batch x heads x 2 bytes: 4.3 GB at B4 H32 S4096.
-/// Parameters: k, ds, dq, seq, heads, group, strides of k and dq,
+/// Parameters: k, ds, dq, batch, seq, heads, group, strides of k and dq,
 /// scale, causal. Grid: (cdiv(seq, blockM), batch * heads).
 Kernel attentionBwdDqFromDsKernel(std::string name,
                                   const AttentionConfig &config,

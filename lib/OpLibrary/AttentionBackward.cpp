@@ -20,6 +20,11 @@
 // V^T through pointers contiguous along their first dim, as the forward's
 // K^T), so no tile is transposed in registers.
 //
+// As the forward, each kernel declares its tensors' shapes, where its
+// integers come from and its grid (setShape, setFrom, setGrid): PyTorch's
+// operators take the tensors alone, allocate what they write (all but the
+// dQ accumulator the atomic kernels add into) and launch without a grid.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
@@ -63,6 +68,40 @@ std::array<Value, 12> inputStrides(Kernel &k, const AttentionConfig &config) {
   return s;
 }
 
+/// `t`'s (batch, head, seq) strides are those of the tensor bound to
+/// parameter `t`.
+void stridesFrom(Kernel &k, const std::string &t, const Value &sb,
+                 const Value &sh, const Value &ss) {
+  k.setFrom(sb, t + ".stride(0)");
+  k.setFrom(sh, t + ".stride(1)");
+  k.setFrom(ss, t + ".stride(2)");
+}
+
+/// The dK/dV and dQ kernels' inputs as tensors: q and do [batch, heads,
+/// seq, D], k and v [batch, heads / group, seq, D], lse and delta [batch,
+/// heads, seq]; batch, heads, seq and group from q and k, the pointers'
+/// strides from their tensors.
+void declareInputs(Kernel &k, const AttentionConfig &config,
+                   const std::array<Value, 4> &in,
+                   const std::array<Value, 12> &st, const Value &lse,
+                   const Value &delta, const Value &batch, const Value &seq,
+                   const Value &heads, const Value &group) {
+  const std::string D = std::to_string(config.headDim);
+  const char *names[] = {"q", "k", "v", "do"};
+  for (size_t i = 0; i < in.size(); ++i) {
+    bool kv = i == 1 || i == 2;
+    k.setShape(in[i], {"batch", kv ? "heads / group" : "heads", "seq", D});
+    if (!config.descriptors)
+      stridesFrom(k, names[i], st[3 * i], st[3 * i + 1], st[3 * i + 2]);
+  }
+  k.setShape(lse, {"batch", "heads", "seq"});
+  k.setShape(delta, {"batch", "heads", "seq"});
+  k.setFrom(batch, "q.size(0)");
+  k.setFrom(heads, "q.size(1)");
+  k.setFrom(seq, "q.size(2)");
+  k.setFrom(group, "q.size(1) / k.size(1)");
+}
+
 } // namespace
 
 Kernel attentionBwdPreprocessKernel(std::string name,
@@ -84,11 +123,26 @@ Kernel attentionBwdPreprocessKernel(std::string name,
   k.markOutput(delta);
   if (config.dqAtomic)
     k.markOutput(dqAcc);
-  Value seq = k.scalar("seq", DType::I32),
+  Value batch = k.scalar("batch", DType::I32),
+        seq = k.scalar("seq", DType::I32),
         heads = k.scalar("heads", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
   Value sob = stride("sob"), soh = stride("soh"), sos = stride("sos");
   Value sdb = stride("sdob"), sdh = stride("sdoh"), sds = stride("sdos");
+  // PyTorch: `name(o, do) -> delta` (with the accumulator: `-> (delta,
+  // dq_acc)`, dq_acc zeroed here).
+  const std::string Ds = std::to_string(D);
+  k.setShape(o, {"batch", "heads", "seq", Ds});
+  k.setShape(dop, {"batch", "heads", "seq", Ds});
+  k.setShape(delta, {"batch", "heads", "seq"});
+  if (config.dqAtomic)
+    k.setShape(dqAcc, {"batch", "heads", "seq", Ds});
+  k.setFrom(batch, "o.size(0)");
+  k.setFrom(heads, "o.size(1)");
+  k.setFrom(seq, "o.size(2)");
+  stridesFrom(k, "o", sob, soh, sos);
+  stridesFrom(k, "do", sdb, sdh, sds);
+  k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
   Value bh = k.programId(1), b = bh / heads, h = bh % heads;
   Value rows = k.programId(0) * BM + k.range(BM);
   Value r2 = rows.expandDims(1), rd = k.range(D).expandDims(0);
@@ -117,11 +171,21 @@ Kernel attentionBwdDqConvertKernel(std::string name,
   Value dqAcc = k.pointer("dq_acc", DType::F32, pd),
         dq = k.pointer("dq", dt, pd);
   k.markOutput(dq);
-  Value seq = k.scalar("seq", DType::I32),
+  Value batch = k.scalar("batch", DType::I32),
+        seq = k.scalar("seq", DType::I32),
         heads = k.scalar("heads", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
   Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
   Value scale = k.scalar("scale", DType::F32);
+  // PyTorch: `name(dq_acc, scale) -> dq`.
+  const std::string Ds = std::to_string(D);
+  k.setShape(dqAcc, {"batch", "heads", "seq", Ds});
+  k.setShape(dq, {"batch", "heads", "seq", Ds});
+  k.setFrom(batch, "dq_acc.size(0)");
+  k.setFrom(heads, "dq_acc.size(1)");
+  k.setFrom(seq, "dq_acc.size(2)");
+  stridesFrom(k, "dq", sdqb, sdqh, sdqs);
+  k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
   Value bh = k.programId(1), b = bh / heads, h = bh % heads;
   Value r2 = (k.programId(0) * BM + k.range(BM)).expandDims(1);
   Value rd = k.range(D).expandDims(0);
@@ -171,15 +235,31 @@ Kernel attentionBwdDkDvKernel(std::string name, const AttentionConfig &config,
     k.markOutput(dqAcc);
   if (config.storeDs)
     k.markOutput(ds);
-  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+  Value batch = k.scalar("batch", DType::I32),
+        seq = k.scalar("seq", DType::I32),
+        heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  auto [sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds] =
-      inputStrides(k, config);
+  std::array<Value, 12> strides = inputStrides(k, config);
+  auto [sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds] = strides;
   Value sdkb = stride("sdkb"), sdkh = stride("sdkh"), sdks = stride("sdks");
   Value sdvb = stride("sdvb"), sdvh = stride("sdvh"), sdvs = stride("sdvs");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);
+  // PyTorch: `name(q, k, v, do, lse, delta, scale, causal) -> (dk, dv)`
+  // (with storeDs `-> (dk, dv, ds)`); the dQ-by-atomics kernels take the
+  // zeroed dq_acc and return nothing (dk, dv passed in).
+  declareInputs(k, config, {q, kp, vp, dop}, strides, lse, delta, batch, seq,
+                heads, group);
+  const std::string Ds = std::to_string(D);
+  k.setShape(dk, {"batch", "heads / group", "seq", Ds});
+  k.setShape(dv, {"batch", "heads / group", "seq", Ds});
+  if (config.storeDs)
+    k.setShape(ds, {"batch", "heads", "seq", "seq"});
+  stridesFrom(k, "dk", sdkb, sdkh, sdks);
+  stridesFrom(k, "dv", sdvb, sdvh, sdvs);
+  k.setGrid(
+      {"cdiv(seq, " + std::to_string(BN) + ")", "batch * (heads / group)"});
 
   // Program (key block, batch * kv head).
   Value nblk = k.programId(0), bhk = k.programId(1);
@@ -302,14 +382,22 @@ Kernel attentionBwdDqKernel(std::string name, const AttentionConfig &config,
         delta = k.pointer("delta", DType::F32, pd),
         dq = k.pointer("dq", dt, pd);
   k.markOutput(dq);
-  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+  Value batch = k.scalar("batch", DType::I32),
+        seq = k.scalar("seq", DType::I32),
+        heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
-  auto [sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds] =
-      inputStrides(k, config);
+  std::array<Value, 12> strides = inputStrides(k, config);
+  auto [sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdb, sdh, sds] = strides;
   Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);
+  // PyTorch: `name(q, k, v, do, lse, delta, scale, causal) -> dq`.
+  declareInputs(k, config, {q, kp, vp, dop}, strides, lse, delta, batch, seq,
+                heads, group);
+  k.setShape(dq, {"batch", "heads", "seq", std::to_string(D)});
+  stridesFrom(k, "dq", sdqb, sdqh, sdqs);
+  k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
 
   Value mblk = k.programId(0), bh = k.programId(1);
   Value b = bh / heads, h = bh % heads, hk = h / group;
@@ -395,13 +483,27 @@ Kernel attentionBwdDqFromDsKernel(std::string name,
   Value kp = k.pointer("k", dt, pd), ds = k.pointer("ds", dt, pd),
         dq = k.pointer("dq", dt, pd);
   k.markOutput(dq);
-  Value seq = k.scalar("seq", DType::I32), heads = k.scalar("heads", DType::I32),
+  Value batch = k.scalar("batch", DType::I32),
+        seq = k.scalar("seq", DType::I32),
+        heads = k.scalar("heads", DType::I32),
         group = k.scalar("group", DType::I32);
   auto stride = [&](const char *n) { return k.scalar(n, DType::I32, sd); };
   Value skb = stride("skb"), skh = stride("skh"), sks = stride("sks");
   Value sdqb = stride("sdqb"), sdqh = stride("sdqh"), sdqs = stride("sdqs");
   Value scale = k.scalar("scale", DType::F32);
   Value causal = k.scalar("causal", DType::I1);
+  // PyTorch: `name(k, ds, scale, causal) -> dq`.
+  const std::string Ds = std::to_string(D);
+  k.setShape(kp, {"batch", "heads / group", "seq", Ds});
+  k.setShape(ds, {"batch", "heads", "seq", "seq"});
+  k.setShape(dq, {"batch", "heads", "seq", Ds});
+  k.setFrom(batch, "ds.size(0)");
+  k.setFrom(heads, "ds.size(1)");
+  k.setFrom(seq, "ds.size(2)");
+  k.setFrom(group, "ds.size(1) / k.size(1)");
+  stridesFrom(k, "k", skb, skh, sks);
+  stridesFrom(k, "dq", sdqb, sdqh, sdqs);
+  k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
 
   Value mblk = k.programId(0), bh = k.programId(1);
   Value b = bh / heads, h = bh % heads, hk = h / group;

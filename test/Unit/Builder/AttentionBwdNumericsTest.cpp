@@ -172,7 +172,8 @@ void check(const Case &c) {
     args.push_back(Arg::scalar(ss));
   };
   DType t = c.dtype;
-  Arg seq = Arg::scalar(int32_t(S)), heads = Arg::scalar(int32_t(c.heads)),
+  Arg batch = Arg::scalar(int32_t(c.batch)), seq = Arg::scalar(int32_t(S)),
+      heads = Arg::scalar(int32_t(c.heads)),
       group = Arg::scalar(int32_t(c.heads / c.kvHeads));
   {
     std::vector<Arg> a = {Arg::buffer(q.data(), nq, t),
@@ -180,7 +181,10 @@ void check(const Case &c) {
                           Arg::buffer(v.data(), nkv, t),
                           Arg::output(o.data(), nq, t),
                           Arg::output(lse.data(), lse.size()),
-                          Arg::scalar(int32_t(c.batch)), seq, heads, group};
+                          batch,
+                          seq,
+                          heads,
+                          group};
     strides(a, qb), strides(a, kb), strides(a, kb), strides(a, qb);
     a.push_back(Arg::scalar(scale));
     a.push_back(Arg::scalar(c.causal));
@@ -191,7 +195,7 @@ void check(const Case &c) {
                           Arg::buffer(dout.data(), nq, t),
                           Arg::output(delta.data(), delta.size())};
     addAcc(a);
-    a.insert(a.end(), {seq, heads});
+    a.insert(a.end(), {batch, seq, heads});
     strides(a, qb), strides(a, qb);
     run(pre, {(S + c.blockM - 1) / c.blockM, BH}, a);
   }
@@ -218,7 +222,7 @@ void check(const Case &c) {
                                   {BH, S, D}));
     else
       addAcc(a);
-    a.insert(a.end(), {seq, heads, group});
+    a.insert(a.end(), {batch, seq, heads, group});
     strides(a, kb), strides(a, kb);
     a.push_back(Arg::scalar(scale));
     a.push_back(Arg::scalar(c.causal));
@@ -228,9 +232,10 @@ void check(const Case &c) {
     if (!c.dqAtomic) { // the dQ kernel; with atomics, the convert below
       a.clear();
       descs(a);
-      a.insert(a.end(), {Arg::buffer(lse.data(), lse.size()),
-                         Arg::buffer(delta.data(), delta.size()),
-                         Arg::output(dq.data(), nq, t), seq, heads, group});
+      a.insert(a.end(),
+               {Arg::buffer(lse.data(), lse.size()),
+                Arg::buffer(delta.data(), delta.size()),
+                Arg::output(dq.data(), nq, t), batch, seq, heads, group});
       strides(a, qb);
       a.push_back(Arg::scalar(scale));
       a.push_back(Arg::scalar(c.causal));
@@ -246,7 +251,7 @@ void check(const Case &c) {
     if (c.storeDs)
       a.push_back(Arg::buffer(ds.data(), ds.size(), t));
     addAcc(a);
-    a.insert(a.end(), {seq, heads, group});
+    a.insert(a.end(), {batch, seq, heads, group});
     strides(a, qb), strides(a, kb), strides(a, kb), strides(a, qb);
     strides(a, kb), strides(a, kb);
     a.push_back(Arg::scalar(scale));
@@ -255,7 +260,7 @@ void check(const Case &c) {
   }
   if (c.dqAtomic) {
     std::vector<Arg> a = {Arg::buffer(dqAcc.data(), dqAcc.size()),
-                          Arg::output(dq.data(), nq, t), seq, heads};
+                          Arg::output(dq.data(), nq, t), batch, seq, heads};
     strides(a, qb);
     a.push_back(Arg::scalar(scale));
     run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
@@ -264,19 +269,27 @@ void check(const Case &c) {
   } else if (c.storeDs) {
     std::vector<Arg> a = {Arg::buffer(kk.data(), nkv, t),
                           Arg::buffer(ds.data(), ds.size(), t),
-                          Arg::output(dq.data(), nq, t), seq, heads, group};
+                          Arg::output(dq.data(), nq, t),
+                          batch,
+                          seq,
+                          heads,
+                          group};
     strides(a, kb), strides(a, qb);
     a.push_back(Arg::scalar(scale));
     a.push_back(Arg::scalar(c.causal));
     run(dqk, {(S + c.blockM - 1) / c.blockM, BH}, a);
   } else {
-    std::vector<Arg> a = {
-        Arg::buffer(q.data(), nq, t),       Arg::buffer(kk.data(), nkv, t),
-        Arg::buffer(v.data(), nkv, t),      Arg::buffer(dout.data(), nq, t),
-        Arg::buffer(lse.data(), lse.size()),
-        Arg::buffer(delta.data(), delta.size()),
-        Arg::output(dq.data(), nq, t),      seq,
-        heads,                              group};
+    std::vector<Arg> a = {Arg::buffer(q.data(), nq, t),
+                          Arg::buffer(kk.data(), nkv, t),
+                          Arg::buffer(v.data(), nkv, t),
+                          Arg::buffer(dout.data(), nq, t),
+                          Arg::buffer(lse.data(), lse.size()),
+                          Arg::buffer(delta.data(), delta.size()),
+                          Arg::output(dq.data(), nq, t),
+                          batch,
+                          seq,
+                          heads,
+                          group};
     strides(a, qb), strides(a, kb), strides(a, kb), strides(a, qb);
     strides(a, qb);
     a.push_back(Arg::scalar(scale));
@@ -401,9 +414,9 @@ void checkPlan(bool descriptors, int64_t D = 64) {
     a.push_back(Arg::scalar(s.head));
     a.push_back(Arg::scalar(s.seq));
   };
-  Arg seq = Arg::scalar(int32_t(S)), heads = Arg::scalar(int32_t(H)),
-      group = Arg::scalar(int32_t(H / Hkv)), scale = Arg::scalar(plan.scale),
-      causal = Arg::scalar(plan.causal);
+  Arg batch = Arg::scalar(int32_t(B)), seq = Arg::scalar(int32_t(S)),
+      heads = Arg::scalar(int32_t(H)), group = Arg::scalar(int32_t(H / Hkv)),
+      scale = Arg::scalar(plan.scale), causal = Arg::scalar(plan.causal);
   // Pointers, or [b, h, s, d] descriptors with the tensors' strides.
   auto desc = [&](std::vector<uint16_t> &bits, int64_t heads,
                   const ops::AttentionStrides &st) {
@@ -419,16 +432,20 @@ void checkPlan(bool descriptors, int64_t D = 64) {
         Arg::buffer(vb.data(), nkv, t)};
   };
   std::vector<Arg> a = inputs();
-  a.insert(a.end(), {Arg::output(o.data(), nq, t),
-                     Arg::output(lse.data(), lse.size()),
-                     Arg::scalar(int32_t(B)), seq, heads, group});
+  a.insert(a.end(),
+           {Arg::output(o.data(), nq, t), Arg::output(lse.data(), lse.size()),
+            batch, seq, heads, group});
   if (!descriptors)
     strides(a, plan.q), strides(a, plan.k), strides(a, plan.v);
   strides(a, plan.o);
   a.insert(a.end(), {scale, causal});
   run(plan.forward, plan.forwardGrid, a);
-  a = {Arg::buffer(o.data(), nq, t), Arg::buffer(db.data(), nq, t),
-       Arg::output(delta.data(), delta.size()), seq, heads};
+  a = {Arg::buffer(o.data(), nq, t),
+       Arg::buffer(db.data(), nq, t),
+       Arg::output(delta.data(), delta.size()),
+       batch,
+       seq,
+       heads};
   strides(a, plan.o), strides(a, plan.o);
   run(plan.backwardPreprocess, plan.preprocessGrid, a);
   auto backward = [&](std::vector<Arg> outs, const ops::AttentionStrides &os) {
@@ -438,7 +455,7 @@ void checkPlan(bool descriptors, int64_t D = 64) {
     b.insert(b.end(), {Arg::buffer(lse.data(), lse.size()),
                        Arg::buffer(delta.data(), delta.size())});
     b.insert(b.end(), outs.begin(), outs.end());
-    b.insert(b.end(), {seq, heads, group});
+    b.insert(b.end(), {batch, seq, heads, group});
     if (!descriptors) {
       strides(b, plan.q), strides(b, plan.k), strides(b, plan.v);
       strides(b, plan.o);
