@@ -262,7 +262,7 @@ private:
 struct KernelOptions {
   /// Warps per program (`tile.num_warps`): any count in [1, 32]; 0 sets
   /// none, so the layout pass chooses (docs/pipeline.md, "Layouts of any
-  /// shape": 12 for a 3072-wide bf16 row of 16-byte vectors).
+  /// shape": 4 for a 3072-wide bf16 row of 16-byte vectors).
   int numWarps = 4;
   /// `tile.approx_math`: erf in ten instructions, absolute error under
   /// 5e-7 (Support/ApproxErf.h), for outputs in bf16/f16 or that tolerate it.

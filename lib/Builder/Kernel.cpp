@@ -109,7 +109,7 @@ KernelImpl::KernelImpl(std::string kernelName, int warps, const Site &where)
     fail(where, "kernel name '" + name +
                     "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
   // 0: no tile.num_warps, so tile-assign-layouts chooses (for tiles that
-  // are not powers of two: 12 warps for a 3072-wide bf16 row).
+  // are not powers of two: 4 warps for a 3072-wide bf16 row).
   if (warps < 0 || warps > 32)
     fail(where, "numWarps must be in [1, 32] (or 0: the layout pass "
                 "chooses), got " +

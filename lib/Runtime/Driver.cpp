@@ -1,9 +1,9 @@
 //===- Driver.cpp - loading libcuda at run time ---------------------------===//
 //
 // dlopen + cuGetProcAddress: the only two symbols taken by name with dlsym
-// are cuGetProcAddress (to find everything else at the CUDA version of the
-// cuda.h we were compiled against, which selects the right `_v2`/`_v3`
-// variant) and cuGetErrorName (to word errors met while bootstrapping).
+// are cuGetProcAddress (to find everything else at CUDA 12.0's signatures,
+// kDriverApiVersion below, which selects the `_v2`/`_v3` variants Driver.h
+// declares) and cuGetErrorName (to word errors met while bootstrapping).
 //
 //===----------------------------------------------------------------------===//
 

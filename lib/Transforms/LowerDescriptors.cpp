@@ -1403,7 +1403,7 @@ LogicalResult checkAccess(Operation *op, TensorDescType desc, Type tile,
     return op->emitOpError("block ")
            << desc.getBlockType()
            << " cannot be moved by the TMA into a swizzled slot: tilec "
-              "lowers 16- and 32-bit blocks that are 2-D after their "
+              "lowers 8-, 16- and 32-bit blocks that are 2-D after their "
               "leading dims of 1, with a multiple of 8 rows of a multiple "
               "of 32 bytes";
   if (auto t = cast<RankedTensorType>(tile); t.getRank() != 2)

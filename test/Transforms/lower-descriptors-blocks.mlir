@@ -3,7 +3,7 @@
 // Blocks the TMA cannot lay out as #tilegpu.nvmma_shared are refused for now.
 func.func @f64_block(%x: !tile.tensordesc<tensor<64x32xf64>>, %i: i32)
     attributes {tile.kernel} {
-  // expected-error @+1 {{'tile.descriptor_load' op block 'tensor<64x32xf64>' cannot be moved by the TMA into a swizzled slot: tilec lowers 16- and 32-bit blocks that are 2-D after their leading dims of 1, with a multiple of 8 rows of a multiple of 32 bytes}}
+  // expected-error @+1 {{'tile.descriptor_load' op block 'tensor<64x32xf64>' cannot be moved by the TMA into a swizzled slot: tilec lowers 8-, 16- and 32-bit blocks that are 2-D after their leading dims of 1, with a multiple of 8 rows of a multiple of 32 bytes}}
   %t = tile.descriptor_load %x[%i, %i] : !tile.tensordesc<tensor<64x32xf64>> -> tensor<64x32xf64>
   return
 }

@@ -2,9 +2,9 @@
 //
 // The runtime never links libcuda: it dlopens it (`libcuda.so.1`, or the file
 // named by the environment variable TILEC_LIBCUDA) and resolves each entry
-// point through cuGetProcAddress at the CUDA version of the cuda.h it was
-// built with, which picks the `_v2`/`_v3` variant matching cuda.h's
-// signatures. A program built with the runtime therefore starts on machines
+// point through cuGetProcAddress at CUDA 12.0 (Driver.cpp's
+// kDriverApiVersion), which picks the `_v2`/`_v3` variants whose signatures
+// this header declares. A program built with the runtime therefore starts on machines
 // with no GPU; its first runtime call then reports "no CUDA driver found".
 //
 //===----------------------------------------------------------------------===//
