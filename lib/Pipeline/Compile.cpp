@@ -40,13 +40,16 @@ using namespace mlir;
 
 namespace {
 
-/// True when a kernel of `module` has a dot on f16/bf16 operands (the
-/// tensor-core path).
+/// True when a kernel of `module` has a dot the tensor cores may run: f16,
+/// bf16 or fp8 operands, or f32 ones at tf32 precision (the types
+/// getMmaLayoutFor accepts).
 bool hasTensorCoreDot(ModuleOp module) {
   bool found = false;
   module.walk([&](tile::DotOp dot) {
     Type elem = getElementTypeOrSelf(dot.getA().getType());
-    found |= elem.isF16() || elem.isBF16();
+    found |= elem.isF16() || elem.isBF16() || tile::isFp8(elem) ||
+             (elem.isF32() &&
+              dot.getPrecision() == tile::InputPrecision::tf32);
   });
   return found;
 }
