@@ -5,37 +5,38 @@
 //               [--attention-block-m M] [WORKLOAD...]
 //
 // Workloads: add coscos bias_gelu softmax layernorm rmsnorm matmul
-// matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_ragged matmul_wave matmul_tma
+// matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_tf32_nt matmul_ragged
+// matmul_wave matmul_tma
 // matmul_tma_wave matmul_tma_ragged
 // matmul_tma_bias_gelu matmul_tma_persistent matmul_tma_persistent_ragged
 // matmul_tma_cluster matmul_tma_cluster_ragged
-// matmul_tma_fp16 matmul_fp8 attention attention_tma attention_bwd launch softmax5000
-// layernorm3072 (default: all but
-// matmul_bias_gelu, from examples/matmul_bias_gelu.tile or the builder's
-// `tilec-examples -o DIR matmul_bias_gelu`, matmul_fp16, from
-// examples/matmul_fp16.tile, matmul_tf32, the builder's f32 matmul on
-// tf32 tensor cores (8192^3, bench/peers_gemm.py matmul_tf32),
-// matmul_ragged: DIR/matmul on bf16
-// 4000x4096x4096, matmul_wave: DIR/matmul on bf16 1408x2304x8192 (one full
-// wave of 132 programs with 128x192 tiles, two waves 75% used with 128x128:
-// the shape where a non-power-of-two tile wins), matmul_tma,
-// matmul_tma_ragged and matmul_tma_wave, examples/matmul_tma.tile (sm_90
-// and later) on 8192^3, 4000x4096x4096 and 1408x2304x8192 (its BLOCK_N, a
-// tile.params value, may be 192 in a copy of the file), matmul_tma_bias_gelu,
-// examples/matmul_tma_bias_gelu.tile on 8192^3, matmul_tma_persistent and
-// matmul_tma_persistent_ragged, examples/matmul_tma_persistent.tile with one
-// program per SM, matmul_tma_cluster and matmul_tma_cluster_ragged,
+// matmul_tma_fp16 matmul_fp8 attention attention_tma attention_bwd launch
+// softmax5000 layernorm3072 (default: all but matmul_bias_gelu, from
+// examples/matmul_bias_gelu.tile or the builder's `tilec-examples -o DIR
+// matmul_bias_gelu`, matmul_fp16, from examples/matmul_fp16.tile, matmul_tf32,
+// the builder's f32 matmul on tf32 tensor cores (8192^3, bench/peers_gemm.py
+// matmul_tf32), matmul_tf32_nt, the builder's tf32 GEMM with B as N x K (wgmma
+// .tf32), matmul_ragged: DIR/matmul on bf16 4000x4096x4096, matmul_wave:
+// DIR/matmul on bf16 1408x2304x8192 (one full wave of 132 programs with 128x192
+// tiles, two waves 75% used with 128x128: the shape where a non-power-of-two
+// tile wins), matmul_tma, matmul_tma_ragged and matmul_tma_wave,
+// examples/matmul_tma.tile (sm_90 and later) on 8192^3, 4000x4096x4096 and
+// 1408x2304x8192 (its BLOCK_N, a tile.params value, may be 192 in a copy of the
+// file), matmul_tma_bias_gelu, examples/matmul_tma_bias_gelu.tile on 8192^3,
+// matmul_tma_persistent and matmul_tma_persistent_ragged,
+// examples/matmul_tma_persistent.tile with one program per SM,
+// matmul_tma_cluster and matmul_tma_cluster_ragged,
 // examples/matmul_tma_cluster.tile on the same shapes (programs in
 // clusters of two: the SM count rounded down to whole clusters),
 // matmul_tma_fp16, the builder's f16 descriptor matmul, matmul_fp8,
 // examples/matmul_fp8.tile on e4m3 8192^3 with one program per SM
-// (the descriptor matmuls' grids follow the descriptors' blocks), attention, the builder's attention_d128, attention_tma, the
-// builder's attention_tma_d128 (and attention_tma_d128_n128 when DIR has
-// it: q, k, v through tensor descriptors), attention_bwd, the
-// builder's attention_d128 and attention_bwd_{pre,dkdv,dq}_d128, and
-// softmax5000 and layernorm3072, the kernels of
-// test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128 tiles
-// unless --matmul-tile says otherwise, or one program per SM with
+// (the descriptor matmuls' grids follow the descriptors' blocks), attention,
+// the builder's attention_d128, attention_tma, the builder's attention_tma_d128
+// (and attention_tma_d128_n128 when DIR has it: q, k, v through tensor
+// descriptors), attention_bwd, the builder's attention_d128 and
+// attention_bwd_{pre,dkdv,dq}_d128, and softmax5000 and layernorm3072, the
+// kernels of test/GPU/kernels/nonpow2.tile). The matmul grids take 128x128
+// tiles unless --matmul-tile says otherwise, or one program per SM with
 // --matmul-persistent (the builder's `persistent` matmuls). Each times
 // DIR/<name>.ptx|cubin on the workload, shape and
 // dtype of /work/shared/bench/peers.py and prints one JSON row per line in
@@ -779,6 +780,34 @@ void benchMatmulFp8(Bencher &b, Rng &rng, const std::string &dir,
         2.0 * n * n * n, "matmul_fp8 (descriptors, persistent)");
 }
 
+/// The builder's tf32 GEMM with B as N x K (tilec-examples matmul_tf32_nt:
+/// wgmma .tf32, persistent, one program per SM) on 8192^3, beside
+/// bench/peers_gemm.py's matmul_tf32 row (cuBLAS at allow_tf32; for a square
+/// product A B^T is the same work as A B).
+void benchMatmulTf32Nt(Bencher &b, Rng &rng, const std::string &dir,
+                       std::vector<Module> &keep) {
+  const Context &ctx = b.ctx();
+  const int64_t n = 8192;
+  Kernel k = kernelOf(ctx, dir, "matmul_tf32_nt", keep);
+  auto a = randomBuffer<float>(ctx, rng, n * n);
+  auto bm = randomBuffer<float>(ctx, rng, n * n);
+  auto c = outputBuffer<float>(ctx, n * n);
+  const auto &params = k.metadata().params;
+  int64_t tiles =
+      ceilDiv(n, params[0].desc.tile[0]) * ceilDiv(n, params[1].desc.tile[0]);
+  Grid grid(std::min<int64_t>(tiles, smCount(ctx, "matmul_tf32_nt")));
+  const int32_t v = int32_t(n);
+  double ms = b.time(
+      [&](size_t) {
+        return k.launch(nullptr, grid, tensorDesc(a, {n, n}),
+                        tensorDesc(bm, {n, n}), c, v, v, v, v, v, v);
+      },
+      1);
+  requireWritten(c, "matmul_tf32_nt");
+  b.row("matmul tf32 8192^3", ms, 0, 2.0 * n * n * n,
+        "matmul_tf32_nt (B as N x K; wgmma .tf32, descriptors, persistent)");
+}
+
 /// The builder's f16 descriptor matmul (tilec-examples matmul_tma_fp16)
 /// on 8192^3, beside peers.py's matmul_fp16 rows.
 void benchMatmulTmaFp16(Bencher &b, Rng &rng, const std::string &dir,
@@ -877,16 +906,35 @@ void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
 int main(int argc, char **argv) {
   std::string dir, out, system = "tilec";
   std::vector<std::string> work;
-  const std::set<std::string> known = {
-      "add",     "coscos", "bias_gelu",        "softmax", "layernorm",
-      "rmsnorm", "matmul", "matmul_bias_gelu", "matmul_fp16", "matmul_tf32",
-      "matmul_ragged", "matmul_wave", "matmul_tma", "matmul_tma_ragged",
-      "matmul_tma_wave",
-      "matmul_tma_bias_gelu", "matmul_tma_persistent",
-      "matmul_tma_persistent_ragged", "matmul_tma_cluster",
-      "matmul_tma_cluster_ragged", "matmul_tma_fp16", "matmul_fp8", "attention",
-      "attention_tma", "attention_bwd",
-      "launch", "softmax5000", "layernorm3072"};
+  const std::set<std::string> known = {"add",
+                                       "coscos",
+                                       "bias_gelu",
+                                       "softmax",
+                                       "layernorm",
+                                       "rmsnorm",
+                                       "matmul",
+                                       "matmul_bias_gelu",
+                                       "matmul_fp16",
+                                       "matmul_tf32",
+                                       "matmul_tf32_nt",
+                                       "matmul_ragged",
+                                       "matmul_wave",
+                                       "matmul_tma",
+                                       "matmul_tma_ragged",
+                                       "matmul_tma_wave",
+                                       "matmul_tma_bias_gelu",
+                                       "matmul_tma_persistent",
+                                       "matmul_tma_persistent_ragged",
+                                       "matmul_tma_cluster",
+                                       "matmul_tma_cluster_ragged",
+                                       "matmul_tma_fp16",
+                                       "matmul_fp8",
+                                       "attention",
+                                       "attention_tma",
+                                       "attention_bwd",
+                                       "launch",
+                                       "softmax5000",
+                                       "layernorm3072"};
   std::string tile;
   tilec::cli::CommandLine cl(
       "tilec-bench",
@@ -895,11 +943,13 @@ int main(int argc, char **argv) {
       "[WORK...]",
       "Times tilec's kernels on the GPU (scripts/gpu-bench.sh runs it beside "
       "peers.py). WORK: add coscos bias_gelu softmax layernorm rmsnorm "
-      "matmul matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_ragged matmul_wave "
+      "matmul matmul_bias_gelu matmul_fp16 matmul_tf32 matmul_tf32_nt "
+      "matmul_ragged matmul_wave "
       "matmul_tma matmul_tma_wave "
       "matmul_tma_ragged matmul_tma_bias_gelu matmul_tma_persistent "
       "matmul_tma_persistent_ragged matmul_tma_cluster "
-      "matmul_tma_cluster_ragged matmul_tma_fp16 matmul_fp8 attention attention_tma "
+      "matmul_tma_cluster_ragged matmul_tma_fp16 matmul_fp8 attention "
+      "attention_tma "
       "attention_bwd launch "
       "softmax5000 layernorm3072 (default: add coscos bias_gelu softmax "
       "layernorm rmsnorm matmul launch).");
@@ -962,6 +1012,8 @@ int main(int argc, char **argv) {
       benchMatmul<float>(
           b, rng, dir, keep,
           {"matmul_tf32", "matmul tf32 8192^3", 8192, 8192, 8192, false});
+    else if (w == "matmul_tf32_nt")
+      benchMatmulTf32Nt(b, rng, dir, keep);
     else if (w == "matmul_ragged")
       benchMatmul<BFloat16>(
           b, rng, dir, keep,

@@ -87,6 +87,12 @@ Kernel buildMatmulFp8();
 /// Params: a, b, c, M, N, K, stride_am, stride_bk, stride_cm. Grid:
 /// (cdiv(M, 128), cdiv(N, 128)).
 Kernel buildMatmulTf32();
+/// nn.Linear's f32 GEMM: C = A B^T with A [M, K] and B [N, K] (both
+/// K-major) through tensor descriptors, persistent 128x128 tiles (at
+/// 128x256 the f32 C stores spill), K step 32: wgmma m64n128k8 .tf32 on
+/// sm_90a. Params: a, b, c, M, N, K, stride_am, stride_bk, stride_cm; grid:
+/// the SM count.
+Kernel buildMatmulTf32Nt();
 
 /// Flash attention forward (ops::attentionKernel): named attention_d<D>
 /// (_f16 for f16). Params: those of examples/attention.tile.

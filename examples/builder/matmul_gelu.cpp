@@ -93,3 +93,17 @@ Kernel examples::buildMatmulTf32() {
                                      .blockN = 128,
                                      .blockK = 32});
 }
+
+Kernel examples::buildMatmulTf32Nt() {
+  // Both operands K-major (B as N x K, read transposed in place): the one
+  // form tf32 wgmma takes; 32 f32 of K are one 128-byte swizzle row.
+  return plainMatmul("matmul_tf32_nt", {.aType = DType::F32,
+                                        .bType = DType::F32,
+                                        .cType = DType::F32,
+                                        .blockM = 128,
+                                        .blockN = 128,
+                                        .blockK = 32,
+                                        .persistent = true,
+                                        .descriptors = true,
+                                        .bTransposed = true});
+}

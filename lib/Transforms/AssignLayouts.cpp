@@ -252,8 +252,30 @@ private:
   /// findChainedDots).
   DenseSet<Operation *> chained;
 
+  /// True when `dot`'s operands are K-major blocks of tensor descriptors
+  /// loaded beside it: A an [M, K] block as loaded, B an [N, K] block
+  /// through tile.trans (tf32 wgmma's one form; tile-lower-descriptors
+  /// stages them so).
+  static bool kMajorDescriptorOperands(DotOp dot) {
+    auto beside = [&](Operation *op) {
+      return op && op->getBlock() == dot->getBlock();
+    };
+    // Through the layout conversions this pass inserts.
+    auto def = [](Value v) {
+      while (auto c = v.getDefiningOp<ConvertLayoutOp>())
+        v = c.getSrc();
+      return v.getDefiningOp();
+    };
+    auto a = dyn_cast_if_present<DescriptorLoadOp>(def(dot.getA()));
+    auto trans = dyn_cast_if_present<TransOp>(def(dot.getB()));
+    auto b = trans ? dyn_cast_if_present<DescriptorLoadOp>(def(trans.getSrc()))
+                   : DescriptorLoadOp();
+    return beside(a) && beside(trans) && beside(b);
+  }
+
   MmaLayoutAttr mmaLayout(DotOp dot) {
-    MmaLayoutAttr mma = getMmaLayoutFor(dot, numWarps, wgmma);
+    MmaLayoutAttr mma = getMmaLayoutFor(dot, numWarps, wgmma,
+                                        wgmma && kMajorDescriptorOperands(dot));
     // A chained dot puts every warp along M: then each warp holds whole rows
     // of the first dot's accumulator, which are the rows of the second's A
     // operand it needs (a register permutation, no shared memory), and the

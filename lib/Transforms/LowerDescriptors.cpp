@@ -256,11 +256,12 @@ std::optional<OperandChain> operandChain(Value operand, Block *body) {
     if (!def || def->getBlock() != body)
       return std::nullopt;
     if (auto load = dyn_cast<DescriptorLoadOp>(def)) {
-      // wgmma reads 16-bit and fp8 slots in place (a 32-bit block is
-      // loaded to registers first).
+      // wgmma reads 16-bit, fp8 and (tf32) f32 slots in place; other
+      // blocks are loaded to registers first.
       Type elem = load.getDesc().getType().getElementType();
       if (!slotLayout(load.getDesc().getType()) ||
-          !(elem.getIntOrFloatBitWidth() == 16 || isFp8(elem)) ||
+          !(elem.getIntOrFloatBitWidth() == 16 || isFp8(elem) ||
+            elem.isF32()) ||
           cast<RankedTensorType>(load.getType()).getRank() != 2 ||
           c.between.empty())
         return std::nullopt;
@@ -509,10 +510,13 @@ std::optional<StagedLoop> findStagedLoop(scf::ForOp loop, int stages,
       else if (!registerA(d))
         continue;
     }
-    // wgmma reads fp8 operands K-major only: A's slot as loaded ([M, K]),
-    // B's through a transposed view of an [N, K] block. Other fp8 dots
-    // stay tile.dot, which the GPU lowering refuses with the rule.
-    if (isFp8(d.getA().getType()) && (!a || a->trans || !b || !b->trans))
+    // wgmma reads fp8 and tf32 operands K-major only: A's slot as loaded
+    // ([M, K]), B's through a transposed view of an [N, K] block. Other
+    // fp8 dots stay tile.dot, which the GPU lowering refuses with the
+    // rule; other tf32 ones run as mma.sync (the layout pass gives tf32
+    // the wgmma accumulator only for this form).
+    Type aElem = d.getA().getType().getElementType();
+    if ((isFp8(aElem) || aElem.isF32()) && (!a || a->trans || !b || !b->trans))
       continue;
     int index = int(sl.dots.size());
     if (a)

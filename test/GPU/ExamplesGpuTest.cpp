@@ -728,6 +728,55 @@ void testMatmulTf32(const Context &ctx, const Kernel &k, Rng &rng,
                         "matmul_tf32 ");
 }
 
+/// The builder's matmul_tf32_nt: C = A B^T in f32 with A [M, K] and B
+/// [N, K] as tensor descriptors over padded rows, wgmma .tf32 reading both
+/// K-major (the tensor cores drop the low 13 mantissa bits: tf32's
+/// tolerance); persistent (5 programs); the reference in double.
+void testMatmulTf32Nt(const Context &ctx, const Kernel &k, Rng &rng,
+                      bool small) {
+  std::vector<MatmulShape> shapes = {
+      {1, 1, 1}, {128, 128, 32}, {200, 130, 77}, {257, 129, 300}, {64, 384, 8}};
+  if (!small)
+    shapes.push_back({1000, 1030, 1111});
+  shapes.insert(shapes.end(), gMatmulShapes.begin(), gMatmulShapes.end());
+  for (auto [m, n, kk] : shapes) {
+    // Row strides padded past K and N, multiples of the 16 elements the
+    // builder's stride parameters promise.
+    int64_t sa = roundUp(kk, 16) + 16, sb = roundUp(kk, 16),
+            sc = roundUp(n, 16) + 16;
+    std::vector<float> a(m * sa), b(n * sb);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < kk; ++j)
+        a[i * sa + j] = float(rng.normal());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < kk; ++j)
+        b[i * sb + j] = float(rng.normal());
+    auto da = upload(ctx, a);
+    auto db = upload(ctx, b);
+    auto c = Output<float>::make(ctx, m * sc);
+    Grid grid(5);
+    std::string what = "matmul_tf32_nt " + std::to_string(m) + "x" +
+                       std::to_string(n) + "x" + std::to_string(kk) + " " +
+                       gridText(grid);
+    if (!run(what, ctx, [&] {
+          return k.launch(nullptr, grid, tensorDesc(da, {m, kk}, {sa, 1}),
+                          tensorDesc(db, {n, kk}, {sb, 1}), c, int32_t(m),
+                          int32_t(n), int32_t(kk), int32_t(sa), int32_t(sb),
+                          int32_t(sc));
+        }))
+      continue;
+    std::vector<double> ref(m * n, 0.0);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < kk; ++p)
+          sum += double(a[i * sa + p]) * double(b[j * sb + p]);
+        ref[i * n + j] = sum;
+      }
+    check(what, c, ref, 1e-2, size_t(n), size_t(sc));
+  }
+}
+
 void testMatmulBiasGelu(const Context &ctx, const Kernel &k, Rng &rng,
                         bool small) {
   testMatmulWith<BFloat16>(ctx, k, rng, small, /*biasGelu=*/true,
@@ -1106,6 +1155,7 @@ const Example kExamples[] = {
     {"matmul_fp16", testMatmulFp16, /*optional=*/true},
     // The builder's f32 matmul on tf32 tensor cores.
     {"matmul_tf32", testMatmulTf32, /*optional=*/true},
+    {"matmul_tf32_nt", testMatmulTf32Nt, /*optional=*/true},
     {"attention", testAttention, /*optional=*/true},
     {"attention_d128", testAttentionD128, /*optional=*/true},
     // The builder's backward (attention_bwd_{pre,dkdv,dq}_d<D>) with its

@@ -18,8 +18,9 @@
 //
 // Warpgroup g (warps 4g .. 4g + 3) issues, for every 16 * warps-row block
 // b and N-instruction n, one wgmma.mma_async.m64nNk16 per 16 of K (for fp8
-// operands m64nNk32 per 32 of K, both read K-major: e4m3 or e5m2, mixed
-// too) on rows
+// operands m64nNk32 per 32 of K, for f32 ones m64nNk8 .tf32 per 8 of K,
+// both read K-major: e4m3 or e5m2, mixed too; tf32 reads the f32 bits as
+// stored, the tensor cores dropping the low 13 of the mantissa) on rows
 // 16 * warps * b + 64g; its accumulator registers are the thread's
 // elements of the version 3 layout (mma.sync's m16n8 C fragment repeated
 // along N: register 4j + 2h + e is row l/4 + 8h, column 8j + 2(l%4) + e).
@@ -300,6 +301,8 @@ struct WarpgroupDotOpLowering : public OpConversionPattern<WarpgroupDotOp> {
         return NVVM::WGMMATypes::e4m3;
       if (isa<Float8E5M2Type>(t))
         return NVVM::WGMMATypes::e5m2;
+      if (t.isF32()) // read at tf32 precision
+        return NVVM::WGMMATypes::tf32;
       return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     };
     auto typeA = wgmmaType(elemType), typeB = wgmmaType(bType.getElementType());

@@ -129,7 +129,7 @@ func.func @wgmma_register_a_shape(%p: tensor<128x32xbf16, #tilegpu.dot_operand<{
 func.func @wgmma_types(%acc: tensor<128x128xf32, #v3>, %s: i32) {
   %a = tilegpu.local_alloc : !tilegpu.smem<3x128x64xbf16, #nv>
   %b = tilegpu.local_alloc : !tilegpu.smem<3x64x128xf16, #nv>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operands must both be f16, both bf16 or both fp8 (f8E4M3FN, f8E5M2), got 'bf16' and 'f16'}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operands must both be f16, both bf16, both fp8 (f8E4M3FN, f8E5M2) or both f32 (tf32), got 'bf16' and 'f16'}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x64xbf16, #nv>, !tilegpu.smem<3x64x128xf16, #nv> -> tensor<128x128xf32, #v3>
   return
 }
@@ -177,7 +177,7 @@ func.func @wgmma_k(%acc: tensor<128x128xf32, #v3>, %s: i32) {
 func.func @wgmma_fp8_f16(%acc: tensor<128x128xf32, #v3>, %s: i32) {
   %a = tilegpu.local_alloc : !tilegpu.smem<3x128x128xf8E4M3FN, #nv>
   %b = tilegpu.local_alloc : !tilegpu.smem<3x128x128xf16, #nv>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operands must both be f16, both bf16 or both fp8 (f8E4M3FN, f8E5M2), got 'f8E4M3FN' and 'f16'}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operands must both be f16, both bf16, both fp8 (f8E4M3FN, f8E5M2) or both f32 (tf32), got 'f8E4M3FN' and 'f16'}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x128xf8E4M3FN, #nv>, !tilegpu.smem<3x128x128xf16, #nv> -> tensor<128x128xf32, #v3>
   return
 }
@@ -213,8 +213,44 @@ func.func @wgmma_fp8_mn_major(%acc: tensor<128x128xf32, #v3>, %s: i32) {
 #nvt = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
 func.func @wgmma_fp8_register_a(%acc: tensor<128x128xf32, #v3>, %p: tensor<128x128xf8E4M3FN, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 4}>>, %s: i32) {
   %b = tilegpu.local_alloc : !tilegpu.smem<3x128x128xf8E4M3FN, #nvt>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op fp8 A must be a buffer slot (wgmma takes fp8 A from registers only in its own fragment layout)}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op fp8 A must be a buffer slot (wgmma takes it from registers only in its own fragment layout)}}
   %d = tilegpu.warpgroup_dot %p, %b[%s], %acc : tensor<128x128xf8E4M3FN, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 4}>>, !tilegpu.smem<3x128x128xf8E4M3FN, #nvt> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 32, order = [1, 0]}>
+#nvt = #tilegpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_tf32_k(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x4xf32, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x4x128xf32, #nvt>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op K must be a multiple of 8, got 4}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x4xf32, #nv>, !tilegpu.smem<3x4x128xf32, #nvt> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#nv = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+func.func @wgmma_tf32_mn_major(%acc: tensor<128x128xf32, #v3>, %s: i32) {
+  %a = tilegpu.local_alloc : !tilegpu.smem<3x128x32xf32, #nv>
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x32x128xf32, #nv>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op tf32 operands must be K-major (A [M, K] with K contiguous, B a trans_view of an [N, K] slot)}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : !tilegpu.smem<3x128x32xf32, #nv>, !tilegpu.smem<3x32x128xf32, #nv> -> tensor<128x128xf32, #v3>
+  return
+}
+
+// -----
+
+#v3 = #tilegpu.mma<{versionMajor = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+#nvt = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+func.func @wgmma_tf32_register_a(%acc: tensor<128x128xf32, #v3>, %p: tensor<128x32xf32, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 1}>>, %s: i32) {
+  %b = tilegpu.local_alloc : !tilegpu.smem<3x32x128xf32, #nvt>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op tf32 A must be a buffer slot (wgmma takes it from registers only in its own fragment layout)}}
+  %d = tilegpu.warpgroup_dot %p, %b[%s], %acc : tensor<128x32xf32, #tilegpu.dot_operand<{opIdx = 0, parent = #v3, kWidth = 1}>>, !tilegpu.smem<3x32x128xf32, #nvt> -> tensor<128x128xf32, #v3>
   return
 }
 

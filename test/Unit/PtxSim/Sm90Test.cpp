@@ -502,7 +502,8 @@ TEST(Sm90Wgmma, UnmodelledFormsAreErrors) {
                "wgmma.mma_async takes 6 operands here");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.bf16",
                    d4 + ", %rd10, %rd11, %p2, 1, 1"),
-               "only wgmma on .bf16 or .f16 A and B, or on .e4m3/.e5m2 ones");
+               "only wgmma on .bf16 or .f16 A and B, on .e4m3/.e5m2 ones or "
+               "on .tf32 ones");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e4m3",
                    d4 + ", {%r30, %r31, %r32, %r33}, %rd11, %p2, 1, 1"),
                "fp8 wgmma with A from registers is not simulated");
@@ -511,8 +512,18 @@ TEST(Sm90Wgmma, UnmodelledFormsAreErrors) {
                "only .f32 accumulators of wgmma are simulated");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.f16",
                    d4 + ", %rd10, %rd11, %p2, 1, 1, 0, 0"),
-               "only wgmma on .bf16 or .f16 A and B, or on .e4m3/.e5m2 ones, "
-               "is simulated");
+               "only wgmma on .bf16 or .f16 A and B, on .e4m3/.e5m2 ones or "
+               "on .tf32 ones is simulated");
+  // tf32: k8, no imm-trans operands, A from a descriptor.
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f32.tf32.tf32",
+                   d4 + ", %rd10, %rd11, %p2, 1, 1"),
+               "m64nNk8 for tf32");
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32",
+                   d4 + ", %rd10, %rd11, %p2, 1, 1, 0, 0"),
+               "wgmma.mma_async takes 6 operands here");
+  EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32",
+                   d4 + ", {%r30, %r31, %r32, %r33}, %rd11, %p2, 1, 1"),
+               "tf32 wgmma with A from registers is not simulated");
   EXPECT_ERROR(mma("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16",
                    d4 + ", %rd10, %rd11, %p2, 1, 1, 0"),
                "wgmma.mma_async takes 8 operands here");

@@ -252,8 +252,9 @@ public:
         continue;
       }
       // tf32 (19 significant bits in a b32) only where it is modelled: the
-      // operands of mma.sync m16n8k8 and cvt.rna.tf32.f32.
-      if (t == "tf32" && (in.op == O_MMA || in.op == O_CVT)) {
+      // operands of mma.sync m16n8k8 and wgmma k8, and cvt.rna.tf32.f32.
+      if (t == "tf32" &&
+          (in.op == O_MMA || in.op == O_CVT || in.op == O_WGMMA)) {
         in.tf32 = true;
         types.push_back(T_B32);
         continue;

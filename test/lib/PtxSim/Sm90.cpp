@@ -5,7 +5,8 @@
 //   A from a matrix descriptor or registers, B from one: every layout of
 //   the ISA (K- or MN-major by imm-trans, no swizzle or a 32-, 64-,
 //   128-byte one), imm-scale-a/b, scale-d; m64nNk32 on .e4m3/.e5m2 A and B
-//   (mixed too) from descriptors, K-major as the ISA fixes them (no
+//   (mixed too) and m64nNk8 on .tf32 ones (f32 words, the low 13 mantissa
+//   bits dropped) from descriptors, K-major as the ISA fixes them (no
 //   imm-trans operands). Issuing checks the operands
 //   (descriptors and scale-d the same in all 128 threads, a wgmma.fence
 //   since each register's last access) and locks the shared bytes and
@@ -35,10 +36,10 @@
 //   .multicast::cluster into each CTA of its ctaMask, and mbarrier.arrive
 //   on another CTA's mbarrier.
 // Not modelled, an error where met: im2col, bulk copies without .tensor,
-// tf32/integer wgmma, fp8 A from registers, .f16 accumulators, sparse wgmma, descriptor base
-// offsets, interleaved maps, NaN fill, element strides, the 128-byte
-// swizzles with 32/64-byte atoms, mbarrier operations other than arrive on
-// another CTA's mbarrier.
+// integer wgmma, fp8 and tf32 A from registers, .f16 accumulators, sparse
+// wgmma, descriptor base offsets, interleaved maps, NaN fill, element strides,
+// the 128-byte swizzles with 32/64-byte atoms, mbarrier operations other than
+// arrive on another CTA's mbarrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -691,21 +692,28 @@ void Block::wgmmaIssue(size_t g, const Inst &in) {
   const auto &o = in.ops;
   auto isFp8 = [](Ty t) { return t == T_E4M3 || t == T_E5M2; };
   bool fp8 = isFp8(in.mmaA);
-  unsigned kk = fp8 ? 32 : 16;
+  // .tf32 A and B: b32 words whose low 13 mantissa bits the tensor cores
+  // drop (the parser marks them; their type is T_B32).
+  bool tf32 = in.tf32;
+  // K per instruction: 32 bytes of each operand's row.
+  unsigned kk = fp8 ? 32 : tf32 ? 8 : 16;
   if (in.m != 64 || in.k != kk || in.n < 8 || in.n > 256 || in.n % 8)
-    fail(where(t0) + ": only wgmma shapes m64nNk16 (m64nNk32 for fp8; N a "
-                     "multiple of 8 up to 256) are simulated");
+    fail(where(t0) + ": only wgmma shapes m64nNk16 (m64nNk32 for fp8, "
+                     "m64nNk8 for tf32; N a multiple of 8 up to 256) are "
+                     "simulated");
   if (in.mmaD != T_F32)
     fail(where(t0) + ": only .f32 accumulators of wgmma are simulated");
-  if (fp8 ? !isFp8(in.mmaB)
-          : (in.mmaA != T_BF16 && in.mmaA != T_F16) || in.mmaB != in.mmaA)
-    fail(where(t0) + ": only wgmma on .bf16 or .f16 A and B, or on "
-                     ".e4m3/.e5m2 ones, is simulated");
+  if (fp8    ? !isFp8(in.mmaB)
+      : tf32 ? in.mmaA != T_B32 || in.mmaB != T_B32
+             : (in.mmaA != T_BF16 && in.mmaA != T_F16) || in.mmaB != in.mmaA)
+    fail(where(t0) + ": only wgmma on .bf16 or .f16 A and B, on "
+                     ".e4m3/.e5m2 ones or on .tf32 ones is simulated");
   bool regA = o.size() > 1 && o[1].kind == Operand::Vec;
-  if (fp8 && regA)
-    fail(where(t0) + ": fp8 wgmma with A from registers is not simulated");
-  // fp8 takes no imm-trans-a/b operands (both K-major).
-  unsigned operands = (regA ? 7u : 8u) - (fp8 ? 2u : 0u);
+  if ((fp8 || tf32) && regA)
+    fail(where(t0) + ": " + (fp8 ? "fp8" : "tf32") +
+         " wgmma with A from registers is not simulated");
+  // fp8 and tf32 take no imm-trans-a/b operands (both K-major).
+  unsigned operands = (regA ? 7u : 8u) - (fp8 || tf32 ? 2u : 0u);
   if (o.size() != operands)
     fail(where(t0) + ": wgmma.mma_async takes " + std::to_string(operands) +
          " operands here");
@@ -735,8 +743,8 @@ void Block::wgmmaIssue(size_t g, const Inst &in) {
   op.pc = t0.pc;
   op.scaleA = double(immediate(4, {1, -1}));
   op.scaleB = double(immediate(5, {1, -1}));
-  bool transA = regA || fp8 ? false : immediate(6, {0, 1}) == 1;
-  bool transB = fp8 ? false : immediate(regA ? 6 : 7, {0, 1}) == 1;
+  bool transA = regA || fp8 || tf32 ? false : immediate(6, {0, 1}) == 1;
+  bool transB = fp8 || tf32 ? false : immediate(regA ? 6 : 7, {0, 1}) == 1;
   // The descriptors and scale-d: one value for the whole warpgroup.
   uint64_t descA = regA ? 0 : get(t0, o[1], T_B64);
   uint64_t descB = get(t0, o[2], T_B64);
@@ -806,7 +814,7 @@ void Block::wgmmaIssue(size_t g, const Inst &in) {
     for (const WgmmaOp &x : grp)
       conflicts(x);
   // The shared-memory operands.
-  unsigned e = fp8 ? 1 : 2;
+  unsigned e = fp8 ? 1 : tf32 ? 4 : 2;
   hopper::MatrixDescriptor da, db;
   if (!regA)
     if (std::string err = hopper::decodeDescriptor(descA, da); !err.empty())
@@ -846,6 +854,11 @@ void Block::wgmmaRetire(size_t g, const WgmmaOp &op) {
     if (ty == T_E4M3 || ty == T_E5M2)
       return tilec::decodeFloat(
           smem[a], ty == T_E4M3 ? tilec::DType::F8E4M3FN : tilec::DType::F8E5M2);
+    if (in.tf32) { // the f32 bits with the low 13 of the mantissa dropped
+      uint32_t w;
+      std::memcpy(&w, &smem[a], 4);
+      return double(u2f(w & 0xffffe000u));
+    }
     uint16_t v;
     std::memcpy(&v, &smem[a], 2);
     return toD(ty, v);

@@ -68,9 +68,12 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError("a register tile operand takes no slot");
   Type ea = aSmem ? aSmem.getElementType() : aRegs.getElementType();
   bool fp8 = tile::isFp8(ea) && tile::isFp8(b.getElementType());
-  if (!((ea.isBF16() || ea.isF16()) && b.getElementType() == ea) && !fp8)
-    return emitOpError("operands must both be f16, both bf16 or both fp8 "
-                       "(f8E4M3FN, f8E5M2), got ")
+  // f32 operands run at tf32 precision (wgmma .tf32).
+  bool tf32 = ea.isF32() && b.getElementType().isF32();
+  if (!((ea.isBF16() || ea.isF16()) && b.getElementType() == ea) && !fp8 &&
+      !tf32)
+    return emitOpError("operands must both be f16, both bf16, both fp8 "
+                       "(f8E4M3FN, f8E5M2) or both f32 (tf32), got ")
            << ea << " and " << b.getElementType();
   if (!c.getElementType().isF32())
     return emitOpError("accumulator must be f32, got ") << c.getElementType();
@@ -85,21 +88,27 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError("shapes do not match: a ")
            << (aSmem ? "slot " : "") << as[0] << "x" << as[1] << ", b slot "
            << bs[0] << "x" << bs[1] << ", accumulator " << c;
-  if (as[1] % (fp8 ? 32 : 16))
+  // K per instruction: 32 bytes of elements.
+  int64_t kStep = fp8 ? 32 : tf32 ? 8 : 16;
+  if (as[1] % kStep)
     return emitOpError("K must be a multiple of ")
-           << (fp8 ? 32 : 16) << ", got " << as[1];
-  if (fp8) {
-    // fp8 wgmma reads both operands K-major: A's slot [M, K] with K
-    // contiguous, B's [K, N] with K contiguous (a trans_view of [N, K]).
+           << kStep << ", got " << as[1];
+  if (fp8 || tf32) {
+    // fp8 and tf32 wgmma read both operands K-major: A's slot [M, K] with
+    // K contiguous, B's [K, N] with K contiguous (a trans_view of [N, K]).
+    StringRef what = fp8 ? "fp8" : "tf32";
     if (!aSmem)
-      return emitOpError("fp8 A must be a buffer slot (wgmma takes fp8 A "
-                         "from registers only in its own fragment layout)");
+      return emitOpError() << what
+                           << " A must be a buffer slot (wgmma takes it from "
+                              "registers only in its own fragment layout)";
     auto order = [](SharedMemType t) {
       return cast<NvmmaSharedLayoutAttr>(t.getLayout()).getOrder()[0];
     };
     if (order(aSmem) != 1 || order(b) != 0)
-      return emitOpError("fp8 operands must be K-major (A [M, K] with K "
-                         "contiguous, B a trans_view of an [N, K] slot)");
+      return emitOpError()
+             << what
+             << " operands must be K-major (A [M, K] with K contiguous, B a "
+                "trans_view of an [N, K] slot)";
   }
   auto pending = static_cast<int32_t>(getPending());
   if (pending < 0)

@@ -519,7 +519,7 @@ BlockedLayoutAttr mlir::tilegpu::getDefaultBlockedLayout(
 }
 
 MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
-                                             bool wgmma) {
+                                             bool wgmma, bool kMajorOperands) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type ea = a.getElementType(), ec = c.getElementType();
@@ -542,7 +542,9 @@ MmaLayoutAttr mlir::tilegpu::getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
     return {};
   if (fp8 && (numWarps % 4 || m % (16 * numWarps)))
     return {};
-  if (wgmma && !tf32 && ec.isF32() && numWarps % 4 == 0 &&
+  // tf32 wgmma reads both operands K-major from shared memory (no
+  // transposed forms for 32-bit types): only where the caller found them so.
+  if (wgmma && (!tf32 || kMajorOperands) && ec.isF32() && numWarps % 4 == 0 &&
       m % (16 * numWarps) == 0) {
     // One instruction covers the warpgroup's 64 rows and up to 256 columns
     // (any multiple of 8: 192 is one instruction, 320 two of 160).

@@ -147,9 +147,12 @@ BlockedLayoutAttr getDefaultBlockedLayout(MLIRContext *ctx,
 /// numWarps, N a multiple of 8 and of its instruction N (N itself up to
 /// 256), K a multiple of 16, numWarps a multiple of 4) gets the version 3
 /// layout instead. fp8 operands (e4m3, e5m2) with an f32 accumulator get
-/// it too, with K a multiple of 32, and nothing without `wgmma`.
+/// it too, with K a multiple of 32, and nothing without `wgmma`; f32
+/// operands at tf32 precision get it (K a multiple of 8) only with
+/// `kMajorOperands` (the caller found both operands K-major blocks of
+/// tensor descriptors, the one form tf32 wgmma reads), else mma.sync's.
 MmaLayoutAttr getMmaLayoutFor(tile::DotOp dot, unsigned numWarps,
-                              bool wgmma = false);
+                              bool wgmma = false, bool kMajorOperands = false);
 
 /// kWidth of a dot operand with elements of `elemBits` bits.
 inline unsigned getMmaKWidth(unsigned elemBits) { return 32 / elemBits; }
