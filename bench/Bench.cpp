@@ -780,22 +780,27 @@ void benchMatmulFp8(Bencher &b, Rng &rng, const std::string &dir,
         2.0 * n * n * n, "matmul_fp8 (descriptors, persistent)");
 }
 
-/// The builder's tf32 GEMM with B as N x K (tilec-examples matmul_tf32_nt:
-/// wgmma .tf32, persistent, one program per SM) on 8192^3, beside
-/// bench/peers_gemm.py's matmul_tf32 row (cuBLAS at allow_tf32; for a square
-/// product A B^T is the same work as A B).
-void benchMatmulTf32Nt(Bencher &b, Rng &rng, const std::string &dir,
-                       std::vector<Module> &keep) {
+/// A builder descriptor GEMM (a, b as tensor descriptors of n x n, then c
+/// and its six integers) of element type T on n = 8192: one program per
+/// tile of the descriptors' blocks, or with `persistent` one per SM.
+/// `bTransposed`: B's block is [N, K] (its first dim N), else [K, N].
+template <typename T>
+void benchDescriptorGemm(Bencher &b, Rng &rng, const std::string &dir,
+                         std::vector<Module> &keep, const char *name,
+                         const std::string &work, const std::string &note,
+                         bool bTransposed, bool persistent) {
   const Context &ctx = b.ctx();
   const int64_t n = 8192;
-  Kernel k = kernelOf(ctx, dir, "matmul_tf32_nt", keep);
-  auto a = randomBuffer<float>(ctx, rng, n * n);
-  auto bm = randomBuffer<float>(ctx, rng, n * n);
-  auto c = outputBuffer<float>(ctx, n * n);
+  Kernel k = kernelOf(ctx, dir, name, keep);
+  auto a = randomBuffer<T>(ctx, rng, n * n);
+  auto bm = randomBuffer<T>(ctx, rng, n * n);
+  auto c = outputBuffer<T>(ctx, n * n);
   const auto &params = k.metadata().params;
-  int64_t tiles =
-      ceilDiv(n, params[0].desc.tile[0]) * ceilDiv(n, params[1].desc.tile[0]);
-  Grid grid(std::min<int64_t>(tiles, smCount(ctx, "matmul_tf32_nt")));
+  int64_t tilesM = ceilDiv(n, params[0].desc.tile[0]),
+          tilesN = ceilDiv(n, params[1].desc.tile[bTransposed ? 0 : 1]);
+  Grid grid = persistent
+                  ? Grid(std::min<int64_t>(tilesM * tilesN, smCount(ctx, name)))
+                  : Grid(tilesM, tilesN);
   const int32_t v = int32_t(n);
   double ms = b.time(
       [&](size_t) {
@@ -803,34 +808,8 @@ void benchMatmulTf32Nt(Bencher &b, Rng &rng, const std::string &dir,
                         tensorDesc(bm, {n, n}), c, v, v, v, v, v, v);
       },
       1);
-  requireWritten(c, "matmul_tf32_nt");
-  b.row("matmul tf32 8192^3", ms, 0, 2.0 * n * n * n,
-        "matmul_tf32_nt (B as N x K; wgmma .tf32, descriptors, persistent)");
-}
-
-/// The builder's f16 descriptor matmul (tilec-examples matmul_tma_fp16)
-/// on 8192^3, beside peers.py's matmul_fp16 rows.
-void benchMatmulTmaFp16(Bencher &b, Rng &rng, const std::string &dir,
-                        std::vector<Module> &keep) {
-  const Context &ctx = b.ctx();
-  const int64_t n = 8192;
-  Kernel k = kernelOf(ctx, dir, "matmul_tma_fp16", keep);
-  auto a = randomBuffer<Half>(ctx, rng, n * n);
-  auto bm = randomBuffer<Half>(ctx, rng, n * n);
-  auto c = outputBuffer<Half>(ctx, n * n);
-  const auto &params = k.metadata().params;
-  Grid grid(ceilDiv(n, params[0].desc.tile[0]),
-            ceilDiv(n, params[1].desc.tile[1]));
-  const int32_t v = int32_t(n);
-  double ms = b.time(
-      [&](size_t) {
-        return k.launch(nullptr, grid, tensorDesc(a, {n, n}),
-                        tensorDesc(bm, {n, n}), c, v, v, v, v, v, v);
-      },
-      1);
-  requireWritten(c, "matmul_tma_fp16");
-  b.row("matmul fp16 8192^3 (descriptors)", ms, 0, 2.0 * n * n * n,
-        "matmul_tma_fp16");
+  requireWritten(c, name);
+  b.row(work, ms, 0, 2.0 * n * n * n, note);
 }
 
 void benchLaunch(Bencher &b, Rng &rng, const std::string &dir,
@@ -1013,7 +992,12 @@ int main(int argc, char **argv) {
           b, rng, dir, keep,
           {"matmul_tf32", "matmul tf32 8192^3", 8192, 8192, 8192, false});
     else if (w == "matmul_tf32_nt")
-      benchMatmulTf32Nt(b, rng, dir, keep);
+      // bench/peers_gemm.py's tf32 row (cuBLAS at allow_tf32): for a
+      // square product A B^T is the same work as A B.
+      benchDescriptorGemm<float>(
+          b, rng, dir, keep, "matmul_tf32_nt", "matmul tf32 8192^3",
+          "matmul_tf32_nt (B as N x K; wgmma .tf32, descriptors, persistent)",
+          /*bTransposed=*/true, /*persistent=*/true);
     else if (w == "matmul_ragged")
       benchMatmul<BFloat16>(
           b, rng, dir, keep,
@@ -1048,7 +1032,11 @@ int main(int argc, char **argv) {
     else if (w == "matmul_tma_cluster_ragged")
       benchMatmulTma(b, rng, dir, keep, 4000, 4096, 4096, false, true, true);
     else if (w == "matmul_tma_fp16")
-      benchMatmulTmaFp16(b, rng, dir, keep);
+      // The builder's f16 descriptor matmul, beside peers.py's matmul_fp16.
+      benchDescriptorGemm<Half>(b, rng, dir, keep, "matmul_tma_fp16",
+                                "matmul fp16 8192^3 (descriptors)",
+                                "matmul_tma_fp16", /*bTransposed=*/false,
+                                /*persistent=*/false);
     else if (w == "matmul_fp8")
       benchMatmulFp8(b, rng, dir, keep);
     else if (w == "matmul_tma_bias_gelu")

@@ -68,6 +68,15 @@ std::array<Value, 12> inputStrides(Kernel &k, const AttentionConfig &config) {
   return s;
 }
 
+/// batch, heads and seq are the first three sizes of the tensor bound to
+/// parameter `t` ([batch, heads, seq, ...]).
+void sizesFrom(Kernel &k, const std::string &t, const Value &batch,
+               const Value &heads, const Value &seq) {
+  k.setFrom(batch, t + ".size(0)");
+  k.setFrom(heads, t + ".size(1)");
+  k.setFrom(seq, t + ".size(2)");
+}
+
 /// `t`'s (batch, head, seq) strides are those of the tensor bound to
 /// parameter `t`.
 void stridesFrom(Kernel &k, const std::string &t, const Value &sb,
@@ -96,9 +105,7 @@ void declareInputs(Kernel &k, const AttentionConfig &config,
   }
   k.setShape(lse, {"batch", "heads", "seq"});
   k.setShape(delta, {"batch", "heads", "seq"});
-  k.setFrom(batch, "q.size(0)");
-  k.setFrom(heads, "q.size(1)");
-  k.setFrom(seq, "q.size(2)");
+  sizesFrom(k, "q", batch, heads, seq);
   k.setFrom(group, "q.size(1) / k.size(1)");
 }
 
@@ -137,9 +144,7 @@ Kernel attentionBwdPreprocessKernel(std::string name,
   k.setShape(delta, {"batch", "heads", "seq"});
   if (config.dqAtomic)
     k.setShape(dqAcc, {"batch", "heads", "seq", Ds});
-  k.setFrom(batch, "o.size(0)");
-  k.setFrom(heads, "o.size(1)");
-  k.setFrom(seq, "o.size(2)");
+  sizesFrom(k, "o", batch, heads, seq);
   stridesFrom(k, "o", sob, soh, sos);
   stridesFrom(k, "do", sdb, sdh, sds);
   k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
@@ -181,9 +186,7 @@ Kernel attentionBwdDqConvertKernel(std::string name,
   const std::string Ds = std::to_string(D);
   k.setShape(dqAcc, {"batch", "heads", "seq", Ds});
   k.setShape(dq, {"batch", "heads", "seq", Ds});
-  k.setFrom(batch, "dq_acc.size(0)");
-  k.setFrom(heads, "dq_acc.size(1)");
-  k.setFrom(seq, "dq_acc.size(2)");
+  sizesFrom(k, "dq_acc", batch, heads, seq);
   stridesFrom(k, "dq", sdqb, sdqh, sdqs);
   k.setGrid({"cdiv(seq, " + std::to_string(BM) + ")", "batch * heads"});
   Value bh = k.programId(1), b = bh / heads, h = bh % heads;
@@ -497,9 +500,7 @@ Kernel attentionBwdDqFromDsKernel(std::string name,
   k.setShape(kp, {"batch", "heads / group", "seq", Ds});
   k.setShape(ds, {"batch", "heads", "seq", "seq"});
   k.setShape(dq, {"batch", "heads", "seq", Ds});
-  k.setFrom(batch, "ds.size(0)");
-  k.setFrom(heads, "ds.size(1)");
-  k.setFrom(seq, "ds.size(2)");
+  sizesFrom(k, "ds", batch, heads, seq);
   k.setFrom(group, "ds.size(1) / k.size(1)");
   stridesFrom(k, "k", skb, skh, sks);
   stridesFrom(k, "dq", sdqb, sdqh, sdqs);
