@@ -155,8 +155,74 @@ std::string describeArg(const ArgValue &arg) {
            " (rank " + std::to_string(arg.desc->rank) + ")";
   case ArgValue::Kind::DLTensor:
     return describeDLTensor(arg.dlTensor);
+  case ArgValue::Kind::FromTensor:
+    return "fromTensor (not resolved: call resolveFromTensor first)";
   }
   return "an unknown value";
+}
+
+Status resolveFromTensor(const KernelMetadata &kernel, const ArgValue *args,
+                         size_t count, ArgValue *out) {
+  if (count != kernel.params.size())
+    return countError(kernel, count);
+  std::copy(args, args + count, out);
+  for (size_t j = 0; j < count; ++j) {
+    if (args[j].kind != ArgValue::Kind::FromTensor)
+      continue;
+    const ParamInfo &p = kernel.params[j];
+    const std::optional<grid::Source> &from = p.from;
+    if (!from)
+      return paramError(kernel, j,
+                        "was given fromTensor, but the kernel declares no "
+                        "tile.from for it: give its value");
+    // The sizes and strides of the tensor argument at `t`.
+    auto sizesOf = [&](size_t t) -> Expected<TensorSizes> {
+      const ArgValue &a = args[t];
+      if (a.kind == ArgValue::Kind::TensorDesc)
+        return TensorSizes{a.desc->shape, a.desc->strides, a.desc->rank};
+      if (a.kind == ArgValue::Kind::DLTensor)
+        return dlTensorSizes(a);
+      return paramError(kernel, j,
+                        "was given fromTensor, but its tile.from \"" +
+                            from->text + "\" reads '" + kernel.params[t].name +
+                            "', given as " + describeArg(a) +
+                            ", which carries no sizes: give a DLPack tensor "
+                            "or a tensor descriptor for it, or the value");
+    };
+    auto term = [&](const grid::Source::Term &s) -> Expected<int64_t> {
+      Expected<TensorSizes> t = sizesOf(size_t(s.param));
+      if (!t.ok())
+        return t.status();
+      Expected<int64_t> v = grid::termValue(s, t->sizes, t->strides, t->rank);
+      if (!v.ok())
+        return paramError(kernel, j,
+                          "its tile.from \"" + from->text +
+                              "\" names a dimension the tensor given for '" +
+                              kernel.params[size_t(s.param)].name + "' (rank " +
+                              std::to_string(t->rank) + ") does not have");
+      return *v;
+    };
+    Expected<int64_t> v = term(from->numerator());
+    if (!v.ok())
+      return v.status();
+    if (from->divisor) {
+      Expected<int64_t> d = term(*from->divisor);
+      if (!d.ok())
+        return d.status();
+      if (*d == 0 || *v % *d)
+        return paramError(kernel, j,
+                          "has no value: its tile.from \"" + from->text +
+                              "\" divides " + std::to_string(*v) + " by " +
+                              std::to_string(*d) +
+                              ", which does not go exactly");
+      v = *v / *d;
+    }
+    out[j] = ArgValue();
+    out[j].kind = ArgValue::Kind::SignedInt;
+    out[j].type = p.type;
+    out[j].i = *v;
+  }
+  return Status();
 }
 
 Status packArgs(const KernelMetadata &kernel, const ArgValue *args,

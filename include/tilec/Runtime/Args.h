@@ -65,7 +65,11 @@ struct ArgValue {
     /// A DLPack tensor (tilec/Runtime/DLPack.h) for a pointer parameter:
     /// checked against it (device, dtype, alignment, strides, extent) at
     /// launch, then passed as its data address.
-    DLTensor
+    DLTensor,
+    /// `fromTensor` for an integer parameter with a `tile.from` source: the
+    /// launch templates replace it by the value that source gives for the
+    /// tensor argument it names (resolveFromTensor).
+    FromTensor
   };
   Kind kind = Kind::SignedInt;
   /// Pointer, TensorDesc: the element type; SignedInt/UnsignedInt: the C++
@@ -101,8 +105,20 @@ inline ArgValue pointerArg(DType type, uint64_t address) {
   return a;
 }
 
+/// The placeholder for an integer parameter whose `tile.from` names a
+/// tensor argument (a DLPack tensor or a descriptor: they carry sizes and
+/// strides): `k.launch(stream, x, y, z, tilec::runtime::fromTensor)` passes
+/// z.size(0) for `n` when the kernel says `tile.from = "z.size(0)"`.
+struct FromTensorTag {};
+inline constexpr FromTensorTag fromTensor{};
+
 // makeArg: one overload per accepted C++ argument type (found by ADL, so the
 // runtime's buffer types add their own).
+inline ArgValue makeArg(FromTensorTag) {
+  ArgValue a;
+  a.kind = ArgValue::Kind::FromTensor;
+  return a;
+}
 template <typename T> ArgValue makeArg(DevicePtr<T> p) {
   return pointerArg(DTypeOf<T>::value, p.address);
 }
@@ -206,6 +222,16 @@ inline constexpr size_t kInlineParams = 32;
 Status packArgs(const KernelMetadata &kernel, const ArgValue *args,
                 size_t count, uint64_t *slots, void **pointers,
                 const TensorMapSlots *maps = nullptr);
+
+/// `args[0..count)` with each `fromTensor` replaced by the value of its
+/// parameter's `tile.from` for the tensor argument it names, into `out`
+/// (count values). Errors name the parameter: one without `tile.from`, a
+/// source whose tensor is a plain address (no sizes: give a DLPack tensor
+/// or a descriptor, or the value), a dimension the tensor lacks, a quotient
+/// that does not go exactly. The launch and bind templates call it when an
+/// argument is `fromTensor`; launchArgs and packArgs take resolved values.
+Status resolveFromTensor(const KernelMetadata &kernel, const ArgValue *args,
+                         size_t count, ArgValue *out);
 
 /// Checks a launch's grid: every dimension at least 1, x below 2^31 and a
 /// multiple of the kernel's num_ctas, y and z at most 65535.

@@ -235,10 +235,19 @@ public:
   /// CUtensorMap is encoded on first use (then cached by the module) and
   /// passed by value. A refused launch returns an error naming the kernel and
   /// the parameter and launches nothing.
+  /// An integer parameter with a `tile.from` source may take `fromTensor`:
+  /// its value then comes from the tensor argument the source names (a
+  /// DLPack tensor or a descriptor; resolveFromTensor).
   template <typename... Args>
   Status launch(CUstream stream, const Grid &grid, const Args &...args) const {
     const ArgValue values[sizeof...(Args) == 0 ? 1 : sizeof...(Args)] = {
         makeArg(args)...};
+    if constexpr ((std::is_same_v<Args, FromTensorTag> || ...)) {
+      ArgValue resolved[sizeof...(Args)];
+      TILEC_RETURN_IF_ERROR(
+          resolveFromTensor(*metadata_, values, sizeof...(Args), resolved));
+      return launchArgs(stream, grid, resolved, sizeof...(Args));
+    }
     return launchArgs(stream, grid, values, sizeof...(Args));
   }
   /// launch() for arguments already made into ArgValues.
@@ -254,6 +263,12 @@ public:
       launch(CUstream stream, const Args &...args) const {
     const ArgValue values[sizeof...(Args) == 0 ? 1 : sizeof...(Args)] = {
         makeArg(args)...};
+    if constexpr ((std::is_same_v<Args, FromTensorTag> || ...)) {
+      ArgValue resolved[sizeof...(Args)];
+      TILEC_RETURN_IF_ERROR(
+          resolveFromTensor(*metadata_, values, sizeof...(Args), resolved));
+      return launchArgs(stream, resolved, sizeof...(Args));
+    }
     return launchArgs(stream, values, sizeof...(Args));
   }
   /// The rule's launch for arguments already made into ArgValues.
@@ -321,6 +336,12 @@ template <typename... Args>
 Expected<BoundLaunch> Kernel::bind(const Args &...args) const {
   const ArgValue values[sizeof...(Args) == 0 ? 1 : sizeof...(Args)] = {
       makeArg(args)...};
+  if constexpr ((std::is_same_v<Args, FromTensorTag> || ...)) {
+    ArgValue resolved[sizeof...(Args)];
+    TILEC_RETURN_IF_ERROR(
+        resolveFromTensor(*metadata_, values, sizeof...(Args), resolved));
+    return bindArgs(resolved, sizeof...(Args));
+  }
   return bindArgs(values, sizeof...(Args));
 }
 

@@ -1033,6 +1033,92 @@ TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
   EXPECT_EQ(fake.launches(), before + 3);
 }
 
+TEST_F(FakeDriver, FromTensorTakesTheValueOfTheSource) {
+  // n = x.numel() (tile.from) and the grid by the rule: the launch takes
+  // the tensors and fromTensor alone.
+  std::string md = metadata();
+  std::string from = "\"shared_bytes\": 0, \"params\": [";
+  md.replace(md.find(from), from.size(),
+             "\"shared_bytes\": 0, \"grid\": [\"cdiv(n, 1024)\"], "
+             "\"params\": [");
+  std::string n = "{\"name\": \"n\", ";
+  std::string taken = md;
+  taken.replace(taken.find(n), n.size(), n + "\"from\": \"x.numel()\", ");
+  auto m = Module::loadPtx(*ctx, kPtx, taken, options);
+  ASSERT_TRUE(m.ok()) << m.message();
+  Kernel add = *m->kernel("add");
+  const int count = 1500;
+  std::vector<float> x(count);
+  for (int i = 0; i < count; ++i)
+    x[i] = float(i);
+  auto dx = DeviceBuffer<float>::fromHost(*ctx, x);
+  auto dz = DeviceBuffer<float>::allocate(*ctx, count);
+  ASSERT_TRUE(dx.ok() && dz.ok());
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(stream.ok());
+  Dl tx(dx->ptr().address, count), tz(dz->ptr().address, count);
+  int before = fake.launches();
+  Status s = add.launch(*stream, tx.t, tx.t, tz.t, fromTensor);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(stream->synchronize().ok());
+  ASSERT_EQ(fake.launches(), before + 1);
+  EXPECT_EQ(fake.shape(before), (std::vector<unsigned>{2, 1, 1, 128, 0}));
+  int32_t given;
+  std::vector<unsigned char> bytes = fake.param(before, 3);
+  ASSERT_EQ(bytes.size(), 4u);
+  std::memcpy(&given, bytes.data(), 4);
+  EXPECT_EQ(given, count);
+  std::vector<float> z(count);
+  ASSERT_TRUE(dz->copyToHost(z).ok());
+  for (int i = 0; i < count; ++i)
+    ASSERT_EQ(z[i], 2.0f * float(i)) << i;
+  // An explicit grid and a bound launch take it too.
+  s = add.launch(*stream, Grid(2), tx.t, tx.t, tz.t, fromTensor);
+  EXPECT_TRUE(s.ok()) << s.message();
+  auto bound = add.bind(tx.t, tx.t, tz.t, fromTensor);
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  EXPECT_TRUE(bound->launch(*stream, Grid(2)).ok());
+  EXPECT_EQ(fake.launches(), before + 3);
+  // A plain address carries no sizes.
+  EXPECT_EQ(add.launch(*stream, *dx, tx.t, tz.t, fromTensor).message(),
+            "kernel 'add', parameter 'n' (#3): was given fromTensor, but its "
+            "tile.from \"x.numel()\" reads 'x', given as a pointer to f32, "
+            "which carries no sizes: give a DLPack tensor or a tensor "
+            "descriptor for it, or the value");
+  // A parameter without tile.from.
+  auto plain = Module::loadPtx(*ctx, kPtx, md, options);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  EXPECT_EQ(plain->kernel("add")
+                ->launch(*stream, tx.t, tx.t, tz.t, fromTensor)
+                .message(),
+            "kernel 'add', parameter 'n' (#3): was given fromTensor, but the "
+            "kernel declares no tile.from for it: give its value");
+  // A dimension the tensor lacks, and a quotient that does not go.
+  std::string dim = md;
+  dim.replace(dim.find(n), n.size(), n + "\"from\": \"x.size(1)\", ");
+  auto m2 = Module::loadPtx(*ctx, kPtx, dim, options);
+  ASSERT_TRUE(m2.ok()) << m2.message();
+  EXPECT_EQ(m2->kernel("add")
+                ->launch(*stream, tx.t, tx.t, tz.t, fromTensor)
+                .message(),
+            "kernel 'add', parameter 'n' (#3): its tile.from \"x.size(1)\" "
+            "names a dimension the tensor given for 'x' (rank 1) does not "
+            "have");
+  std::string quotient = md;
+  quotient.replace(quotient.find(n), n.size(),
+                   n + "\"from\": \"x.numel() / z.size(0)\", ");
+  auto m3 = Module::loadPtx(*ctx, kPtx, quotient, options);
+  ASSERT_TRUE(m3.ok()) << m3.message();
+  Dl t7(dz->ptr().address, 7);
+  EXPECT_EQ(m3->kernel("add")
+                ->launch(*stream, tx.t, tx.t, t7.t, fromTensor)
+                .message(),
+            "kernel 'add', parameter 'n' (#3): has no value: its tile.from "
+            "\"x.numel() / z.size(0)\" divides 1500 by 7, which does not go "
+            "exactly");
+  EXPECT_EQ(fake.launches(), before + 3);
+}
+
 TEST_F(FakeDriver, DLPackTensorsAreCheckedAndLaunched) {
   auto m = ruledAdd(*ctx, options);
   ASSERT_TRUE(m.ok()) << m.message();
