@@ -9,11 +9,12 @@
 #include "tilec/Runtime/Args.h"
 #include "DLPackChecks.h"
 
-#include <vector>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <vector>
 
 namespace tilec::runtime {
 
@@ -98,6 +99,8 @@ std::string valueText(const ArgValue &a) {
     return "a tensor descriptor";
   case ArgValue::Kind::DLTensor:
     return "a DLPack tensor";
+  case ArgValue::Kind::FromTensor:
+    return "fromTensor";
   }
   return "?";
 }
@@ -134,6 +137,47 @@ bool intValue(const ArgValue &a, int64_t lo, int64_t hi, int64_t &out) {
     return false;
   out = a.i;
   return true;
+}
+
+/// The sizes and strides an argument carries: a descriptor's or a DLPack
+/// tensor's; none for anything else (a plain address has no sizes).
+std::optional<TensorSizes> argSizes(const ArgValue &a) {
+  if (a.kind == ArgValue::Kind::TensorDesc)
+    return TensorSizes{a.desc->shape, a.desc->strides, a.desc->rank};
+  if (a.kind == ArgValue::Kind::DLTensor)
+    return dlTensorSizes(a);
+  return std::nullopt;
+}
+
+/// The value of parameter `j`'s tile.from for the tensor of its numerator
+/// (`num`) and, for a quotient, of its divisor (`den`); located errors for
+/// a dimension a tensor lacks and a quotient that does not go exactly.
+Expected<int64_t> sourceValue(const KernelMetadata &kernel, size_t j,
+                              const TensorSizes &num, const TensorSizes *den) {
+  const grid::Source &from = *kernel.params[j].from;
+  auto noDimension = [&](int tensor, int tensorRank) {
+    return paramError(kernel, j,
+                      "its tile.from \"" + from.text +
+                          "\" names a dimension the tensor given for '" +
+                          kernel.params[size_t(tensor)].name + "' (rank " +
+                          std::to_string(tensorRank) + ") does not have");
+  };
+  Expected<int64_t> v =
+      grid::termValue(from.numerator(), num.sizes, num.strides, num.rank);
+  if (!v.ok())
+    return noDimension(from.param, num.rank);
+  if (!from.divisor)
+    return v;
+  Expected<int64_t> d =
+      grid::termValue(*from.divisor, den->sizes, den->strides, den->rank);
+  if (!d.ok())
+    return noDimension(from.divisor->param, den->rank);
+  if (*d == 0 || *v % *d)
+    return paramError(kernel, j,
+                      "has no value: its tile.from \"" + from.text +
+                          "\" divides " + std::to_string(*v) + " by " +
+                          std::to_string(*d) + ", which does not go exactly");
+  return *v / *d;
 }
 
 } // namespace
@@ -177,46 +221,25 @@ Status resolveFromTensor(const KernelMetadata &kernel, const ArgValue *args,
                         "tile.from for it: give its value");
     // The sizes and strides of the tensor argument at `t`.
     auto sizesOf = [&](size_t t) -> Expected<TensorSizes> {
-      const ArgValue &a = args[t];
-      if (a.kind == ArgValue::Kind::TensorDesc)
-        return TensorSizes{a.desc->shape, a.desc->strides, a.desc->rank};
-      if (a.kind == ArgValue::Kind::DLTensor)
-        return dlTensorSizes(a);
+      if (std::optional<TensorSizes> sz = argSizes(args[t]))
+        return *sz;
       return paramError(kernel, j,
                         "was given fromTensor, but its tile.from \"" +
                             from->text + "\" reads '" + kernel.params[t].name +
-                            "', given as " + describeArg(a) +
+                            "', given as " + describeArg(args[t]) +
                             ", which carries no sizes: give a DLPack tensor "
                             "or a tensor descriptor for it, or the value");
     };
-    auto term = [&](const grid::Source::Term &s) -> Expected<int64_t> {
-      Expected<TensorSizes> t = sizesOf(size_t(s.param));
-      if (!t.ok())
-        return t.status();
-      Expected<int64_t> v = grid::termValue(s, t->sizes, t->strides, t->rank);
-      if (!v.ok())
-        return paramError(kernel, j,
-                          "its tile.from \"" + from->text +
-                              "\" names a dimension the tensor given for '" +
-                              kernel.params[size_t(s.param)].name + "' (rank " +
-                              std::to_string(t->rank) + ") does not have");
-      return *v;
-    };
-    Expected<int64_t> v = term(from->numerator());
+    Expected<TensorSizes> num = sizesOf(size_t(from->param));
+    if (!num.ok())
+      return num.status();
+    Expected<TensorSizes> den = TensorSizes{};
+    if (from->divisor && !(den = sizesOf(size_t(from->divisor->param))).ok())
+      return den.status();
+    Expected<int64_t> v =
+        sourceValue(kernel, j, *num, from->divisor ? &*den : nullptr);
     if (!v.ok())
       return v.status();
-    if (from->divisor) {
-      Expected<int64_t> d = term(*from->divisor);
-      if (!d.ok())
-        return d.status();
-      if (*d == 0 || *v % *d)
-        return paramError(kernel, j,
-                          "has no value: its tile.from \"" + from->text +
-                              "\" divides " + std::to_string(*v) + " by " +
-                              std::to_string(*d) +
-                              ", which does not go exactly");
-      v = *v / *d;
-    }
     out[j] = ArgValue();
     out[j].kind = ArgValue::Kind::SignedInt;
     out[j].type = p.type;
@@ -438,47 +461,24 @@ Status checkSources(const KernelMetadata &kernel, size_t index,
     int64_t given;
     if (!ruleValue(args[j], given))
       continue; // not an integer: packArgs' error for parameter j
-    auto noDimension = [&](size_t tensor, int tensorRank) {
-      return paramError(kernel, j,
-                        "its tile.from \"" + from->text +
-                            "\" names a dimension the tensor given for '" +
-                            kernel.params[tensor].name + "' (rank " +
-                            std::to_string(tensorRank) + ") does not have");
-    };
-    Expected<int64_t> want =
-        grid::termValue(from->numerator(), sizes, strides, rank);
-    if (!want.ok())
-      return noDimension(index, rank);
+    // A quotient's divisor comes from this tensor or from another
+    // argument that carries its sizes (a descriptor, a DLPack tensor); a
+    // plain address does not, and then the quotient cannot be checked, as
+    // a source of a plain address is not.
+    TensorSizes here{sizes, strides, rank};
+    std::optional<TensorSizes> den;
     if (from->divisor) {
-      // The divisor's tensor: this one, or another argument that carries
-      // its sizes (a descriptor, a DLPack tensor); a plain address does
-      // not, and then the quotient cannot be checked, as a source of a
-      // plain address is not.
       size_t d = size_t(from->divisor->param);
-      TensorSizes other{sizes, strides, rank};
-      if (d != index) {
-        if (d >= count)
-          continue;
-        if (args[d].kind == ArgValue::Kind::TensorDesc)
-          other = {args[d].desc->shape, args[d].desc->strides,
-                   args[d].desc->rank};
-        else if (args[d].kind == ArgValue::Kind::DLTensor)
-          other = dlTensorSizes(args[d]);
-        else
-          continue;
-      }
-      Expected<int64_t> divisor = grid::termValue(*from->divisor, other.sizes,
-                                                  other.strides, other.rank);
-      if (!divisor.ok())
-        return noDimension(d, other.rank);
-      if (*divisor == 0 || *want % *divisor)
-        return paramError(kernel, j,
-                          "has no value: its tile.from \"" + from->text +
-                              "\" divides " + std::to_string(*want) + " by " +
-                              std::to_string(*divisor) +
-                              ", which does not go exactly");
-      want = *want / *divisor;
+      den = d == index  ? std::optional(here)
+            : d < count ? argSizes(args[d])
+                        : std::nullopt;
+      if (!den)
+        continue;
     }
+    Expected<int64_t> want =
+        sourceValue(kernel, j, here, den ? &*den : nullptr);
+    if (!want.ok())
+      return want.status();
     if (given != *want)
       return paramError(kernel, j,
                         "is " + std::to_string(given) + " but its tile.from \"" +

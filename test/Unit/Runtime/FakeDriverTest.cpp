@@ -839,14 +839,26 @@ TEST_F(FakeDriver, ObjectsOutliveEachOther) {
 
 namespace {
 
-/// The fake's add with a grid rule and extents, as tilec writes for
-/// examples/add.tile.
-Expected<Module> ruledAdd(const Context &ctx, const LoadOptions &options) {
-  std::string md = metadata();
+/// The fake add's metadata `md` with the grid rule cdiv(n, 1024).
+std::string withGridRule(std::string md) {
   std::string from = "\"shared_bytes\": 0, \"params\": [";
   md.replace(md.find(from), from.size(),
              "\"shared_bytes\": 0, \"grid\": [\"cdiv(n, 1024)\"], "
              "\"params\": [");
+  return md;
+}
+
+/// The fake add's metadata `md` with n taken from `source` (tile.from).
+std::string withFrom(std::string md, const std::string &source) {
+  std::string n = "{\"name\": \"n\", ";
+  md.replace(md.find(n), n.size(), n + "\"from\": \"" + source + "\", ");
+  return md;
+}
+
+/// The fake's add with a grid rule and extents, as tilec writes for
+/// examples/add.tile.
+Expected<Module> ruledAdd(const Context &ctx, const LoadOptions &options) {
+  std::string md = withGridRule(metadata());
   for (const char *p : {"\"x\"", "\"y\"", "\"z\""}) {
     std::string param = std::string("{\"name\": ") + p + ", ";
     md.replace(md.find(param), param.size(), param + "\"extent\": \"n\", ");
@@ -965,10 +977,7 @@ TEST_F(FakeDriver, DLPackTensorsHaveTheirShape) {
 TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
   // n taken from x's element count (tile.from): the value given must agree.
   std::string md = metadata();
-  std::string n = "{\"name\": \"n\", ";
-  std::string taken = md;
-  taken.replace(taken.find(n), n.size(), n + "\"from\": \"x.numel()\", ");
-  auto m = Module::loadPtx(*ctx, kPtx, taken, options);
+  auto m = Module::loadPtx(*ctx, kPtx, withFrom(md, "x.numel()"), options);
   ASSERT_TRUE(m.ok()) << m.message();
   Kernel add = *m->kernel("add");
   const int count = 1500;
@@ -984,9 +993,7 @@ TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
             "kernel 'add', parameter 'n' (#3): is 1499 but its tile.from "
             "\"x.numel()\" is 1500 for the tensor given");
   // n taken as z's row stride: z may have any stride there, and only there.
-  std::string strided = md;
-  strided.replace(strided.find(n), n.size(), n + "\"from\": \"z.stride(0)\", ");
-  auto m2 = Module::loadPtx(*ctx, kPtx, strided, options);
+  auto m2 = Module::loadPtx(*ctx, kPtx, withFrom(md, "z.stride(0)"), options);
   ASSERT_TRUE(m2.ok()) << m2.message();
   Kernel add2 = *m2->kernel("add");
   int64_t shape[2] = {20, 50}, strides[2] = {64, 1};
@@ -1008,10 +1015,8 @@ TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
             "reads dense row-major memory, where it is 1 (make the tensor "
             "contiguous)");
   // n a quotient of two tensors' sizes: checked exact, then equal.
-  std::string quotient = md;
-  quotient.replace(quotient.find(n), n.size(),
-                   n + "\"from\": \"x.numel() / z.size(1)\", ");
-  auto m3 = Module::loadPtx(*ctx, kPtx, quotient, options);
+  auto m3 = Module::loadPtx(*ctx, kPtx, withFrom(md, "x.numel() / z.size(1)"),
+                            options);
   ASSERT_TRUE(m3.ok()) << m3.message();
   Kernel add3 = *m3->kernel("add");
   strides[0] = 50, strides[1] = 1; // z: [20, 50], dense
@@ -1036,15 +1041,8 @@ TEST_F(FakeDriver, DLPackTensorsGiveTheScalarsTakenFromThem) {
 TEST_F(FakeDriver, FromTensorTakesTheValueOfTheSource) {
   // n = x.numel() (tile.from) and the grid by the rule: the launch takes
   // the tensors and fromTensor alone.
-  std::string md = metadata();
-  std::string from = "\"shared_bytes\": 0, \"params\": [";
-  md.replace(md.find(from), from.size(),
-             "\"shared_bytes\": 0, \"grid\": [\"cdiv(n, 1024)\"], "
-             "\"params\": [");
-  std::string n = "{\"name\": \"n\", ";
-  std::string taken = md;
-  taken.replace(taken.find(n), n.size(), n + "\"from\": \"x.numel()\", ");
-  auto m = Module::loadPtx(*ctx, kPtx, taken, options);
+  std::string md = withGridRule(metadata());
+  auto m = Module::loadPtx(*ctx, kPtx, withFrom(md, "x.numel()"), options);
   ASSERT_TRUE(m.ok()) << m.message();
   Kernel add = *m->kernel("add");
   const int count = 1500;
@@ -1094,9 +1092,7 @@ TEST_F(FakeDriver, FromTensorTakesTheValueOfTheSource) {
             "kernel 'add', parameter 'n' (#3): was given fromTensor, but the "
             "kernel declares no tile.from for it: give its value");
   // A dimension the tensor lacks, and a quotient that does not go.
-  std::string dim = md;
-  dim.replace(dim.find(n), n.size(), n + "\"from\": \"x.size(1)\", ");
-  auto m2 = Module::loadPtx(*ctx, kPtx, dim, options);
+  auto m2 = Module::loadPtx(*ctx, kPtx, withFrom(md, "x.size(1)"), options);
   ASSERT_TRUE(m2.ok()) << m2.message();
   EXPECT_EQ(m2->kernel("add")
                 ->launch(*stream, tx.t, tx.t, tz.t, fromTensor)
@@ -1104,10 +1100,8 @@ TEST_F(FakeDriver, FromTensorTakesTheValueOfTheSource) {
             "kernel 'add', parameter 'n' (#3): its tile.from \"x.size(1)\" "
             "names a dimension the tensor given for 'x' (rank 1) does not "
             "have");
-  std::string quotient = md;
-  quotient.replace(quotient.find(n), n.size(),
-                   n + "\"from\": \"x.numel() / z.size(0)\", ");
-  auto m3 = Module::loadPtx(*ctx, kPtx, quotient, options);
+  auto m3 = Module::loadPtx(*ctx, kPtx, withFrom(md, "x.numel() / z.size(0)"),
+                            options);
   ASSERT_TRUE(m3.ok()) << m3.message();
   Dl t7(dz->ptr().address, 7);
   EXPECT_EQ(m3->kernel("add")
